@@ -1,0 +1,107 @@
+# optrace — build, test, benchmark.  See README.
+#   make            build the tools into build/bin
+#   make demo       install missing packages, build, run the sample job
+#   make check      build and run every test (also under ASan/UBSan)
+#   make bench      throughput and memory benchmarks (test/bench)
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+BASEFLAGS := -std=c11 -D_GNU_SOURCE -Ilib $(WARN)
+LDLIBS  := -llz4 -lm
+PREFIX  ?= /usr/local
+
+TOOLS   := dump-split instr-parse rec-cat
+LIBSRC  := $(wildcard lib/*.c)
+LIBHDR  := $(wildcard lib/*.h)
+
+# Per-tool private sources live in cmd/<tool>/.
+tool_srcs = cmd/$(1).c $(wildcard cmd/$(1)/*.c)
+tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(call tool_srcs,$(1)))
+
+.PHONY: all deps demo check check-unit check-bats bench install clean fuzz golden
+
+all: deps-quiet build/bin/.ok
+
+# ---- dependencies: installed with apt-get when absent (needs root or sudo) ----
+deps:
+	@sh mk/deps.sh
+deps-quiet: ; @sh mk/deps.sh
+.PHONY: deps-quiet
+
+# ---- the normal build ----
+build/obj/%.o: %.c $(LIBHDR) $(wildcard cmd/*/*.h) | deps-quiet
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -c $< -o $@
+
+build/liboptrace.a: $(LIBSRC:%.c=build/obj/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+define tool_rule
+build/bin/$(1): $(call tool_objs,$(1),build) build/liboptrace.a
+	@mkdir -p build/bin
+	$$(CC) $$(CFLAGS) -o $$@ $$(filter %.o,$$^) build/liboptrace.a $$(LDLIBS)
+build/obj/cmd/$(1).o build/obj/cmd/$(1)/%.o: CFLAGS += -Icmd/$(1)
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+
+build/bin/.ok: $(TOOLS:%=build/bin/%)
+	@touch $@
+
+# ---- the sanitizer build: same sources, own tree ----
+SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+build-san/obj/%.o: %.c $(LIBHDR) $(wildcard cmd/*/*.h) | deps-quiet
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(SANFLAGS) -c $< -o $@
+
+build-san/liboptrace.a: $(LIBSRC:%.c=build-san/obj/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+define san_rule
+build-san/bin/$(1): $(call tool_objs,$(1),build-san) build-san/liboptrace.a
+	@mkdir -p build-san/bin
+	$$(CC) $$(SANFLAGS) -o $$@ $$(filter %.o,$$^) build-san/liboptrace.a $$(LDLIBS)
+build-san/obj/cmd/$(1).o build-san/obj/cmd/$(1)/%.o: SANFLAGS += -Icmd/$(1)
+endef
+$(foreach t,$(TOOLS),$(eval $(call san_rule,$(t))))
+
+# ---- unit tests (C programs printing "N passed, N failed") ----
+UNIT := $(patsubst test/unit/%.c,%,$(wildcard test/unit/test_*.c))
+unit_extra_test_calc := cmd/instr-parse/calc.c
+
+build/unit/%: test/unit/%.c build/liboptrace.a
+	@mkdir -p build/unit
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build/liboptrace.a $(LDLIBS)
+build-san/unit/%: test/unit/%.c build-san/liboptrace.a
+	@mkdir -p build-san/unit
+	$(CC) $(BASEFLAGS) $(SANFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build-san/liboptrace.a $(LDLIBS)
+
+# ---- test helpers ----
+build/bin/gen-dump: test/bench/gen-dump.c
+	@mkdir -p build/bin
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $<
+build/bin/peakrss: test/bench/peakrss.c
+	@mkdir -p build/bin
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $<
+
+HELPERS := build/bin/gen-dump build/bin/peakrss
+
+check: deps-quiet build/bin/.ok $(TOOLS:%=build-san/bin/%) $(UNIT:%=build/unit/%) $(UNIT:%=build-san/unit/%) $(HELPERS)
+	@sh test/run-all.sh "$(UNIT)"
+
+demo: deps-quiet build/bin/.ok
+	@sh pipelines/demo
+
+bench: deps-quiet build/bin/.ok $(HELPERS)
+	@sh test/bench/run.sh
+
+install: build/bin/.ok
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(TOOLS:%=build/bin/%) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,1050 @@
+/* instr-parse: pair instr_log and instr_popped_log lines into instruction
+ * records, with trace marks and the per-instruction calculators.
+ *
+ * Per core it works in three passes over private temporary files, so memory
+ * holds only per-pc state and what is in flight, never the trace:
+ *   1. parse every line as it arrives; spool pops and execs; count, per pc,
+ *      the lines and what the reference's prune walks would keep;
+ *   2. at the end of input, read both spools merged by tick and pair them
+ *      position by position per pc (or per id on A5), applying exactly the
+ *      prune and truncation the reference applies to that pc; spool pairs;
+ *   3. compute what depends on the whole core in (pc, start) order (live
+ *      GPRs, vector-mask state) per pc, and write the records. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calc.h"
+#include "chip.h"
+#include "cli.h"
+#include "grammar.h"
+#include "io.h"
+#include "rec.h"
+#include "scan.h"
+#include "table.h"
+
+#define NEXAMPLES 5
+#define NMARKS 10
+#define SPOOL_BUF (64 * 1024)
+
+/* ---- loss accounting: every category counted, first examples kept ---- */
+
+enum loss { LOSS_UNPARSED, LOSS_POP_UNMATCHED, LOSS_EXEC_UNMATCHED, LOSS_POP_AFTER_EXEC,
+            LOSS_PRUNED, LOSS_BAD_RECORD, LOSS_MARK, LOSS_NKINDS };
+static const char *const loss_text[LOSS_NKINDS] = {
+	"lines not in the instr/popped grammar",
+	"popped lines without an executed partner",
+	"executed lines without a popped partner",
+	"pairs dropped because the pop tick is after the exec tick",
+	"micro-op lines merged by the prune rules",
+	"records that could not be decoded",
+	"trace marks removed (nested, orphan or unclosed)",
+};
+/* Which categories make the exit status 1 (input problems). */
+static const int loss_is_problem[LOSS_NKINDS] = { 1, 0, 0, 0, 0, 1, 1 };
+
+struct example {
+	uint32_t file;
+	uint64_t line;
+	char what[64];
+};
+static uint64_t loss[LOSS_NKINDS];
+static struct example examples[LOSS_NKINDS][NEXAMPLES];
+
+static char **file_paths;
+static size_t nfile_paths;
+
+static const char *file_name(uint32_t id)
+{
+	static char buf[32];
+	if (id < nfile_paths && file_paths[id])
+		return file_paths[id];
+	snprintf(buf, sizeof buf, "(file %u)", id);
+	return buf;
+}
+
+static void lose(enum loss k, uint32_t file, uint64_t line, const char *what)
+{
+	if (loss[k] < NEXAMPLES) {
+		struct example *e = &examples[k][loss[k]];
+		e->file = file;
+		e->line = line;
+		snprintf(e->what, sizeof e->what, "%s", what ? what : "");
+	}
+	loss[k]++;
+}
+
+/* ---- options and the chip ---- */
+
+static enum calc_family family;
+static int by_id;               /* A5 pairs by instruction id */
+static const struct chip *chip;
+static int verbose_pairs;
+
+static enum calc_family calc_family_of(enum chip_family f)
+{
+	switch (f) {
+	case CHIP_A2:
+	case CHIP_A3: return CALC_A2;
+	case CHIP_A5: return CALC_A5;
+	case CHIP_310P: return CALC_310P;
+	case CHIP_310B: return CALC_310B;
+	default: return CALC_OTHER;
+	}
+}
+
+/* ---- per-core state ---- */
+
+struct keyinfo {                /* pairing state of one pc (or id) */
+	uint64_t npop, nexec;       /* lines seen */
+	uint64_t pop_kept, exec_kept; /* what the prune walks would keep */
+	uint64_t last_pop, last_exec; /* ticks, for the walks */
+	uint64_t n, paired;         /* pairs to make, pairs made */
+	unsigned char prune_pop, prune_exec, seen_pop, seen_exec;
+	struct node *pend_pop, *pend_exec;   /* held back by a prune walk */
+	struct node *pop_h, *pop_t, *exec_h, *exec_t;
+};
+
+struct pcinfo {                 /* what the calculators need of one pc */
+	struct calc_regs regs;
+	int has_regs;
+	unsigned vec_written;
+	uint64_t vec_val[CALC_VEC_NVARS], vec_tick[CALC_VEC_NVARS];
+	struct calc_vec_state state_in;
+	int gpr;
+};
+
+struct interval {
+	uint64_t start, end, spc, epc;
+	char *detail;
+};
+
+struct markset {
+	struct interval *iv;
+	size_t n, cap;
+	int invalid;
+};
+
+struct unit {
+	uint32_t core, subtype, subidx;
+	int block, subblock;        /* logical ids from BLOCKID reads, -1 unknown */
+	int spool_err;
+	int fd_pop, fd_exec, fd_pair;
+	struct wr *w_pop, *w_exec;
+	struct table keys;          /* pc mode: keyinfo per pc */
+	struct markset marks[NMARKS];
+	int cur_mark, cur_iv, cur_stop; /* current mark for the NOP rule, -1 none */
+	uint64_t lines;
+};
+
+static struct unit **units;
+static size_t nunits;
+
+static struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
+{
+	size_t i;
+	struct unit *u;
+	static struct unit *last;
+
+	if (last && last->core == core && last->subtype == subtype && last->subidx == subidx)
+		return last;
+	for (i = 0; i < nunits; i++)
+		if (units[i]->core == core && units[i]->subtype == subtype && units[i]->subidx == subidx)
+			return last = units[i];
+	u = calloc(1, sizeof *u);
+	if (!u || !(units = realloc(units, (nunits + 1) * sizeof *units)))
+		cli_die(EXIT_IO, "out of memory");
+	u->core = core;
+	u->subtype = subtype;
+	u->subidx = subidx;
+	u->block = u->subblock = -1;
+	u->cur_mark = -1;
+	u->keys.vsize = sizeof(struct keyinfo);
+	u->fd_pop = io_tmpfd();
+	u->fd_exec = io_tmpfd();
+	u->fd_pair = -1;
+	if (u->fd_pop < 0 || u->fd_exec < 0)
+		cli_die(EXIT_IO, "cannot create a temporary file in %s:",
+		        getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	u->w_pop = wr_fdopen_buf(u->fd_pop, "(pop spool)", 0, SPOOL_BUF);
+	u->w_exec = wr_fdopen_buf(u->fd_exec, "(exec spool)", 0, SPOOL_BUF);
+	if (!u->w_pop || !u->w_exec)
+		cli_die(EXIT_IO, "out of memory");
+	units[nunits++] = u;
+	return last = u;
+}
+
+/* ---- pass 1 ---- */
+
+static char *detail_buf;
+static size_t detail_cap;
+
+/* Logical ids: ([A-Z0-9/:]{0,10})=([0-9xXa-fA-F]{0,4}),SPR:BLOCKID, parsed
+ * base 16 like stoi(.., 16) (a 0x prefix allowed). */
+static int spr_read(const char *d, size_t n, const char *spr)
+{
+	const char *end = d + n, *p = d;
+	size_t sl = strlen(spr);
+	while ((p = memmem(p, (size_t)(end - p), spr, sl))) {
+		const char *v = p, *eq;
+		uint64_t x = 0;
+		int digits = 0;
+		p++;
+		/* Walk back over the value to the '='. */
+		while (v > d && v - p < 5 && v[-1] != '=' && v[-1] != ',')
+			v--;
+		if (v == d || v[-1] != '=' || (p - 1) - v > 4)
+			continue;
+		eq = v - 1;
+		(void)eq;
+		if ((p - 1) - v >= 2 && v[0] == '0' && (v[1] | 0x20) == 'x')
+			v += 2;
+		for (; v < p - 1; v++) {
+			int h = hexval((unsigned char)*v);
+			if (h < 0)
+				break;
+			x = x * 16 + (unsigned)h;
+			digits++;
+		}
+		if (!digits)
+			continue;
+		return (int)x;
+	}
+	return -1;
+}
+
+static void mark_line(struct unit *u, const struct iline *l, const char *detail, size_t dn,
+                      uint32_t file, uint64_t line)
+{
+	const char *m;
+	int is_nop = l->name_n == 8 && !memcmp(l->name, "NOP_PIPE", 8);
+
+	if (is_nop && u->cur_mark >= 0) {
+		struct interval *iv = &u->marks[u->cur_mark].iv[u->cur_iv];
+		if (!u->cur_stop) {
+			iv->start = l->tick;
+			u->cur_mark = -1;
+		} else {
+			iv->end = l->tick;
+		}
+		return;
+	}
+	u->cur_mark = -1;
+	if (!find(detail, dn, "LPCNT") && !find(detail, dn, "SPR:COND,"))
+		return;
+	/* 0x[8c]000000[0-9] */
+	for (m = detail; (m = memmem(m, (size_t)(detail + dn - m), "0x", 2)); m++) {
+		struct markset *ms;
+		int id;
+		if (detail + dn - m < 10 || (m[2] != '8' && m[2] != 'c') || memcmp(m + 3, "000000", 6) ||
+		    m[9] < '0' || m[9] > '9')
+			continue;
+		id = m[9] - '0';
+		ms = &u->marks[id];
+		if (m[2] == '8') {
+			if (ms->n && ms->iv[ms->n - 1].end == UINT64_MAX) {
+				if (!ms->invalid)
+					lose(LOSS_MARK, file, line, "nested start");
+				ms->invalid = 1;
+				return;
+			}
+			if (ms->n == ms->cap) {
+				ms->cap = ms->cap ? 2 * ms->cap : 4;
+				ms->iv = realloc(ms->iv, ms->cap * sizeof *ms->iv);
+				if (!ms->iv)
+					cli_die(EXIT_IO, "out of memory");
+			}
+			ms->iv[ms->n].start = l->tick;
+			ms->iv[ms->n].end = UINT64_MAX;
+			ms->iv[ms->n].spc = l->pc;
+			ms->iv[ms->n].epc = UINT64_MAX;
+			ms->iv[ms->n].detail = strndup(detail, dn);
+			ms->n++;
+			u->cur_stop = 0;
+		} else {
+			if (!ms->n) {
+				if (!ms->invalid)
+					lose(LOSS_MARK, file, line, "stop without start");
+				ms->invalid = 1;
+				return;
+			}
+			ms->iv[ms->n - 1].end = l->tick;
+			ms->iv[ms->n - 1].epc = l->pc;
+			u->cur_stop = 1;
+		}
+		u->cur_mark = id;
+		u->cur_iv = (int)ms->n - 1;
+		return;
+	}
+}
+
+static void take_line(const struct rec *in)
+{
+	const char *text = in->s[LS_TEXT].p;
+	size_t len = in->s[LS_TEXT].n;
+	int is_pop = in->n[L_LOG].u == LOG_POPPED;
+	uint32_t file = (uint32_t)in->n[L_FILE].u;
+	uint64_t lineno = in->n[L_LINE].u;
+	struct unit *u = unit_for((uint32_t)in->n[L_CORE].u, (uint32_t)in->n[L_SUBTYPE].u,
+	                          (uint32_t)in->n[L_SUBIDX].u);
+	struct iline l;
+	const char *pipe;
+	size_t dn;
+	struct rec out;
+	uint64_t key;
+	int warp = -1, sch = -1, threads = -1;
+
+	u->lines++;
+	if (len && text[len - 1] == '\r')
+		len--;          /* CRLF dumps: the reference loses every line here */
+	if (grammar_parse(text, len, &l)) {
+		lose(LOSS_UNPARSED, file, lineno, is_pop ? "popped" : "instr");
+		return;
+	}
+	if (is_pop && l.pop == POP_FROM_IQ)
+		return;         /* the issue attempt, not the pop */
+	if (detail_cap < l.detail_n + 32) {
+		detail_cap = 2 * (l.detail_n + 32);
+		if (!(detail_buf = realloc(detail_buf, detail_cap)))
+			cli_die(EXIT_IO, "out of memory");
+	}
+	dn = strip_spaces(detail_buf, l.detail, l.detail_n);
+	if (!is_pop)
+		mark_line(u, &l, detail_buf, dn, file, lineno);
+	pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, detail_buf, dn);
+	if (!strcmp(pipe, "USERMARK"))
+		return;         /* marks never pair (spec 3.1) */
+	if (by_id && !l.has_id) {
+		lose(LOSS_UNPARSED, file, lineno, "no (ID: n) on an A5 line");
+		return;
+	}
+	if (is_pop) {
+		if (u->block < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
+			int b = spr_read(detail_buf, dn, ",SPR:BLOCKID");
+			if (b >= 0)
+				u->block = b;
+		}
+		if (u->subblock < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
+			int b = spr_read(detail_buf, dn, ",SPR:SUBBLOCKID");
+			if (b >= 0)
+				u->subblock = b;
+		}
+		simt_ids(detail_buf, dn, &warp, &sch);
+	} else {
+		threads = simt_threads(detail_buf, dn);
+	}
+	key = by_id ? l.id : l.pc;
+	if (!by_id) {
+		struct keyinfo *k = table_get(&u->keys, key, NULL);
+		if (!k)
+			cli_die(EXIT_IO, "out of memory");
+		/* The prune walks keep an entry unless it is within 8 cycles
+		 * (execs) or exactly 1 cycle (pops) of the previous one. */
+		if (is_pop) {
+			if (!k->npop || l.tick - k->last_pop != 1)
+				k->pop_kept++;
+			k->npop++;
+			k->last_pop = l.tick;
+		} else {
+			if (!k->nexec || l.tick - k->last_exec > 8)
+				k->exec_kept++;
+			k->nexec++;
+			k->last_exec = l.tick;
+		}
+	}
+	rec_init(&out, K_INSTR);
+	out.n[I_START].u = out.n[I_END].u = l.tick;
+	out.n[I_PC].u = l.pc;
+	out.n[I_ID].u = l.id;
+	out.n[I_WARP].i = warp;
+	out.n[I_SCH].i = sch;
+	out.n[I_THREADS].i = threads;
+	/* Spool-only use of two fields: where the line came from. */
+	out.n[I_ICACHE].u = lineno;
+	out.n[I_CCU].u = file;
+	if (is_pop) {
+		rec_text_set(&out, IS_PIPE, pipe, strlen(pipe));
+		rec_text_set(&out, IS_NAME, l.name, l.name_n);
+		rec_text_set(&out, IS_DETAIL, detail_buf, dn);
+	}
+	rec_put(is_pop ? u->w_pop : u->w_exec, REC_BIN, &out);
+}
+
+/* ---- pass 2: pairing ---- */
+
+struct node {
+	struct node *next;
+	uint64_t tick, pc, id, line;
+	uint32_t file;
+	int warp, sch, threads;
+	char pipe[12];
+	char *text;                 /* name then detail */
+	size_t name_n, detail_n, cap;
+};
+
+static struct node *free_nodes;
+
+static struct node *node_new(const struct rec *r)
+{
+	struct node *n = free_nodes;
+	size_t need = r->s[IS_NAME].n + r->s[IS_DETAIL].n + 1;
+	if (n)
+		free_nodes = n->next;
+	else if (!(n = calloc(1, sizeof *n)))
+		cli_die(EXIT_IO, "out of memory");
+	n->next = NULL;
+	n->tick = r->n[I_START].u;
+	n->pc = r->n[I_PC].u;
+	n->id = r->n[I_ID].u;
+	n->line = r->n[I_ICACHE].u;
+	n->file = (uint32_t)r->n[I_CCU].u;
+	n->warp = (int)r->n[I_WARP].i;
+	n->sch = (int)r->n[I_SCH].i;
+	n->threads = (int)r->n[I_THREADS].i;
+	snprintf(n->pipe, sizeof n->pipe, "%.*s", (int)r->s[IS_PIPE].n, r->s[IS_PIPE].p);
+	if (n->cap < need) {
+		free(n->text);
+		n->cap = need < 128 ? 128 : need;
+		if (!(n->text = malloc(n->cap)))
+			cli_die(EXIT_IO, "out of memory");
+	}
+	memcpy(n->text, r->s[IS_NAME].p, r->s[IS_NAME].n);
+	memcpy(n->text + r->s[IS_NAME].n, r->s[IS_DETAIL].p, r->s[IS_DETAIL].n);
+	n->name_n = r->s[IS_NAME].n;
+	n->detail_n = r->s[IS_DETAIL].n;
+	return n;
+}
+
+static void node_free(struct node *n)
+{
+	n->next = free_nodes;
+	free_nodes = n;
+}
+
+static void push(struct node **h, struct node **t, struct node *n)
+{
+	n->next = NULL;
+	if (*t)
+		(*t)->next = n;
+	else
+		*h = n;
+	*t = n;
+}
+
+static struct node *pop_front(struct node **h, struct node **t)
+{
+	struct node *n = *h;
+	*h = n->next;
+	if (!*h)
+		*t = NULL;
+	return n;
+}
+
+struct pairing {
+	struct unit *u;
+	struct table *keys;         /* pc mode: u->keys; id mode: transient */
+	struct table pcs;           /* pcinfo per pc */
+	struct wr *w_pair;
+	uint64_t pairs;
+	char *dbuf;
+	size_t dcap;
+};
+
+static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node *p,
+                      struct node *e)
+{
+	struct unit *u = pg->u;
+	struct rec r;
+	size_t dn = p->detail_n;
+	struct calc_str name = { p->text, p->name_n }, detail;
+	struct pcinfo *pi;
+	int fresh, rd, wrc;
+	uint64_t pc = by_id ? p->pc : key;
+	unsigned written;
+	uint64_t val[CALC_VEC_NVARS];
+
+	(void)k;
+	if (p->tick > e->tick) {
+		lose(LOSS_POP_AFTER_EXEC, p->file, p->line, "pop after exec");
+		return;
+	}
+	if (pg->dcap < dn + 32) {
+		pg->dcap = 2 * (dn + 32);
+		if (!(pg->dbuf = realloc(pg->dbuf, pg->dcap)))
+			cli_die(EXIT_IO, "out of memory");
+	}
+	memcpy(pg->dbuf, p->text + p->name_n, dn);
+	if (e->threads >= 0)
+		dn += (size_t)sprintf(pg->dbuf + dn, ", [threadNum:%d]", e->threads);
+	detail.p = pg->dbuf;
+	detail.n = dn;
+	rec_init(&r, K_INSTR);
+	r.n[I_CORE].u = u->core;
+	r.n[I_SUBTYPE].u = u->subtype;
+	r.n[I_SUBIDX].u = u->subidx;
+	r.n[I_BLOCK].i = u->block;
+	r.n[I_SUBBLOCK].i = u->subblock;
+	r.n[I_START].u = p->tick;
+	r.n[I_END].u = e->tick;
+	r.n[I_PC].u = pc;
+	r.n[I_ID].u = by_id ? key : 0;
+	r.n[I_WARP].i = p->warp;
+	r.n[I_SCH].i = p->sch;
+	r.n[I_THREADS].i = e->threads;
+	r.n[I_GPR].i = -1;
+	r.n[I_BYTES].i = calc_process_bytes(family, name, detail);
+	r.n[I_VECUTIL].f = -1;
+	calc_ub_conflict(family, name, detail, &rd, &wrc);
+	r.n[I_UBREAD].i = rd;
+	r.n[I_UBWRITE].i = wrc;
+	r.n[I_ICACHE].u = REC_NONE;
+	r.n[I_CCU].u = REC_NONE;
+	rec_text_set(&r, IS_PIPE, p->pipe, strlen(p->pipe));
+	rec_text_set(&r, IS_NAME, name.p, name.n);
+	rec_text_set(&r, IS_DETAIL, detail.p, detail.n);
+	rec_put(pg->w_pair, REC_BIN, &r);
+	pg->pairs++;
+
+	pi = table_get(&pg->pcs, pc, &fresh);
+	if (!pi)
+		cli_die(EXIT_IO, "out of memory");
+	if (fresh)
+		pi->has_regs = calc_gpr_regs(family, name, detail, &pi->regs) == 0;
+	/* The state a writer leaves behind in (pc, start) order is the value
+	 * of its latest-starting execution. */
+	written = calc_vec_writes(family, name, detail, val);
+	if (written) {
+		int i;
+		for (i = 0; i < CALC_VEC_NVARS; i++)
+			if ((written >> i) & 1 &&
+			    (!((pi->vec_written >> i) & 1) || p->tick >= pi->vec_tick[i])) {
+				pi->vec_val[i] = val[i];
+				pi->vec_tick[i] = p->tick;
+				pi->vec_written |= 1u << i;
+			}
+	}
+}
+
+/* Pair what is ready at the head of a key's queues. */
+static void drain_key(struct pairing *pg, struct keyinfo *k, uint64_t key)
+{
+	while (k->pop_h && k->exec_h) {
+		struct node *p = pop_front(&k->pop_h, &k->pop_t);
+		struct node *e = pop_front(&k->exec_h, &k->exec_t);
+		if (by_id || k->paired < k->n) {
+			emit_pair(pg, k, key, p, e);
+			k->paired++;
+		} else {
+			/* Beyond min(len): the reference drops the tail. */
+			lose(LOSS_POP_UNMATCHED, p->file, p->line, "beyond the shorter log");
+			lose(LOSS_EXEC_UNMATCHED, e->file, e->line, "beyond the shorter log");
+		}
+		node_free(p);
+		node_free(e);
+	}
+}
+
+static void decide(struct keyinfo *k)
+{
+	uint64_t e = k->nexec, p = k->npop;
+	k->prune_exec = k->prune_pop = 0;
+	if (k->nexec != k->npop) {
+		if (k->nexec > k->npop) {
+			k->prune_exec = 1;
+			e = k->exec_kept;
+		}
+		if (e < k->npop) {
+			k->prune_pop = 1;
+			p = k->pop_kept;
+		}
+	}
+	k->n = e < p ? e : p;
+}
+
+static void feed(struct pairing *pg, struct node *n, int is_pop)
+{
+	uint64_t key = by_id ? n->id : n->pc;
+	int fresh;
+	struct keyinfo *k = table_get(pg->keys, key, &fresh);
+	struct node **pend;
+	int merge;
+
+	if (!k)
+		cli_die(EXIT_IO, "out of memory");
+	if (by_id && fresh)
+		k->n = UINT64_MAX;
+	pend = is_pop ? &k->pend_pop : &k->pend_exec;
+	if (is_pop ? k->prune_pop : k->prune_exec) {
+		/* Hold one entry back: the next one may replace it. */
+		if (*pend) {
+			merge = is_pop ? n->tick - (*pend)->tick == 1 : n->tick - (*pend)->tick <= 8;
+			if (merge) {
+				lose(LOSS_PRUNED, (*pend)->file, (*pend)->line, is_pop ? "pop" : "exec");
+				node_free(*pend);
+			} else if (is_pop) {
+				push(&k->pop_h, &k->pop_t, *pend);
+			} else {
+				push(&k->exec_h, &k->exec_t, *pend);
+			}
+		}
+		*pend = n;
+	} else if (is_pop) {
+		push(&k->pop_h, &k->pop_t, n);
+	} else {
+		push(&k->exec_h, &k->exec_t, n);
+	}
+	drain_key(pg, k, key);
+	if (by_id && !k->pop_h && !k->exec_h && !k->pend_pop && !k->pend_exec)
+		table_del(pg->keys, key);
+}
+
+static struct rd *rewind_spool(struct wr *w, int fd)
+{
+	struct rd *r;
+	if (wr_close(w))
+		cli_die(EXIT_IO, "cannot write a temporary file:");
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		cli_die(EXIT_IO, "cannot rewind a temporary file:");
+	r = rd_fdopen(fd, "(spool)");
+	if (!r)
+		cli_die(EXIT_IO, "out of memory");
+	return r;
+}
+
+static int next_spooled(struct rd *r, struct rec_dec *d, struct rec *out)
+{
+	size_t len;
+	const char *why, *line = rd_line(r, &len);
+	if (!line) {
+		if (rd_error(r))
+			cli_die(EXIT_IO, "cannot read a temporary file");
+		return 0;
+	}
+	if (rec_decode(d, line, len, out, &why) != DEC_OK)
+		cli_die(EXIT_IO, "temporary file damaged: %s", why ? why : "unknown kind");
+	return 1;
+}
+
+static void leftovers(struct node **h, struct node **t, enum loss kind)
+{
+	while (*h) {
+		struct node *n = pop_front(h, t);
+		lose(kind, n->file, n->line, "no partner");
+		node_free(n);
+	}
+}
+
+static void flush_key(struct pairing *pg, struct keyinfo *k, uint64_t key)
+{
+	if (k->pend_pop) {
+		push(&k->pop_h, &k->pop_t, k->pend_pop);
+		k->pend_pop = NULL;
+	}
+	if (k->pend_exec) {
+		push(&k->exec_h, &k->exec_t, k->pend_exec);
+		k->pend_exec = NULL;
+	}
+	drain_key(pg, k, key);
+	leftovers(&k->pop_h, &k->pop_t, LOSS_POP_UNMATCHED);
+	leftovers(&k->exec_h, &k->exec_t, LOSS_EXEC_UNMATCHED);
+}
+
+/* ---- pass 3: the whole-core calculators, then output ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void whole_core(struct pairing *pg)
+{
+	size_t i, n = 0;
+	uint64_t *pcs = malloc((pg->pcs.n + 1) * sizeof *pcs);
+	struct calc_regs *regs = malloc((pg->pcs.n + 1) * sizeof *regs);
+	int *gpr = malloc((pg->pcs.n + 1) * sizeof *gpr);
+	struct calc_vec_state st;
+
+	if (!pcs || !regs || !gpr)
+		cli_die(EXIT_IO, "out of memory");
+	for (i = 0; i < pg->pcs.cap; i++) {
+		uint64_t pc;
+		if (table_at(&pg->pcs, i, &pc))
+			pcs[n++] = pc;
+	}
+	qsort(pcs, n, sizeof *pcs, cmp_u64);
+	/* Every execution of one pc carries the same registers, so the
+	 * reference's walk over all records gives each pc one value: walk the
+	 * distinct pcs instead. */
+	memset(&st, 0, sizeof st);
+	for (i = 0; i < n; i++) {
+		struct pcinfo *pi = table_find(&pg->pcs, pcs[i]);
+		int v;
+		if (pi->has_regs)
+			regs[i] = pi->regs;
+		else
+			memset(&regs[i], 0, sizeof regs[i]);
+		pi->state_in = st;
+		for (v = 0; v < CALC_VEC_NVARS; v++)
+			if ((pi->vec_written >> v) & 1)
+				st.v[v] = pi->vec_val[v];
+	}
+	if (n && calc_gpr_walk(regs, n, gpr))
+		cli_die(EXIT_IO, "out of memory");
+	for (i = 0; i < n; i++) {
+		struct pcinfo *pi = table_find(&pg->pcs, pcs[i]);
+		pi->gpr = pi->has_regs ? gpr[i] : -1;
+	}
+	free(pcs);
+	free(regs);
+	free(gpr);
+}
+
+static void finish_unit(struct unit *u, struct rec_out *o)
+{
+	struct pairing pg;
+	struct rd *rp, *re;
+	struct rec_dec dp = { 0 }, de = { 0 };
+	struct rec rpop, rexec, rec;
+	int have_p, have_e;
+	struct table idkeys = { 0 };
+	size_t i;
+	int m;
+
+	memset(&pg, 0, sizeof pg);
+	pg.u = u;
+	pg.pcs.vsize = sizeof(struct pcinfo);
+	idkeys.vsize = sizeof(struct keyinfo);
+	pg.keys = by_id ? &idkeys : &u->keys;
+	if (!by_id)
+		for (i = 0; i < u->keys.cap; i++) {
+			uint64_t key;
+			struct keyinfo *k = table_at(&u->keys, i, &key);
+			if (k)
+				decide(k);
+		}
+	u->fd_pair = io_tmpfd();
+	if (u->fd_pair < 0)
+		cli_die(EXIT_IO, "cannot create a temporary file:");
+	pg.w_pair = wr_fdopen_buf(u->fd_pair, "(pair spool)", 0, SPOOL_BUF);
+	rp = rewind_spool(u->w_pop, u->fd_pop);
+	re = rewind_spool(u->w_exec, u->fd_exec);
+	u->w_pop = u->w_exec = NULL;
+
+	/* Merge the two logs by tick so each key's queue only holds what is
+	 * in flight between issue and completion. */
+	have_p = next_spooled(rp, &dp, &rpop);
+	have_e = next_spooled(re, &de, &rexec);
+	while (have_p || have_e) {
+		if (have_p && (!have_e || rpop.n[I_START].u <= rexec.n[I_START].u)) {
+			feed(&pg, node_new(&rpop), 1);
+			have_p = next_spooled(rp, &dp, &rpop);
+		} else {
+			feed(&pg, node_new(&rexec), 0);
+			have_e = next_spooled(re, &de, &rexec);
+		}
+	}
+	for (i = 0; i < pg.keys->cap; i++) {
+		uint64_t key;
+		struct keyinfo *k = table_at(pg.keys, i, &key);
+		if (k)
+			flush_key(&pg, k, key);
+	}
+	rd_close(rp);
+	rd_close(re);
+	rec_dec_free(&dp);
+	rec_dec_free(&de);
+	table_free(&idkeys);
+	table_free(&u->keys);
+
+	whole_core(&pg);
+	rp = rewind_spool(pg.w_pair, u->fd_pair);
+	while (next_spooled(rp, &dp, &rec)) {
+		struct pcinfo *pi = table_find(&pg.pcs, rec.n[I_PC].u);
+		struct calc_str name = { rec.s[IS_NAME].p, rec.s[IS_NAME].n };
+		struct calc_str detail = { rec.s[IS_DETAIL].p, rec.s[IS_DETAIL].n };
+		rec.n[I_GPR].i = pi->gpr;
+		rec.n[I_VECUTIL].f = calc_vec_util(family, name, detail, &pi->state_in);
+		rec_out_put(o, &rec);
+		if (wr_error(o->w))
+			break;
+	}
+	rd_close(rp);
+	rec_dec_free(&dp);
+	close(u->fd_pop);
+	close(u->fd_exec);
+	close(u->fd_pair);
+	free(pg.dbuf);
+	table_free(&pg.pcs);
+
+	/* Trace marks: closed intervals of valid names. */
+	for (m = 0; m < NMARKS; m++) {
+		struct markset *ms = &u->marks[m];
+		char name[16];
+		for (i = 0; i < ms->n; i++) {
+			struct interval *iv = &ms->iv[i];
+			if (!ms->invalid && iv->end != UINT64_MAX) {
+				rec_init(&rec, K_MARK);
+				rec.n[M_CORE].u = u->core;
+				rec.n[M_SUBTYPE].u = u->subtype;
+				rec.n[M_SUBIDX].u = u->subidx;
+				rec.n[M_BLOCK].i = u->block;
+				rec.n[M_SUBBLOCK].i = u->subblock;
+				rec.n[M_MARK].u = (uint64_t)m;
+				rec.n[M_START].u = iv->start;
+				rec.n[M_END].u = iv->end;
+				rec.n[M_STARTPC].u = iv->spc;
+				rec.n[M_ENDPC].u = iv->epc;
+				snprintf(name, sizeof name, "Mark 0x%d", m);
+				rec_text_set(&rec, MS_NAME, name, strlen(name));
+				rec_text_set(&rec, MS_DETAIL, iv->detail, strlen(iv->detail));
+				rec_out_put(o, &rec);
+			} else if (!ms->invalid) {
+				lose(LOSS_MARK, 0, 0, "unclosed");
+			}
+			free(iv->detail);
+		}
+		free(ms->iv);
+	}
+	if (verbose_pairs) {
+		char core[48];
+		cli_note("%s: %llu lines, %llu instructions", rec_core_name(core, u->core, u->subtype, u->subidx),
+		         (unsigned long long)u->lines, (unsigned long long)pg.pairs);
+	}
+}
+
+/* ---- main ---- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: instr-parse [options] [FILE...]\n"
+	        "Pair instr_log and instr_popped_log line records (from dump-split) into\n"
+	        "instruction records; other records pass through.\n"
+	        "  --soc-version=SOC  SoC of the dump (default: the stream header, else %s)\n"
+	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
+	        "  --lz4              compress the output\n"
+	        "  -o FILE            write to FILE (replaced only on success)\n"
+	        "  -q, -v             fewer / more messages\n"
+	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+}
+
+static void report(void)
+{
+	int k, i;
+	for (k = 0; k < LOSS_NKINDS; k++) {
+		if (!loss[k] || (cli_verbosity < 1 && !loss_is_problem[k]))
+			continue;
+		cli_warn("%llu %s", (unsigned long long)loss[k], loss_text[k]);
+		for (i = 0; i < NEXAMPLES && (uint64_t)i < loss[k]; i++)
+			if (examples[k][i].line && (cli_verbosity >= 2 || i < 3))
+				cli_warn_at(file_name(examples[k][i].file), examples[k][i].line, "%s",
+				            examples[k][i].what);
+	}
+}
+
+static void diag_records(struct rec_out *o)
+{
+	int k;
+	for (k = 0; k < LOSS_NKINDS; k++) {
+		struct rec r;
+		const char *f = "";
+		if (!loss[k])
+			continue;
+		rec_init(&r, K_DIAG);
+		r.n[D_LEVEL].u = loss_is_problem[k] ? 1 : 2;
+		r.n[D_COUNT].u = loss[k];
+		if (examples[k][0].line) {
+			f = file_name(examples[k][0].file);
+			r.n[D_LINE].u = examples[k][0].line;
+		}
+		rec_text_set(&r, DS_TOOL, "instr-parse", 11);
+		rec_text_set(&r, DS_FILE, f, strlen(f));
+		rec_text_set(&r, DS_MESSAGE, loss_text[k], strlen(loss_text[k]));
+		rec_out_put(o, &r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "text", no_argument, NULL, 't' },
+		{ "bin", no_argument, NULL, 'b' },
+		{ "lz4", no_argument, NULL, 'z' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "soc-version", required_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, status = EXIT_OK, nin, got_header = 0;
+	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
+	uint64_t upstream_bad = 0, upstream_dropped = 0, total_loss = 0, problems = 0;
+	const char *out = "-", *soc = NULL, *origin = NULL;
+	char *header_soc = NULL, *header_origin = NULL;
+	struct rec_dec dec = { 0 };
+	struct rec_out o = { 0 };
+	struct rd **in;
+	int started = 0;
+
+	cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version();
+		case 'j': json = 1; break;
+		case 't': text = 1; break;
+		case 'b': bin = 1; break;
+		case 'z': lz4 = 1; break;
+		case 'o': out = optarg; break;
+		case 's': soc = optarg; break;
+		case 'q': cli_verbosity = 0; break;
+		case 'v': cli_verbosity = 2; verbose_pairs = 1; break;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
+		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc);
+
+	nin = argc > optind ? argc - optind : 1;
+	in = calloc((size_t)nin, sizeof *in);
+	for (i = 0; i < nin; i++) {
+		const char *path = argc > optind ? argv[optind + i] : "-";
+		in[i] = rd_open(path);
+		if (!in[i])
+			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
+	}
+	o.producer = "instr-parse";
+	o.w = wr_open(out, lz4 ? WR_LZ4 : 0);
+	if (!o.w)
+		cli_die(EXIT_IO, "%s: cannot create:", out);
+	o.mode = cli_out_mode(json, text, bin, strcmp(out, "-") ? -1 : 1);
+	if (lz4 && o.mode == REC_TEXT)
+		o.mode = REC_BIN;
+
+	for (i = 0; i < nin && !cli_interrupted; i++) {
+		const char *line, *why;
+		size_t len;
+		struct rec r;
+		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
+			int k = rec_decode(&dec, line, len, &r, &why);
+			if (k == DEC_BAD) {
+				lose(LOSS_BAD_RECORD, 0, 0, why);
+				if (loss[LOSS_BAD_RECORD] <= 3)
+					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
+				continue;
+			}
+			upstream_trailer = 0;
+			if (k == DEC_OK && r.sc->kind == K_HEADER) {
+				if (!got_header) {
+					header_soc = strndup(r.s[HS_SOC].p, r.s[HS_SOC].n);
+					header_origin = strndup(r.s[HS_ORIGIN].p, r.s[HS_ORIGIN].n);
+					got_header = 1;
+				}
+				continue;
+			}
+			if (!started) {
+				/* The header goes out once the SoC is known: from the
+				 * option, else the first upstream header. */
+				chip = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
+				family = calc_family_of(chip->family);
+				by_id = chip->family == CHIP_A5;
+				origin = header_origin ? header_origin : rd_name(in[i]);
+				rec_out_header(&o, chip->soc, chip->mhz, origin);
+				started = 1;
+			}
+			if (k == DEC_UNKNOWN) {
+				rec_out_raw(&o, line, len);
+				continue;
+			}
+			switch (r.sc->kind) {
+			case K_TRAILER:
+				upstream_trailer = 1;
+				upstream_bad += r.n[T_BAD].u;
+				upstream_dropped += r.n[T_DROPPED].u;
+				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
+				continue;
+			case K_SOURCE: {
+				uint64_t id = r.n[F_FILE].u;
+				if (id < 1u << 20) {
+					if (id >= nfile_paths) {
+						file_paths = realloc(file_paths, (id + 1) * sizeof *file_paths);
+						if (!file_paths)
+							cli_die(EXIT_IO, "out of memory");
+						memset(file_paths + nfile_paths, 0, (id + 1 - nfile_paths) * sizeof *file_paths);
+						nfile_paths = id + 1;
+					}
+					free(file_paths[id]);
+					file_paths[id] = strndup(r.s[FS_PATH].p, r.s[FS_PATH].n);
+				}
+				rec_out_put(&o, &r);
+				continue;
+			}
+			case K_LINE:
+				if (r.n[L_LOG].u == LOG_INSTR || r.n[L_LOG].u == LOG_POPPED) {
+					take_line(&r);
+					continue;
+				}
+				break;
+			}
+			rec_out_put(&o, &r);
+			if (wr_error(o.w))
+				break;
+		}
+		if (rd_error(in[i])) {
+			cli_warn("%s: read error", rd_name(in[i]));
+			read_failed = 1;
+		}
+		if (wr_error(o.w))
+			break;
+	}
+	if (!started) {
+		chip = chip_find(soc ? soc : header_soc);
+		family = calc_family_of(chip->family);
+		by_id = chip->family == CHIP_A5;
+		rec_out_header(&o, chip->soc, chip->mhz, header_origin ? header_origin : "");
+	}
+	if (!cli_interrupted && !upstream_trailer && cli_verbosity >= 1 && !wr_error(o.w))
+		cli_warn("input ended without a trailer record: the stream upstream was cut short");
+	for (i = 0; i < (int)nunits; i++) {
+		if (!wr_error(o.w) && !cli_interrupted)
+			finish_unit(units[i], &o);
+	}
+	for (c = 0; c < LOSS_NKINDS; c++) {
+		total_loss += loss[c];
+		if (loss_is_problem[c])
+			problems += loss[c];
+	}
+	if (!wr_error(o.w)) {
+		diag_records(&o);
+		rec_out_trailer(&o, upstream_bad + loss[LOSS_UNPARSED] + loss[LOSS_BAD_RECORD],
+		                upstream_dropped + total_loss - loss[LOSS_UNPARSED] - loss[LOSS_BAD_RECORD],
+		                cli_interrupted || upstream_interrupted);
+	}
+	report();
+	c = wr_close(o.w);
+	if (c == EPIPE)
+		return EXIT_OK;
+	if (c) {
+		errno = c;
+		cli_warn("%s: cannot write:", out);
+		return EXIT_IO;
+	}
+	if (cli_interrupted)
+		return EXIT_INTR;
+	if (read_failed)
+		return EXIT_IO;
+	if (problems || (!upstream_trailer && started))
+		status = EXIT_PARTIAL;
+	for (i = 0; i < nin; i++)
+		rd_close(in[i]);
+	free(in);
+	rec_dec_free(&dec);
+	return status;
+}

@@ -1,0 +1,275 @@
+/* A hand-written matcher equivalent to the reference's instr/pop regex.
+ * The regex only has optional groups after the PC, so the first successful
+ * path of its backtracking is "every element as greedy as it can be, every
+ * optional group taken when it matches here", which is what this follows. */
+#include "grammar.h"
+
+#include <string.h>
+
+#include "scan.h"
+
+static int is_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static int is_pipe_char(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '3') || c == '_';
+}
+
+static int is_name_char(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-';
+}
+
+/* [\[\]\|a-zA-Z0-9_, :=/#-] */
+static const unsigned char detail_class[256] = {
+	[' '] = 1, [','] = 1, [':'] = 1, ['='] = 1, ['/'] = 1, ['#'] = 1, ['-'] = 1, ['_'] = 1,
+	['['] = 1, [']'] = 1, ['|'] = 1,
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+	['8'] = 1, ['9'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
+	['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1,
+	['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+	['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+	['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+	['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+	['y'] = 1, ['z'] = 1,
+};
+
+static int lit(const char **p, const char *end, const char *s, size_t n)
+{
+	if ((size_t)(end - *p) < n || memcmp(*p, s, n))
+		return 0;
+	*p += n;
+	return 1;
+}
+#define LIT(p, end, s) lit(p, end, s, sizeof(s) - 1)
+
+/* The part after the pipe: ": (Binary: 0x...) [(ID: n) ]NAME<sep>DETAIL..."
+ * Leaves out untouched (empty name/detail) if the group does not match. */
+static void tail(const char *p, const char *end, struct iline *o)
+{
+	const char *q, *save;
+	uint64_t v;
+	size_t k;
+
+	if (!LIT(&p, end, ": (Binary: 0x"))
+		return;
+	q = p;
+	while (q < end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') || *q == ' '))
+		q++;
+	if (q - p < 8 || q - p > 34 || end - q < 2 || q[0] != ')' || q[1] != ' ')
+		return;
+	p = q + 2;
+	/* Optional "(ID: nnnnnn)" plus one whitespace. */
+	save = p;
+	if (LIT(&p, end, "(ID: ")) {
+		k = scan_dec(p, end, &v);
+		if (k >= 6 && k <= 15 && end - (p + k) >= 2 && p[k] == ')' && is_space((unsigned char)p[k + 1])) {
+			o->id = v;
+			o->has_id = 1;
+			p += k + 2;
+		} else {
+			p = save;
+		}
+	}
+	o->name = p;
+	while (p < end && is_name_char((unsigned char)*p))
+		p++;
+	o->name_n = (size_t)(p - o->name);
+	/* Separator "(" or exactly two whitespace characters, then detail. */
+	if (p < end && *p == '(')
+		p++;
+	else if (end - p >= 2 && is_space((unsigned char)p[0]) && is_space((unsigned char)p[1]))
+		p += 2;
+	else
+		return;
+	o->detail = p;
+	while (p < end && detail_class[(unsigned char)*p])
+		p++;
+	o->detail_n = (size_t)(p - o->detail);
+	if (p < end && (*p == ')' || *p == ' '))
+		p++;
+	/* ", instr ID is: K" and one more character (310P). */
+	save = p;
+	if (LIT(&p, end, ", instr ID is: ")) {
+		k = scan_dec(p, end, &v);
+		if (k && p + k < end)
+			p += k + 1;
+		else
+			p = save;
+	}
+	/* Pop status: " poped from IQ" drops the line, " pop success K" keeps it. */
+	save = p;
+	if (p < end && *p == '.')
+		p++;
+	if (LIT(&p, end, " poped from IQ")) {
+		o->pop = POP_FROM_IQ;
+	} else if (LIT(&p, end, " pop success ") && scan_dec(p, end, &v)) {
+		o->pop = POP_SUCCESS;
+	} else {
+		p = save;
+	}
+}
+
+int grammar_parse(const char *line, size_t len, struct iline *o)
+{
+	const char *p = line, *end = line + len;
+	size_t k;
+
+	memset(o, 0, sizeof *o);
+	o->name = o->detail = o->pipe = line;
+	LIT(&p, end, "[info] ");
+	if (p >= end || *p != '[')
+		return -1;
+	p++;
+	k = scan_dec(p, end, &o->tick);
+	if (!k || o->tick == UINT64_MAX || p + k >= end || p[k] != ']')
+		return -1;
+	p += k + 1;
+	if (p < end && is_space((unsigned char)*p))
+		p++;
+	if (!LIT(&p, end, "(PC: 0x"))
+		return -1;
+	{
+		const char *q = p;
+		while (q < end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')))
+			q++;
+		if (q == p || q - p > 16 || q >= end || *q != ')')
+			return -1;
+		scan_hex(p, q, &o->pc);
+		p = q + 1;
+	}
+	if (LIT(&p, end, "@CORE")) {
+		uint64_t v;
+		k = scan_dec(p, end, &v);
+		if (k < 1 || k > 2) {
+			/* "@CORE" without 1-2 digits: the group does not match, and
+			 * the pipe class cannot start at '@' either. */
+			return -1;
+		}
+		p += k;
+	}
+	if (p < end && is_space((unsigned char)*p))
+		p++;
+	o->pipe = p;
+	while (p < end && is_pipe_char((unsigned char)*p))
+		p++;
+	o->pipe_n = (size_t)(p - o->pipe);
+	if (!o->pipe_n)
+		return -1;
+	if (!LIT(&p, end, " IB ISSUE"))
+		LIT(&p, end, " ISSUE");
+	while (p < end && is_space((unsigned char)*p))
+		p++;
+	tail(p, end, o);
+	/* The trailing ".*" cannot cross a CR (ECMAScript '.'). */
+	if (memchr(line, '\r', len))
+		return -1;
+	return 0;
+}
+
+size_t strip_spaces(char *dst, const char *src, size_t n)
+{
+	size_t i, o = 0;
+	for (i = 0; i < n; i++)
+		if (src[i] != ' ')
+			dst[o++] = src[i];
+	return o;
+}
+
+const char *find(const char *hay, size_t n, const char *needle)
+{
+	return memmem(hay, n, needle, strlen(needle));
+}
+
+static int eq(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && !memcmp(s, lit, n);
+}
+
+const char *normalise_pipe(const char *pipe, size_t pipe_n, const char *name, size_t name_n,
+                           const char *detail, size_t detail_n)
+{
+	static const char *const known[] = {
+		"SCALAR", "FLOWCTRL", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP", "EVENT",
+		"CACHEMISS", "ALL", "USERMARK", "RVECST", "RVECLD", "RVECEX", "PUSHQ", "RVECSU",
+		"RVECLP"
+	};
+	size_t i;
+
+	if (find(detail, detail_n, "LPCNT") || find(detail, detail_n, "SPR:COND,"))
+		return "USERMARK";
+	for (i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (eq(pipe, pipe_n, known[i]))
+			return known[i];
+	if (eq(pipe, pipe_n, "VECTOR0") || eq(pipe, pipe_n, "VEC0") || eq(pipe, pipe_n, "VEC"))
+		return "VECTOR";
+	if (eq(pipe, pipe_n, "FC"))
+		return "FLOWCTRL";
+	if (eq(pipe, pipe_n, "FIX_PIPE"))
+		return "FIXP";
+	if (eq(pipe, pipe_n, "ISSUE"))
+		return "EVENT";
+	if (find(name, name_n, "scalar_ld") || find(name, name_n, "scalar_st"))
+		return "SCALAR";
+	return "ALL";
+}
+
+/* \[warpId:([0-9]{1,2})\].*\[schId:([0-3])\], searched: the leftmost
+ * warpId that has a schId after it, and (greedy .*) the last such schId. */
+void simt_ids(const char *d, size_t n, int *warp, int *sch)
+{
+	const char *end = d + n, *p = d;
+	*warp = *sch = -1;
+	while ((p = memmem(p, (size_t)(end - p), "[warpId:", 8))) {
+		const char *q = p + 8, *s, *last = NULL;
+		uint64_t w;
+		size_t k = scan_dec(q, end, &w);
+		p++;
+		if (k < 1 || k > 2 || q + k >= end || q[k] != ']')
+			continue;
+		s = q + k + 1;
+		while ((s = memmem(s, (size_t)(end - s), "[schId:", 7))) {
+			if (end - s >= 9 && s[7] >= '0' && s[7] <= '3' && s[8] == ']')
+				last = s;
+			s++;
+		}
+		if (last) {
+			*warp = (int)w;
+			*sch = last[7] - '0';
+			return;
+		}
+	}
+}
+
+/* \[prdctMask:([0-9a-zA-Z]{0,8})\],\[execMask:([0-9a-zA-Z]{0,8})\] */
+int simt_threads(const char *d, size_t n)
+{
+	const char *end = d + n, *p = d;
+	while ((p = memmem(p, (size_t)(end - p), "[prdctMask:", 11))) {
+		const char *a = p + 11, *q = a, *b, *r;
+		uint64_t pm, em;
+		p++;
+		while (q < end && q - a <= 8 && is_name_char((unsigned char)*q) && *q != '_' && *q != '-')
+			q++;
+		if (q - a > 8 || end - q < 12 || memcmp(q, "],[execMask:", 12))
+			continue;
+		b = q + 12;
+		r = b;
+		while (r < end && r - b <= 8 && is_name_char((unsigned char)*r) && *r != '_' && *r != '-')
+			r++;
+		if (r - b > 8 || r >= end || *r != ']')
+			continue;
+		/* The reference converts with stoul(.., 16): empty or non-hex
+		 * text throws and the count is left out; trailing non-hex is ignored. */
+		if (!scan_hex(a, q, &pm) || !scan_hex(b, r, &em))
+			return -1;
+		return __builtin_popcountll(pm & em);
+	}
+	return -1;
+}

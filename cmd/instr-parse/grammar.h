@@ -1,0 +1,44 @@
+/* The instr_log / instr_popped_log line grammar (spec section 2.2). */
+#ifndef OPTRACE_GRAMMAR_H
+#define OPTRACE_GRAMMAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum pop_status { POP_NONE, POP_FROM_IQ, POP_SUCCESS };
+
+struct iline {
+	uint64_t tick, pc, id;
+	int has_id;
+	const char *pipe;      /* raw pipe token */
+	size_t pipe_n;
+	const char *name;
+	size_t name_n;
+	const char *detail;    /* raw detail, spaces still in */
+	size_t detail_n;
+	enum pop_status pop;
+};
+
+/* Parse one line (without LF; a trailing CR must already be removed).
+ * Returns 0 when the line matches the grammar, -1 when it does not (or a
+ * number does not fit). */
+int grammar_parse(const char *line, size_t len, struct iline *out);
+
+/* Copy src without its space characters into dst (room for n); returns the
+ * new length. */
+size_t strip_spaces(char *dst, const char *src, size_t n);
+
+/* The normalised pipe name for a raw pipe token, name and space-free
+ * detail (the reference's FindPipe). */
+const char *normalise_pipe(const char *pipe, size_t pipe_n, const char *name, size_t name_n,
+                           const char *detail, size_t detail_n);
+
+/* A5 SIMT fields of a space-free detail: warp and scheduler ids (-1 when
+ * absent) and the thread count popcount(prdctMask & execMask) (-1). */
+void simt_ids(const char *detail, size_t n, int *warp, int *sch);
+int simt_threads(const char *detail, size_t n);
+
+/* Does the (space-free) detail contain needle? */
+const char *find(const char *hay, size_t n, const char *needle);
+
+#endif

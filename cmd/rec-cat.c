@@ -1,0 +1,122 @@
+/* rec-cat: concatenate record streams, converting their encoding. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "io.h"
+#include "rec.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: rec-cat [--json|--bin|--text] [--lz4] [--count] [-q] [-o FILE] [FILE...]\n"
+	        "Read optrace record streams (binary, JSON Lines, mixed, lz4) and write them\n"
+	        "in one encoding.  --count prints the number of records of each kind instead.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "bin", no_argument, NULL, 'b' },
+		{ "text", no_argument, NULL, 't' },
+		{ "lz4", no_argument, NULL, 'z' },
+		{ "count", no_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int json = 0, bin = 0, text = 0, lz4 = 0, count = 0, c, i, status = EXIT_OK;
+	const char *out = "-";
+	uint64_t counts[256] = { 0 }, bad = 0;
+	struct rec_dec dec = { 0 };
+	struct rec_out o = { 0 };
+
+	cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version();
+		case 'j': json = 1; break;
+		case 'b': bin = 1; break;
+		case 't': text = 1; break;
+		case 'z': lz4 = 1; break;
+		case 'c': count = 1; break;
+		case 'o': out = optarg; break;
+		case 'q': cli_verbosity = 0; break;
+		case 'v': cli_verbosity = 2; break;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	o.producer = "rec-cat";
+	o.w = wr_open(out, lz4 ? WR_LZ4 : 0);
+	if (!o.w)
+		cli_die(EXIT_IO, "%s: cannot create:", out);
+	o.mode = cli_out_mode(json, text, bin, strcmp(out, "-") ? -1 : 1);
+	if (lz4 && o.mode == REC_TEXT)
+		o.mode = REC_BIN;
+	for (i = optind; i < argc || i == optind; i++) {
+		const char *path = i < argc ? argv[i] : "-";
+		struct rd *r = rd_open(path);
+		const char *line, *why;
+		size_t len;
+		struct rec rec;
+
+		if (!r) {
+			cli_warn("%s: cannot open:", path);
+			status = EXIT_PARTIAL;
+			continue;
+		}
+		while (!cli_interrupted && (line = rd_line(r, &len))) {
+			int k = rec_decode(&dec, line, len, &rec, &why);
+			if (k == DEC_BAD) {
+				if (bad++ < 5)
+					cli_warn_at(rd_name(r), rd_lineno(r), "bad record: %s", why);
+				continue;
+			}
+			if (k == DEC_UNKNOWN) {
+				counts[(unsigned char)line[0]]++;
+				if (!count)
+					rec_out_raw(&o, line, len);
+				continue;
+			}
+			counts[(unsigned char)rec.sc->kind]++;
+			if (!count)
+				rec_out_put(&o, &rec);
+			if (wr_error(o.w))
+				break;
+		}
+		if (rd_error(r)) {
+			cli_warn("%s: read error", rd_name(r));
+			status = EXIT_IO;
+		}
+		rd_close(r);
+	}
+	if (count) {
+		for (c = 0; c < 256; c++) {
+			const struct rec_schema *sc = rec_schema(c);
+			if (counts[c])
+				wr_printf(o.w, "%s\t%llu\n", sc ? sc->name : "unknown", (unsigned long long)counts[c]);
+		}
+	}
+	if (bad) {
+		cli_warn("%llu bad records skipped", (unsigned long long)bad);
+		if (status == EXIT_OK)
+			status = EXIT_PARTIAL;
+	}
+	c = wr_close(o.w);
+	if (c == EPIPE)
+		return status;
+	if (c) {
+		cli_warn("%s: write error", out);
+		return EXIT_IO;
+	}
+	rec_dec_free(&dec);
+	return cli_interrupted ? EXIT_INTR : status;
+}

@@ -1,0 +1,130 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *cli_prog = "optrace";
+int cli_verbosity = 1;
+volatile sig_atomic_t cli_interrupted;
+
+static void on_signal(int sig)
+{
+	/* The second Ctrl+C aborts at once; the first lets the tool close
+	 * its output properly. */
+	if (cli_interrupted) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	cli_interrupted = sig;
+}
+
+void cli_init(const char *prog)
+{
+	const char *slash = strrchr(prog, '/');
+	struct sigaction sa;
+
+	cli_prog = slash ? slash + 1 : prog;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void vmsg(const char *file, unsigned long long line, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	size_t n = strlen(fmt);
+
+	fprintf(stderr, "%s: ", cli_prog);
+	if (file) {
+		if (line)
+			fprintf(stderr, "%s:%llu: ", file, line);
+		else
+			fprintf(stderr, "%s: ", file);
+	}
+	vfprintf(stderr, fmt, ap);
+	if (n && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn_at(const char *file, unsigned long long line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(file, line, fmt, ap);
+	va_end(ap);
+}
+
+void cli_note(const char *fmt, ...)
+{
+	va_list ap;
+	if (cli_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	vmsg(NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void cli_die(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(NULL, 0, fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void cli_version(void)
+{
+	printf("%s (optrace) %s\n", cli_prog, OPTRACE_VERSION);
+	exit(EXIT_OK);
+}
+
+unsigned long long cli_num(const char *opt, const char *s)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+
+	if (!*p)
+		cli_die(EXIT_USAGE, "option %s: empty number", opt);
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (~0ULL - 9) / 10)
+			cli_die(EXIT_USAGE, "option %s: '%s' is not a number", opt, s);
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	return v;
+}
+
+enum rec_mode cli_out_mode(int want_json, int want_text, int want_bin, int fd)
+{
+	const char *env = getenv("OPTRACE_FORMAT");
+
+	if (want_json)
+		return REC_JSON;
+	if (want_text)
+		return REC_TEXT;
+	if (want_bin)
+		return REC_BIN;
+	if (env && !strcmp(env, "json"))
+		return REC_JSON;
+	if (env && !strcmp(env, "text"))
+		return REC_TEXT;
+	/* Never binary to a terminal. */
+	if (isatty(fd))
+		return REC_TEXT;
+	return REC_BIN;
+}

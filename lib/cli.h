@@ -1,0 +1,49 @@
+/* Messages, exit statuses and signal handling shared by every tool. */
+#ifndef OPTRACE_CLI_H
+#define OPTRACE_CLI_H
+
+#include <signal.h>
+#include <stdarg.h>
+
+/* The one exit-status table of the project (see every man page). */
+enum {
+	EXIT_OK = 0,        /* success */
+	EXIT_PARTIAL = 1,   /* input problems found, output produced */
+	EXIT_USAGE = 2,     /* bad command line */
+	EXIT_UNUSABLE = 3,  /* input unusable, nothing produced */
+	EXIT_IO = 4,        /* I/O or system error */
+	EXIT_INTR = 130     /* interrupted; output closed and valid */
+};
+
+#define OPTRACE_VERSION "0.1.0"
+
+extern const char *cli_prog;   /* tool name for messages */
+extern int cli_verbosity;      /* 0 quiet, 1 normal, 2 verbose */
+extern volatile sig_atomic_t cli_interrupted;
+
+/* Set the tool name, install SIGINT/SIGTERM flags and ignore SIGPIPE (write
+ * errors with EPIPE are handled by the writer). */
+void cli_init(const char *prog);
+
+/* "tool: message" on stderr.  warn* appends ": strerror(errno)" when the
+ * format ends with ':'. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "tool: file:line: message" (line 0 = no line). */
+void cli_warn_at(const char *file, unsigned long long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void cli_die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print the version line and exit 0. */
+_Noreturn void cli_version(void);
+
+/* Parse an unsigned decimal option value or die with EXIT_USAGE. */
+unsigned long long cli_num(const char *opt, const char *s);
+
+/* The record output encoding chosen by --json / --text / the environment
+ * (OPTRACE_FORMAT=json|bin|text) / whether stdout is a terminal. */
+enum rec_mode { REC_BIN, REC_JSON, REC_TEXT };
+enum rec_mode cli_out_mode(int want_json, int want_text, int want_bin, int fd);
+
+#endif

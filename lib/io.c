@@ -1,0 +1,559 @@
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lz4frame.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RD_CHUNK (1u << 20)
+#define WR_CHUNK (1u << 20)
+
+struct rd {
+	int fd;
+	int own_fd;
+	int err;
+	int eof;            /* no more bytes from the source */
+	char *name;
+	char *buf;          /* decompressed bytes: [pos, end) unread */
+	size_t pos, end, cap;
+	uint64_t lineno;
+	uint64_t consumed;
+	LZ4F_dctx *lz;      /* non-NULL when the input is lz4 */
+	char *zbuf;         /* compressed bytes: [zpos, zend) unread */
+	size_t zpos, zend;
+	int zeof;
+};
+
+static ssize_t read_full(int fd, char *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(fd, p + got, n - got);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return got ? (ssize_t)got : -1;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+		/* Pipes deliver short reads; return what we have. */
+		break;
+	}
+	return (ssize_t)got;
+}
+
+struct rd *rd_fdopen(int fd, const char *name)
+{
+	struct rd *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->fd = fd;
+	r->name = strdup(name ? name : "(stdin)");
+	r->cap = RD_CHUNK * 2;
+	r->buf = malloc(r->cap);
+	if (!r->name || !r->buf) {
+		free(r->name);
+		free(r->buf);
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* Sniff the first four bytes for the lz4 frame magic 0x184D2204. */
+	while (r->end < 4 && !r->eof) {
+		ssize_t k = read_full(fd, r->buf + r->end, RD_CHUNK);
+		if (k < 0) {
+			r->err = errno;
+			break;
+		}
+		if (k == 0)
+			r->eof = 1;
+		r->end += (size_t)k;
+	}
+	if (r->end >= 4 && (unsigned char)r->buf[0] == 0x04 &&
+	    (unsigned char)r->buf[1] == 0x22 && (unsigned char)r->buf[2] == 0x4d &&
+	    (unsigned char)r->buf[3] == 0x18) {
+		if (LZ4F_isError(LZ4F_createDecompressionContext(&r->lz, LZ4F_VERSION))) {
+			rd_close(r);
+			errno = ENOMEM;
+			return NULL;
+		}
+		r->zbuf = malloc(RD_CHUNK);
+		if (!r->zbuf) {
+			rd_close(r);
+			errno = ENOMEM;
+			return NULL;
+		}
+		memcpy(r->zbuf, r->buf, r->end);
+		r->zend = r->end;
+		r->zeof = r->eof;
+		r->end = 0;
+		r->eof = 0;
+	}
+	return r;
+}
+
+struct rd *rd_open(const char *path)
+{
+	int fd;
+	struct rd *r;
+
+	if (!path || !strcmp(path, "-"))
+		return rd_fdopen(0, "(stdin)");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	r = rd_fdopen(fd, path);
+	if (!r) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	r->own_fd = 1;
+	return r;
+}
+
+/* Append more decompressed bytes after r->end.  Returns bytes added, 0 at
+ * end of input or error. */
+static size_t fill(struct rd *r)
+{
+	if (r->err || r->eof)
+		return 0;
+	if (r->cap - r->end < RD_CHUNK) {
+		/* Slide the unread tail to the front, grow only for long lines. */
+		if (r->pos) {
+			memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+			r->end -= r->pos;
+			r->pos = 0;
+		}
+		if (r->cap - r->end < RD_CHUNK) {
+			char *nb = realloc(r->buf, r->cap * 2);
+			if (!nb) {
+				r->err = ENOMEM;
+				return 0;
+			}
+			r->buf = nb;
+			r->cap *= 2;
+		}
+	}
+	if (!r->lz) {
+		ssize_t k = read_full(r->fd, r->buf + r->end, r->cap - r->end);
+		if (k < 0) {
+			r->err = errno;
+			return 0;
+		}
+		if (k == 0)
+			r->eof = 1;
+		r->end += (size_t)k;
+		return (size_t)k;
+	}
+	for (;;) {
+		size_t out = r->cap - r->end, in = r->zend - r->zpos;
+		size_t hint;
+		if (in == 0 && !r->zeof) {
+			ssize_t k = read_full(r->fd, r->zbuf, RD_CHUNK);
+			if (k < 0) {
+				r->err = errno;
+				return 0;
+			}
+			r->zpos = 0;
+			r->zend = (size_t)k;
+			if (k == 0)
+				r->zeof = 1;
+			continue;
+		}
+		if (in == 0 && r->zeof) {
+			r->eof = 1;
+			return 0;
+		}
+		hint = LZ4F_decompress(r->lz, r->buf + r->end, &out, r->zbuf + r->zpos, &in, NULL);
+		if (LZ4F_isError(hint)) {
+			r->err = -1;
+			return 0;
+		}
+		r->zpos += in;
+		r->end += out;
+		if (out)
+			return out;
+	}
+}
+
+const char *rd_line(struct rd *r, size_t *len)
+{
+	size_t scan = r->pos;
+	for (;;) {
+		char *nl = memchr(r->buf + scan, '\n', r->end - scan);
+		if (nl) {
+			const char *line = r->buf + r->pos;
+			*len = (size_t)(nl - line);
+			r->consumed += *len + 1;
+			r->pos = (size_t)(nl - r->buf) + 1;
+			r->lineno++;
+			return line;
+		}
+		scan = r->end - r->pos;
+		if (!fill(r)) {
+			/* A last line without LF still counts. */
+			if (r->end > r->pos) {
+				const char *line = r->buf + r->pos;
+				*len = r->end - r->pos;
+				r->consumed += *len;
+				r->pos = r->end;
+				r->lineno++;
+				return line;
+			}
+			return NULL;
+		}
+		scan += r->pos;
+	}
+}
+
+size_t rd_read(struct rd *r, void *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		size_t avail = r->end - r->pos;
+		if (!avail) {
+			r->pos = r->end = 0;
+			if (!fill(r))
+				break;
+			continue;
+		}
+		if (avail > n - got)
+			avail = n - got;
+		memcpy((char *)buf + got, r->buf + r->pos, avail);
+		r->pos += avail;
+		got += avail;
+	}
+	r->consumed += got;
+	return got;
+}
+
+uint64_t rd_lineno(const struct rd *r) { return r->lineno; }
+uint64_t rd_offset(const struct rd *r) { return r->consumed; }
+const char *rd_name(const struct rd *r) { return r->name; }
+int rd_error(const struct rd *r) { return r->err; }
+int rd_is_lz4(const struct rd *r) { return r->lz != NULL; }
+
+void rd_close(struct rd *r)
+{
+	if (!r)
+		return;
+	if (r->own_fd)
+		close(r->fd);
+	if (r->lz)
+		LZ4F_freeDecompressionContext(r->lz);
+	free(r->zbuf);
+	free(r->buf);
+	free(r->name);
+	free(r);
+}
+
+struct wr {
+	int fd;
+	int own_fd;
+	int err;
+	char *name;         /* the target */
+	char *tmp;          /* temporary sibling, NULL for stdout/fd */
+	char *buf;
+	size_t len, cap;
+	LZ4F_cctx *lz;
+	char *zbuf;
+	size_t zcap;
+	int started;
+};
+
+static void write_all(struct wr *w, const char *p, size_t n)
+{
+	while (n && !w->err) {
+		ssize_t k = write(w->fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			w->err = errno;
+			return;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+struct wr *wr_fdopen(int fd, const char *name, int flags)
+{
+	return wr_fdopen_buf(fd, name, flags, WR_CHUNK);
+}
+
+int io_tmpfd(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	/* Filesystems without O_TMPFILE: create and unlink at once. */
+	path = malloc(strlen(dir) + 32);
+	if (!path)
+		return -1;
+	sprintf(path, "%s/optrace.XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+struct wr *wr_fdopen_buf(int fd, const char *name, int flags, size_t bufsize)
+{
+	struct wr *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->fd = fd;
+	w->name = strdup(name ? name : "(stdout)");
+	w->cap = bufsize < 4096 ? 4096 : bufsize;
+	w->buf = malloc(w->cap);
+	if (!w->name || !w->buf)
+		goto nomem;
+	if (flags & WR_LZ4) {
+		if (LZ4F_isError(LZ4F_createCompressionContext(&w->lz, LZ4F_VERSION)))
+			goto nomem;
+		w->zcap = LZ4F_compressBound(w->cap, NULL);
+		if (w->zcap < LZ4F_HEADER_SIZE_MAX)
+			w->zcap = LZ4F_HEADER_SIZE_MAX;
+		w->zbuf = malloc(w->zcap);
+		if (!w->zbuf)
+			goto nomem;
+	}
+	return w;
+nomem:
+	if (w->lz)
+		LZ4F_freeCompressionContext(w->lz);
+	free(w->zbuf);
+	free(w->buf);
+	free(w->name);
+	free(w);
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct wr *wr_open(const char *path, int flags)
+{
+	struct wr *w;
+	char *tmp;
+	int fd;
+
+	if (!path || !strcmp(path, "-"))
+		return wr_fdopen(1, "(stdout)", flags);
+	tmp = malloc(strlen(path) + 16);
+	if (!tmp)
+		return NULL;
+	sprintf(tmp, "%s.tmpXXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return NULL;
+	}
+	{
+		/* mkstemp makes 0600; give the file the mode open(2) would. */
+		mode_t mask = umask(0);
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
+	w = wr_fdopen(fd, path, flags);
+	if (!w) {
+		int e = errno;
+		unlink(tmp);
+		free(tmp);
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	w->own_fd = 1;
+	w->tmp = tmp;
+	return w;
+}
+
+static void drain(struct wr *w)
+{
+	if (!w->len)
+		return;
+	if (!w->lz) {
+		write_all(w, w->buf, w->len);
+	} else {
+		size_t k;
+		if (!w->started) {
+			k = LZ4F_compressBegin(w->lz, w->zbuf, w->zcap, NULL);
+			if (LZ4F_isError(k)) {
+				w->err = EIO;
+				return;
+			}
+			write_all(w, w->zbuf, k);
+			w->started = 1;
+		}
+		k = LZ4F_compressUpdate(w->lz, w->zbuf, w->zcap, w->buf, w->len, NULL);
+		if (LZ4F_isError(k))
+			w->err = EIO;
+		else
+			write_all(w, w->zbuf, k);
+	}
+	w->len = 0;
+}
+
+char *wr_reserve(struct wr *w, size_t n)
+{
+	if (w->cap - w->len < n) {
+		drain(w);
+		if (w->cap < n) {
+			/* Only a single huge record gets here. */
+			char *nb = realloc(w->buf, n);
+			if (!nb) {
+				w->err = ENOMEM;
+				abort();
+			}
+			w->buf = nb;
+			w->cap = n;
+			if (w->lz) {
+				size_t zc = LZ4F_compressBound(n, NULL);
+				char *nz = realloc(w->zbuf, zc);
+				if (!nz)
+					abort();
+				w->zbuf = nz;
+				w->zcap = zc;
+			}
+		}
+	}
+	return w->buf + w->len;
+}
+
+void wr_commit(struct wr *w, size_t n) { w->len += n; }
+
+void wr_put(struct wr *w, const void *p, size_t n)
+{
+	const char *s = p;
+	while (n) {
+		size_t room = w->cap - w->len;
+		if (!room) {
+			drain(w);
+			room = w->cap;
+		}
+		if (room > n)
+			room = n;
+		memcpy(w->buf + w->len, s, room);
+		w->len += room;
+		s += room;
+		n -= room;
+	}
+}
+
+void wr_putc(struct wr *w, int c)
+{
+	if (w->len == w->cap)
+		drain(w);
+	w->buf[w->len++] = (char)c;
+}
+
+void wr_puts(struct wr *w, const char *s) { wr_put(w, s, strlen(s)); }
+
+int wr_printf(struct wr *w, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p = wr_reserve(w, 512);
+
+	va_start(ap, fmt);
+	n = vsnprintf(p, 512, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return n;
+	if (n >= 512) {
+		p = wr_reserve(w, (size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	wr_commit(w, (size_t)n);
+	return n;
+}
+
+int wr_flush(struct wr *w)
+{
+	drain(w);
+	if (w->lz && w->started && !w->err) {
+		size_t k = LZ4F_flush(w->lz, w->zbuf, w->zcap, NULL);
+		if (LZ4F_isError(k))
+			w->err = EIO;
+		else
+			write_all(w, w->zbuf, k);
+	}
+	return w->err;
+}
+
+int wr_error(const struct wr *w) { return w->err; }
+const char *wr_name(const struct wr *w) { return w->name; }
+
+static void wr_free(struct wr *w)
+{
+	if (w->lz)
+		LZ4F_freeCompressionContext(w->lz);
+	free(w->zbuf);
+	free(w->buf);
+	free(w->tmp);
+	free(w->name);
+	free(w);
+}
+
+int wr_close(struct wr *w)
+{
+	int err;
+
+	drain(w);
+	if (w->lz && !w->err) {
+		size_t k;
+		if (!w->started) {
+			k = LZ4F_compressBegin(w->lz, w->zbuf, w->zcap, NULL);
+			if (!LZ4F_isError(k))
+				write_all(w, w->zbuf, k);
+			w->started = 1;
+		}
+		k = LZ4F_compressEnd(w->lz, w->zbuf, w->zcap, NULL);
+		if (LZ4F_isError(k))
+			w->err = EIO;
+		else
+			write_all(w, w->zbuf, k);
+	}
+	if (w->own_fd) {
+		if (!w->err && fsync(w->fd) < 0 && errno != EINVAL)
+			w->err = errno;
+		if (close(w->fd) < 0 && !w->err)
+			w->err = errno;
+	}
+	if (w->tmp) {
+		if (!w->err && rename(w->tmp, w->name) < 0)
+			w->err = errno;
+		if (w->err)
+			unlink(w->tmp);
+	}
+	err = w->err;
+	wr_free(w);
+	return err;
+}
+
+void wr_abort(struct wr *w)
+{
+	if (!w)
+		return;
+	if (w->own_fd)
+		close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	wr_free(w);
+}

@@ -1,0 +1,63 @@
+/* Buffered input and output with transparent lz4 (frame format).
+ *
+ * Readers hand out whole lines (without the LF) pointing into their buffer,
+ * valid until the next call.  Writers to a named file write a temporary
+ * sibling and rename it over the target on a successful close, so a failed
+ * or interrupted run never leaves a half-written file under the real name. */
+#ifndef OPTRACE_IO_H
+#define OPTRACE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rd;
+
+/* Open a file for reading ("-" or NULL = stdin).  Returns NULL with errno
+ * set on failure.  Input starting with an lz4 frame is decompressed. */
+struct rd *rd_open(const char *path);
+struct rd *rd_fdopen(int fd, const char *name);
+/* The next line without its LF (a CR is kept), or NULL at end of input or
+ * on error (see rd_error).  *len receives the length. */
+const char *rd_line(struct rd *r, size_t *len);
+/* Up to n raw (decompressed) bytes; 0 at end or error. */
+size_t rd_read(struct rd *r, void *buf, size_t n);
+/* Line number of the last line returned (1-based). */
+uint64_t rd_lineno(const struct rd *r);
+/* Decompressed bytes consumed so far. */
+uint64_t rd_offset(const struct rd *r);
+const char *rd_name(const struct rd *r);
+/* 0, or an errno value / -1 for corrupt compressed data. */
+int rd_error(const struct rd *r);
+int rd_is_lz4(const struct rd *r);
+void rd_close(struct rd *r);
+
+struct wr;
+enum { WR_LZ4 = 1 };
+
+/* Open for writing ("-" or NULL = stdout).  A named file is written under a
+ * temporary name in the same directory and renamed by wr_close. */
+struct wr *wr_open(const char *path, int flags);
+struct wr *wr_fdopen(int fd, const char *name, int flags);
+/* The same with a buffer of bufsize bytes (for many small open writers). */
+struct wr *wr_fdopen_buf(int fd, const char *name, int flags, size_t bufsize);
+/* An anonymous read-write temporary file in $TMPDIR (or /tmp), already
+ * unlinked; -1 with errno on failure. */
+int io_tmpfd(void);
+/* Room for at least n bytes; fill it and wr_commit the count used. */
+char *wr_reserve(struct wr *w, size_t n);
+void wr_commit(struct wr *w, size_t n);
+void wr_put(struct wr *w, const void *p, size_t n);
+void wr_putc(struct wr *w, int c);
+void wr_puts(struct wr *w, const char *s);
+int wr_printf(struct wr *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Push buffered data to the file descriptor (compressing if needed). */
+int wr_flush(struct wr *w);
+/* 0, or the errno of the first failure (EPIPE when the reader went away). */
+int wr_error(const struct wr *w);
+const char *wr_name(const struct wr *w);
+/* Flush, close the lz4 frame, rename into place.  Returns 0 or an errno. */
+int wr_close(struct wr *w);
+/* Discard: remove the temporary file, keep any previous target. */
+void wr_abort(struct wr *w);
+
+#endif

@@ -1,0 +1,854 @@
+#include "rec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct rec_schema schemas[] = {
+	{ K_HEADER, "header", H_NNUM, HS_NSTR,
+	  { { "version", RT_U32 }, { "mhz", RT_U32 } },
+	  { "producer", "soc", "origin" } },
+	{ K_TRAILER, "trailer", T_NNUM, TS_NSTR,
+	  { { "records", RT_U64 }, { "bad", RT_U64 }, { "dropped", RT_U64 },
+	    { "interrupted", RT_U32 } },
+	  { "producer" } },
+	{ K_SOURCE, "source", F_NNUM, FS_NSTR,
+	  { { "file", RT_U32 }, { "core", RT_U32 }, { "sub", RT_SUB }, { "subidx", RT_U32 },
+	    { "log", RT_LOG }, { "part", RT_U32 } },
+	  { "path" } },
+	{ K_LINE, "line", L_NNUM, LS_NSTR,
+	  { { "file", RT_U32 }, { "core", RT_U32 }, { "sub", RT_SUB }, { "subidx", RT_U32 },
+	    { "log", RT_LOG }, { "line", RT_U64 } },
+	  { "text" } },
+	{ K_INSTR, "instr", I_NNUM, IS_NSTR,
+	  { { "core", RT_U32 }, { "sub", RT_SUB }, { "subidx", RT_U32 },
+	    { "block", RT_I32 }, { "subblock", RT_I32 },
+	    { "start", RT_U64 }, { "end", RT_U64 }, { "pc", RT_HEX }, { "id", RT_U64 },
+	    { "warp", RT_I32 }, { "sch", RT_I32 }, { "threads", RT_I32 }, { "gpr", RT_I32 },
+	    { "bytes", RT_I64 }, { "vec_util", RT_F64 }, { "ub_read", RT_I32 },
+	    { "ub_write", RT_I32 }, { "icache_tick", RT_U64 }, { "ccu_tick", RT_U64 } },
+	  { "pipe", "name", "detail" } },
+	{ K_MARK, "mark", M_NNUM, MS_NSTR,
+	  { { "core", RT_U32 }, { "sub", RT_SUB }, { "subidx", RT_U32 },
+	    { "block", RT_I32 }, { "subblock", RT_I32 }, { "mark", RT_U32 },
+	    { "start", RT_U64 }, { "end", RT_U64 }, { "start_pc", RT_HEX }, { "end_pc", RT_HEX } },
+	  { "name", "detail" } },
+	{ K_DIAG, "diag", D_NNUM, DS_NSTR,
+	  { { "level", RT_U32 }, { "count", RT_U64 }, { "line", RT_U64 } },
+	  { "tool", "file", "message" } },
+};
+
+static const struct rec_schema *by_kind[256];
+
+static void index_schemas(void)
+{
+	size_t i;
+	if (by_kind[K_HEADER])
+		return;
+	for (i = 0; i < sizeof schemas / sizeof schemas[0]; i++)
+		by_kind[(unsigned char)schemas[i].kind] = &schemas[i];
+}
+
+const struct rec_schema *rec_schema(int kind)
+{
+	index_schemas();
+	return by_kind[(unsigned char)kind];
+}
+
+static const char *const log_names[LOG_NKINDS] = {
+	"instr", "popped", "icache", "ccu", "mte", "reg", "other"
+};
+static const char *const sub_names[] = { "", "veccore", "cubecore", "mixcore" };
+
+const char *rec_log_name(int log)
+{
+	return log >= 0 && log < LOG_NKINDS ? log_names[log] : "other";
+}
+
+int rec_log_parse(const char *s, size_t n)
+{
+	int i;
+	for (i = 0; i < LOG_NKINDS; i++)
+		if (strlen(log_names[i]) == n && !memcmp(log_names[i], s, n))
+			return i;
+	return -1;
+}
+
+const char *rec_sub_name(int subtype)
+{
+	return subtype >= 0 && subtype <= SUB_MIX ? sub_names[subtype] : "";
+}
+
+static int sub_parse(const char *s, size_t n)
+{
+	int i;
+	for (i = 0; i <= SUB_MIX; i++)
+		if (strlen(sub_names[i]) == n && !memcmp(sub_names[i], s, n))
+			return i;
+	return -1;
+}
+
+char *rec_core_name(char *buf, uint64_t core, uint64_t subtype, uint64_t subidx)
+{
+	if (subtype == SUB_NONE || subtype > SUB_MIX)
+		snprintf(buf, 48, "core%llu", (unsigned long long)core);
+	else
+		snprintf(buf, 48, "core%llu.%s%llu", (unsigned long long)core,
+		         sub_names[subtype], (unsigned long long)subidx);
+	return buf;
+}
+
+void rec_init(struct rec *r, int kind)
+{
+	int i;
+	r->sc = rec_schema(kind);
+	for (i = 0; i < r->sc->nnum; i++)
+		r->n[i].u = (r->sc->num[i].type == RT_HEX) ? REC_NONE : 0;
+	for (i = 0; i < r->sc->nstr; i++) {
+		r->s[i].p = "";
+		r->s[i].n = 0;
+	}
+}
+
+static int width(enum rec_type t)
+{
+	return (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG) ? 4 : 8;
+}
+
+/* ---- binary ---- */
+
+size_t rec_bin_size(const struct rec *r)
+{
+	/* Worst case every byte escaped. */
+	size_t n = 0;
+	int i;
+	for (i = 0; i < r->sc->nnum; i++)
+		n += (size_t)width(r->sc->num[i].type);
+	for (i = 0; i < r->sc->nstr; i++)
+		n += 4 + r->s[i].n;
+	return 2 * n + 2;
+}
+
+static inline char *put_esc(char *o, const unsigned char *p, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		unsigned char c = p[i];
+		if (c == '\n' || c == REC_ESC) {
+			*o++ = (char)REC_ESC;
+			*o++ = (char)(c ^ 0x40);
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	return o;
+}
+
+size_t rec_bin_encode(char *buf, const struct rec *r)
+{
+	char *o = buf;
+	unsigned char tmp[8];
+	int i;
+
+	*o++ = r->sc->kind;
+	for (i = 0; i < r->sc->nnum; i++) {
+		uint64_t v = r->n[i].u;
+		int w = width(r->sc->num[i].type), b;
+		for (b = 0; b < w; b++)
+			tmp[b] = (unsigned char)(v >> (8 * b));
+		o = put_esc(o, tmp, (size_t)w);
+	}
+	for (i = 0; i < r->sc->nstr; i++) {
+		uint32_t n = (uint32_t)r->s[i].n;
+		int b;
+		for (b = 0; b < 4; b++)
+			tmp[b] = (unsigned char)(n >> (8 * b));
+		o = put_esc(o, tmp, 4);
+		/* Text is mostly plain: copy runs between bytes that need escaping. */
+		{
+			const unsigned char *p = (const unsigned char *)r->s[i].p;
+			size_t left = r->s[i].n;
+			while (left) {
+				const unsigned char *a = memchr(p, '\n', left);
+				const unsigned char *e = memchr(p, REC_ESC, left);
+				const unsigned char *stop = a && (!e || a < e) ? a : e;
+				size_t run = stop ? (size_t)(stop - p) : left;
+				memcpy(o, p, run);
+				o += run;
+				p += run;
+				left -= run;
+				if (left) {
+					*o++ = (char)REC_ESC;
+					*o++ = (char)(*p ^ 0x40);
+					p++;
+					left--;
+				}
+			}
+		}
+	}
+	*o++ = '\n';
+	return (size_t)(o - buf);
+}
+
+static inline uint64_t get_le(const unsigned char *p, int w)
+{
+	uint64_t v = 0;
+	if (w == 8) {
+		memcpy(&v, p, 8);
+	} else {
+		uint32_t x;
+		memcpy(&x, p, 4);
+		v = x;
+	}
+	return v; /* little-endian hosts only; checked at build time */
+}
+
+static int decode_bin(struct rec_dec *d, const char *line, size_t len, struct rec *r,
+                      const char **why)
+{
+	const struct rec_schema *sc = rec_schema((unsigned char)line[0]);
+	const unsigned char *p, *end;
+	int i;
+
+	if (!sc)
+		return DEC_UNKNOWN;
+	r->sc = sc;
+	p = (const unsigned char *)line + 1;
+	end = (const unsigned char *)line + len;
+	if (memchr(p, REC_ESC, (size_t)(end - p))) {
+		unsigned char *o;
+		if (d->cap < len) {
+			char *nb = realloc(d->scratch, len + 64);
+			if (!nb) {
+				*why = "out of memory";
+				return DEC_BAD;
+			}
+			d->scratch = nb;
+			d->cap = len + 64;
+		}
+		o = (unsigned char *)d->scratch;
+		while (p < end) {
+			if (*p == REC_ESC) {
+				if (p + 1 >= end || (p[1] != ('\n' ^ 0x40) && p[1] != (REC_ESC ^ 0x40))) {
+					*why = "bad escape";
+					return DEC_BAD;
+				}
+				*o++ = p[1] ^ 0x40;
+				p += 2;
+			} else {
+				*o++ = *p++;
+			}
+		}
+		end = o;
+		p = (const unsigned char *)d->scratch;
+	}
+	for (i = 0; i < sc->nnum; i++) {
+		int w = width(sc->num[i].type);
+		if (end - p < w) {
+			*why = "record too short";
+			return DEC_BAD;
+		}
+		r->n[i].u = get_le(p, w);
+		if (sc->num[i].type == RT_I32)
+			r->n[i].i = (int32_t)(uint32_t)r->n[i].u;
+		p += w;
+	}
+	for (i = 0; i < sc->nstr; i++) {
+		uint64_t n;
+		if (end - p < 4) {
+			*why = "record too short";
+			return DEC_BAD;
+		}
+		n = get_le(p, 4);
+		p += 4;
+		if ((uint64_t)(end - p) < n) {
+			*why = "text field runs past the end of the record";
+			return DEC_BAD;
+		}
+		r->s[i].p = (const char *)p;
+		r->s[i].n = (size_t)n;
+		p += n;
+	}
+	if (p != end) {
+		*why = "trailing bytes after the last field";
+		return DEC_BAD;
+	}
+	return DEC_OK;
+}
+
+/* ---- JSON ---- */
+
+static const char hexd[] = "0123456789abcdef";
+
+/* Valid UTF-8 passes through; any other byte >= 0x80 becomes \udcXX (the
+ * "surrogate escape" convention), so every byte value survives a round trip
+ * while ordinary text stays readable in jq. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	size_t need, i;
+	uint32_t cp;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	need = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (n < need)
+		return 0;
+	for (i = 1; i < need; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	cp = need == 2 ? (uint32_t)(c & 0x1f) : need == 3 ? (uint32_t)(c & 0x0f) : (uint32_t)(c & 0x07);
+	for (i = 1; i < need; i++)
+		cp = (cp << 6) | (p[i] & 0x3f);
+	if ((need == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (need == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return need;
+}
+
+static void json_str(struct wr *w, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	char *o = wr_reserve(w, 6 * n + 2);
+	char *start = o;
+
+	*o++ = '"';
+	while (i < n) {
+		unsigned char c = p[i];
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			*o++ = (char)c;
+			i++;
+		} else if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			*o++ = '\\';
+			*o++ = 'u';
+			*o++ = '0';
+			*o++ = '0';
+			*o++ = hexd[c >> 4];
+			*o++ = hexd[c & 15];
+			i++;
+		} else {
+			size_t k = utf8_seq(p + i, n - i);
+			if (k) {
+				memcpy(o, p + i, k);
+				o += k;
+				i += k;
+			} else {
+				memcpy(o, "\\udc", 4);
+				o += 4;
+				*o++ = hexd[c >> 4];
+				*o++ = hexd[c & 15];
+				i++;
+			}
+		}
+	}
+	*o++ = '"';
+	wr_commit(w, (size_t)(o - start));
+}
+
+static void json_double(struct wr *w, double v)
+{
+	char buf[40];
+	if (!isfinite(v)) {
+		wr_puts(w, "null");
+		return;
+	}
+	/* Shortest form that reads back to the same double. */
+	snprintf(buf, sizeof buf, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof buf, "%.17g", v);
+	wr_puts(w, buf);
+}
+
+static void put_json(struct wr *w, const struct rec *r)
+{
+	const struct rec_schema *sc = r->sc;
+	int i;
+
+	wr_puts(w, "{\"kind\":\"");
+	wr_puts(w, sc->name);
+	wr_putc(w, '"');
+	for (i = 0; i < sc->nnum; i++) {
+		uint64_t v = r->n[i].u;
+		wr_printf(w, ",\"%s\":", sc->num[i].name);
+		switch (sc->num[i].type) {
+		case RT_U32:
+		case RT_U64:
+			if (v == REC_NONE)
+				wr_puts(w, "null");
+			else
+				wr_printf(w, "%llu", (unsigned long long)v);
+			break;
+		case RT_I32:
+		case RT_I64:
+			wr_printf(w, "%lld", (long long)r->n[i].i);
+			break;
+		case RT_F64:
+			json_double(w, r->n[i].f);
+			break;
+		case RT_HEX:
+			if (v == REC_NONE)
+				wr_puts(w, "null");
+			else
+				wr_printf(w, "\"0x%llx\"", (unsigned long long)v);
+			break;
+		case RT_SUB:
+			if (v <= SUB_MIX) {
+				wr_printf(w, "\"%s\"", sub_names[v]);
+			} else {
+				wr_printf(w, "%llu", (unsigned long long)v);
+			}
+			break;
+		case RT_LOG:
+			if (v < LOG_NKINDS)
+				wr_printf(w, "\"%s\"", log_names[v]);
+			else
+				wr_printf(w, "%llu", (unsigned long long)v);
+			break;
+		}
+	}
+	for (i = 0; i < sc->nstr; i++) {
+		wr_printf(w, ",\"%s\":", sc->str[i]);
+		json_str(w, r->s[i].p, r->s[i].n);
+	}
+	wr_puts(w, "}\n");
+}
+
+/* A small parser for the flat objects put_json writes (and jq passes on). */
+struct jp {
+	const char *p, *end;
+	char *out;          /* where the next decoded string goes */
+};
+
+static void skip_ws(struct jp *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\r' || *j->p == '\n'))
+		j->p++;
+}
+
+static int hex4(const char *p, unsigned *v)
+{
+	int i;
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		char c = p[i];
+		*v <<= 4;
+		if (c >= '0' && c <= '9')
+			*v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			*v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			*v |= (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+	}
+	return 0;
+}
+
+static char *put_utf8(char *o, unsigned cp)
+{
+	if (cp < 0x80) {
+		*o++ = (char)cp;
+	} else if (cp < 0x800) {
+		*o++ = (char)(0xc0 | (cp >> 6));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*o++ = (char)(0xe0 | (cp >> 12));
+		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else {
+		*o++ = (char)(0xf0 | (cp >> 18));
+		*o++ = (char)(0x80 | ((cp >> 12) & 0x3f));
+		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	}
+	return o;
+}
+
+/* Parse a string at j->p (after the opening quote has NOT been consumed). */
+static int jstr(struct jp *j, struct rec_text *t)
+{
+	char *o = j->out;
+	if (j->p >= j->end || *j->p != '"')
+		return -1;
+	j->p++;
+	t->p = o;
+	while (j->p < j->end && *j->p != '"') {
+		char c = *j->p++;
+		if (c != '\\') {
+			*o++ = c;
+			continue;
+		}
+		if (j->p >= j->end)
+			return -1;
+		c = *j->p++;
+		switch (c) {
+		case '"': case '\\': case '/': *o++ = c; break;
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case 'u': {
+			unsigned cp;
+			if (j->end - j->p < 4 || hex4(j->p, &cp))
+				return -1;
+			j->p += 4;
+			if (cp >= 0xdc80 && cp <= 0xdcff) {
+				*o++ = (char)(cp & 0xff);   /* an escaped raw byte */
+			} else if (cp >= 0xd800 && cp <= 0xdbff && j->end - j->p >= 6 &&
+			           j->p[0] == '\\' && j->p[1] == 'u') {
+				unsigned lo;
+				if (hex4(j->p + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
+					return -1;
+				j->p += 6;
+				o = put_utf8(o, 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00));
+			} else {
+				o = put_utf8(o, cp);
+			}
+			break;
+		}
+		default:
+			return -1;
+		}
+	}
+	if (j->p >= j->end)
+		return -1;
+	j->p++;
+	t->n = (size_t)(o - t->p);
+	j->out = o;
+	return 0;
+}
+
+static int decode_json(struct rec_dec *d, const char *line, size_t len, struct rec *r,
+                       const char **why)
+{
+	struct jp j;
+	struct rec_text key, val;
+	const struct rec_schema *sc = NULL;
+	/* Fields may come in any order; kind may not be first after jq. */
+	const char *fields_start;
+	int pass;
+
+	if (d->cap < len + 16) {
+		char *nb = realloc(d->scratch, len + 64);
+		if (!nb) {
+			*why = "out of memory";
+			return DEC_BAD;
+		}
+		d->scratch = nb;
+		d->cap = len + 64;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		j.p = line;
+		j.end = line + len;
+		j.out = d->scratch;
+		skip_ws(&j);
+		if (j.p >= j.end || *j.p != '{') {
+			*why = "not a JSON object";
+			return DEC_BAD;
+		}
+		j.p++;
+		fields_start = j.p;
+		(void)fields_start;
+		if (pass == 1)
+			rec_init(r, sc->kind);
+		for (;;) {
+			int i, found = 0;
+			skip_ws(&j);
+			if (j.p < j.end && *j.p == '}')
+				break;
+			if (jstr(&j, &key)) {
+				*why = "bad JSON key";
+				return DEC_BAD;
+			}
+			skip_ws(&j);
+			if (j.p >= j.end || *j.p != ':') {
+				*why = "expected ':' in JSON";
+				return DEC_BAD;
+			}
+			j.p++;
+			skip_ws(&j);
+			if (j.p < j.end && *j.p == '"') {
+				if (jstr(&j, &val)) {
+					*why = "bad JSON string";
+					return DEC_BAD;
+				}
+				if (pass == 0 && key.n == 4 && !memcmp(key.p, "kind", 4)) {
+					size_t k;
+					for (k = 0; k < sizeof schemas / sizeof schemas[0]; k++)
+						if (strlen(schemas[k].name) == val.n &&
+						    !memcmp(schemas[k].name, val.p, val.n))
+							sc = &schemas[k];
+					if (!sc)
+						return DEC_UNKNOWN;
+				}
+				if (pass == 1) {
+					for (i = 0; i < sc->nstr && !found; i++)
+						if (strlen(sc->str[i]) == key.n && !memcmp(sc->str[i], key.p, key.n)) {
+							r->s[i] = val;
+							found = 1;
+						}
+					for (i = 0; i < sc->nnum && !found; i++) {
+						enum rec_type t = sc->num[i].type;
+						if (strlen(sc->num[i].name) != key.n || memcmp(sc->num[i].name, key.p, key.n))
+							continue;
+						found = 1;
+						if (t == RT_HEX) {
+							char tmp[24];
+							if (val.n < 3 || val.n > 20 || val.p[0] != '0' || (val.p[1] | 0x20) != 'x') {
+								*why = "bad hex value in JSON";
+								return DEC_BAD;
+							}
+							memcpy(tmp, val.p, val.n);
+							tmp[val.n] = 0;
+							r->n[i].u = strtoull(tmp, NULL, 16);
+						} else if (t == RT_SUB) {
+							int v = sub_parse(val.p, val.n);
+							if (v < 0) {
+								*why = "unknown sub-core type in JSON";
+								return DEC_BAD;
+							}
+							r->n[i].u = (uint64_t)v;
+						} else if (t == RT_LOG) {
+							int v = rec_log_parse(val.p, val.n);
+							if (v < 0) {
+								*why = "unknown log kind in JSON";
+								return DEC_BAD;
+							}
+							r->n[i].u = (uint64_t)v;
+						} else {
+							*why = "string where a number was expected in JSON";
+							return DEC_BAD;
+						}
+					}
+				}
+			} else {
+				/* number, null, true, false */
+				const char *v = j.p;
+				while (j.p < j.end && *j.p != ',' && *j.p != '}' && *j.p != ' ')
+					j.p++;
+				if (pass == 1) {
+					char tmp[64];
+					size_t n = (size_t)(j.p - v);
+					if (n == 0 || n >= sizeof tmp) {
+						*why = "bad JSON value";
+						return DEC_BAD;
+					}
+					memcpy(tmp, v, n);
+					tmp[n] = 0;
+					for (i = 0; i < sc->nnum; i++) {
+						enum rec_type t = sc->num[i].type;
+						char *e;
+						if (strlen(sc->num[i].name) != key.n || memcmp(sc->num[i].name, key.p, key.n))
+							continue;
+						if (!strcmp(tmp, "null")) {
+							r->n[i].u = REC_NONE;
+						} else if (t == RT_F64) {
+							r->n[i].f = strtod(tmp, &e);
+							if (*e) {
+								*why = "bad JSON number";
+								return DEC_BAD;
+							}
+						} else if (t == RT_I32 || t == RT_I64) {
+							r->n[i].i = strtoll(tmp, &e, 10);
+							if (*e) {
+								*why = "bad JSON number";
+								return DEC_BAD;
+							}
+						} else {
+							r->n[i].u = strtoull(tmp, &e, 10);
+							if (*e || tmp[0] == '-') {
+								*why = "bad JSON number";
+								return DEC_BAD;
+							}
+						}
+						if (t == RT_U32 || t == RT_SUB || t == RT_LOG) {
+							if (r->n[i].u > 0xffffffffu) {
+								*why = "JSON number out of range";
+								return DEC_BAD;
+							}
+						} else if (t == RT_I32 && (r->n[i].i > INT32_MAX || r->n[i].i < INT32_MIN)) {
+							*why = "JSON number out of range";
+							return DEC_BAD;
+						}
+						break;
+					}
+				}
+			}
+			skip_ws(&j);
+			if (j.p < j.end && *j.p == ',') {
+				j.p++;
+				continue;
+			}
+			if (j.p < j.end && *j.p == '}')
+				break;
+			*why = "expected ',' or '}' in JSON";
+			return DEC_BAD;
+		}
+		if (!sc) {
+			*why = "JSON object without \"kind\"";
+			return DEC_BAD;
+		}
+	}
+	return DEC_OK;
+}
+
+int rec_decode(struct rec_dec *d, const char *line, size_t len, struct rec *r, const char **why)
+{
+	*why = NULL;
+	if (len == 0) {
+		*why = "empty line";
+		return DEC_BAD;
+	}
+	if (line[0] == '{' || line[0] == ' ')
+		return decode_json(d, line, len, r, why);
+	return decode_bin(d, line, len, r, why);
+}
+
+void rec_dec_free(struct rec_dec *d)
+{
+	free(d->scratch);
+	d->scratch = NULL;
+	d->cap = 0;
+}
+
+/* ---- readable text ---- */
+
+static void text_str(struct wr *w, const char *s, size_t n)
+{
+	/* Control bytes would garble a terminal: show them as \xNN. */
+	size_t i;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			wr_printf(w, "\\x%02x", c);
+		else
+			wr_putc(w, c);
+	}
+}
+
+static void put_text(struct wr *w, const struct rec *r)
+{
+	const struct rec_schema *sc = r->sc;
+	char core[48];
+	int i;
+
+	switch (sc->kind) {
+	case K_INSTR:
+		rec_core_name(core, r->n[I_CORE].u, r->n[I_SUBTYPE].u, r->n[I_SUBIDX].u);
+		wr_printf(w, "%-15s [%llu, %llu] 0x%llx %-8.*s ", core,
+		          (unsigned long long)r->n[I_START].u, (unsigned long long)r->n[I_END].u,
+		          (unsigned long long)r->n[I_PC].u, (int)r->s[IS_PIPE].n, r->s[IS_PIPE].p);
+		text_str(w, r->s[IS_NAME].p, r->s[IS_NAME].n);
+		wr_putc(w, ' ');
+		text_str(w, r->s[IS_DETAIL].p, r->s[IS_DETAIL].n);
+		if (r->n[I_BYTES].i > 0)
+			wr_printf(w, " bytes=%lld", (long long)r->n[I_BYTES].i);
+		if (r->n[I_VECUTIL].f >= 0)
+			wr_printf(w, " vec_util=%.6f%%", r->n[I_VECUTIL].f);
+		if (r->n[I_UBREAD].i >= 0)
+			wr_printf(w, " ub_conflict=%lld/%lld", (long long)r->n[I_UBREAD].i,
+			          (long long)r->n[I_UBWRITE].i);
+		if (r->n[I_GPR].i >= 0)
+			wr_printf(w, " gpr=%lld", (long long)r->n[I_GPR].i);
+		wr_putc(w, '\n');
+		return;
+	case K_MARK:
+		rec_core_name(core, r->n[M_CORE].u, r->n[M_SUBTYPE].u, r->n[M_SUBIDX].u);
+		wr_printf(w, "%-15s ", core);
+		text_str(w, r->s[MS_NAME].p, r->s[MS_NAME].n);
+		wr_printf(w, " [%llu, %llu] pc 0x%llx..0x%llx\n", (unsigned long long)r->n[M_START].u,
+		          (unsigned long long)r->n[M_END].u, (unsigned long long)r->n[M_STARTPC].u,
+		          (unsigned long long)r->n[M_ENDPC].u);
+		return;
+	case K_LINE:
+		rec_core_name(core, r->n[L_CORE].u, r->n[L_SUBTYPE].u, r->n[L_SUBIDX].u);
+		wr_printf(w, "%s %s:%llu ", core, rec_log_name((int)r->n[L_LOG].u),
+		          (unsigned long long)r->n[L_LINE].u);
+		text_str(w, r->s[LS_TEXT].p, r->s[LS_TEXT].n);
+		wr_putc(w, '\n');
+		return;
+	}
+	wr_puts(w, sc->name);
+	for (i = 0; i < sc->nnum; i++) {
+		uint64_t v = r->n[i].u;
+		wr_printf(w, " %s=", sc->num[i].name);
+		switch (sc->num[i].type) {
+		case RT_I32:
+		case RT_I64: wr_printf(w, "%lld", (long long)r->n[i].i); break;
+		case RT_F64: wr_printf(w, "%g", r->n[i].f); break;
+		case RT_HEX: wr_printf(w, "0x%llx", (unsigned long long)v); break;
+		case RT_SUB: wr_puts(w, rec_sub_name((int)v)); break;
+		case RT_LOG: wr_puts(w, rec_log_name((int)v)); break;
+		default: wr_printf(w, "%llu", (unsigned long long)v); break;
+		}
+	}
+	for (i = 0; i < sc->nstr; i++) {
+		wr_printf(w, " %s=", sc->str[i]);
+		text_str(w, r->s[i].p, r->s[i].n);
+	}
+	wr_putc(w, '\n');
+}
+
+void rec_put(struct wr *w, enum rec_mode mode, const struct rec *r)
+{
+	switch (mode) {
+	case REC_BIN: {
+		char *p = wr_reserve(w, rec_bin_size(r));
+		wr_commit(w, rec_bin_encode(p, r));
+		break;
+	}
+	case REC_JSON:
+		put_json(w, r);
+		break;
+	case REC_TEXT:
+		put_text(w, r);
+		break;
+	}
+}
+
+/* ---- the output side of a tool ---- */
+
+void rec_out_header(struct rec_out *o, const char *soc, unsigned mhz, const char *origin)
+{
+	struct rec r;
+	rec_init(&r, K_HEADER);
+	r.n[H_VERSION].u = REC_VERSION;
+	r.n[H_MHZ].u = mhz;
+	rec_text_set(&r, HS_PRODUCER, o->producer, strlen(o->producer));
+	rec_text_set(&r, HS_SOC, soc ? soc : "", soc ? strlen(soc) : 0);
+	rec_text_set(&r, HS_ORIGIN, origin ? origin : "", origin ? strlen(origin) : 0);
+	if (o->mode != REC_TEXT)
+		rec_put(o->w, o->mode, &r);
+}
+
+void rec_out_put(struct rec_out *o, const struct rec *r)
+{
+	rec_put(o->w, o->mode, r);
+	o->records++;
+}
+
+void rec_out_raw(struct rec_out *o, const char *line, size_t len)
+{
+	wr_put(o->w, line, len);
+	wr_putc(o->w, '\n');
+	o->records++;
+}
+
+void rec_out_trailer(struct rec_out *o, uint64_t bad, uint64_t dropped, int interrupted)
+{
+	struct rec r;
+	rec_init(&r, K_TRAILER);
+	r.n[T_RECORDS].u = o->records;
+	r.n[T_BAD].u = bad;
+	r.n[T_DROPPED].u = dropped;
+	r.n[T_INTERRUPTED].u = (uint64_t)(interrupted != 0);
+	rec_text_set(&r, TS_PRODUCER, o->producer, strlen(o->producer));
+	if (o->mode != REC_TEXT)
+		rec_put(o->w, o->mode, &r);
+}

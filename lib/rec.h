@@ -1,0 +1,126 @@
+/* The record stream: one record per LF-terminated line (see optrace-records(5)).
+ *
+ * Binary encoding of a record, before escaping:
+ *   kind byte, then the numeric fields of its kind in schema order
+ *   (u32/i32 as 4 bytes, u64/i64/f64/hex as 8 bytes, little endian), then
+ *   each text field as a 4-byte little-endian length and its bytes.
+ * Escaping: every byte after the kind that is LF (0x0a) or ESC (0x1a) is
+ * written as ESC followed by the byte XOR 0x40 ('J' or 'Z'), so a record
+ * never holds an LF of its own and text stays greppable.
+ * JSON encoding: one flat object per line, "kind" first, named fields. */
+#ifndef OPTRACE_REC_H
+#define OPTRACE_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "io.h"
+
+#define REC_VERSION 1
+#define REC_ESC 0x1a
+#define REC_MAXNUM 24
+#define REC_MAXSTR 4
+#define REC_NONE UINT64_MAX  /* "no value" of u64/hex fields (JSON null) */
+
+/* RT_SUB and RT_LOG are u32 on the wire and names in JSON and text. */
+enum rec_type { RT_U32, RT_I32, RT_U64, RT_I64, RT_F64, RT_HEX, RT_SUB, RT_LOG };
+
+struct rec_schema {
+	char kind;                 /* the first byte on the wire */
+	const char *name;          /* JSON "kind" */
+	int nnum, nstr;
+	struct { const char *name; enum rec_type type; } num[REC_MAXNUM];
+	const char *str[REC_MAXSTR];
+};
+
+/* Record kinds and the index of each field. */
+enum { K_HEADER = 'H', K_TRAILER = 'T', K_SOURCE = 'F', K_LINE = 'L',
+       K_INSTR = 'I', K_MARK = 'K', K_DIAG = 'D' };
+
+enum { H_VERSION, H_MHZ, H_NNUM };
+enum { HS_PRODUCER, HS_SOC, HS_ORIGIN, HS_NSTR };
+enum { T_RECORDS, T_BAD, T_DROPPED, T_INTERRUPTED, T_NNUM };
+enum { TS_PRODUCER, TS_NSTR };
+/* A core is (core number, sub-core type, sub-core index). */
+enum rec_sub { SUB_NONE, SUB_VEC, SUB_CUBE, SUB_MIX };
+enum rec_log { LOG_INSTR, LOG_POPPED, LOG_ICACHE, LOG_CCU, LOG_MTE, LOG_REG, LOG_OTHER, LOG_NKINDS };
+enum { F_FILE, F_CORE, F_SUBTYPE, F_SUBIDX, F_LOG, F_PART, F_NNUM };
+enum { FS_PATH, FS_NSTR };
+enum { L_FILE, L_CORE, L_SUBTYPE, L_SUBIDX, L_LOG, L_LINE, L_NNUM };
+enum { LS_TEXT, LS_NSTR };
+enum { I_CORE, I_SUBTYPE, I_SUBIDX, I_BLOCK, I_SUBBLOCK, I_START, I_END, I_PC, I_ID,
+       I_WARP, I_SCH, I_THREADS, I_GPR, I_BYTES, I_VECUTIL, I_UBREAD, I_UBWRITE,
+       I_ICACHE, I_CCU, I_NNUM };
+enum { IS_PIPE, IS_NAME, IS_DETAIL, IS_NSTR };
+enum { M_CORE, M_SUBTYPE, M_SUBIDX, M_BLOCK, M_SUBBLOCK, M_MARK, M_START, M_END,
+       M_STARTPC, M_ENDPC, M_NNUM };
+enum { MS_NAME, MS_DETAIL, MS_NSTR };
+enum { D_LEVEL, D_COUNT, D_LINE, D_NNUM };
+enum { DS_TOOL, DS_FILE, DS_MESSAGE, DS_NSTR };
+
+struct rec_text {
+	const char *p;
+	size_t n;
+};
+
+union rec_num {
+	uint64_t u;
+	int64_t i;
+	double f;
+};
+
+struct rec {
+	const struct rec_schema *sc;
+	union rec_num n[REC_MAXNUM];
+	struct rec_text s[REC_MAXSTR];
+};
+
+const struct rec_schema *rec_schema(int kind);
+const char *rec_log_name(int log);       /* "instr", "popped", ... */
+int rec_log_parse(const char *s, size_t n); /* -1 if unknown */
+const char *rec_sub_name(int subtype);   /* "", "veccore", "cubecore", "mixcore" */
+/* "core0.veccore1" / "core3" into buf (at least 48 bytes). */
+char *rec_core_name(char *buf, uint64_t core, uint64_t subtype, uint64_t subidx);
+
+/* Start a record of a kind: every number 0 (REC_NONE for hex fields), every
+ * text empty. */
+void rec_init(struct rec *r, int kind);
+static inline void rec_text_set(struct rec *r, int i, const char *p, size_t n)
+{
+	r->s[i].p = p;
+	r->s[i].n = n;
+}
+
+/* Decoding.  Text fields point into the line or into the decoder's scratch
+ * buffer; valid until the next decode with the same decoder. */
+struct rec_dec {
+	char *scratch;
+	size_t cap;
+};
+enum { DEC_OK = 0, DEC_UNKNOWN = 1, DEC_BAD = -1 };
+/* Returns DEC_OK, DEC_UNKNOWN (a kind this build does not know: pass the
+ * line on untouched), or DEC_BAD (malformed; *why says what). */
+int rec_decode(struct rec_dec *d, const char *line, size_t len, struct rec *r, const char **why);
+void rec_dec_free(struct rec_dec *d);
+
+/* Encoding into a writer in the given mode. */
+void rec_put(struct wr *w, enum rec_mode mode, const struct rec *r);
+/* Binary encoding into buf (needs rec_bin_size bytes); returns length incl. LF. */
+size_t rec_bin_size(const struct rec *r);
+size_t rec_bin_encode(char *buf, const struct rec *r);
+
+/* The standard output side of a tool that writes records. */
+struct rec_out {
+	struct wr *w;
+	enum rec_mode mode;
+	uint64_t records;        /* records written, excluding header/trailer */
+	const char *producer;
+};
+void rec_out_header(struct rec_out *o, const char *soc, unsigned mhz, const char *origin);
+void rec_out_put(struct rec_out *o, const struct rec *r);
+/* Pass an undecodable-but-not-bad line (unknown kind) through verbatim. */
+void rec_out_raw(struct rec_out *o, const char *line, size_t len);
+void rec_out_trailer(struct rec_out *o, uint64_t bad, uint64_t dropped, int interrupted);
+
+#endif

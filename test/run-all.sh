@@ -1,0 +1,58 @@
+#!/bin/sh
+# Run every test: C unit tests and bats suites, first against the normal
+# build, then against the AddressSanitizer/UBSan build.  Ends with the line
+# "N passed, N failed" and a non-zero status when anything failed.
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 4
+units=$1
+pass=0
+fail=0
+failed=""
+
+count_bats() {
+	# bats TAP output: "ok N ..." / "not ok N ..."
+	p=$(grep -c '^ok ' "$1")
+	f=$(grep -c '^not ok ' "$1")
+	pass=$((pass + p))
+	fail=$((fail + f))
+	[ "$f" -eq 0 ] || failed="$failed $2"
+}
+
+count_unit() {
+	line=$(tail -n 1 "$1")
+	p=$(printf '%s\n' "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+	f=$(printf '%s\n' "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	if [ -z "$p" ]; then
+		p=0
+		f=1
+	fi
+	[ "$3" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+	pass=$((pass + p))
+	fail=$((fail + f))
+	[ "$f" -eq 0 ] || failed="$failed $2"
+}
+
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT INT TERM
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+for variant in build build-san; do
+	for u in $units; do
+		"$variant/unit/$u" >"$log/out" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] || cat "$log/out"
+		count_unit "$log/out" "$variant/$u" "$rc"
+	done
+	for b in test/bats/*.bats; do
+		[ -f "$b" ] || continue
+		PATH="$top/$variant/bin:$top/build/bin:$PATH" OPTRACE_TOP="$top" \
+			bats --tap "$b" >"$log/out" 2>&1
+		grep -v '^ok ' "$log/out" | grep -v '^#' | grep -v '^1\.\.' || true
+		grep '^not ok' -A 20 "$log/out" | grep '^#' | head -40
+		count_bats "$log/out" "$variant/$(basename "$b")"
+	done
+done
+[ -z "$failed" ] || echo "failed:$failed"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

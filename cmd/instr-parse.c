@@ -30,6 +30,25 @@
 #define NMARKS 10
 #define SPOOL_BUF (64 * 1024)
 
+/* Spool entries: a fixed header, then name and detail bytes.  The spools
+ * are private temporary files read back by the same process, so they hold
+ * plain structs rather than records. */
+struct line_entry {             /* one parsed pop or exec line */
+	uint64_t tick, pc, id, line;
+	uint32_t file;
+	int16_t warp, sch, threads;
+	uint16_t name_n, detail_n;
+	char pipe[10];              /* normalised pipe, NUL-padded */
+};
+
+struct pair_entry {             /* one instruction, before the whole-core pass */
+	uint64_t start, end, pc, id;
+	int64_t bytes;
+	int32_t warp, sch, threads, ub_read, ub_write;
+	uint32_t name_n, detail_n;
+	char pipe[12];
+};
+
 /* ---- loss accounting: every category counted, first examples kept ---- */
 
 enum loss { LOSS_UNPARSED, LOSS_POP_UNMATCHED, LOSS_EXEC_UNMATCHED, LOSS_POP_AFTER_EXEC,
@@ -233,7 +252,7 @@ static void mark_line(struct unit *u, const struct iline *l, const char *detail,
 		return;
 	}
 	u->cur_mark = -1;
-	if (!find(detail, dn, "LPCNT") && !find(detail, dn, "SPR:COND,"))
+	if (!is_usermark(detail, dn))
 		return;
 	/* 0x[8c]000000[0-9] */
 	for (m = detail; (m = memmem(m, (size_t)(detail + dn - m), "0x", 2)); m++) {
@@ -292,8 +311,7 @@ static void take_line(const struct rec *in)
 	                          (uint32_t)in->n[L_SUBIDX].u);
 	struct iline l;
 	const char *pipe;
-	size_t dn;
-	struct rec out;
+	size_t dn, pipe_n;
 	uint64_t key;
 	int warp = -1, sch = -1, threads = -1;
 
@@ -315,7 +333,8 @@ static void take_line(const struct rec *in)
 	if (!is_pop)
 		mark_line(u, &l, detail_buf, dn, file, lineno);
 	pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, detail_buf, dn);
-	if (!strcmp(pipe, "USERMARK"))
+	pipe_n = strlen(pipe);
+	if (pipe_n == 8 && !memcmp(pipe, "USERMARK", 8))
 		return;         /* marks never pair (spec 3.1) */
 	if (by_id && !l.has_id) {
 		lose(LOSS_UNPARSED, file, lineno, "no (ID: n) on an A5 line");
@@ -355,22 +374,27 @@ static void take_line(const struct rec *in)
 			k->last_exec = l.tick;
 		}
 	}
-	rec_init(&out, K_INSTR);
-	out.n[I_START].u = out.n[I_END].u = l.tick;
-	out.n[I_PC].u = l.pc;
-	out.n[I_ID].u = l.id;
-	out.n[I_WARP].i = warp;
-	out.n[I_SCH].i = sch;
-	out.n[I_THREADS].i = threads;
-	/* Spool-only use of two fields: where the line came from. */
-	out.n[I_ICACHE].u = lineno;
-	out.n[I_CCU].u = file;
-	if (is_pop) {
-		rec_text_set(&out, IS_PIPE, pipe, strlen(pipe));
-		rec_text_set(&out, IS_NAME, l.name, l.name_n);
-		rec_text_set(&out, IS_DETAIL, detail_buf, dn);
+	{
+		struct line_entry e;
+		struct wr *w = is_pop ? u->w_pop : u->w_exec;
+		size_t nn = is_pop ? l.name_n : 0, dd = is_pop ? dn : 0;
+		memset(&e, 0, sizeof e);
+		e.tick = l.tick;
+		e.pc = l.pc;
+		e.id = l.id;
+		e.line = lineno;
+		e.file = file;
+		e.warp = (int16_t)warp;
+		e.sch = (int16_t)sch;
+		e.threads = (int16_t)threads;
+		/* Execs only contribute their tick and thread count. */
+		e.name_n = (uint16_t)(nn > 0xffff ? 0xffff : nn);
+		e.detail_n = (uint16_t)(dd > 0xffff ? 0xffff : dd);
+		memcpy(e.pipe, pipe, pipe_n < sizeof e.pipe ? pipe_n : sizeof e.pipe - 1);
+		wr_put(w, &e, sizeof e);
+		wr_put(w, l.name, e.name_n);
+		wr_put(w, detail_buf, e.detail_n);
 	}
-	rec_put(is_pop ? u->w_pop : u->w_exec, REC_BIN, &out);
 }
 
 /* ---- pass 2: pairing ---- */
@@ -387,34 +411,44 @@ struct node {
 
 static struct node *free_nodes;
 
-static struct node *node_new(const struct rec *r)
+/* Read the next spooled line into a node; NULL at the end. */
+static struct node *node_read(struct rd *r)
 {
-	struct node *n = free_nodes;
-	size_t need = r->s[IS_NAME].n + r->s[IS_DETAIL].n + 1;
+	struct line_entry e;
+	struct node *n;
+	size_t need, got = rd_read(r, &e, sizeof e);
+
+	if (got == 0 && !rd_error(r))
+		return NULL;
+	if (got != sizeof e)
+		cli_die(EXIT_IO, "temporary file damaged or unreadable");
+	n = free_nodes;
 	if (n)
 		free_nodes = n->next;
 	else if (!(n = calloc(1, sizeof *n)))
 		cli_die(EXIT_IO, "out of memory");
+	need = (size_t)e.name_n + e.detail_n + 1;
 	n->next = NULL;
-	n->tick = r->n[I_START].u;
-	n->pc = r->n[I_PC].u;
-	n->id = r->n[I_ID].u;
-	n->line = r->n[I_ICACHE].u;
-	n->file = (uint32_t)r->n[I_CCU].u;
-	n->warp = (int)r->n[I_WARP].i;
-	n->sch = (int)r->n[I_SCH].i;
-	n->threads = (int)r->n[I_THREADS].i;
-	snprintf(n->pipe, sizeof n->pipe, "%.*s", (int)r->s[IS_PIPE].n, r->s[IS_PIPE].p);
+	n->tick = e.tick;
+	n->pc = e.pc;
+	n->id = e.id;
+	n->line = e.line;
+	n->file = e.file;
+	n->warp = e.warp;
+	n->sch = e.sch;
+	n->threads = e.threads;
+	memcpy(n->pipe, e.pipe, sizeof e.pipe);
+	n->pipe[sizeof e.pipe] = 0;
 	if (n->cap < need) {
 		free(n->text);
 		n->cap = need < 128 ? 128 : need;
 		if (!(n->text = malloc(n->cap)))
 			cli_die(EXIT_IO, "out of memory");
 	}
-	memcpy(n->text, r->s[IS_NAME].p, r->s[IS_NAME].n);
-	memcpy(n->text + r->s[IS_NAME].n, r->s[IS_DETAIL].p, r->s[IS_DETAIL].n);
-	n->name_n = r->s[IS_NAME].n;
-	n->detail_n = r->s[IS_DETAIL].n;
+	if (rd_read(r, n->text, need - 1) != need - 1)
+		cli_die(EXIT_IO, "temporary file damaged or unreadable");
+	n->name_n = e.name_n;
+	n->detail_n = e.detail_n;
 	return n;
 }
 
@@ -456,8 +490,6 @@ struct pairing {
 static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node *p,
                       struct node *e)
 {
-	struct unit *u = pg->u;
-	struct rec r;
 	size_t dn = p->detail_n;
 	struct calc_str name = { p->text, p->name_n }, detail;
 	struct pcinfo *pi;
@@ -481,31 +513,28 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		dn += (size_t)sprintf(pg->dbuf + dn, ", [threadNum:%d]", e->threads);
 	detail.p = pg->dbuf;
 	detail.n = dn;
-	rec_init(&r, K_INSTR);
-	r.n[I_CORE].u = u->core;
-	r.n[I_SUBTYPE].u = u->subtype;
-	r.n[I_SUBIDX].u = u->subidx;
-	r.n[I_BLOCK].i = u->block;
-	r.n[I_SUBBLOCK].i = u->subblock;
-	r.n[I_START].u = p->tick;
-	r.n[I_END].u = e->tick;
-	r.n[I_PC].u = pc;
-	r.n[I_ID].u = by_id ? key : 0;
-	r.n[I_WARP].i = p->warp;
-	r.n[I_SCH].i = p->sch;
-	r.n[I_THREADS].i = e->threads;
-	r.n[I_GPR].i = -1;
-	r.n[I_BYTES].i = calc_process_bytes(family, name, detail);
-	r.n[I_VECUTIL].f = -1;
-	calc_ub_conflict(family, name, detail, &rd, &wrc);
-	r.n[I_UBREAD].i = rd;
-	r.n[I_UBWRITE].i = wrc;
-	r.n[I_ICACHE].u = REC_NONE;
-	r.n[I_CCU].u = REC_NONE;
-	rec_text_set(&r, IS_PIPE, p->pipe, strlen(p->pipe));
-	rec_text_set(&r, IS_NAME, name.p, name.n);
-	rec_text_set(&r, IS_DETAIL, detail.p, detail.n);
-	rec_put(pg->w_pair, REC_BIN, &r);
+	{
+		struct pair_entry pe;
+		memset(&pe, 0, sizeof pe);
+		pe.start = p->tick;
+		pe.end = e->tick;
+		pe.pc = pc;
+		pe.id = by_id ? key : 0;
+		pe.warp = p->warp;
+		pe.sch = p->sch;
+		pe.threads = e->threads;
+		pe.bytes = calc_process_bytes(family, name, detail);
+		calc_ub_conflict(family, name, detail, &rd, &wrc);
+		pe.ub_read = rd;
+		pe.ub_write = wrc;
+		pe.name_n = (uint32_t)name.n;
+		pe.detail_n = (uint32_t)detail.n;
+		memcpy(pe.pipe, p->pipe, sizeof p->pipe < sizeof pe.pipe ? sizeof p->pipe : sizeof pe.pipe);
+		pe.pipe[sizeof pe.pipe - 1] = 0;
+		wr_put(pg->w_pair, &pe, sizeof pe);
+		wr_put(pg->w_pair, name.p, name.n);
+		wr_put(pg->w_pair, detail.p, detail.n);
+	}
 	pg->pairs++;
 
 	pi = table_get(&pg->pcs, pc, &fresh);
@@ -614,19 +643,6 @@ static struct rd *rewind_spool(struct wr *w, int fd)
 	return r;
 }
 
-static int next_spooled(struct rd *r, struct rec_dec *d, struct rec *out)
-{
-	size_t len;
-	const char *why, *line = rd_line(r, &len);
-	if (!line) {
-		if (rd_error(r))
-			cli_die(EXIT_IO, "cannot read a temporary file");
-		return 0;
-	}
-	if (rec_decode(d, line, len, out, &why) != DEC_OK)
-		cli_die(EXIT_IO, "temporary file damaged: %s", why ? why : "unknown kind");
-	return 1;
-}
 
 static void leftovers(struct node **h, struct node **t, enum loss kind)
 {
@@ -707,9 +723,10 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 {
 	struct pairing pg;
 	struct rd *rp, *re;
-	struct rec_dec dp = { 0 }, de = { 0 };
-	struct rec rpop, rexec, rec;
-	int have_p, have_e;
+	struct node *np, *ne;
+	struct rec rec;
+	char *text = NULL;
+	size_t text_cap = 0;
 	struct table idkeys = { 0 };
 	size_t i;
 	int m;
@@ -736,15 +753,15 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 
 	/* Merge the two logs by tick so each key's queue only holds what is
 	 * in flight between issue and completion. */
-	have_p = next_spooled(rp, &dp, &rpop);
-	have_e = next_spooled(re, &de, &rexec);
-	while (have_p || have_e) {
-		if (have_p && (!have_e || rpop.n[I_START].u <= rexec.n[I_START].u)) {
-			feed(&pg, node_new(&rpop), 1);
-			have_p = next_spooled(rp, &dp, &rpop);
+	np = node_read(rp);
+	ne = node_read(re);
+	while (np || ne) {
+		if (np && (!ne || np->tick <= ne->tick)) {
+			feed(&pg, np, 1);
+			np = node_read(rp);
 		} else {
-			feed(&pg, node_new(&rexec), 0);
-			have_e = next_spooled(re, &de, &rexec);
+			feed(&pg, ne, 0);
+			ne = node_read(re);
 		}
 	}
 	for (i = 0; i < pg.keys->cap; i++) {
@@ -755,25 +772,62 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 	}
 	rd_close(rp);
 	rd_close(re);
-	rec_dec_free(&dp);
-	rec_dec_free(&de);
 	table_free(&idkeys);
 	table_free(&u->keys);
 
 	whole_core(&pg);
 	rp = rewind_spool(pg.w_pair, u->fd_pair);
-	while (next_spooled(rp, &dp, &rec)) {
-		struct pcinfo *pi = table_find(&pg.pcs, rec.n[I_PC].u);
-		struct calc_str name = { rec.s[IS_NAME].p, rec.s[IS_NAME].n };
-		struct calc_str detail = { rec.s[IS_DETAIL].p, rec.s[IS_DETAIL].n };
+	for (;;) {
+		struct pair_entry pe;
+		struct pcinfo *pi;
+		struct calc_str name, detail;
+		size_t got = rd_read(rp, &pe, sizeof pe), tn;
+		if (got == 0 && !rd_error(rp))
+			break;
+		tn = (size_t)pe.name_n + pe.detail_n;
+		if (got != sizeof pe || tn > text_cap + (1u << 30))
+			cli_die(EXIT_IO, "temporary file damaged or unreadable");
+		if (tn > text_cap) {
+			text_cap = 2 * tn;
+			if (!(text = realloc(text, text_cap)))
+				cli_die(EXIT_IO, "out of memory");
+		}
+		if (rd_read(rp, text, tn) != tn)
+			cli_die(EXIT_IO, "temporary file damaged or unreadable");
+		pi = table_find(&pg.pcs, pe.pc);
+		name.p = text;
+		name.n = pe.name_n;
+		detail.p = text + pe.name_n;
+		detail.n = pe.detail_n;
+		rec_init(&rec, K_INSTR);
+		rec.n[I_CORE].u = u->core;
+		rec.n[I_SUBTYPE].u = u->subtype;
+		rec.n[I_SUBIDX].u = u->subidx;
+		rec.n[I_BLOCK].i = u->block;
+		rec.n[I_SUBBLOCK].i = u->subblock;
+		rec.n[I_START].u = pe.start;
+		rec.n[I_END].u = pe.end;
+		rec.n[I_PC].u = pe.pc;
+		rec.n[I_ID].u = pe.id;
+		rec.n[I_WARP].i = pe.warp;
+		rec.n[I_SCH].i = pe.sch;
+		rec.n[I_THREADS].i = pe.threads;
 		rec.n[I_GPR].i = pi->gpr;
+		rec.n[I_BYTES].i = pe.bytes;
 		rec.n[I_VECUTIL].f = calc_vec_util(family, name, detail, &pi->state_in);
+		rec.n[I_UBREAD].i = pe.ub_read;
+		rec.n[I_UBWRITE].i = pe.ub_write;
+		rec.n[I_ICACHE].u = REC_NONE;
+		rec.n[I_CCU].u = REC_NONE;
+		rec_text_set(&rec, IS_PIPE, pe.pipe, strlen(pe.pipe));
+		rec_text_set(&rec, IS_NAME, name.p, name.n);
+		rec_text_set(&rec, IS_DETAIL, detail.p, detail.n);
 		rec_out_put(o, &rec);
 		if (wr_error(o->w))
 			break;
 	}
 	rd_close(rp);
-	rec_dec_free(&dp);
+	free(text);
 	close(u->fd_pop);
 	close(u->fd_exec);
 	close(u->fd_pair);

@@ -118,77 +118,87 @@ static int width(enum rec_type t)
 
 /* ---- binary ---- */
 
+/* Bytes of the numeric part of a kind, before escaping. */
+static int numeric_width(const struct rec_schema *sc)
+{
+	int i, n = 0;
+	for (i = 0; i < sc->nnum; i++)
+		n += width(sc->num[i].type);
+	return n;
+}
+
 size_t rec_bin_size(const struct rec *r)
 {
-	/* Worst case every byte escaped. */
-	size_t n = 0;
+	/* Worst case: every byte escaped. */
+	size_t n = (size_t)numeric_width(r->sc) + 4 * (size_t)r->sc->nstr;
 	int i;
-	for (i = 0; i < r->sc->nnum; i++)
-		n += (size_t)width(r->sc->num[i].type);
 	for (i = 0; i < r->sc->nstr; i++)
-		n += 4 + r->s[i].n;
+		n += r->s[i].n;
 	return 2 * n + 2;
 }
 
-static inline char *put_esc(char *o, const unsigned char *p, size_t n)
+/* Lay the record out unescaped from o (after the kind); returns its end. */
+static char *put_raw(char *o, const struct rec *r)
 {
-	size_t i;
-	for (i = 0; i < n; i++) {
-		unsigned char c = p[i];
-		if (c == '\n' || c == REC_ESC) {
-			*o++ = (char)REC_ESC;
-			*o++ = (char)(c ^ 0x40);
+	const struct rec_schema *sc = r->sc;
+	int i;
+
+	for (i = 0; i < sc->nnum; i++) {
+		uint64_t v = r->n[i].u;
+		if (width(sc->num[i].type) == 8) {
+			memcpy(o, &v, 8);
+			o += 8;
 		} else {
-			*o++ = (char)c;
+			uint32_t x = (uint32_t)v;
+			memcpy(o, &x, 4);
+			o += 4;
 		}
+	}
+	for (i = 0; i < sc->nstr; i++) {
+		uint32_t n = (uint32_t)r->s[i].n;
+		memcpy(o, &n, 4);
+		memcpy(o + 4, r->s[i].p, n);
+		o += 4 + n;
 	}
 	return o;
 }
 
 size_t rec_bin_encode(char *buf, const struct rec *r)
 {
-	char *o = buf;
-	unsigned char tmp[8];
-	int i;
+	size_t half = rec_bin_size(r) / 2;
+	char *body = buf + 1, *end;
+	const char *nl, *esc;
 
-	*o++ = r->sc->kind;
-	for (i = 0; i < r->sc->nnum; i++) {
-		uint64_t v = r->n[i].u;
-		int w = width(r->sc->num[i].type), b;
-		for (b = 0; b < w; b++)
-			tmp[b] = (unsigned char)(v >> (8 * b));
-		o = put_esc(o, tmp, (size_t)w);
+	buf[0] = r->sc->kind;
+	/* Most records need no escape: lay them out once, check, done.
+	 * Otherwise lay them out again in the upper half of the buffer (it
+	 * has room for the worst case) and copy down with escapes. */
+	end = put_raw(body, r);
+	nl = memchr(body, '\n', (size_t)(end - body));
+	esc = memchr(body, REC_ESC, (size_t)(end - body));
+	if (!nl && !esc) {
+		*end = '\n';
+		return (size_t)(end - buf) + 1;
 	}
-	for (i = 0; i < r->sc->nstr; i++) {
-		uint32_t n = (uint32_t)r->s[i].n;
-		int b;
-		for (b = 0; b < 4; b++)
-			tmp[b] = (unsigned char)(n >> (8 * b));
-		o = put_esc(o, tmp, 4);
-		/* Text is mostly plain: copy runs between bytes that need escaping. */
-		{
-			const unsigned char *p = (const unsigned char *)r->s[i].p;
-			size_t left = r->s[i].n;
-			while (left) {
-				const unsigned char *a = memchr(p, '\n', left);
-				const unsigned char *e = memchr(p, REC_ESC, left);
-				const unsigned char *stop = a && (!e || a < e) ? a : e;
-				size_t run = stop ? (size_t)(stop - p) : left;
-				memcpy(o, p, run);
-				o += run;
-				p += run;
-				left -= run;
-				if (left) {
-					*o++ = (char)REC_ESC;
-					*o++ = (char)(*p ^ 0x40);
-					p++;
-					left--;
-				}
+	{
+		char *raw = buf + half + 1, *rend, *o;
+		const char *p;
+		const char *first = nl && (!esc || nl < esc) ? nl : esc;
+		rend = put_raw(raw, r);
+		o = body + (first - body);
+		p = raw + (first - body);
+		while (p < rend) {
+			unsigned char c = (unsigned char)*p++;
+			if (c == '\n' || c == REC_ESC) {
+				*o++ = (char)REC_ESC;
+				*o++ = (char)(c ^ 0x40);
+			} else {
+				*o++ = (char)c;
 			}
 		}
+		*o++ = '\n';
+		return (size_t)(o - buf);
 	}
-	*o++ = '\n';
-	return (size_t)(o - buf);
 }
 
 static inline uint64_t get_le(const unsigned char *p, int w)

@@ -1,5 +1,6 @@
 #include "tar.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

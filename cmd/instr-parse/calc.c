@@ -58,7 +58,12 @@ static size_t run(struct calc_str s, size_t i, int (*cls)(char), size_t max)
 
 static int str_eq(struct calc_str s, const char *lit)
 {
-	size_t n = strlen(lit);
+	size_t n;
+	/* Name tables are scanned linearly per instruction: reject on the
+	 * first byte before paying for strlen. */
+	if (s.n == 0 || s.p[0] != lit[0])
+		return s.n == 0 && lit[0] == 0;
+	n = strlen(lit);
 	return s.n == n && (n == 0 || memcmp(s.p, lit, n) == 0);
 }
 
@@ -395,12 +400,58 @@ static const struct vec_ent {
 	{ "VTRANSPOSE", "vtranspose", 1 },
 };
 
+#define NVEC (sizeof vec_tab / sizeof vec_tab[0])
+
+/* Sorted views of the table for binary search (built on first use): this
+ * lookup runs twice per instruction. */
+static const struct vec_ent *vec_sorted[2][NVEC];
+static int vec_sorted_ready;
+
+static const char *vec_name(const struct vec_ent *e, int p310)
+{
+	return p310 ? e->p310 : e->a2;
+}
+
+static int cmp_a2(const void *a, const void *b)
+{
+	return strcmp((*(const struct vec_ent *const *)a)->a2, (*(const struct vec_ent *const *)b)->a2);
+}
+
+static int cmp_310(const void *a, const void *b)
+{
+	return strcmp((*(const struct vec_ent *const *)a)->p310,
+	              (*(const struct vec_ent *const *)b)->p310);
+}
+
 static const struct vec_ent *vec_lookup(enum calc_family fam,
                                         struct calc_str name)
 {
-	for (size_t i = 0; i < sizeof vec_tab / sizeof vec_tab[0]; i++)
-		if (str_eq(name, fam == CALC_310P ? vec_tab[i].p310 : vec_tab[i].a2))
-			return &vec_tab[i];
+	int p310 = fam == CALC_310P;
+	size_t lo = 0, hi = NVEC;
+
+	if (name.n == 0)
+		return NULL;
+	if (!vec_sorted_ready) {
+		for (size_t i = 0; i < NVEC; i++)
+			vec_sorted[0][i] = vec_sorted[1][i] = &vec_tab[i];
+		qsort(vec_sorted[0], NVEC, sizeof vec_sorted[0][0], cmp_a2);
+		qsort(vec_sorted[1], NVEC, sizeof vec_sorted[1][0], cmp_310);
+		vec_sorted_ready = 1;
+	}
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const char *t = vec_name(vec_sorted[p310][mid], p310);
+		size_t tn = strlen(t), k = tn < name.n ? tn : name.n;
+		int c = memcmp(name.p, t, k);
+		if (!c)
+			c = name.n < tn ? -1 : name.n > tn;
+		if (!c)
+			return vec_sorted[p310][mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return NULL;
 }
 
@@ -1050,10 +1101,10 @@ static int gpr_dec(enum calc_family fam, struct calc_str name,
 			 * "29" gives X9..X12 and a one-digit token gives no
 			 * destination at all. */
 			if (at_cls(d, tok + 1, is_dig)) {
-				unsigned n = (unsigned)(d.p[tok + 1] - '0');
+				unsigned base = (unsigned)(d.p[tok + 1] - '0');
 				for (unsigned j = 0; j < 4; j++)
 					push_reg(out->dst, &out->ndst,
-					         GPR_LD4_NAME | ((n + j) % 32));
+					         GPR_LD4_NAME | ((base + j) % 32));
 			}
 			continue;
 		}

@@ -4,6 +4,7 @@
  * optional group taken when it matches here", which is what this follows. */
 #include "grammar.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "scan.h"
@@ -175,47 +176,72 @@ int grammar_parse(const char *line, size_t len, struct iline *o)
 
 size_t strip_spaces(char *dst, const char *src, size_t n)
 {
-	size_t i, o = 0;
-	for (i = 0; i < n; i++)
-		if (src[i] != ' ')
-			dst[o++] = src[i];
-	return o;
+	const char *end = src + n;
+	char *o = dst;
+	while (src < end) {
+		const char *sp = memchr(src, ' ', (size_t)(end - src));
+		size_t run = sp ? (size_t)(sp - src) : (size_t)(end - src);
+		memcpy(o, src, run);
+		o += run;
+		src += run + (sp != NULL);
+	}
+	return (size_t)(o - dst);
+}
+
+/* A short-needle search: memchr for the first byte, then compare.  glibc's
+ * memmem pays a set-up cost that dominates on details of ~60 bytes. */
+const char *find_n(const char *hay, size_t n, const char *needle, size_t nl)
+{
+	const char *p = hay, *end = hay + n;
+	if (nl == 0)
+		return hay;
+	while (end - p >= (ptrdiff_t)nl && (p = memchr(p, needle[0], (size_t)(end - p - (ptrdiff_t)nl + 1)))) {
+		if (!memcmp(p + 1, needle + 1, nl - 1))
+			return p;
+		p++;
+	}
+	return NULL;
 }
 
 const char *find(const char *hay, size_t n, const char *needle)
 {
-	return memmem(hay, n, needle, strlen(needle));
+	return find_n(hay, n, needle, strlen(needle));
 }
 
-static int eq(const char *s, size_t n, const char *lit)
+#define FIND(h, n, lit) find_n(h, n, lit, sizeof(lit) - 1)
+#define EQ(s, n, lit) ((n) == sizeof(lit) - 1 && !memcmp(s, lit, sizeof(lit) - 1))
+
+int is_usermark(const char *detail, size_t detail_n)
 {
-	return strlen(lit) == n && !memcmp(s, lit, n);
+	return FIND(detail, detail_n, "LPCNT") || FIND(detail, detail_n, "SPR:COND,");
 }
 
 const char *normalise_pipe(const char *pipe, size_t pipe_n, const char *name, size_t name_n,
                            const char *detail, size_t detail_n)
 {
-	static const char *const known[] = {
-		"SCALAR", "FLOWCTRL", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP", "EVENT",
-		"CACHEMISS", "ALL", "USERMARK", "RVECST", "RVECLD", "RVECEX", "PUSHQ", "RVECSU",
-		"RVECLP"
+	static const struct { const char *s; size_t n; } known[] = {
+#define K(x) { x, sizeof(x) - 1 }
+		K("SCALAR"), K("FLOWCTRL"), K("VECTOR"), K("CUBE"), K("MTE1"), K("MTE2"), K("MTE3"),
+		K("FIXP"), K("EVENT"), K("CACHEMISS"), K("ALL"), K("USERMARK"), K("RVECST"),
+		K("RVECLD"), K("RVECEX"), K("PUSHQ"), K("RVECSU"), K("RVECLP")
+#undef K
 	};
 	size_t i;
 
-	if (find(detail, detail_n, "LPCNT") || find(detail, detail_n, "SPR:COND,"))
+	if (is_usermark(detail, detail_n))
 		return "USERMARK";
 	for (i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (eq(pipe, pipe_n, known[i]))
-			return known[i];
-	if (eq(pipe, pipe_n, "VECTOR0") || eq(pipe, pipe_n, "VEC0") || eq(pipe, pipe_n, "VEC"))
+		if (known[i].n == pipe_n && !memcmp(pipe, known[i].s, pipe_n))
+			return known[i].s;
+	if (EQ(pipe, pipe_n, "VECTOR0") || EQ(pipe, pipe_n, "VEC0") || EQ(pipe, pipe_n, "VEC"))
 		return "VECTOR";
-	if (eq(pipe, pipe_n, "FC"))
+	if (EQ(pipe, pipe_n, "FC"))
 		return "FLOWCTRL";
-	if (eq(pipe, pipe_n, "FIX_PIPE"))
+	if (EQ(pipe, pipe_n, "FIX_PIPE"))
 		return "FIXP";
-	if (eq(pipe, pipe_n, "ISSUE"))
+	if (EQ(pipe, pipe_n, "ISSUE"))
 		return "EVENT";
-	if (find(name, name_n, "scalar_ld") || find(name, name_n, "scalar_st"))
+	if (FIND(name, name_n, "scalar_ld") || FIND(name, name_n, "scalar_st"))
 		return "SCALAR";
 	return "ALL";
 }
@@ -226,7 +252,7 @@ void simt_ids(const char *d, size_t n, int *warp, int *sch)
 {
 	const char *end = d + n, *p = d;
 	*warp = *sch = -1;
-	while ((p = memmem(p, (size_t)(end - p), "[warpId:", 8))) {
+	while ((p = find_n(p, (size_t)(end - p), "[warpId:", 8))) {
 		const char *q = p + 8, *s, *last = NULL;
 		uint64_t w;
 		size_t k = scan_dec(q, end, &w);
@@ -234,7 +260,7 @@ void simt_ids(const char *d, size_t n, int *warp, int *sch)
 		if (k < 1 || k > 2 || q + k >= end || q[k] != ']')
 			continue;
 		s = q + k + 1;
-		while ((s = memmem(s, (size_t)(end - s), "[schId:", 7))) {
+		while ((s = find_n(s, (size_t)(end - s), "[schId:", 7))) {
 			if (end - s >= 9 && s[7] >= '0' && s[7] <= '3' && s[8] == ']')
 				last = s;
 			s++;
@@ -251,7 +277,7 @@ void simt_ids(const char *d, size_t n, int *warp, int *sch)
 int simt_threads(const char *d, size_t n)
 {
 	const char *end = d + n, *p = d;
-	while ((p = memmem(p, (size_t)(end - p), "[prdctMask:", 11))) {
+	while ((p = find_n(p, (size_t)(end - p), "[prdctMask:", 11))) {
 		const char *a = p + 11, *q = a, *b, *r;
 		uint64_t pm, em;
 		p++;

@@ -1,0 +1,950 @@
+/* dump-split: turn a CANN simulator dump (a directory, one dump file, or a
+ * tar bundle of one) into a record stream of its raw log lines, core by
+ * core, oldest rotated file first.  See dump-split(1). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chip.h"
+#include "cli.h"
+#include "io.h"
+#include "rec.h"
+#include "tar.h"
+
+/* What a dump file name says. */
+struct dname {
+	uint32_t core, subidx, part;   /* part: rotation index, 0 = the base file */
+	int sub, log;
+};
+
+/* What happens to a dump file. */
+enum { ST_USE, ST_EMPTY, ST_GAP, ST_DUP, ST_UNSEL };
+
+struct dfile {
+	struct dname d;
+	int state;
+	uint64_t size;
+	char *path;      /* what to open */
+	char *shown;     /* what messages and source records say */
+};
+
+static struct dfile *files;
+static size_t nfiles, capfiles;
+static char **others;            /* entries that are not dump logs */
+static size_t nothers, capothers;
+static int status = EXIT_OK;
+
+/* Cleaned up at exit, whatever the way out. */
+static struct wr *out_w;
+static char *tmpdir;
+
+/* ---- file names ---- */
+
+/* Order of the log kinds within a core (indexed by enum rec_log). */
+static const int log_order[LOG_NKINDS] = {
+	[LOG_POPPED] = 0, [LOG_INSTR] = 1, [LOG_ICACHE] = 2, [LOG_CCU] = 3,
+	[LOG_MTE] = 4, [LOG_REG] = 5, [LOG_OTHER] = 6
+};
+
+static const char *digits32(const char *p, const char *end, uint32_t *v)
+{
+	uint64_t x = 0;
+	const char *s = p;
+	while (p < end && *p >= '0' && *p <= '9' && p - s < 10)
+		x = x * 10 + (uint64_t)(*p++ - '0');
+	if (p == s || x > UINT32_MAX || (p < end && *p >= '0' && *p <= '9'))
+		return NULL;
+	*v = (uint32_t)x;
+	return p;
+}
+
+static int is_sep(int c) { return c == '.' || c == '_'; }
+
+/* "core<N>" optionally followed by "<sep><vec|cube|mix>core<M>".  Returns the
+ * end of the core part or NULL. */
+static const char *parse_core(const char *p, const char *end, struct dname *d)
+{
+	static const struct { const char *w; int sub; } subs[] = {
+		{ "veccore", SUB_VEC }, { "cubecore", SUB_CUBE }, { "mixcore", SUB_MIX }
+	};
+	size_t i;
+
+	if (end - p < 5 || memcmp(p, "core", 4) || !(p = digits32(p + 4, end, &d->core)))
+		return NULL;
+	d->sub = SUB_NONE;
+	d->subidx = 0;
+	if (p == end || !is_sep(*p))
+		return p;
+	for (i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+		size_t n = strlen(subs[i].w);
+		if ((size_t)(end - p) > n + 1 && !memcmp(p + 1, subs[i].w, n) &&
+		    p[1 + n] >= '0' && p[1 + n] <= '9') {
+			d->sub = subs[i].sub;
+			return digits32(p + 1 + n, end, &d->subidx);
+		}
+	}
+	return p;
+}
+
+/* A rotation index: digits without a leading zero, at least 1. */
+static const char *rot_index(const char *p, const char *end, uint32_t *v)
+{
+	if (p == end || *p == '0')
+		return NULL;
+	p = digits32(p, end, v);
+	return p && *v ? p : NULL;
+}
+
+static int tail_is(const char *p, const char *end, const char *s)
+{
+	size_t n = strlen(s);
+	return (size_t)(end - p) == n && !memcmp(p, s, n);
+}
+
+/* Is this (base) name a simulator dump log?  Fills *d when it is. */
+static int parse_name(const char *s, struct dname *d)
+{
+	static const struct { const char *w; int log; } kinds[] = {
+		{ "instr_popped_log", LOG_POPPED }, { "instr_log", LOG_INSTR },
+		{ "ifu.icache_log", LOG_ICACHE }, { "icache_log", LOG_ICACHE },
+		{ "ccu_log", LOG_CCU }, { "mte_log", LOG_MTE }, { "reg_log", LOG_REG }
+	};
+	size_t n = strlen(s), i;
+	const char *end, *p;
+
+	if (n > 4 && !memcmp(s + n - 4, ".lz4", 4))
+		n -= 4;            /* a compressed capture; rd_open inflates it */
+	end = s + n;
+	p = parse_core(s, end, d);
+	if (!p || p == end || !is_sep(*p))
+		return 0;
+	p++;
+	d->log = -1;
+	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		size_t k = strlen(kinds[i].w);
+		if ((size_t)(end - p) > k && !memcmp(p, kinds[i].w, k) && p[k] == '.') {
+			d->log = kinds[i].log;
+			p += k;
+			break;
+		}
+	}
+	if (d->log < 0)
+		return 0;
+	d->part = 0;
+	/* p is at ".dump", ".log" (310B icache), ".<k>.dump", ".dump.<k>" (MTE). */
+	if (tail_is(p, end, ".dump") || (d->log == LOG_ICACHE && tail_is(p, end, ".log")))
+		return 1;
+	if (d->log == LOG_MTE && (size_t)(end - p) > 6 && !memcmp(p, ".dump.", 6)) {
+		const char *q = rot_index(p + 6, end, &d->part);
+		return q == end;
+	}
+	p = rot_index(p + 1, end, &d->part);
+	return p && (tail_is(p, end, ".dump") || (d->log == LOG_ICACHE && tail_is(p, end, ".log")));
+}
+
+/* ---- the file list ---- */
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p)
+		cli_die(EXIT_IO, "out of memory");
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		cli_die(EXIT_IO, "out of memory");
+	return p;
+}
+
+static char *join(const char *a, const char *sep, const char *b, const char *close)
+{
+	char *p = xrealloc(NULL, strlen(a) + strlen(sep) + strlen(b) + strlen(close) + 1);
+	sprintf(p, "%s%s%s%s", a, sep, b, close);
+	return p;
+}
+
+static void add_file(const struct dname *d, char *path, char *shown, uint64_t size)
+{
+	struct dfile *f;
+	if (nfiles == capfiles) {
+		capfiles = capfiles ? 2 * capfiles : 64;
+		files = xrealloc(files, capfiles * sizeof *files);
+	}
+	f = &files[nfiles++];
+	f->d = *d;
+	f->path = path;
+	f->shown = shown;
+	f->size = size;
+	f->state = size ? ST_USE : ST_EMPTY;
+}
+
+static void add_other(const char *name)
+{
+	if (nothers == capothers) {
+		capothers = capothers ? 2 * capothers : 16;
+		others = xrealloc(others, capothers * sizeof *others);
+	}
+	others[nothers++] = xstrdup(name);
+}
+
+static void scan_dir(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	const char *sep = dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/";
+	struct dirent *de;
+
+	if (!dp)
+		cli_die(EXIT_UNUSABLE, "%s: cannot open directory:", dir);
+	for (;;) {
+		struct dname d;
+		struct stat st;
+		char *path;
+
+		errno = 0;
+		if (!(de = readdir(dp)))
+			break;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!parse_name(de->d_name, &d)) {
+			add_other(de->d_name);
+			continue;
+		}
+		path = join(dir, sep, de->d_name, "");
+		if (stat(path, &st) < 0) {
+			cli_warn("%s: cannot access:", path);
+			status = EXIT_PARTIAL;
+			free(path);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			add_other(de->d_name);
+			free(path);
+			continue;
+		}
+		add_file(&d, path, xstrdup(path), (uint64_t)st.st_size);
+	}
+	if (errno)
+		cli_die(EXIT_UNUSABLE, "%s: cannot read directory:", dir);
+	closedir(dp);
+}
+
+/* ---- tar bundles: dump members are extracted to a private directory ---- */
+
+static void remove_tmpdir(void)
+{
+	DIR *dp;
+	struct dirent *de;
+
+	if (!tmpdir)
+		return;
+	if ((dp = opendir(tmpdir))) {
+		while ((de = readdir(dp)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				unlinkat(dirfd(dp), de->d_name, 0);
+		closedir(dp);
+	}
+	rmdir(tmpdir);
+	free(tmpdir);
+	tmpdir = NULL;
+}
+
+static void make_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	tmpdir = join(base, "/", "dump-split.XXXXXX", "");
+	if (!mkdtemp(tmpdir)) {
+		free(tmpdir);
+		tmpdir = NULL;
+		cli_die(EXIT_IO, "%s: cannot make a temporary directory:", base);
+	}
+}
+
+/* An absolute name or one with a ".." component could escape; refuse it
+ * even though members are only ever written under their base name. */
+static int unsafe_name(const char *s)
+{
+	const char *p = s;
+	if (*s == '/')
+		return 1;
+	while ((p = strstr(p, ".."))) {
+		if ((p == s || p[-1] == '/') && (p[2] == 0 || p[2] == '/'))
+			return 1;
+		p += 2;
+	}
+	return 0;
+}
+
+static void write_all(int fd, const char *p, size_t n, const char *path)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			cli_die(EXIT_IO, "%s: cannot write:", path);
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+static void extract(struct tar *t, const char *bundle, const char *member,
+                    const char *base, const struct dname *d)
+{
+	static char buf[1 << 16];
+	char *path, *shown;
+	size_t got;
+	uint64_t size = 0;
+	int fd;
+
+	if (!tmpdir)
+		make_tmpdir();
+	path = join(tmpdir, "/", base, "");
+	shown = join(bundle, "(", member, ")");
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		/* The same member twice: the later copy wins, as with tar -x. */
+		size_t i;
+		cli_warn("%s: member %s appears more than once; using the last copy", bundle, member);
+		status = EXIT_PARTIAL;
+		for (i = 0; i < nfiles; i++)
+			if (!strcmp(files[i].path, path)) {
+				free(files[i].path);
+				free(files[i].shown);
+				files[i] = files[--nfiles];
+				break;
+			}
+		fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		cli_die(EXIT_IO, "%s: cannot create:", path);
+	while (!cli_interrupted && (got = tar_read(t, buf, sizeof buf))) {
+		write_all(fd, buf, got, path);
+		size += got;
+	}
+	if (close(fd) < 0)
+		cli_die(EXIT_IO, "%s: cannot write:", path);
+	if (tar_truncated(t)) {
+		cli_warn("%s: the bundle ends inside this member; its last line may be cut", shown);
+		status = EXIT_PARTIAL;
+	}
+	add_file(d, path, shown, size);
+}
+
+/* Returns 0 when the input is not a tar archive at all (nothing read but
+ * its first block). */
+static int read_bundle(const char *in)
+{
+	struct rd *r = rd_open(in);
+	const char *bundle = strcmp(in, "-") ? in : "(stdin)";
+	char *dir = NULL;             /* the directory of the first dump member */
+	size_t dirlen = 0, elsewhere = 0;
+	struct tar t;
+	struct tar_member m;
+	int k;
+
+	if (!r)
+		cli_die(EXIT_UNUSABLE, "%s: cannot open:", in);
+	tar_init(&t, r);
+	k = tar_next(&t, &m);
+	if (k < 0 && t.blocks == 0) {
+		if (rd_error(r) > 0) {
+			errno = rd_error(r);
+			cli_die(EXIT_UNUSABLE, "%s: cannot read:", bundle);
+		}
+		tar_free(&t);
+		rd_close(r);
+		return 0;
+	}
+	for (; k > 0 && !cli_interrupted; k = tar_next(&t, &m)) {
+		const char *base = strrchr(m.name, '/');
+		struct dname d;
+
+		base = base ? base + 1 : m.name;
+		if (m.type == TAR_DIR)
+			continue;
+		if (unsafe_name(m.name)) {
+			cli_warn("%s: member %s: absolute or '..' name, skipped", bundle, m.name);
+			status = EXIT_PARTIAL;
+			continue;
+		}
+		if (m.type != TAR_FILE || !parse_name(base, &d)) {
+			add_other(m.name);
+			continue;
+		}
+		if (!dir) {
+			dirlen = (size_t)(base - m.name);
+			dir = xrealloc(NULL, dirlen + 1);
+			memcpy(dir, m.name, dirlen);
+			dir[dirlen] = 0;
+		} else if ((size_t)(base - m.name) != dirlen || memcmp(dir, m.name, dirlen)) {
+			/* Two kernels' dumps would mix under one core name. */
+			elsewhere++;
+			if (cli_verbosity >= 2)
+				cli_note("%s: member %s: outside '%s', skipped", bundle, m.name,
+				         *dir ? dir : "./");
+			status = EXIT_PARTIAL;
+			continue;
+		}
+		extract(&t, bundle, m.name, base, &d);
+		if (tar_truncated(&t))
+			break;
+	}
+	if (elsewhere)
+		cli_warn("%s: holds dumps in more than one directory; used those in '%s' "
+		         "and skipped %zu dump file%s elsewhere", bundle, *dir ? dir : "./",
+		         elsewhere, elsewhere == 1 ? "" : "s");
+	if (k < 0 && !tar_truncated(&t) && !cli_interrupted) {
+		if (rd_error(r) > 0)
+			cli_warn("%s: read error: %s", bundle, strerror(rd_error(r)));
+		else if (rd_error(r) < 0)
+			cli_warn("%s: corrupt lz4 data", bundle);
+		else
+			cli_warn("%s: %s; using the members before it", bundle, t.why);
+		status = EXIT_PARTIAL;
+	}
+	free(dir);
+	tar_free(&t);
+	rd_close(r);
+	return 1;
+}
+
+/* ---- selection ---- */
+
+struct range { uint32_t lo, hi; };
+static struct range *ranges;
+static size_t nranges;
+static struct dname *want_cores;
+static char **want_names;
+static int *want_hit;
+static size_t nwant;
+static unsigned log_mask;        /* bit per enum rec_log; 0 = all */
+
+static void parse_core_ids(const char *spec)
+{
+	const char *p = spec, *end = spec + strlen(spec);
+
+	for (;;) {
+		struct range rg;
+		while (p < end && *p == ' ')
+			p++;
+		if (!(p = digits32(p, end, &rg.lo)))
+			goto bad;
+		rg.hi = rg.lo;
+		if (p < end && *p == '-' && (!(p = digits32(p + 1, end, &rg.hi)) || rg.hi < rg.lo))
+			goto bad;
+		ranges = xrealloc(ranges, (nranges + 1) * sizeof *ranges);
+		ranges[nranges++] = rg;
+		while (p < end && *p == ' ')
+			p++;
+		if (p == end)
+			return;
+		if (*p != '|' && *p != ',')
+			goto bad;
+		p++;
+	}
+bad:
+	cli_die(EXIT_USAGE, "--core-id: bad core list '%s' (want numbers and ranges "
+	        "joined by '|' or ',', e.g. 0|31 or 0-2,12-14)", spec);
+}
+
+static void parse_logs(const char *spec)
+{
+	const char *p = spec;
+	for (;;) {
+		const char *c = strchr(p, ',');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		int k = rec_log_parse(p, n);
+		if (k < 0 || k == LOG_OTHER)
+			cli_die(EXIT_USAGE, "--log: unknown log kind '%.*s' (want instr, popped, "
+			        "icache, ccu, mte, reg)", (int)n, p);
+		log_mask |= 1u << k;
+		if (!c)
+			return;
+		p = c + 1;
+	}
+}
+
+static void add_want(const char *name)
+{
+	struct dname d;
+	const char *end = name + strlen(name);
+	if (parse_core(name, end, &d) != end)
+		cli_die(EXIT_USAGE, "--core: bad core name '%s' (want e.g. core0.veccore1 or core3)", name);
+	want_cores = xrealloc(want_cores, (nwant + 1) * sizeof *want_cores);
+	want_names = xrealloc(want_names, (nwant + 1) * sizeof *want_names);
+	want_hit = xrealloc(want_hit, (nwant + 1) * sizeof *want_hit);
+	want_cores[nwant] = d;
+	want_names[nwant] = (char *)name;
+	want_hit[nwant++] = 0;
+}
+
+static int same_core(const struct dname *a, const struct dname *b)
+{
+	return a->core == b->core && a->sub == b->sub && a->subidx == b->subidx;
+}
+
+/* --core-id and --core each narrow the selection. */
+static int core_selected(const struct dname *d)
+{
+	size_t i;
+	int ok = !nranges;
+	for (i = 0; i < nranges && !ok; i++)
+		ok = d->core >= ranges[i].lo && d->core <= ranges[i].hi;
+	if (!ok)
+		return 0;
+	if (!nwant)
+		return 1;
+	for (i = 0; i < nwant; i++)
+		if (same_core(d, &want_cores[i]))
+			return want_hit[i] = 1;
+	return 0;
+}
+
+/* ---- order and rotation ---- */
+
+static int cmp_file(const void *pa, const void *pb)
+{
+	const struct dfile *a = pa, *b = pb;
+	if (a->d.core != b->d.core)
+		return a->d.core < b->d.core ? -1 : 1;
+	if (a->d.sub != b->d.sub)
+		return a->d.sub < b->d.sub ? -1 : 1;
+	if (a->d.subidx != b->d.subidx)
+		return a->d.subidx < b->d.subidx ? -1 : 1;
+	if (a->d.log != b->d.log)
+		return log_order[a->d.log] < log_order[b->d.log] ? -1 : 1;
+	/* Oldest first: .k ... .2, .1, then the base file (part 0). */
+	if (a->d.part != b->d.part)
+		return a->d.part > b->d.part ? -1 : 1;
+	return strcmp(a->shown, b->shown);
+}
+
+static int same_log(const struct dfile *a, const struct dfile *b)
+{
+	return same_core(&a->d, &b->d) && a->d.log == b->d.log;
+}
+
+/* Mark duplicates and the rotated files beyond a missing index, which the
+ * reference never reads either (it stops at the first missing index). */
+static void check_rotation(void)
+{
+	size_t i = 0, j, g;
+
+	while (i < nfiles) {
+		uint32_t expect = 1;
+		for (j = i + 1; j < nfiles && same_log(&files[i], &files[j]); j++)
+			;
+		for (g = i + 1; g < j; g++) {
+			if (files[g].state == ST_UNSEL || files[g].d.part != files[g - 1].d.part ||
+			    files[g - 1].state == ST_UNSEL)
+				continue;
+			files[g].state = ST_DUP;
+			cli_warn("%s: same log as %s; skipped", files[g].shown, files[g - 1].shown);
+			status = EXIT_PARTIAL;
+		}
+		/* Walk the group upwards from .1. */
+		for (g = j; g-- > i;) {
+			struct dfile *f = &files[g];
+			if (f->d.part == 0 || f->state == ST_UNSEL || f->state == ST_DUP)
+				continue;
+			if (f->d.part == expect) {
+				expect++;
+				continue;
+			}
+			f->state = ST_GAP;
+			cli_warn("%s: skipped: rotated file %u of this log is missing", f->shown, expect);
+			status = EXIT_PARTIAL;
+		}
+		i = j;
+	}
+}
+
+/* ---- output ---- */
+
+static void cleanup(void)
+{
+	if (out_w) {
+		wr_abort(out_w);
+		out_w = NULL;
+	}
+	remove_tmpdir();
+}
+
+/* Open the output; *fd is the descriptor to ask isatty about, or -1. */
+static struct wr *open_out(const char *out, int lz4, int *fd)
+{
+	struct wr *w;
+	struct stat st;
+	int flags = lz4 ? WR_LZ4 : 0;
+
+	*fd = -1;
+	if (!strcmp(out, "-")) {
+		*fd = 1;
+		w = wr_fdopen(1, "(stdout)", flags);
+	} else if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device or FIFO (/dev/null, /dev/stdout, a named pipe) is
+		 * written in place: wr_open would rename a temporary file
+		 * over it. */
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			cli_die(EXIT_IO, "%s: cannot create:", out);
+		}
+		if ((*fd = open(out, O_WRONLY | O_CLOEXEC)) < 0)
+			cli_die(EXIT_IO, "%s: cannot open:", out);
+		w = wr_fdopen(*fd, out, flags);
+	} else {
+		w = wr_open(out, flags);
+	}
+	if (!w)
+		cli_die(EXIT_IO, "%s: cannot create:", out);
+	if (lz4 && *fd >= 0 && isatty(*fd)) {
+		wr_abort(w);
+		cli_die(EXIT_USAGE, "refusing to write compressed data to a terminal");
+	}
+	out_w = w;
+	return w;
+}
+
+/* Close the output; the tool's exit status. */
+static int close_out(const char *out)
+{
+	int err = wr_close(out_w);
+	out_w = NULL;
+	if (err == EPIPE)
+		return status;      /* the reader went away: end quietly */
+	if (err) {
+		errno = err;
+		cli_warn("%s: write error:", strcmp(out, "-") ? out : "standard output");
+		return EXIT_IO;
+	}
+	return cli_interrupted ? EXIT_INTR : status;
+}
+
+static int list_cores(const char *out, int lz4)
+{
+	int fd;
+	struct wr *w = open_out(out, lz4, &fd);
+	char name[48], *unlisted = NULL;
+	size_t i = 0, j, nun = 0, len = 0;
+
+	while (i < nfiles) {
+		int listed = 0, selected = 0;
+		for (j = i; j < nfiles && same_core(&files[i].d, &files[j].d); j++) {
+			selected |= files[j].state != ST_UNSEL;
+			listed |= files[j].state == ST_USE &&
+			          (files[j].d.log == LOG_INSTR || files[j].d.log == LOG_POPPED);
+		}
+		rec_core_name(name, files[i].d.core, (uint64_t)files[i].d.sub, files[i].d.subidx);
+		if (listed) {
+			wr_puts(w, name);
+			wr_putc(w, '\n');
+		} else if (selected) {
+			unlisted = xrealloc(unlisted, len + strlen(name) + 3);
+			len += (size_t)sprintf(unlisted + len, "%s%s", nun++ ? ", " : "", name);
+		}
+		i = j;
+	}
+	if (nun)
+		cli_note("not listed (no non-empty instr or popped log): %s", unlisted);
+	free(unlisted);
+	return close_out(out);
+}
+
+static int show_progress;
+
+static void progress(size_t idx, uint64_t bytes, int done)
+{
+	static time_t last;
+	static int shown;
+	time_t now;
+
+	if (done) {
+		if (shown)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	now = time(NULL);
+	if (now == last)
+		return;
+	if (!last) {
+		/* Nothing to say for runs shorter than a second. */
+		last = now;
+		return;
+	}
+	last = now;
+	shown = 1;
+	fprintf(stderr, "\r%s: file %zu of %zu, %llu MiB read", cli_prog, idx + 1, nfiles,
+	        (unsigned long long)(bytes >> 20));
+}
+
+/* Write the lines of one file.  Returns the number of lines. */
+static uint64_t emit_file(struct rec_out *o, struct rec *line, const struct dfile *f,
+                          struct rd *r, uint64_t bytes_before, size_t idx)
+{
+	uint64_t n = 0;
+	const char *p;
+	size_t len;
+
+	line->n[L_CORE].u = f->d.core;
+	line->n[L_SUBTYPE].u = (uint64_t)f->d.sub;
+	line->n[L_SUBIDX].u = f->d.subidx;
+	line->n[L_LOG].u = (uint64_t)f->d.log;
+	while ((p = rd_line(r, &len))) {
+		line->n[L_LINE].u = ++n;
+		line->s[LS_TEXT].p = p;
+		line->s[LS_TEXT].n = len;
+		rec_out_put(o, line);
+		if (cli_interrupted)
+			break;
+		if (!(n & 0xffff)) {
+			if (wr_error(o->w))
+				break;
+			if (show_progress)
+				progress(idx, bytes_before + rd_offset(r), 0);
+		}
+	}
+	return n;
+}
+
+static int split(const char *in, const char *out, int lz4, int json, int text, const char *soc)
+{
+	struct rec_out o = { 0 };
+	struct rec src, line;
+	uint64_t dropped = 0, bytes = 0;
+	uint32_t id = 0;
+	size_t i;
+	int fd;
+
+	o.producer = "dump-split";
+	o.w = open_out(out, lz4, &fd);
+	o.mode = cli_out_mode(json, text, 0, fd);
+	show_progress = cli_verbosity >= 1 && isatty(2);
+	rec_out_header(&o, soc, chip_find(soc)->mhz, in);
+	rec_init(&src, K_SOURCE);
+	rec_init(&line, K_LINE);
+	for (i = 0; i < nfiles && !cli_interrupted && !wr_error(o.w); i++) {
+		const struct dfile *f = &files[i];
+		struct rd *r;
+		uint64_t n;
+		int err;
+
+		if (f->state != ST_USE) {
+			dropped += f->state == ST_GAP || f->state == ST_DUP;
+			continue;
+		}
+		if (!(r = rd_open(f->path))) {
+			cli_warn("%s: cannot open:", f->shown);
+			status = EXIT_PARTIAL;
+			dropped++;
+			continue;
+		}
+		src.n[F_FILE].u = ++id;
+		src.n[F_CORE].u = f->d.core;
+		src.n[F_SUBTYPE].u = (uint64_t)f->d.sub;
+		src.n[F_SUBIDX].u = f->d.subidx;
+		src.n[F_LOG].u = (uint64_t)f->d.log;
+		src.n[F_PART].u = f->d.part;
+		rec_text_set(&src, FS_PATH, f->shown, strlen(f->shown));
+		rec_out_put(&o, &src);
+		line.n[L_FILE].u = id;
+		n = emit_file(&o, &line, f, r, bytes, i);
+		bytes += rd_offset(r);
+		if ((err = rd_error(r))) {
+			if (err < 0)
+				cli_warn_at(f->shown, n, "corrupt lz4 data after this line");
+			else
+				cli_warn_at(f->shown, n, "read error after this line: %s", strerror(err));
+			status = EXIT_PARTIAL;
+		}
+		rd_close(r);
+	}
+	if (show_progress)
+		progress(0, 0, 1);
+	rec_out_trailer(&o, 0, dropped, cli_interrupted != 0);
+	return close_out(out);
+}
+
+/* ---- main ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: dump-split [OPTION]... [DUMP]\n"
+	        "Write the raw lines of a CANN simulator dump (a directory, one dump file,\n"
+	        "or a .tar/.tar.lz4 bundle; '-' or none = a bundle on stdin) as optrace\n"
+	        "records, core by core, oldest rotated file first.\n"
+	        "\n"
+	        "  -o, --output=FILE     write FILE instead of standard output\n"
+	        "      --json            JSON Lines      --text   readable text\n"
+	        "      --lz4             compress the output (lz4 frame)\n"
+	        "      --soc-version=SOC SoC named in the header (default " CHIP_DEFAULT_SOC ")\n"
+	        "      --list-cores      print the cores found, one per line\n"
+	        "      --core-id=SPEC    physical core numbers: 0|31, 0-2,12-14\n"
+	        "      --core=NAME       one core, e.g. core0.veccore1 (repeatable)\n"
+	        "      --log=KINDS       instr,popped,icache,ccu,mte,reg\n"
+	        "  -q, --quiet           no notes        -v, --verbose  more notes\n"
+	        "  -h, --help            this help           --version\n"
+	        "Exit: 0 ok, 1 input problems, 2 usage, 3 input unusable, 4 I/O error, 130 interrupted.\n");
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_VERSION = 256, OPT_JSON, OPT_TEXT, OPT_LZ4, OPT_SOC, OPT_LIST, OPT_COREID, OPT_CORE, OPT_LOG };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "text", no_argument, NULL, OPT_TEXT },
+		{ "lz4", no_argument, NULL, OPT_LZ4 },
+		{ "soc-version", required_argument, NULL, OPT_SOC },
+		{ "list-cores", no_argument, NULL, OPT_LIST },
+		{ "core-id", required_argument, NULL, OPT_COREID },
+		{ "core", required_argument, NULL, OPT_CORE },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ NULL, 0, NULL, 0 }
+	};
+	int json = 0, text = 0, lz4 = 0, list = 0, c;
+	const char *out = "-", *soc = CHIP_DEFAULT_SOC, *core_spec = NULL, *in;
+	size_t i, nempty = 0, nsel = 0;
+	struct stat st;
+
+	cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return EXIT_OK;
+		case OPT_VERSION: cli_version();
+		case 'o': out = optarg; break;
+		case 'q': cli_verbosity = 0; break;
+		case 'v': cli_verbosity = 2; break;
+		case OPT_JSON: json = 1; text = 0; break;
+		case OPT_TEXT: text = 1; json = 0; break;
+		case OPT_LZ4: lz4 = 1; break;
+		case OPT_SOC: soc = optarg; break;
+		case OPT_LIST: list = 1; break;
+		case OPT_COREID: parse_core_ids(core_spec = optarg); break;
+		case OPT_CORE: add_want(optarg); break;
+		case OPT_LOG: parse_logs(optarg); break;
+		default:
+			fprintf(stderr, "Try 'dump-split --help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		cli_warn("one dump at a time (got %d operands)", argc - optind);
+		return EXIT_USAGE;
+	}
+	in = optind < argc ? argv[optind] : "-";
+	if (!strcmp(in, "-") && isatty(0)) {
+		cli_warn("no dump given, and standard input is a terminal");
+		fprintf(stderr, "Try 'dump-split --help'.\n");
+		return EXIT_USAGE;
+	}
+	if (!*out)
+		cli_die(EXIT_USAGE, "-o: empty file name");
+	if (chip_find(soc)->family == CHIP_UNKNOWN)
+		cli_note("unknown SoC '%s'; assuming %u MHz", soc, chip_find(soc)->mhz);
+	atexit(cleanup);
+
+	/* Find the dump files. */
+	if (!strcmp(in, "-")) {
+		if (!read_bundle(in))
+			cli_die(EXIT_UNUSABLE, "standard input is not a tar bundle");
+	} else if (stat(in, &st) < 0) {
+		cli_die(EXIT_UNUSABLE, "%s: cannot access:", in);
+	} else if (S_ISDIR(st.st_mode)) {
+		scan_dir(in);
+	} else {
+		const char *base = strrchr(in, '/');
+		struct dname d;
+		base = base ? base + 1 : in;
+		if (S_ISREG(st.st_mode) && parse_name(base, &d))
+			add_file(&d, xstrdup(in), xstrdup(in), (uint64_t)st.st_size);
+		else if (!read_bundle(in))
+			cli_die(EXIT_UNUSABLE, "%s: not a simulator dump file, dump directory or tar bundle", in);
+	}
+	if (!nfiles && !cli_interrupted)
+		cli_die(EXIT_UNUSABLE, "no simulator dump files in %s", in);
+
+	if (nothers) {
+		cli_note("skipped %zu %s%s", nothers, nothers == 1 ?
+		         "file that is not a simulator dump log" : "files that are not simulator dump logs",
+		         cli_verbosity < 2 ? " (-v names them)" : "");
+		qsort(others, nothers, sizeof *others, cmp_str);
+		for (i = 0; i < nothers && cli_verbosity >= 2; i++)
+			cli_note("skipped %s: not a simulator dump log", others[i]);
+	}
+	for (i = 0; i < nfiles && files[i].state == ST_EMPTY; i++)
+		;
+	if (i == nfiles && nfiles && !cli_interrupted)
+		cli_die(EXIT_UNUSABLE, "%s: every simulator dump file is empty", in);
+
+	/* Select, order, check rotation. */
+	for (i = 0; i < nfiles; i++) {
+		struct dfile *f = &files[i];
+		if (!core_selected(&f->d) || (!list && log_mask && !(log_mask & (1u << f->d.log))))
+			f->state = ST_UNSEL;
+		else
+			nsel++;
+	}
+	qsort(files, nfiles, sizeof *files, cmp_file);
+	for (i = 0; i < nwant; i++)
+		if (!want_hit[i]) {
+			cli_warn("no core %s in %s", want_names[i], in);
+			status = EXIT_PARTIAL;
+		}
+	if (!nsel && core_spec && !nwant) {
+		cli_warn("--core-id=%s selects no core in %s", core_spec, in);
+		status = EXIT_PARTIAL;
+	} else if (!nsel && !nwant) {
+		cli_warn("no dump file of the selected log kinds in %s", in);
+		status = EXIT_PARTIAL;
+	}
+	if (!list)
+		check_rotation();
+	for (i = 0; i < nfiles; i++)
+		if (files[i].state == ST_EMPTY) {
+			nempty++;
+			if (cli_verbosity >= 2)
+				cli_note("skipped %s: empty", files[i].shown);
+		}
+	if (nempty)
+		cli_note("skipped %zu empty dump file%s", nempty, nempty == 1 ? "" : "s");
+
+	c = list ? list_cores(out, lz4) : split(in, out, lz4, json, text, soc);
+	/* Free what the leak checker would otherwise report. */
+	for (i = 0; i < nfiles; i++) {
+		free(files[i].path);
+		free(files[i].shown);
+	}
+	for (i = 0; i < nothers; i++)
+		free(others[i]);
+	free(files);
+	free(others);
+	free(ranges);
+	free(want_cores);
+	free(want_names);
+	free(want_hit);
+	return c;
+}

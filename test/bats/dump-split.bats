@@ -1,0 +1,438 @@
+#!/usr/bin/env bats
+# dump-split as a user runs it.  The tools are on PATH; fixtures are in
+# test/data; every dump made here is written by hand and says what it is.
+
+setup() {
+	DATA="$BATS_TEST_DIRNAME/../data"
+	T="$BATS_TEST_TMPDIR"
+	cd "$T"
+}
+
+# The lines of FILE as dump-split should give them: every line, a last line
+# without LF completed with one (that is how jq -r prints it).
+lines_of() {
+	cat "$1"
+	if [ -s "$1" ] && [ "$(tail -c1 "$1" | od -An -tx1 | tr -d ' ')" != 0a ]; then
+		echo
+	fi
+}
+
+# Number of lines of FILE, counting a last line without LF.
+nlines() {
+	local n
+	n=$(wc -l < "$1")
+	if [ -s "$1" ] && [ "$(tail -c1 "$1" | od -An -tx1 | tr -d ' ')" != 0a ]; then
+		n=$((n + 1))
+	fi
+	echo "$n"
+}
+
+# A rotated log set: base, .1, .2 for instr and popped logs, each line
+# naming its file.
+make_rotated() {
+	mkdir -p rot
+	for k in instr_log instr_popped_log; do
+		for p in "" .1 .2; do
+			printf 'from %s%s a\nfrom %s%s b\n' "$k" "$p" "$k" "$p" > "rot/core0.veccore0.$k$p.dump"
+		done
+	done
+}
+
+# Fake cores 0..5 and 10, one instr and one popped log each.
+make_cores() {
+	mkdir -p cores
+	for c in 0 1 2 3 4 5 10; do
+		echo "instr of core $c" > "cores/core$c.veccore0.instr_log.dump"
+		echo "popped of core $c" > "cores/core$c.veccore0.instr_popped_log.dump"
+	done
+}
+
+# Records without the header and without paths: what must not depend on
+# how the dump was packaged.
+content() {
+	jq -c 'select(.kind != "header") | del(.path)'
+}
+
+@test "--help goes to stdout and exits 0; --version" {
+	run dump-split --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == usage:* ]]
+	run dump-split --version
+	[ "$status" -eq 0 ]
+	[[ "$output" == "dump-split (optrace) "* ]]
+}
+
+@test "--list-cores names the cores of the 910B dump in order" {
+	run dump-split --list-cores "$DATA/910B"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'core0.veccore0\ncore0.veccore1')" ]
+}
+
+@test "line records per file equal the file's line count" {
+	for d in 910B A5 mixed; do
+		dump-split --json "$DATA/$d" > out.json
+		for f in "$DATA/$d"/*; do
+			want=$(nlines "$f")
+			id=$(jq -r --arg p "$DATA/$d/$(basename "$f")" 'select(.kind == "source" and .path == $p) | .file' out.json)
+			[ -n "$id" ]
+			got=$(jq -r --argjson id "$id" 'select(.kind == "line" and .file == $id) | .line' out.json | wc -l)
+			last=$(jq -r --argjson id "$id" 'select(.kind == "line" and .file == $id) | .line' out.json | tail -n 1)
+			echo "$f: want $want, got $got (last line number $last)"
+			[ "$got" -eq "$want" ]
+			[ "$last" -eq "$want" ]
+		done
+	done
+}
+
+@test "text round trip is byte-exact (910B core0.veccore0 instr log)" {
+	f="$DATA/910B/core0.veccore0.instr_log.dump"
+	lines_of "$f" > want
+	dump-split --core=core0.veccore0 --log=instr --json "$DATA/910B" |
+		jq -r 'select(.kind == "line") | .text' > got
+	cmp want got
+	# The same through the binary encoding and rec-cat.
+	dump-split --core=core0.veccore0 --log=instr "$DATA/910B" | rec-cat --json |
+		jq -r 'select(.kind == "line") | .text' > got2
+	cmp want got2
+}
+
+@test "CR, NUL, ESC and other bytes pass through unchanged" {
+	mkdir d
+	printf 'crlf\r\nnul\000x\nesc\032y\ttab\nhigh\377\376\nno newline' > d/core7.instr_log.dump
+	dump-split --json d > direct.json
+	dump-split d | rec-cat --json > via-bin.json
+	cmp direct.json via-bin.json
+	run jq -c 'select(.kind == "line") | .text' direct.json
+	[ "${lines[0]}" = '"crlf\r"' ]
+	[ "${lines[1]}" = '"nul\u0000x"' ]
+	[ "${lines[2]}" = '"esc\u001ay\ttab"' ]
+	[ "${lines[4]}" = '"no newline"' ]
+	[ "${#lines[@]}" -eq 5 ]
+	# Binary records hold no LF of their own: one line per record.
+	[ "$(dump-split d | wc -l)" -eq 8 ]
+}
+
+@test "rotated files come oldest first for instr and popped logs" {
+	make_rotated
+	run dump-split --json rot
+	[ "$status" -eq 0 ]
+	dump-split --json rot | jq -r 'select(.kind == "line") | .text' > got
+	cat > want <<-EOF
+	from instr_popped_log.2 a
+	from instr_popped_log.2 b
+	from instr_popped_log.1 a
+	from instr_popped_log.1 b
+	from instr_popped_log a
+	from instr_popped_log b
+	from instr_log.2 a
+	from instr_log.2 b
+	from instr_log.1 a
+	from instr_log.1 b
+	from instr_log a
+	from instr_log b
+	EOF
+	diff want got
+	run sh -c "dump-split --json rot | jq -c 'select(.kind == \"source\") | [.file, .log, .part]' | tr '\n' ' '"
+	[ "$output" = '[1,"popped",2] [2,"popped",1] [3,"popped",0] [4,"instr",2] [5,"instr",1] [6,"instr",0] ' ]
+}
+
+@test "more than nine rotated files keep numeric order (not .1 .10 .2)" {
+	mkdir r
+	for p in "" 1 2 3 4 5 6 7 8 9 10 11; do
+		n=${p:+.$p}
+		echo "part ${p:-base}" > "r/core0.veccore0.instr_log$n.dump"
+	done
+	run sh -c "dump-split --json r | jq -r 'select(.kind == \"line\") | .text' | tr '\n' ' '"
+	[ "$output" = "part 11 part 10 part 9 part 8 part 7 part 6 part 5 part 4 part 3 part 2 part 1 part base " ]
+}
+
+@test "a rotation gap warns and skips the files beyond it" {
+	make_rotated
+	echo "from instr_log.4 a" > rot/core0.veccore0.instr_log.4.dump
+	run dump-split --json rot
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"rot/core0.veccore0.instr_log.4.dump: skipped: rotated file 3 of this log is missing"* ]]
+	dump-split --json rot 2>/dev/null > out.json || true
+	! grep -q 'instr_log.4' out.json
+	[ "$(jq -r 'select(.kind == "trailer") | .dropped' out.json)" -eq 1 ]
+	[ "$(jq -r 'select(.kind == "line") | .text' out.json | wc -l)" -eq 12 ]
+}
+
+@test "MTE logs rotated as .dump.N come oldest first" {
+	mkdir m
+	echo newest > m/core1.mte_log.dump
+	echo older > m/core1.mte_log.dump.1
+	echo oldest > m/core1.mte_log.dump.2
+	run sh -c "dump-split --json m | jq -r 'select(.kind == \"line\") | .text' | tr '\n' ' '"
+	[ "$output" = "oldest older newest " ]
+}
+
+@test "cores come in numeric order, logs in the order popped, instr, icache, ccu, mte, reg" {
+	mkdir o
+	for k in reg_log mte_log ccu_log ifu.icache_log instr_log instr_popped_log; do
+		echo "$k" > "o/core10.veccore0.$k.dump"
+		echo "$k" > "o/core2.veccore1.$k.dump"
+	done
+	echo cube > o/core2.cubecore0.instr_log.dump
+	echo sub0 > o/core2.veccore0_instr_log.dump
+	run sh -c "dump-split --json o | jq -r 'select(.kind == \"source\") | .path' | sed 's,^o/,,' | tr '\n' ' '"
+	want="core2.veccore0_instr_log.dump"
+	for k in instr_popped_log instr_log ifu.icache_log ccu_log mte_log reg_log; do want="$want core2.veccore1.$k.dump"; done
+	want="$want core2.cubecore0.instr_log.dump"
+	for k in instr_popped_log instr_log ifu.icache_log ccu_log mte_log reg_log; do want="$want core10.veccore0.$k.dump"; done
+	[ "$output" = "$want " ]
+}
+
+@test "--core-id selects physical cores: 0|2 and 1-2,5" {
+	make_cores
+	run dump-split --list-cores --core-id='0|2' cores
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'core0.veccore0\ncore2.veccore0')" ]
+	run dump-split --list-cores --core-id=1-2,5 cores
+	[ "$output" = "$(printf 'core1.veccore0\ncore2.veccore0\ncore5.veccore0')" ]
+	run sh -c "dump-split --json --core-id '1-2,5|10' cores | jq -r 'select(.kind == \"line\") | .text' | tr '\n' ' '"
+	[ "$output" = "popped of core 1 instr of core 1 popped of core 2 instr of core 2 popped of core 5 instr of core 5 popped of core 10 instr of core 10 " ]
+}
+
+@test "--core selects exact core names and may be repeated" {
+	make_cores
+	run sh -c "dump-split --json --core=core3.veccore0 --core core10.veccore0 cores | jq -r 'select(.kind == \"source\") | .path' | tr '\n' ' '"
+	[ "$output" = "cores/core3.veccore0.instr_popped_log.dump cores/core3.veccore0.instr_log.dump cores/core10.veccore0.instr_popped_log.dump cores/core10.veccore0.instr_log.dump " ]
+	run dump-split --json --core=core9.veccore0 cores
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"no core core9.veccore0 in cores"* ]]
+	run dump-split --core=veccore0 cores
+	[ "$status" -eq 2 ]
+}
+
+@test "--log selects log kinds" {
+	run sh -c "dump-split --json --log=icache,popped '$DATA/910B' | jq -r 'select(.kind == \"source\") | .log' | tr '\n' ' '"
+	[ "$output" = "popped icache popped icache " ]
+	run sh -c "dump-split --json --log reg '$DATA/mixed' | jq -r 'select(.kind == \"line\") | .log' | sort -u"
+	[ "$output" = reg ]
+	run dump-split --log=instr,bogus "$DATA/910B"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown log kind 'bogus'"* ]]
+}
+
+@test "files that are not dump logs are skipped with one note; -v names them; -q silences" {
+	mkdir d
+	cp "$DATA/A5"/* d/
+	chmod u+w d/*
+	echo x > d/aicore_binary.o
+	echo 0x0 > d/pc_start_addr.txt
+	echo x > d/lrm.data
+	mkdir d/subdir
+	run dump-split --json d
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | grep -c 'not a simulator dump log\|not simulator dump logs')" -eq 1 ]
+	[[ "$output" == *"skipped 4 files that are not simulator dump logs"* ]]
+	run dump-split -v --json d
+	[[ "$output" == *"skipped aicore_binary.o: not a simulator dump log"* ]]
+	[[ "$output" == *"skipped subdir: not a simulator dump log"* ]]
+	run sh -c "dump-split -q --json d 2>&1 >/dev/null"
+	[ -z "$output" ]
+	[ "$(dump-split --json d 2>/dev/null | jq -r 'select(.kind == "source") | .path' | wc -l)" -eq 2 ]
+}
+
+@test "zero-length dump files are skipped with a note" {
+	mkdir d
+	cp "$DATA/A5"/* d/
+	: > d/core0.veccore0.ifu.icache_log.dump
+	: > d/core1.veccore0.instr_log.dump
+	run dump-split --json d
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"skipped 2 empty dump files"* ]]
+	run sh -c "dump-split --json d 2>/dev/null | jq -r 'select(.kind == \"source\") | .path' | tr '\n' ' '"
+	[ "$output" = "d/core0.veccore0.instr_popped_log.dump d/core0.veccore0.instr_log.dump " ]
+	dump-split --list-cores d > list 2> err
+	[ "$(cat list)" = core0.veccore0 ]
+	grep -q 'not listed (no non-empty instr or popped log): core1.veccore0' err
+}
+
+@test "an unreadable file is a warning with the errno text, exit 1" {
+	if [ "$(id -u)" -eq 0 ]; then
+		skip "root reads files whatever their mode"
+	fi
+	mkdir d
+	cp "$DATA/910B"/* d/
+	chmod 000 d/core0.veccore1.instr_log.dump
+	run dump-split --json -o out.json d
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"d/core0.veccore1.instr_log.dump: cannot open: Permission denied"* ]]
+	[ "$(jq -r 'select(.kind == "source") | .path' out.json | wc -l)" -eq 5 ]
+	[ "$(jq -r 'select(.kind == "trailer") | .dropped' out.json)" -eq 1 ]
+}
+
+@test "a directory without dump logs: exit 3, no output file" {
+	mkdir empty
+	run dump-split -o empty/out.rec empty
+	[ "$status" -eq 3 ]
+	[ "$output" = "dump-split: no simulator dump files in empty" ]
+	[ -z "$(ls -A empty)" ]
+	mkdir junk
+	echo x > junk/aicore_binary.o
+	run dump-split -o out.rec junk
+	[ "$status" -eq 3 ]
+	[ ! -e out.rec ]
+	[ -z "$(ls -A . | grep out.rec)" ]
+}
+
+@test "a missing path: exit 3 with a clear message" {
+	run dump-split -o out.rec no/such/dump
+	[ "$status" -eq 3 ]
+	[ "$output" = "dump-split: no/such/dump: cannot access: No such file or directory" ]
+	[ ! -e out.rec ]
+}
+
+@test "usage errors exit 2" {
+	for spec in '' '0|' '|1' 'a' '3-1' '1-' '0,,1' '99999999999'; do
+		run dump-split --core-id="$spec" "$DATA/910B"
+		echo "spec '$spec': $status $output"
+		[ "$status" -eq 2 ]
+	done
+	run dump-split --no-such-option "$DATA/910B"
+	[ "$status" -eq 2 ]
+	run dump-split "$DATA/910B" "$DATA/A5"
+	[ "$status" -eq 2 ]
+}
+
+@test "tar and tar.lz4 bundles give the same records as the directory" {
+	(cd "$DATA" && tar cf "$T/b.tar" 910B)
+	lz4 -q b.tar b.tar.lz4
+	dump-split --json "$DATA/910B" | content > dir.json
+	dump-split --json b.tar | content > tar.json
+	dump-split --json b.tar.lz4 | content > tarlz4.json
+	dump-split --json - < b.tar.lz4 | content > stdin.json
+	[ "$(grep -c '"kind":"line"' dir.json)" -eq 46 ]
+	cmp dir.json tar.json
+	cmp dir.json tarlz4.json
+	cmp dir.json stdin.json
+	run sh -c "dump-split --json b.tar | jq -r 'select(.kind == \"source\") | .path' | head -n 1"
+	[ "$output" = "b.tar(910B/core0.veccore0.instr_popped_log.dump)" ]
+	# The private extraction directory is gone.
+	mkdir tmp
+	TMPDIR="$T/tmp" dump-split b.tar.lz4 > /dev/null
+	[ -z "$(ls -A tmp)" ]
+}
+
+@test "a bundle: non-dump members noted, unsafe names refused, truncation reported" {
+	mkdir -p k/dump
+	cp "$DATA/A5"/* k/dump/
+	echo x > k/dump/aicore_binary.o
+	tar cf b.tar k
+	run dump-split --json b.tar
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"skipped 1 file that is not a simulator dump log"* ]]
+	echo evil > core0.veccore0.reg_log.dump
+	tar cf evil.tar --transform 's,^core,../core,' core0.veccore0.reg_log.dump k
+	run dump-split --json evil.tar
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"member ../core0.veccore0.reg_log.dump: absolute or '..' name, skipped"* ]]
+	[[ "$output" != *'"text":"evil"'* ]]
+	head -c 1800 b.tar > cut.tar   # inside the first dump member
+	run dump-split --json cut.tar
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"the bundle ends inside this member"* ]]
+	echo "not a tar" > notes.txt
+	run dump-split notes.txt
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"notes.txt: not a simulator dump file, dump directory or tar bundle"* ]]
+}
+
+@test "one lz4-compressed dump file" {
+	lz4 -q "$DATA/910B/core0.veccore1.instr_log.dump" core0.veccore1.instr_log.dump.lz4
+	lines_of "$DATA/910B/core0.veccore1.instr_log.dump" > want
+	dump-split --json core0.veccore1.instr_log.dump.lz4 > out.json
+	jq -r 'select(.kind == "line") | .text' out.json > got
+	cmp want got
+	[ "$(jq -c 'select(.kind == "source") | [.core, .sub, .subidx, .log]' out.json)" = '[0,"veccore",1,"instr"]' ]
+}
+
+@test "the same log twice (plain and .lz4) is used once, with a warning" {
+	mkdir d
+	cp "$DATA/A5/core0.veccore0.instr_log.dump" d/
+	lz4 -q d/core0.veccore0.instr_log.dump d/core0.veccore0.instr_log.dump.lz4
+	run dump-split --json d
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"d/core0.veccore0.instr_log.dump.lz4: same log as d/core0.veccore0.instr_log.dump; skipped"* ]]
+}
+
+@test "a broken pipe downstream ends quietly with status 0" {
+	mkdir big
+	awk 'BEGIN { for (i = 0; i < 200000; i++) printf "[info] [%08d] (PC: 0x10f86000) SCALAR   : (Binary: 0x073a7f80) MOV_XD_IMM  XD:X29=0x7f80\n", i }' > big/core0.veccore0.instr_log.dump
+	run bash -c 'dump-split big 2>err | head -n 1 > /dev/null; echo "${PIPESTATUS[0]}"'
+	[ "$output" = 0 ]
+	[ ! -s err ]
+	run bash -c 'dump-split --json big 2>err | head -n 1 > /dev/null; echo "${PIPESTATUS[0]}"'
+	[ "$output" = 0 ]
+	[ ! -s err ]
+}
+
+@test "-o writes the file; binary output round-trips through rec-cat --json" {
+	run dump-split -o out.rec "$DATA/910B"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ -s out.rec ]
+	[ -z "$(ls -A | grep tmp)" ]
+	dump-split --json "$DATA/910B" > direct.json
+	rec-cat --json out.rec > via.json
+	cmp direct.json via.json
+	[ "$(head -n 1 direct.json | jq -r '[.producer, .soc, .mhz] | @tsv')" = "$(printf 'dump-split\tAscend910B1\t1850')" ]
+	[ "$(tail -n 1 direct.json | jq -c '[.kind, .records, .interrupted]')" = '["trailer",52,0]' ]
+	# Compressed output, and another SoC in the header.
+	dump-split --lz4 --soc-version=Ascend310P3 -o out.rec.lz4 "$DATA/910B"
+	[ "$(head -c 4 out.rec.lz4 | od -An -tx1 | tr -d ' ')" = 04224d18 ]
+	[ "$(rec-cat --json out.rec.lz4 | head -n 1 | jq -r '[.soc, .mhz] | @tsv')" = "$(printf 'Ascend310P3\t1060')" ]
+}
+
+@test "a write error is exit 4 and leaves no file" {
+	if [ ! -w /dev/full ]; then
+		skip "no /dev/full"
+	fi
+	run dump-split -o /dev/full "$DATA/910B"
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"/dev/full: write error: No space left on device"* ]]
+	[ -c /dev/full ]
+	run dump-split -o "$T" "$DATA/910B"
+	[ "$status" -eq 4 ]
+}
+
+@test "interrupted: exit 130, output closed with an interrupted trailer" {
+	mkfifo fifo
+	(cd "$DATA" && tar cf "$T/b.tar" A5)
+	dump-split --json -o out.json - < fifo 2> err &
+	pid=$!
+	# Hold the pipe open so the tool is still reading when the signal comes.
+	( head -c 1024 b.tar; sleep 1 ) > fifo &
+	sleep 0.5
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 130 ]
+	[ "$(tail -n 1 out.json | jq -c '[.kind, .interrupted]')" = '["trailer",1]' ]
+	[ "$(head -n 1 out.json | jq -r .kind)" = header ]
+}
+
+@test "the EXAMPLES of the man page work" {
+	man="$BATS_TEST_DIRNAME/../../man/dump-split.1"
+	# Each "$ command" line of an .EX block, then the output it shows.
+	awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0; next } ex' "$man" |
+		sed 's/\\-/-/g; s/\\e/\\/g' > examples
+	[ "$(grep -c '^\$ ' examples)" -ge 5 ]
+	n=0
+	while IFS= read -r line; do
+		if [[ "$line" == '$ '* ]]; then
+			n=$((n + 1))
+			printf '%s\n' "${line#\$ }" > "cmd.$n"
+			: > "want.$n"
+		else
+			printf '%s\n' "$line" >> "want.$n"
+		fi
+	done < examples
+	for i in $(seq 1 "$n"); do
+		(cd "$BATS_TEST_DIRNAME/../data" && bash -o pipefail "$T/cmd.$i") > "got.$i" ||
+			{ echo "example failed: $(cat "cmd.$i")"; false; }
+		diff "want.$i" "got.$i" || { echo "example output differs: $(cat "cmd.$i")"; false; }
+	done
+}

@@ -1,0 +1,268 @@
+#!/usr/bin/env bats
+# instr-parse as a user runs it: dump-split DIR | instr-parse.
+
+setup() {
+	data="$BATS_TEST_DIRNAME/../data"
+	tmp="$BATS_TEST_TMPDIR"
+}
+
+# A hand-made stream of raw-line records for one sub-core (JSON Lines).
+# usage: lines LOG 'text' ['text'...]
+lines() {
+	local log=$1 n=0
+	shift
+	for t in "$@"; do
+		n=$((n + 1))
+		jq -nc --arg t "$t" --arg log "$log" --argjson n "$n" \
+			'{kind:"line",file:(if $log=="popped" then 1 else 0 end),core:0,sub:"veccore",subidx:0,log:$log,line:$n,text:$t}'
+	done
+}
+trailer() { echo '{"kind":"trailer","records":0,"bad":0,"dropped":0,"interrupted":0,"producer":"test"}'; }
+instrs() { jq -c 'select(.kind=="instr")'; }
+
+@test "910B sample: 6 paired instructions per sub-core, in readable form" {
+	run bash -c "dump-split '$data/910B' | instr-parse --text"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^core0.veccore0 ' <<<"$output")" -eq 7 ]
+	[ "$(grep -c '^core0.veccore1 ' <<<"$output")" -eq 7 ]
+	grep -q 'core0.veccore0  *\[11035, 11036\] 0x10f86000 SCALAR  *MOV_XD_IMM XD:X29=0x7f80,IMM:0x7f80,' <<<"$output"
+	grep -q '\[11416, 11690\] 0x10f86084 MTE2  *SET_FLAG PIPE:MTE2,TRIGGERPIPE:SCALAR,FLAGID:0,' <<<"$output"
+	grep -q '\[11416, 11691\] 0x10f86088 SCALAR  *WAIT_FLAG' <<<"$output"
+}
+
+@test "910B sample: the trace mark Mark 0x1 [11746, 14010]" {
+	run bash -c "dump-split '$data/910B' | instr-parse --json | jq -c 'select(.kind==\"mark\") | [.name, .start, .end, .start_pc, .end_pc]'"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '["Mark 0x1",11746,14010,"0x10f86148","0x10f86390"]' ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "910B sample: GPR counts in pc order are [1,1,2,2,0,0]" {
+	run bash -c "dump-split --core=core0.veccore0 '$data/910B' | instr-parse --json | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.pc) | map(.gpr)'"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[1,1,2,2,0,0]" ]
+}
+
+@test "910B sample: start and end ticks of every pair" {
+	run bash -c "dump-split --core=core0.veccore1 '$data/910B' | instr-parse --json | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.pc) | map([.pc,.start,.end])'"
+	[ "$output" = '[["0x10f86000",11035,11036],["0x10f86004",11036,11037],["0x10f86008",11036,11037],["0x10f8600c",11037,11038],["0x10f86084",11416,11690],["0x10f86088",11416,11691]]' ]
+}
+
+@test "unmatched executions are counted, reported with file:line, and in the trailer" {
+	run bash -c "dump-split --core=core0.veccore0 '$data/910B' 2>/dev/null | instr-parse --json 2>$tmp/err"
+	[ "$status" -eq 0 ]
+	grep -q '4 executed lines without a popped partner' "$tmp/err"
+	grep -q 'core0.veccore0.instr_log.dump:9: no partner' "$tmp/err"
+	[ "$(jq -c 'select(.kind=="trailer") | .dropped' <<<"$output")" -eq 4 ]
+	[ "$(jq -c 'select(.kind=="diag") | .count' <<<"$output")" -eq 4 ]
+}
+
+@test "A5 sample: 3 instructions paired by id" {
+	run bash -c "dump-split '$data/A5' | instr-parse --soc-version=Ascend950PR_9599 --json | jq -c 'select(.kind==\"instr\") | [.id,.start,.end,.name]'"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[0]}" = '[123,745,749,"ADD_IMM"]' ]
+	[ "${lines[1]}" = '[124,745,749,"MOV_XD_SPR"]' ]
+	[ "${lines[2]}" = '[125,746,750,"MOVK"]' ]
+}
+
+@test "A5: pairing follows the id, not the pc" {
+	{
+		lines popped '[info] [00000010] (PC: 0x100) SCALAR   : (Binary: 0x00000001) (ID: 000001) ADD  XD:X1=0x1, ' \
+			'[info] [00000011] (PC: 0x100) SCALAR   : (Binary: 0x00000001) (ID: 000002) ADD  XD:X1=0x2, '
+		lines instr '[info] [00000020] (PC: 0x100) SCALAR   : (Binary: 0x00000001) (ID: 000002) ADD  XD:X1=0x2, ' \
+			'[info] [00000030] (PC: 0x100) SCALAR   : (Binary: 0x00000001) (ID: 000001) ADD  XD:X1=0x1, '
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --soc-version=Ascend950PR_9599 --json '$tmp/in' | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.id) | map([.id,.start,.end])'"
+	[ "$output" = '[[1,10,30],[2,11,20]]' ]
+}
+
+@test "310P grammar: name(args), ISSUE pipes, poped from IQ dropped, pop success kept" {
+	{
+		lines popped '[info] [00000344](PC: 0x10cfa03c) MTE2 : (Binary: 0x74401100) mov_out_to_ub(xd:0, xn:1, xm:2, xdValue:0x0, xnValue:0x1068be00, xmValue:0x10010, srcIDValue:2, destIDValue:1, reluValue:0, padValue:0), instr ID is: 1. poped from IQ' \
+			'[info] [00000345](PC: 0x10cfa03c) MTE2 : (Binary: 0x74401100) mov_out_to_ub(xd:0, xn:1, xm:2, xdValue:0x0, xnValue:0x1068be00, xmValue:0x10010, srcIDValue:2, destIDValue:1, reluValue:0, padValue:0), instr ID is: 1. pop success 1' \
+			'[info] [00000500](PC: 0x10cfa2f8) SCALAR ISSUE : (Binary: 0x40a20098) set_event(pipe_type: SCALAR, tigger_pipe: VECTOR, event_id: 0)'
+		lines instr '[info] [00000350](PC: 0x10cfa03c) MTE2 : (Binary: 0x74401100) mov_out_to_ub(xd:0, xn:1, xm:2, xdValue:0x0, xnValue:0x1068be00, xmValue:0x10010, srcIDValue:2, destIDValue:1, reluValue:0, padValue:0), instr ID is: 1' \
+			'[info] [00000502](PC: 0x10cfa2f8) SCALAR ISSUE : (Binary: 0x40a20098) set_event(pipe_type: SCALAR, tigger_pipe: VECTOR, event_id: 0)'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --soc-version=Ascend310P1 --json '$tmp/in' | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.pc) | map([.start,.end,.pipe,.name,.detail,.bytes])'"
+	[ "${lines[0]}" = '[[345,350,"MTE2","mov_out_to_ub","xd:0,xn:1,xm:2,xdValue:0x0,xnValue:0x1068be00,xmValue:0x10010,srcIDValue:2,destIDValue:1,reluValue:0,padValue:0",32],[500,502,"SCALAR","set_event","pipe_type:SCALAR,tigger_pipe:VECTOR,event_id:0",0]]' ]
+}
+
+@test "process bytes: MOV_OUT_TO_L1 with XM=0x100010 moves 512 bytes" {
+	{
+		lines popped '[info] [00000100] (PC: 0x200) MTE2     : (Binary: 0x12345678) MOV_OUT_TO_L1  Src:OUT, Dst:L1, XD:X9=0x70000, XN:X0=0x113f9600, XM:X3=0x100010,'
+		lines instr '[info] [00000200] (PC: 0x200) MTE2     : (Binary: 0x12345678) MOV_OUT_TO_L1  Src:OUT, Dst:L1, XD:X9=0x70000, XN:X0=0x113f9600, XM:X3=0x100010,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' | jq -c 'select(.kind==\"instr\") | .bytes'"
+	[ "$output" = "512" ]
+}
+
+@test "vector utilisation: VSUBRELU after a mask in element-count mode gives 3.725490 %" {
+	{
+		lines popped '[info] [00000100] (PC: 0x100) SCALAR   : (Binary: 0x12345678) MOV_SPR_XN  SPR:CTRL, XN:X1=0x100000000000000,' \
+			'[info] [00000101] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0x260, Pos:0,' \
+			'[info] [00000102] (PC: 0x108) VEC      : (Binary: 0x12345678) VSUBRELU  XD:X3=0x0, XN:X4=0x0, XM:X5=0x200, XT:X6=0x100080808010101, Dtype:F32,'
+		lines instr '[info] [00000110] (PC: 0x100) SCALAR   : (Binary: 0x12345678) MOV_SPR_XN  SPR:CTRL, XN:X1=0x100000000000000,' \
+			'[info] [00000111] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0x260, Pos:0,' \
+			'[info] [00000112] (PC: 0x108) VEC      : (Binary: 0x12345678) VSUBRELU  XD:X3=0x0, XN:X4=0x0, XM:X5=0x200, XT:X6=0x100080808010101, Dtype:F32,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' | jq -r 'select(.kind==\"instr\" and .name==\"VSUBRELU\") | .vec_util * 1000000 | round'"
+	[ "$output" = "3725490" ]
+}
+
+@test "UB conflict: sources 0x0 and 0x200 stride 1 read 1, destination 0x400 write 0" {
+	{
+		lines popped '[info] [00000100] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x400, XN:X2=0x0, XM:X3=0x200, XT:X4=0x100000000010101, Dtype:F32,'
+		lines instr '[info] [00000110] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x400, XN:X2=0x0, XM:X3=0x200, XT:X4=0x100000000010101, Dtype:F32,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' | jq -c 'select(.kind==\"instr\") | [.ub_read,.ub_write]'"
+	[ "$output" = "[1,0]" ]
+}
+
+@test "prune: micro-op exec lines within 8 cycles collapse to the last one" {
+	{
+		lines popped '[info] [00000100] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,' \
+			'[info] [00000200] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,'
+		lines instr '[info] [00000110] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,' \
+			'[info] [00000115] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,' \
+			'[info] [00000210] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' 2>$tmp/err | jq -s -c 'map(select(.kind==\"instr\")) | map([.start,.end])'"
+	[ "$output" = "[[100,115],[200,210]]" ]
+	grep -q '1 micro-op lines merged by the prune rules' "$tmp/err"
+}
+
+@test "prune: without a count mismatch nothing collapses" {
+	{
+		lines popped '[info] [00000100] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,' \
+			'[info] [00000101] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,'
+		lines instr '[info] [00000110] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,' \
+			'[info] [00000112] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' | jq -s -c 'map(select(.kind==\"instr\")) | map([.start,.end])'"
+	[ "$output" = "[[100,110],[101,112]]" ]
+}
+
+@test "prune: back-to-back pops collapse when executions are fewer" {
+	{
+		lines popped '[info] [00000100] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,' \
+			'[info] [00000101] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,'
+		lines instr '[info] [00000110] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' | jq -s -c 'map(select(.kind==\"instr\")) | map([.start,.end])'"
+	[ "$output" = "[[101,110]]" ]
+}
+
+@test "a pop after its execution drops the pair and counts it" {
+	{
+		lines popped '[info] [00000120] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,'
+		lines instr '[info] [00000110] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' 2>$tmp/err | jq -c 'select(.kind==\"instr\")' | wc -l"
+	[ "$output" -eq 0 ]
+	grep -q '1 pairs dropped because the pop tick is after the exec tick' "$tmp/err"
+}
+
+@test "CRLF lines parse; unparsable lines are counted with file:line and exit 1" {
+	{
+		lines popped $'[info] [00000100] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,\r' 'garbage line'
+		lines instr $'[info] [00000110] (PC: 0x100) VEC      : (Binary: 0x12345678) VADD  XD:X1=0x0,\r'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' 2>$tmp/err"
+	[ "$status" -eq 1 ]
+	[ "$(jq -c 'select(.kind=="instr") | [.start,.end,.detail]' <<<"$output")" = '[100,110,"XD:X1=0x0,"]' ]
+	[ "$(jq -c 'select(.kind=="trailer") | .bad' <<<"$output")" -eq 1 ]
+	grep -q '1 lines not in the instr/popped grammar' "$tmp/err"
+	grep -q ':2: popped' "$tmp/err"
+}
+
+@test "SIMT: warp and scheduler ids from the pop, thread count from the exec masks" {
+	{
+		lines popped '[info] [00000100] (PC: 0x100) VEC      : (Binary: 0x12345678) (ID: 000001) VADD  [Rd:5|R],[warpId:59],[bundleId:14],[schId:3],[prdctMask:ffffffff],[execMask:ffffffff],'
+		lines instr '[info] [00000110] (PC: 0x100) VEC      : (Binary: 0x12345678) (ID: 000001) VADD  [Rd:5|R],[warpId:59],[bundleId:14],[schId:3],[prdctMask:0000ffff],[execMask:00ff00ff],'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --soc-version=Ascend950PR_9599 --json '$tmp/in' | jq -c 'select(.kind==\"instr\") | [.warp,.sch,.threads,(.detail|endswith(\", [threadNum:8]\"))]'"
+	[ "$output" = "[59,3,8,true]" ]
+}
+
+@test "logical block ids come from the BLOCKID and SUBBLOCKID reads" {
+	{
+		lines popped '[info] [00001623] (PC: 0x126cf2dc) SCALAR   : (Binary: 0x02161880) MOV_XD_SPR  XD:X11=0x1f, SPR:BLOCKID,' \
+			'[info] [00001679] (PC: 0x126cf340) SCALAR   : (Binary: 0x02dc0880) MOV_XD_SPR  XD:X14=0x1, SPR:SUBBLOCKID,'
+		lines instr '[info] [00001624] (PC: 0x126cf2dc) SCALAR   : (Binary: 0x02161880) MOV_XD_SPR  XD:X11=0x1f, SPR:BLOCKID,' \
+			'[info] [00001680] (PC: 0x126cf340) SCALAR   : (Binary: 0x02dc0880) MOV_XD_SPR  XD:X14=0x1, SPR:SUBBLOCKID,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' | jq -s -c 'map(select(.kind==\"instr\")) | map([.block,.subblock]) | unique'"
+	[ "$output" = "[[31,1]]" ]
+}
+
+@test "records it does not consume pass through untouched" {
+	run bash -c "dump-split '$data/910B' | instr-parse --json | jq -r 'select(.kind==\"line\") | .log' | sort | uniq -c"
+	[ "$status" -eq 0 ]
+	grep -q '6 icache' <<<"$output"
+	run bash -c "dump-split '$data/910B' | instr-parse --json | jq -c 'select(.kind==\"source\")' | wc -l"
+	[ "$output" -eq 6 ]
+}
+
+@test "a stream without a trailer is reported and the output still completes" {
+	run bash -c "dump-split --json '$data/910B' | grep -v trailer | instr-parse --json 2>$tmp/err"
+	[ "$status" -eq 1 ]
+	grep -q 'cut short' "$tmp/err"
+	[ "$(jq -c 'select(.kind=="instr")' <<<"$output" | wc -l)" -eq 12 ]
+	[ "$(tail -n 1 <<<"$output" | jq -r .kind)" = trailer ]
+}
+
+@test "binary and JSON input, even mixed, give the same instructions" {
+	dump-split "$data/910B" >"$tmp/bin"
+	dump-split --json "$data/910B" >"$tmp/json"
+	{ head -n 20 "$tmp/bin"; tail -n +21 "$tmp/json"; } >"$tmp/mixed"
+	a=$(instr-parse --json <"$tmp/bin" | instrs)
+	b=$(instr-parse --json <"$tmp/json" | instrs)
+	c=$(instr-parse --json <"$tmp/mixed" | instrs)
+	[ "$a" = "$b" ]
+	[ "$a" = "$c" ]
+	[ -n "$a" ]
+}
+
+@test "lz4 input and output" {
+	dump-split "$data/910B" | lz4 -q >"$tmp/in.lz4"
+	instr-parse --lz4 -o "$tmp/out.lz4" "$tmp/in.lz4"
+	[ "$(lz4 -dc "$tmp/out.lz4" | rec-cat --json | instrs | wc -l)" -eq 12 ]
+}
+
+@test "-o writes the file only on success; bad usage exits 2" {
+	run instr-parse --soc-version=NoSuchChip -o "$tmp/out" /dev/null
+	[ "$status" -eq 2 ]
+	[ ! -e "$tmp/out" ]
+	run instr-parse --no-such-option
+	[ "$status" -eq 2 ]
+	run instr-parse "$tmp/missing"
+	[ "$status" -eq 3 ]
+}
+
+@test "--help and --version" {
+	run instr-parse --help
+	[ "$status" -eq 0 ]
+	grep -q usage <<<"$output"
+	run instr-parse --version
+	[ "$status" -eq 0 ]
+}
+
+@test "a broken pipe downstream ends quietly" {
+	run bash -c "dump-split --json '$data/910B' | instr-parse --json 2>$tmp/err | head -n 1"
+	[ "$status" -eq 0 ]
+	! grep -q 'write' "$tmp/err"
+}

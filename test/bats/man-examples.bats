@@ -1,0 +1,35 @@
+#!/usr/bin/env bats
+# Every command in the EXAMPLES section of every man page runs, from the
+# test data directory, and succeeds.
+
+setup() {
+	top="$BATS_TEST_DIRNAME/../.."
+	cd "$BATS_TEST_DIRNAME/../data" || return 1
+}
+
+# Print the example commands of a page: lines "$ cmd" inside .EX/.EE.
+examples() {
+	awk '/^\.SH EXAMPLES/{ex=1; next} /^\.SH/{ex=0} ex && /^\.EX/{in_ex=1; next} ex && /^\.EE/{in_ex=0; next} ex && in_ex && /^\$ /{sub(/^\$ /,""); gsub(/\\-/,"-"); gsub(/\\e/,"\\"); gsub(/\\\(aq/,"'"'"'"); print}' "$1"
+}
+
+@test "every man page has an EXAMPLES section with commands" {
+	for page in "$top"/man/*.[15]; do
+		case "$page" in *.5) continue ;; esac
+		n=$(examples "$page" | wc -l)
+		[ "$n" -gt 0 ] || { echo "no examples in $page"; return 1; }
+	done
+}
+
+@test "man page examples run and succeed" {
+	for page in "$top"/man/*.1; do
+		while IFS= read -r cmd; do
+			run bash -o pipefail -c "$cmd"
+			if [ "$status" -ne 0 ]; then
+				echo "$(basename "$page"): '$cmd' exited $status"
+				echo "$output" | head -20
+				return 1
+			fi
+			[ -n "$output" ] || { echo "$(basename "$page"): '$cmd' printed nothing"; return 1; }
+		done < <(examples "$page")
+	done
+}

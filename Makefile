@@ -86,7 +86,11 @@ build/bin/peakrss: test/bench/peakrss.c
 	@mkdir -p build/bin
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $<
 
-HELPERS := build/bin/gen-dump build/bin/peakrss
+build/bin/decode-bench: test/bench/decode-bench.c build/liboptrace.a
+	@mkdir -p build/bin
+	$(CC) $(BASEFLAGS) -O2 -o $@ $< build/liboptrace.a $(LDLIBS)
+
+HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench
 
 check: deps-quiet build/bin/.ok $(TOOLS:%=build-san/bin/%) $(UNIT:%=build/unit/%) $(UNIT:%=build-san/unit/%) $(HELPERS)
 	@sh test/run-all.sh "$(UNIT)"

@@ -24,11 +24,11 @@
 #include "io.h"
 #include "rec.h"
 #include "scan.h"
+#include "spool.h"
 #include "table.h"
 
 #define NEXAMPLES 5
 #define NMARKS 10
-#define SPOOL_BUF (64 * 1024)
 
 /* Spool entries: a fixed header, then name and detail bytes.  The spools
  * are private temporary files read back by the same process, so they hold
@@ -150,9 +150,7 @@ struct markset {
 struct unit {
 	uint32_t core, subtype, subidx;
 	int block, subblock;        /* logical ids from BLOCKID reads, -1 unknown */
-	int spool_err;
-	int fd_pop, fd_exec, fd_pair;
-	struct wr *w_pop, *w_exec;
+	struct spool *pops, *execs;
 	struct table keys;          /* pc mode: keyinfo per pc */
 	struct markset marks[NMARKS];
 	int cur_mark, cur_iv, cur_stop; /* current mark for the NOP rule, -1 none */
@@ -182,16 +180,8 @@ static struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
 	u->block = u->subblock = -1;
 	u->cur_mark = -1;
 	u->keys.vsize = sizeof(struct keyinfo);
-	u->fd_pop = io_tmpfd();
-	u->fd_exec = io_tmpfd();
-	u->fd_pair = -1;
-	if (u->fd_pop < 0 || u->fd_exec < 0)
-		cli_die(EXIT_IO, "cannot create a temporary file in %s:",
-		        getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	u->w_pop = wr_fdopen_buf(u->fd_pop, "(pop spool)", 0, SPOOL_BUF);
-	u->w_exec = wr_fdopen_buf(u->fd_exec, "(exec spool)", 0, SPOOL_BUF);
-	if (!u->w_pop || !u->w_exec)
-		cli_die(EXIT_IO, "out of memory");
+	u->pops = spool_new();
+	u->execs = spool_new();
 	units[nunits++] = u;
 	return last = u;
 }
@@ -376,7 +366,7 @@ static void take_line(const struct rec *in)
 	}
 	{
 		struct line_entry e;
-		struct wr *w = is_pop ? u->w_pop : u->w_exec;
+		struct spool *w = is_pop ? u->pops : u->execs;
 		size_t nn = is_pop ? l.name_n : 0, dd = is_pop ? dn : 0;
 		memset(&e, 0, sizeof e);
 		e.tick = l.tick;
@@ -391,9 +381,9 @@ static void take_line(const struct rec *in)
 		e.name_n = (uint16_t)(nn > 0xffff ? 0xffff : nn);
 		e.detail_n = (uint16_t)(dd > 0xffff ? 0xffff : dd);
 		memcpy(e.pipe, pipe, pipe_n < sizeof e.pipe ? pipe_n : sizeof e.pipe - 1);
-		wr_put(w, &e, sizeof e);
-		wr_put(w, l.name, e.name_n);
-		wr_put(w, detail_buf, e.detail_n);
+		spool_put(w, &e, sizeof e);
+		spool_put(w, l.name, e.name_n);
+		spool_put(w, detail_buf, e.detail_n);
 	}
 }
 
@@ -412,13 +402,13 @@ struct node {
 static struct node *free_nodes;
 
 /* Read the next spooled line into a node; NULL at the end. */
-static struct node *node_read(struct rd *r)
+static struct node *node_read(struct spool *r)
 {
 	struct line_entry e;
 	struct node *n;
-	size_t need, got = rd_read(r, &e, sizeof e);
+	size_t need, got = spool_get(r, &e, sizeof e);
 
-	if (got == 0 && !rd_error(r))
+	if (got == 0)
 		return NULL;
 	if (got != sizeof e)
 		cli_die(EXIT_IO, "temporary file damaged or unreadable");
@@ -445,7 +435,7 @@ static struct node *node_read(struct rd *r)
 		if (!(n->text = malloc(n->cap)))
 			cli_die(EXIT_IO, "out of memory");
 	}
-	if (rd_read(r, n->text, need - 1) != need - 1)
+	if (spool_get(r, n->text, need - 1) != need - 1)
 		cli_die(EXIT_IO, "temporary file damaged or unreadable");
 	n->name_n = e.name_n;
 	n->detail_n = e.detail_n;
@@ -481,7 +471,7 @@ struct pairing {
 	struct unit *u;
 	struct table *keys;         /* pc mode: u->keys; id mode: transient */
 	struct table pcs;           /* pcinfo per pc */
-	struct wr *w_pair;
+	struct spool *pairs_spool;
 	uint64_t pairs;
 	char *dbuf;
 	size_t dcap;
@@ -531,9 +521,9 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		pe.detail_n = (uint32_t)detail.n;
 		memcpy(pe.pipe, p->pipe, sizeof p->pipe < sizeof pe.pipe ? sizeof p->pipe : sizeof pe.pipe);
 		pe.pipe[sizeof pe.pipe - 1] = 0;
-		wr_put(pg->w_pair, &pe, sizeof pe);
-		wr_put(pg->w_pair, name.p, name.n);
-		wr_put(pg->w_pair, detail.p, detail.n);
+		spool_put(pg->pairs_spool, &pe, sizeof pe);
+		spool_put(pg->pairs_spool, name.p, name.n);
+		spool_put(pg->pairs_spool, detail.p, detail.n);
 	}
 	pg->pairs++;
 
@@ -630,20 +620,6 @@ static void feed(struct pairing *pg, struct node *n, int is_pop)
 		table_del(pg->keys, key);
 }
 
-static struct rd *rewind_spool(struct wr *w, int fd)
-{
-	struct rd *r;
-	if (wr_close(w))
-		cli_die(EXIT_IO, "cannot write a temporary file:");
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		cli_die(EXIT_IO, "cannot rewind a temporary file:");
-	r = rd_fdopen(fd, "(spool)");
-	if (!r)
-		cli_die(EXIT_IO, "out of memory");
-	return r;
-}
-
-
 static void leftovers(struct node **h, struct node **t, enum loss kind)
 {
 	while (*h) {
@@ -722,7 +698,7 @@ static void whole_core(struct pairing *pg)
 static void finish_unit(struct unit *u, struct rec_out *o)
 {
 	struct pairing pg;
-	struct rd *rp, *re;
+	struct spool *rp, *re;
 	struct node *np, *ne;
 	struct rec rec;
 	char *text = NULL;
@@ -743,13 +719,11 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 			if (k)
 				decide(k);
 		}
-	u->fd_pair = io_tmpfd();
-	if (u->fd_pair < 0)
-		cli_die(EXIT_IO, "cannot create a temporary file:");
-	pg.w_pair = wr_fdopen_buf(u->fd_pair, "(pair spool)", 0, SPOOL_BUF);
-	rp = rewind_spool(u->w_pop, u->fd_pop);
-	re = rewind_spool(u->w_exec, u->fd_exec);
-	u->w_pop = u->w_exec = NULL;
+	pg.pairs_spool = spool_new();
+	spool_rewind(u->pops);
+	spool_rewind(u->execs);
+	rp = u->pops;
+	re = u->execs;
 
 	/* Merge the two logs by tick so each key's queue only holds what is
 	 * in flight between issue and completion. */
@@ -770,19 +744,21 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 		if (k)
 			flush_key(&pg, k, key);
 	}
-	rd_close(rp);
-	rd_close(re);
+	spool_free(u->pops);
+	spool_free(u->execs);
+	u->pops = u->execs = NULL;
 	table_free(&idkeys);
 	table_free(&u->keys);
 
 	whole_core(&pg);
-	rp = rewind_spool(pg.w_pair, u->fd_pair);
+	rp = pg.pairs_spool;
+	spool_rewind(rp);
 	for (;;) {
 		struct pair_entry pe;
 		struct pcinfo *pi;
 		struct calc_str name, detail;
-		size_t got = rd_read(rp, &pe, sizeof pe), tn;
-		if (got == 0 && !rd_error(rp))
+		size_t got = spool_get(rp, &pe, sizeof pe), tn;
+		if (got == 0)
 			break;
 		tn = (size_t)pe.name_n + pe.detail_n;
 		if (got != sizeof pe || tn > text_cap + (1u << 30))
@@ -792,7 +768,7 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 			if (!(text = realloc(text, text_cap)))
 				cli_die(EXIT_IO, "out of memory");
 		}
-		if (rd_read(rp, text, tn) != tn)
+		if (spool_get(rp, text, tn) != tn)
 			cli_die(EXIT_IO, "temporary file damaged or unreadable");
 		pi = table_find(&pg.pcs, pe.pc);
 		name.p = text;
@@ -826,18 +802,15 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 		if (wr_error(o->w))
 			break;
 	}
-	rd_close(rp);
+	spool_free(rp);
 	free(text);
-	close(u->fd_pop);
-	close(u->fd_exec);
-	close(u->fd_pair);
 	free(pg.dbuf);
 	table_free(&pg.pcs);
 
 	/* Trace marks: closed intervals of valid names. */
 	for (m = 0; m < NMARKS; m++) {
 		struct markset *ms = &u->marks[m];
-		char name[16];
+		char name[32];
 		for (i = 0; i < ms->n; i++) {
 			struct interval *iv = &ms->iv[i];
 			if (!ms->invalid && iv->end != UINT64_MAX) {
@@ -862,6 +835,8 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 			free(iv->detail);
 		}
 		free(ms->iv);
+		ms->iv = NULL;
+		ms->n = 0;
 	}
 	if (verbose_pairs) {
 		char core[48];
@@ -871,6 +846,41 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 }
 
 /* ---- main ---- */
+
+/* Give everything back, so leak checkers see only real leaks. */
+static void release_all(void)
+{
+	size_t i;
+	int m;
+	for (i = 0; i < nunits; i++) {
+		struct unit *u = units[i];
+		spool_free(u->pops);
+		spool_free(u->execs);
+		table_free(&u->keys);
+		for (m = 0; m < NMARKS; m++) {
+			size_t k;
+			if (!u->marks[m].iv)
+				continue;
+			for (k = 0; k < u->marks[m].n; k++)
+				free(u->marks[m].iv[k].detail);
+			free(u->marks[m].iv);
+		}
+		free(u);
+	}
+	free(units);
+	units = NULL;
+	nunits = 0;
+	for (i = 0; i < nfile_paths; i++)
+		free(file_paths[i]);
+	free(file_paths);
+	while (free_nodes) {
+		struct node *n = free_nodes;
+		free_nodes = n->next;
+		free(n->text);
+		free(n);
+	}
+	free(detail_buf);
+}
 
 static void usage(FILE *f)
 {
@@ -1052,7 +1062,7 @@ int main(int argc, char **argv)
 				break;
 		}
 		if (rd_error(in[i])) {
-			cli_warn("%s: read error", rd_name(in[i]));
+			cli_warn("%s: read error: %s", rd_name(in[i]), rd_strerror(in[i]));
 			read_failed = 1;
 		}
 		if (wr_error(o.w))
@@ -1082,6 +1092,13 @@ int main(int argc, char **argv)
 		                cli_interrupted || upstream_interrupted);
 	}
 	report();
+	release_all();
+	free(header_soc);
+	free(header_origin);
+	for (i = 0; i < nin; i++)
+		rd_close(in[i]);
+	free(in);
+	rec_dec_free(&dec);
 	c = wr_close(o.w);
 	if (c == EPIPE)
 		return EXIT_OK;
@@ -1096,9 +1113,5 @@ int main(int argc, char **argv)
 		return EXIT_IO;
 	if (problems || (!upstream_trailer && started))
 		status = EXIT_PARTIAL;
-	for (i = 0; i < nin; i++)
-		rd_close(in[i]);
-	free(in);
-	rec_dec_free(&dec);
 	return status;
 }

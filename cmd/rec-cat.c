@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 				break;
 		}
 		if (rd_error(r)) {
-			cli_warn("%s: read error", rd_name(r));
+			cli_warn("%s: read error: %s", rd_name(r), rd_strerror(r));
 			status = EXIT_IO;
 		}
 		rd_close(r);

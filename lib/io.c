@@ -27,6 +27,7 @@ struct rd {
 	char *zbuf;         /* compressed bytes: [zpos, zend) unread */
 	size_t zpos, zend;
 	int zeof;
+	size_t zhint;       /* 0 when the last lz4 frame is complete */
 };
 
 static ssize_t read_full(int fd, char *p, size_t n)
@@ -35,8 +36,12 @@ static ssize_t read_full(int fd, char *p, size_t n)
 	while (got < n) {
 		ssize_t k = read(fd, p + got, n - got);
 		if (k < 0) {
+			/* Only SIGINT/SIGTERM are caught (without SA_RESTART): an
+			 * interrupted read means the user wants the tool to stop,
+			 * so it reads as the end of input and the tool closes its
+			 * output as interrupted. */
 			if (errno == EINTR)
-				continue;
+				return (ssize_t)got;
 			return got ? (ssize_t)got : -1;
 		}
 		if (k == 0)
@@ -169,16 +174,20 @@ static size_t fill(struct rd *r)
 			continue;
 		}
 		if (in == 0 && r->zeof) {
+			/* A frame cut short is an error, not a quiet end. */
+			if (r->zhint)
+				r->err = EPROTO;
 			r->eof = 1;
 			return 0;
 		}
 		hint = LZ4F_decompress(r->lz, r->buf + r->end, &out, r->zbuf + r->zpos, &in, NULL);
 		if (LZ4F_isError(hint)) {
-			r->err = -1;
+			r->err = EBADMSG;
 			return 0;
 		}
 		r->zpos += in;
 		r->end += out;
+		r->zhint = hint;
 		if (out)
 			return out;
 	}
@@ -239,6 +248,13 @@ uint64_t rd_lineno(const struct rd *r) { return r->lineno; }
 uint64_t rd_offset(const struct rd *r) { return r->consumed; }
 const char *rd_name(const struct rd *r) { return r->name; }
 int rd_error(const struct rd *r) { return r->err; }
+
+const char *rd_strerror(const struct rd *r)
+{
+	if (r->err == EBADMSG || r->err == EPROTO)
+		return r->lz ? "lz4 data corrupt or cut short" : strerror(r->err);
+	return r->err ? strerror(r->err) : "no error";
+}
 int rd_is_lz4(const struct rd *r) { return r->lz != NULL; }
 
 void rd_close(struct rd *r)
@@ -353,6 +369,27 @@ struct wr *wr_open(const char *path, int flags)
 
 	if (!path || !strcmp(path, "-"))
 		return wr_fdopen(1, "(stdout)", flags);
+	{
+		/* Devices and FIFOs are written in place; renaming a file
+		 * over them would replace them. */
+		struct stat st;
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			if (S_ISDIR(st.st_mode)) {
+				errno = EISDIR;
+				return NULL;
+			}
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (fd < 0)
+				return NULL;
+			w = wr_fdopen(fd, path, flags);
+			if (!w) {
+				close(fd);
+				return NULL;
+			}
+			w->own_fd = 1;
+			return w;
+		}
+	}
 	tmp = malloc(strlen(path) + 16);
 	if (!tmp)
 		return NULL;
@@ -531,7 +568,7 @@ int wr_close(struct wr *w)
 			write_all(w, w->zbuf, k);
 	}
 	if (w->own_fd) {
-		if (!w->err && fsync(w->fd) < 0 && errno != EINVAL)
+		if (w->tmp && !w->err && fsync(w->fd) < 0 && errno != EINVAL)
 			w->err = errno;
 		if (close(w->fd) < 0 && !w->err)
 			w->err = errno;

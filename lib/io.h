@@ -26,8 +26,10 @@ uint64_t rd_lineno(const struct rd *r);
 /* Decompressed bytes consumed so far. */
 uint64_t rd_offset(const struct rd *r);
 const char *rd_name(const struct rd *r);
-/* 0, or an errno value / -1 for corrupt compressed data. */
+/* 0, or an errno value (EBADMSG / EPROTO: lz4 data corrupt / cut short). */
 int rd_error(const struct rd *r);
+/* A message for rd_error's value. */
+const char *rd_strerror(const struct rd *r);
 int rd_is_lz4(const struct rd *r);
 void rd_close(struct rd *r);
 

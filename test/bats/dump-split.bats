@@ -418,7 +418,7 @@ content() {
 	man="$BATS_TEST_DIRNAME/../../man/dump-split.1"
 	# Each "$ command" line of an .EX block, then the output it shows.
 	awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0; next } ex' "$man" |
-		sed 's/\\-/-/g; s/\\e/\\/g' > examples
+		sed "s/\\\\-/-/g; s/\\\\e/\\\\/g; s/\\\\(aq/'/g" > examples
 	[ "$(grep -c '^\$ ' examples)" -ge 5 ]
 	n=0
 	while IFS= read -r line; do

@@ -125,9 +125,11 @@ int main(int argc, char **argv)
 	           : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 1;
 	double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 
-	char line[128];
-	int n = snprintf(line, sizeof line, "wall_s=%.3f maxrss_kb=%ld status=%d\n",
-	                 wall, (long)ru.ru_maxrss, status);
+	char line[192];
+	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	             (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	int n = snprintf(line, sizeof line, "wall_s=%.3f cpu_s=%.3f maxrss_kb=%ld status=%d\n",
+	                 wall, cpu, (long)ru.ru_maxrss, status);
 	if (outfd >= 0) {
 		if (write(outfd, line, (size_t)n) != n || close(outfd) < 0) {
 			fprintf(stderr, PROG ": %s: %s\n", outfile, strerror(errno));

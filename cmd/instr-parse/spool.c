@@ -1,0 +1,148 @@
+#include "spool.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "io.h"
+
+#define CHUNK (1u << 20)
+
+static size_t budget = 64u << 20, in_use;
+
+struct chunk {
+	struct chunk *next;
+	size_t len;
+	char data[];
+};
+
+struct spool {
+	struct chunk *head, *tail, *rchunk;
+	size_t rpos;
+	int fd;
+	struct wr *w;
+	struct rd *r;
+};
+
+void spool_set_budget(size_t bytes) { budget = bytes; }
+
+struct spool *spool_new(void)
+{
+	struct spool *s = calloc(1, sizeof *s);
+	if (!s)
+		cli_die(EXIT_IO, "out of memory");
+	s->fd = -1;
+	return s;
+}
+
+static void to_file(struct spool *s, const void *p, size_t n)
+{
+	if (!s->w) {
+		s->fd = io_tmpfd();
+		if (s->fd < 0)
+			cli_die(EXIT_IO, "cannot create a temporary file:");
+		s->w = wr_fdopen_buf(s->fd, "(spool)", 0, 64 * 1024);
+		if (!s->w)
+			cli_die(EXIT_IO, "out of memory");
+	}
+	wr_put(s->w, p, n);
+}
+
+void spool_put(struct spool *s, const void *p, size_t n)
+{
+	const char *c = p;
+	if (s->w) {
+		/* Once a spool has spilled, the rest follows it to the file so
+		 * the read order stays the write order. */
+		to_file(s, p, n);
+		return;
+	}
+	while (n) {
+		size_t room = s->tail ? CHUNK - s->tail->len : 0, k;
+		if (!room) {
+			struct chunk *ch;
+			if (in_use + CHUNK > budget || !(ch = malloc(sizeof *ch + CHUNK))) {
+				to_file(s, c, n);
+				return;
+			}
+			in_use += CHUNK;
+			ch->next = NULL;
+			ch->len = 0;
+			if (s->tail)
+				s->tail->next = ch;
+			else
+				s->head = ch;
+			s->tail = ch;
+			room = CHUNK;
+		}
+		k = n < room ? n : room;
+		memcpy(s->tail->data + s->tail->len, c, k);
+		s->tail->len += k;
+		c += k;
+		n -= k;
+	}
+}
+
+void spool_rewind(struct spool *s)
+{
+	s->rchunk = s->head;
+	s->rpos = 0;
+	if (s->w) {
+		if (wr_close(s->w))
+			cli_die(EXIT_IO, "cannot write a temporary file:");
+		s->w = NULL;
+		if (lseek(s->fd, 0, SEEK_SET) < 0)
+			cli_die(EXIT_IO, "cannot rewind a temporary file:");
+		s->r = rd_fdopen(s->fd, "(spool)");
+		if (!s->r)
+			cli_die(EXIT_IO, "out of memory");
+	}
+}
+
+size_t spool_get(struct spool *s, void *p, size_t n)
+{
+	char *o = p;
+	size_t got = 0;
+	while (got < n && s->rchunk) {
+		size_t k = s->rchunk->len - s->rpos;
+		if (k > n - got)
+			k = n - got;
+		memcpy(o + got, s->rchunk->data + s->rpos, k);
+		got += k;
+		s->rpos += k;
+		if (s->rpos == s->rchunk->len) {
+			/* Give read chunks back at once: the budget is shared. */
+			struct chunk *done = s->rchunk;
+			s->rchunk = done->next;
+			s->head = s->rchunk;
+			s->rpos = 0;
+			in_use -= CHUNK;
+			free(done);
+		}
+	}
+	if (got < n && s->r) {
+		got += rd_read(s->r, o + got, n - got);
+		if (rd_error(s->r))
+			cli_die(EXIT_IO, "cannot read a temporary file");
+	}
+	return got;
+}
+
+void spool_free(struct spool *s)
+{
+	struct chunk *c, *next;
+	if (!s)
+		return;
+	for (c = s->head; c; c = next) {
+		next = c->next;
+		in_use -= CHUNK;
+		free(c);
+	}
+	if (s->w)
+		wr_abort(s->w);
+	rd_close(s->r);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+}

@@ -1,0 +1,46 @@
+#!/bin/sh
+# make bench: throughput and peak memory of the record codec and of
+# dump-split | instr-parse on generated A2 dumps of 100 MB and 1 GB.
+# Figures are per process; compare ratios measured in one run (the machine
+# may be noisy).  BENCH_SIZES overrides the sizes (MB), BENCH_DIR the
+# scratch directory (default: a fresh one under $TMPDIR or /tmp).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin="$top/build/bin"
+sizes=${BENCH_SIZES:-"100 1000"}
+scratch=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/optrace-bench.XXXXXX")}
+trap 'rm -rf "$scratch"' EXIT INT TERM
+mkdir -p "$scratch"
+
+measure() { # label bytes command...
+	label=$1
+	bytes=$2
+	shift 2
+	"$bin/peakrss" -o "$scratch/m" -- "$@"
+	line=$(tail -n 1 "$scratch/m")
+	wall=$(echo "$line" | sed 's/.*wall_s=\([0-9.]*\).*/\1/')
+	cpu=$(echo "$line" | sed 's/.*cpu_s=\([0-9.]*\).*/\1/')
+	rss=$(echo "$line" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
+	awk -v l="$label" -v b="$bytes" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN {
+		printf "%-44s %8.1f MB/s wall %8.1f MB/cpu-s  peak RSS %6.1f MB\n",
+		       l, b / 1e6 / w, b / 1e6 / c, r / 1024 }'
+}
+
+echo "optrace benchmark ($(nproc) cores, $(uname -m)); MB = 10^6 bytes of dump text"
+for mb in $sizes; do
+	d="$scratch/dump$mb"
+	"$bin/gen-dump" -s "$mb" -c 1 -o "$d"
+	bytes=$(cat "$d"/* | wc -c)
+	lines=$(cat "$d"/* | wc -l)
+	echo
+	echo "== $mb MiB generated A2 dump: $bytes bytes, $lines lines, 2 sub-cores"
+	measure "dump-split > /dev/null" "$bytes" sh -c "'$bin/dump-split' '$d' > /dev/null"
+	"$bin/dump-split" "$d" >"$scratch/lines.rec"
+	measure "instr-parse < records (one process)" "$bytes" \
+		sh -c "'$bin/instr-parse' -q '$scratch/lines.rec' > '$scratch/instr.rec'"
+	measure "dump-split | instr-parse (pipeline)" "$bytes" \
+		sh -c "'$bin/dump-split' '$d' | '$bin/instr-parse' -q > /dev/null"
+	"$bin/decode-bench" "$scratch/lines.rec" | sed 's/^/   line records:  /'
+	"$bin/decode-bench" "$scratch/instr.rec" | sed 's/^/   instr records: /'
+	rm -rf "$d" "$scratch/lines.rec" "$scratch/instr.rec"
+done

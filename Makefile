@@ -5,7 +5,7 @@
 #   make bench      throughput and memory benchmarks (test/bench)
 
 CC      ?= cc
-CFLAGS  ?= -O2 -g
+CFLAGS  ?= -O3 -g
 WARN    := -Wall -Wextra -Werror
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Ilib $(WARN)
 LDLIBS  := -llz4 -lm

@@ -52,19 +52,19 @@ static int lit(const char **p, const char *end, const char *s, size_t n)
 
 /* The part after the pipe: ": (Binary: 0x...) [(ID: n) ]NAME<sep>DETAIL..."
  * Leaves out untouched (empty name/detail) if the group does not match. */
-static void tail(const char *p, const char *end, struct iline *o)
+static const char *tail(const char *p, const char *end, struct iline *o)
 {
 	const char *q, *save;
 	uint64_t v;
 	size_t k;
 
 	if (!LIT(&p, end, ": (Binary: 0x"))
-		return;
+		return p;
 	q = p;
 	while (q < end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') || *q == ' '))
 		q++;
 	if (q - p < 8 || q - p > 34 || end - q < 2 || q[0] != ')' || q[1] != ' ')
-		return;
+		return p;
 	p = q + 2;
 	/* Optional "(ID: nnnnnn)" plus one whitespace. */
 	save = p;
@@ -88,7 +88,7 @@ static void tail(const char *p, const char *end, struct iline *o)
 	else if (end - p >= 2 && is_space((unsigned char)p[0]) && is_space((unsigned char)p[1]))
 		p += 2;
 	else
-		return;
+		return p;
 	o->detail = p;
 	while (p < end && detail_class[(unsigned char)*p])
 		p++;
@@ -115,6 +115,7 @@ static void tail(const char *p, const char *end, struct iline *o)
 	} else {
 		p = save;
 	}
+	return p;
 }
 
 int grammar_parse(const char *line, size_t len, struct iline *o)
@@ -167,25 +168,22 @@ int grammar_parse(const char *line, size_t len, struct iline *o)
 		LIT(&p, end, " ISSUE");
 	while (p < end && is_space((unsigned char)*p))
 		p++;
-	tail(p, end, o);
+	p = tail(p, end, o);
 	/* The trailing ".*" cannot cross a CR (ECMAScript '.'). */
-	if (memchr(line, '\r', len))
+	if (memchr(p, '\r', (size_t)(end - p)))
 		return -1;
 	return 0;
 }
 
 size_t strip_spaces(char *dst, const char *src, size_t n)
 {
-	const char *end = src + n;
-	char *o = dst;
-	while (src < end) {
-		const char *sp = memchr(src, ' ', (size_t)(end - src));
-		size_t run = sp ? (size_t)(sp - src) : (size_t)(end - src);
-		memcpy(o, src, run);
-		o += run;
-		src += run + (sp != NULL);
+	size_t i, o = 0;
+	/* Branch-free: details are short and spaces frequent. */
+	for (i = 0; i < n; i++) {
+		dst[o] = src[i];
+		o += src[i] != ' ';
 	}
-	return (size_t)(o - dst);
+	return o;
 }
 
 /* A short-needle search: memchr for the first byte, then compare.  glibc's

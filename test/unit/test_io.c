@@ -1,0 +1,928 @@
+/* Unit tests of the buffered reader and writer (lib/io.c).
+ *
+ *   make build/liboptrace.a build-san/liboptrace.a
+ *   gcc -std=c11 -D_GNU_SOURCE -Ilib -Wall -Wextra -Werror -O1 -g \
+ *       -fsanitize=address,undefined -o /tmp/test_io test/unit/test_io.c \
+ *       build-san/liboptrace.a -llz4 -lm && /tmp/test_io
+ *
+ * Prints one line per failing check, then "N passed, N failed"; exits 0 only
+ * when nothing failed.  Works in a private directory under $TMPDIR (or /tmp)
+ * that it removes at the end; uses the lz4 command when it is installed. */
+#include "cli.h"
+#include "io.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MiB (1u << 20)
+
+static int passed, failed;
+static char dir[1024];
+
+static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void check_(int ok, int line, const char *fmt, ...)
+{
+	va_list ap;
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("test_io.c:%d: ", line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+#define CHECK(ok, ...) check_((ok) ? 1 : 0, __LINE__, __VA_ARGS__)
+
+static void *xmalloc(size_t n)
+{
+	void *p;
+	if (n > ((size_t)1 << 40)) {
+		printf("test_io.c: allocation of %zu bytes\n", n);
+		exit(2);
+	}
+	p = malloc(n ? n : 1);
+	if (!p) {
+		perror("malloc");
+		exit(2);
+	}
+	return p;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static const char *path_in(const char *name)
+{
+	static char buf[8][1200];
+	static int k;
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+	return buf[k];
+}
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f)) {
+		perror(path);
+		exit(2);
+	}
+}
+
+static char *read_file(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, len = 0, k;
+	char *b;
+	if (!f) {
+		*n = 0;
+		return NULL;
+	}
+	b = xmalloc(cap);
+	while ((k = fread(b + len, 1, cap - len, f)) > 0) {
+		len += k;
+		if (len == cap) {
+			char *nb = xmalloc(cap * 2);
+			memcpy(nb, b, len);
+			free(b);
+			b = nb;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	*n = len;
+	return b;
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Number of directory entries (other than . and ..). */
+static int dir_entries(const char *d, char *first, size_t firstlen)
+{
+	DIR *dp = opendir(d);
+	struct dirent *e;
+	int n = 0;
+	if (first && firstlen)
+		first[0] = 0;
+	if (!dp)
+		return -1;
+	while ((e = readdir(dp))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!n && first)
+			snprintf(first, firstlen, "%s", e->d_name);
+		n++;
+	}
+	closedir(dp);
+	return n;
+}
+
+static int have_lz4_cmd(void)
+{
+	static int have = -1;
+	if (have < 0)
+		have = system("lz4 --version >/dev/null 2>&1") == 0;
+	return have;
+}
+
+/* ---- a test text: lines of many lengths, crossing the 1 MiB marks ---- */
+
+struct text {
+	char *p;
+	size_t n;
+	size_t *starts;   /* line i is [starts[i], starts[i+1]-1) (LF excluded) */
+	size_t nlines;
+};
+
+static void text_free(struct text *t)
+{
+	free(t->p);
+	free(t->starts);
+	memset(t, 0, sizeof *t);
+}
+
+/* About `size` bytes of lines.  Some lines are long, one ends exactly at
+ * each MiB mark and one straddles it; bytes are anything but LF. */
+static struct text make_text(size_t size, int binary)
+{
+	struct text t;
+	size_t cap = size + 4 * MiB, maxl = size / 8 + 16, at = 0;
+	t.p = xmalloc(cap);
+	t.starts = xmalloc(sizeof(size_t) * (size + 2));
+	t.nlines = 0;
+	while (at < size) {
+		size_t len, i, mark = (at / MiB + 1) * MiB;
+		uint64_t r = rnd();
+		switch (r % 16) {
+		case 0: len = (size_t)(rnd() % (3 * MiB / 2)); break;  /* long */
+		case 1: len = 0; break;
+		case 2: len = mark > at + 1 ? mark - at - 1 : 0; break; /* LF is the last byte before the mark */
+		case 3: len = mark - at; break;                         /* LF is the first byte after */
+		case 4: len = mark - at + 1 + (size_t)(rnd() % 3); break;
+		default: len = (size_t)(rnd() % 3000); break;
+		}
+		if (len > maxl)
+			len = maxl;
+		if (at + len + 1 > cap)
+			break;
+		t.starts[t.nlines++] = at;
+		for (i = 0; i < len; i++) {
+			char c = binary ? (char)(rnd() & 0xff) : (char)(' ' + (at + i) % 95);
+			if (c == '\n')
+				c = '\r';
+			t.p[at + i] = c;
+		}
+		at += len;
+		t.p[at++] = '\n';
+	}
+	t.starts[t.nlines] = at;
+	t.n = at;
+	return t;
+}
+
+/* Read every line of r and compare with t (lines_without_final_lf: the text
+ * lost its last LF). */
+static void expect_lines(struct rd *r, const struct text *t, const char *what)
+{
+	size_t i, len;
+	const char *line;
+	int bad = 0;
+	for (i = 0; i < t->nlines; i++) {
+		size_t want = t->starts[i + 1] - t->starts[i] - 1;
+		line = rd_line(r, &len);
+		if (!line) {
+			CHECK(0, "%s: input ends at line %zu of %zu (rd_error %d)", what, i + 1, t->nlines, rd_error(r));
+			return;
+		}
+		if (len != want || memcmp(line, t->p + t->starts[i], len)) {
+			if (!bad++)
+				CHECK(0, "%s: line %zu: length %zu, want %zu%s", what, i + 1, len, want,
+				      len == want ? " (bytes differ)" : "");
+		}
+		if (rd_lineno(r) != i + 1 && !bad++)
+			CHECK(0, "%s: rd_lineno %llu at line %zu", what, (unsigned long long)rd_lineno(r), i + 1);
+	}
+	CHECK(!bad, "%s: %zu lines read back identical", what, t->nlines);
+	CHECK(rd_line(r, &len) == NULL, "%s: no line after the last", what);
+	CHECK(rd_line(r, &len) == NULL, "%s: still no line", what);
+	CHECK(rd_error(r) == 0, "%s: rd_error %d", what, rd_error(r));
+	CHECK(rd_offset(r) == t->n, "%s: rd_offset %llu, want %zu", what, (unsigned long long)rd_offset(r), t->n);
+}
+
+/* A child process that writes buf to fd in pieces of varying size. */
+static pid_t feeder(int fd, const char *buf, size_t n, const size_t *pieces, int npieces, int pause_ms)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		size_t at = 0;
+		int k = 0;
+		signal(SIGPIPE, SIG_DFL);
+		while (at < n) {
+			size_t want = pieces[k % npieces], done = 0;
+			if (want > n - at)
+				want = n - at;
+			while (done < want) {
+				ssize_t w = write(fd, buf + at + done, want - done);
+				if (w <= 0)
+					_exit(1);
+				done += (size_t)w;
+			}
+			at += want;
+			if (pause_ms && k < 3) {
+				struct timespec ts = { 0, (long)pause_ms * 1000000L };
+				nanosleep(&ts, NULL);
+			}
+			k++;
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+static int wait_ok(pid_t pid)
+{
+	int st;
+	if (waitpid(pid, &st, 0) < 0)
+		return 0;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* ---- tests ---- */
+
+static void test_lines_file(void)
+{
+	struct text t = make_text(6 * MiB, 0);
+	struct rd *r;
+	const char *p = path_in("lines.txt");
+
+	write_file(p, t.p, t.n);
+	r = rd_open(p);
+	CHECK(r != NULL, "rd_open %s", p);
+	if (r) {
+		CHECK(!rd_is_lz4(r), "plain text is not lz4");
+		CHECK(!strcmp(rd_name(r), p), "rd_name is the path");
+		expect_lines(r, &t, "6 MiB text file across the 1 MiB buffer marks");
+		rd_close(r);
+	}
+	text_free(&t);
+
+	/* Binary bytes (everything but LF), also CR and NUL. */
+	t = make_text(3 * MiB, 1);
+	write_file(p, t.p, t.n);
+	r = rd_open(p);
+	if (r) {
+		expect_lines(r, &t, "3 MiB of binary lines");
+		rd_close(r);
+	}
+
+	/* The same through a pipe with short, odd-sized writes. */
+	{
+		static const size_t pieces[] = { 1, 2, 4093, 65536 + 7, 1, 300000, 17 };
+		int fds[2];
+		pid_t pid;
+		if (pipe(fds) == 0) {
+			pid = feeder(fds[1], t.p, t.n, pieces, 7, 20);
+			close(fds[1]);
+			r = rd_fdopen(fds[0], "pipe");
+			expect_lines(r, &t, "binary lines through a pipe, odd short writes");
+			rd_close(r);
+			close(fds[0]);
+			CHECK(wait_ok(pid), "feeder exited 0");
+		}
+	}
+	text_free(&t);
+}
+
+static void test_long_lines(void)
+{
+	size_t n = 5 * 1000 * 1000, len, i;
+	char *b = xmalloc(n + 16), *rest;
+	const char *line;
+	struct rd *r;
+	const char *p = path_in("long.txt");
+
+	for (i = 0; i < n; i++)
+		b[i] = (char)('a' + i % 26);
+	memcpy(b + n, "\nshort\n", 7);
+	write_file(p, b, n + 7);
+	r = rd_open(p);
+	line = rd_line(r, &len);
+	CHECK(line && len == n && !memcmp(line, b, n), "a single 5 MB line (got %zu bytes)", line ? len : 0);
+	line = rd_line(r, &len);
+	CHECK(line && len == 5 && !memcmp(line, "short", 5), "the line after a 5 MB line");
+	CHECK(!rd_line(r, &len) && rd_lineno(r) == 2, "two lines");
+	rd_close(r);
+
+	/* 5 MB without any LF at all. */
+	write_file(p, b, n);
+	r = rd_open(p);
+	line = rd_line(r, &len);
+	CHECK(line && len == n && !memcmp(line, b, n), "a 5 MB last line without LF");
+	CHECK(!rd_line(r, &len), "then the end");
+	CHECK(rd_offset(r) == n, "rd_offset %llu", (unsigned long long)rd_offset(r));
+	rd_close(r);
+
+	/* Lines of exactly 1 MiB and 2 MiB (LF right after a buffer's worth). */
+	rest = xmalloc(3 * MiB + 8);
+	memset(rest, 'x', MiB);
+	rest[MiB] = '\n';
+	memset(rest + MiB + 1, 'y', 2 * MiB);
+	rest[3 * MiB + 1] = '\n';
+	rest[3 * MiB + 2] = 'z';
+	write_file(p, rest, 3 * MiB + 3);
+	r = rd_open(p);
+	line = rd_line(r, &len);
+	CHECK(line && len == MiB && line[0] == 'x' && line[len - 1] == 'x', "a line of exactly 1 MiB");
+	line = rd_line(r, &len);
+	CHECK(line && len == 2 * MiB && line[0] == 'y' && line[len - 1] == 'y', "a line of exactly 2 MiB");
+	line = rd_line(r, &len);
+	CHECK(line && len == 1 && line[0] == 'z', "a last line 'z' without LF");
+	CHECK(!rd_line(r, &len), "end");
+	rd_close(r);
+	free(rest);
+	free(b);
+}
+
+static void test_small_cases(void)
+{
+	static const struct {
+		const char *in;
+		size_t n;
+		int nlines;
+		const char *lines[4];
+		size_t lens[4];
+	} cases[] = {
+		{ "", 0, 0, { NULL }, { 0 } },
+		{ "\n", 1, 1, { "" }, { 0 } },
+		{ "\n\n", 2, 2, { "", "" }, { 0, 0 } },
+		{ "a", 1, 1, { "a" }, { 1 } },
+		{ "ab", 2, 1, { "ab" }, { 2 } },
+		{ "abc", 3, 1, { "abc" }, { 3 } },
+		{ "a\nb", 3, 2, { "a", "b" }, { 1, 1 } },
+		{ "a\r\nb\r\n\r", 7, 3, { "a\r", "b\r", "\r" }, { 2, 2, 1 } },
+		{ "\r\n", 2, 1, { "\r" }, { 1 } },
+		{ "x\0y\n\0\n", 6, 2, { "x\0y", "\0" }, { 3, 1 } },
+		{ "\x04\x22\x4d\n", 4, 1, { "\x04\x22\x4d" }, { 3 } },
+		{ "\x04\x22\n", 3, 1, { "\x04\x22" }, { 2 } },
+	};
+	size_t i;
+	const char *p = path_in("small.txt");
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct rd *r;
+		const char *line;
+		size_t len;
+		int k;
+		write_file(p, cases[i].in, cases[i].n);
+		r = rd_open(p);
+		CHECK(r != NULL, "case %zu: rd_open", i);
+		if (!r)
+			continue;
+		for (k = 0; k < cases[i].nlines; k++) {
+			line = rd_line(r, &len);
+			CHECK(line && len == cases[i].lens[k] && !memcmp(line, cases[i].lines[k], len),
+			      "case %zu line %d: got %s length %zu", i, k + 1, line ? "a line of" : "no line",
+			      line ? len : 0);
+		}
+		CHECK(rd_line(r, &len) == NULL, "case %zu: end after %d lines", i, cases[i].nlines);
+		CHECK(rd_error(r) == 0 && rd_lineno(r) == (uint64_t)cases[i].nlines && rd_offset(r) == cases[i].n,
+		      "case %zu: error %d, lineno %llu, offset %llu", i, rd_error(r),
+		      (unsigned long long)rd_lineno(r), (unsigned long long)rd_offset(r));
+		rd_close(r);
+	}
+
+	/* Errors. */
+	errno = 0;
+	CHECK(rd_open(path_in("does-not-exist")) == NULL && errno == ENOENT, "rd_open of a missing file: ENOENT");
+	{
+		struct wr *w;
+		errno = 0;
+		w = wr_open(path_in("no-such-dir/out"), 0);
+		CHECK(w == NULL && errno == ENOENT, "wr_open in a missing directory: ENOENT");
+		if (w)
+			wr_abort(w);
+	}
+
+	/* Input arriving a byte at a time at the start (the lz4 sniffing). */
+	{
+		static const size_t pieces[] = { 1, 1, 1, 1, 5 };
+		static const char in[] = "ab\ncd\nefghij\nk";
+		int fds[2];
+		pid_t pid;
+		struct rd *r;
+		const char *line;
+		size_t len;
+		if (pipe(fds) == 0) {
+			pid = feeder(fds[1], in, sizeof in - 1, pieces, 5, 30);
+			close(fds[1]);
+			r = rd_fdopen(fds[0], "slow pipe");
+			line = rd_line(r, &len);
+			CHECK(line && len == 2 && !memcmp(line, "ab", 2), "slow pipe: line 1");
+			line = rd_line(r, &len);
+			CHECK(line && len == 2 && !memcmp(line, "cd", 2), "slow pipe: line 2");
+			line = rd_line(r, &len);
+			CHECK(line && len == 6 && !memcmp(line, "efghij", 6), "slow pipe: line 3");
+			line = rd_line(r, &len);
+			CHECK(line && len == 1 && line[0] == 'k', "slow pipe: last line without LF");
+			CHECK(!rd_line(r, &len) && !rd_error(r), "slow pipe: end");
+			rd_close(r);
+			close(fds[0]);
+			wait_ok(pid);
+		}
+	}
+}
+
+/* Write t with wr_open(path, WR_LZ4) in pieces of random size. */
+static int write_lz4(const char *path, const struct text *t)
+{
+	struct wr *w = wr_open(path, WR_LZ4);
+	size_t at = 0;
+	if (!w)
+		return -1;
+	while (at < t->n) {
+		size_t k = (size_t)(rnd() % 200000);
+		if (k > t->n - at)
+			k = t->n - at;
+		if (rnd() % 2) {
+			wr_put(w, t->p + at, k);
+		} else {
+			char *o = wr_reserve(w, k);
+			memcpy(o, t->p + at, k);
+			wr_commit(w, k);
+		}
+		at += k;
+	}
+	return wr_close(w);
+}
+
+static void test_lz4(void)
+{
+	struct text t = make_text(5 * MiB, 0);
+	const char *plain = path_in("plain.txt"), *z1 = path_in("wr.lz4"), *z2 = path_in("cmd.lz4");
+	char cmd[9000];
+	struct rd *r;
+	size_t n;
+	char *b;
+
+	write_file(plain, t.p, t.n);
+	CHECK(write_lz4(z1, &t) == 0, "wr_open(WR_LZ4) + wr_close");
+	b = read_file(z1, &n);
+	CHECK(b && n >= 4 && !memcmp(b, "\x04\x22\x4d\x18", 4), "WR_LZ4 output starts with the lz4 frame magic");
+	CHECK(n < t.n / 2, "WR_LZ4 output is compressed (%zu of %zu bytes)", n, t.n);
+	free(b);
+	r = rd_open(z1);
+	CHECK(r && rd_is_lz4(r), "rd_open sees lz4");
+	if (r) {
+		expect_lines(r, &t, "lz4 written by wr_open(WR_LZ4)");
+		rd_close(r);
+	}
+
+	/* lz4 data through a pipe, fed in odd pieces. */
+	{
+		static const size_t pieces[] = { 3, 1, 7, 65536, 4093, 1 };
+		int fds[2];
+		pid_t pid;
+		b = read_file(z1, &n);
+		if (b && pipe(fds) == 0) {
+			pid = feeder(fds[1], b, n, pieces, 6, 20);
+			close(fds[1]);
+			r = rd_fdopen(fds[0], "lz4 pipe");
+			CHECK(rd_is_lz4(r), "lz4 sniffed through a pipe");
+			expect_lines(r, &t, "lz4 through a pipe, odd short writes");
+			rd_close(r);
+			close(fds[0]);
+			wait_ok(pid);
+		}
+		free(b);
+	}
+
+	if (!have_lz4_cmd()) {
+		printf("test_io.c: note: no lz4 command, skipping the lz4(1) checks\n");
+	} else {
+		snprintf(cmd, sizeof cmd, "lz4 -q -f '%s' '%s'", plain, z2);
+		CHECK(system(cmd) == 0, "%s", cmd);
+		r = rd_open(z2);
+		CHECK(r && rd_is_lz4(r), "rd_open sees the lz4 command's output as lz4");
+		if (r) {
+			expect_lines(r, &t, "lz4 written by the lz4 command");
+			rd_close(r);
+		}
+		/* What wr_open(WR_LZ4) writes, the lz4 command reads. */
+		snprintf(cmd, sizeof cmd, "lz4 -dc '%s' | cmp -s - '%s'", z1, plain);
+		CHECK(system(cmd) == 0, "lz4 -dc of the WR_LZ4 file equals the plain text");
+
+		/* Concatenated frames read as one stream. */
+		snprintf(cmd, sizeof cmd, "printf 'tail1\\ntail2' | lz4 -q -c > '%s.2' && cat '%s' '%s.2' > '%s.cat'",
+		         z2, z2, z2, z2);
+		if (system(cmd) == 0) {
+			char catp[1300];
+			const char *line;
+			size_t len;
+			snprintf(catp, sizeof catp, "%s.cat", z2);
+			r = rd_open(catp);
+			if (r) {
+				size_t i;
+				int ok = 1;
+				for (i = 0; i < t.nlines; i++)
+					if (!rd_line(r, &len))
+						ok = 0;
+				line = rd_line(r, &len);
+				CHECK(ok && line && len == 5 && !memcmp(line, "tail1", 5), "second lz4 frame: line 1");
+				line = rd_line(r, &len);
+				CHECK(line && len == 5 && !memcmp(line, "tail2", 5), "second lz4 frame: line 2");
+				CHECK(!rd_line(r, &len) && rd_error(r) == 0, "concatenated frames end cleanly");
+				rd_close(r);
+			}
+		}
+
+		/* A damaged compressed file is an error, not silent garbage. */
+		b = read_file(z2, &n);
+		if (b && n > 1000) {
+			const char *bad = path_in("bad.lz4");
+			size_t i, len;
+			b[n / 2] = (char)(b[n / 2] ^ 0x55);
+			write_file(bad, b, n);
+			r = rd_open(bad);
+			for (i = 0; r && rd_line(r, &len); i++)
+				;
+			CHECK(r && rd_error(r) != 0, "a corrupt lz4 file gives rd_error (got %d)", r ? rd_error(r) : 0);
+			rd_close(r);
+		}
+		free(b);
+	}
+
+	/* A compressed file cut short is an error, not a quiet end. */
+	b = read_file(z1, &n);
+	if (b && n > 100) {
+		const char *cut = path_in("cut.lz4");
+		size_t len, lines = 0;
+		write_file(cut, b, n / 2);
+		r = rd_open(cut);
+		while (r && rd_line(r, &len))
+			lines++;
+		CHECK(r && rd_error(r) != 0, "an lz4 file cut in half gives rd_error (got %d after %zu lines)",
+		      r ? rd_error(r) : 0, lines);
+		rd_close(r);
+		/* Only the magic. */
+		write_file(cut, b, 4);
+		r = rd_open(cut);
+		CHECK(r && !rd_line(r, &len) && rd_error(r) != 0, "an lz4 file of only the magic is an error");
+		rd_close(r);
+		/* Without the end mark (the last 4 bytes). */
+		write_file(cut, b, n - 4);
+		r = rd_open(cut);
+		while (r && rd_line(r, &len))
+			;
+		CHECK(r && rd_error(r) != 0, "an lz4 file without its end mark is an error");
+		rd_close(r);
+	}
+	free(b);
+
+	/* An empty stream compressed. */
+	{
+		struct wr *w = wr_open(z1, WR_LZ4);
+		size_t len;
+		CHECK(w && wr_close(w) == 0, "empty lz4 stream written");
+		b = read_file(z1, &n);
+		CHECK(b && n >= 4 && !memcmp(b, "\x04\x22\x4d\x18", 4), "an empty WR_LZ4 file is still an lz4 frame");
+		free(b);
+		r = rd_open(z1);
+		CHECK(r && rd_is_lz4(r) && !rd_line(r, &len) && rd_error(r) == 0, "empty lz4 stream reads as empty");
+		rd_close(r);
+	}
+	text_free(&t);
+}
+
+/* The first read of a pipe returns fewer than the 4 bytes of the lz4 magic,
+ * the second a full buffer: the sniffed bytes must fit the compressed
+ * buffer.  Run in a child: a memory error there must not end this program. */
+static void test_lz4_sniff_split(void)
+{
+	struct text t;
+	const char *z = path_in("sniff.lz4");
+	char *b;
+	size_t n;
+	pid_t kid;
+	int st;
+
+	/* Incompressible lines, so the compressed data is several MiB. */
+	t = make_text(3 * MiB, 1);
+	if (write_lz4(z, &t) != 0) {
+		CHECK(0, "write_lz4 for the sniff test");
+		text_free(&t);
+		return;
+	}
+	b = read_file(z, &n);
+	fflush(stdout);
+	kid = fork();
+	if (kid == 0) {
+		int fds[2], ok;
+		pid_t feed;
+		struct rd *r;
+		if (pipe(fds))
+			_exit(3);
+		/* A pipe that holds a whole reader buffer at once. */
+		if (fcntl(fds[1], F_SETPIPE_SZ, 4 * MiB) < 0)
+			fcntl(fds[1], F_SETPIPE_SZ, MiB);
+		feed = fork();
+		if (feed == 0) {
+			struct timespec ts = { 0, 300000000L };
+			size_t at = 2;
+			close(fds[0]);
+			if (write(fds[1], b, 2) != 2)
+				_exit(1);
+			nanosleep(&ts, NULL);   /* the reader takes the 2 bytes alone */
+			while (at < n) {
+				ssize_t w = write(fds[1], b + at, n - at);
+				if (w <= 0)
+					_exit(1);
+				at += (size_t)w;
+			}
+			_exit(0);
+		}
+		close(fds[1]);
+		r = rd_fdopen(fds[0], "split magic");
+		ok = r && rd_is_lz4(r);
+		if (ok) {
+			size_t i, len;
+			const char *line;
+			for (i = 0; i < t.nlines; i++) {
+				line = rd_line(r, &len);
+				if (!line || len != t.starts[i + 1] - t.starts[i] - 1 ||
+				    memcmp(line, t.p + t.starts[i], len)) {
+					ok = 0;
+					break;
+				}
+			}
+			ok = ok && !rd_line(r, &len) && !rd_error(r);
+		}
+		rd_close(r);
+		close(fds[0]);
+		waitpid(feed, NULL, 0);
+		_exit(ok ? 0 : 1);
+	}
+	st = 0;
+	waitpid(kid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "lz4 magic split over two reads of a pipe (2 bytes, then 1 MiB): reader %s %d",
+	      WIFEXITED(st) ? "exited" : "killed by signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	free(b);
+	text_free(&t);
+}
+
+static void test_rd_read(void)
+{
+	struct text t = make_text(3 * MiB, 1);
+	const char *p = path_in("read.bin"), *z = path_in("read.lz4");
+	static const size_t sizes[] = { 1, 7, 4096, MiB + 3, 3 * MiB };
+	size_t s;
+
+	write_file(p, t.p, t.n);
+	write_lz4(z, &t);
+	for (s = 0; s < 2 * sizeof sizes / sizeof sizes[0]; s++) {
+		size_t chunk = sizes[s % 5], got = 0, k;
+		char *b = xmalloc(t.n + chunk);
+		struct rd *r = rd_open(s < 5 ? p : z);
+		while ((k = rd_read(r, b + got, chunk)) > 0)
+			got += k;
+		CHECK(got == t.n && !memcmp(b, t.p, t.n), "rd_read in pieces of %zu (%s): %zu of %zu bytes", chunk,
+		      s < 5 ? "plain" : "lz4", got, t.n);
+		CHECK(rd_error(r) == 0 && rd_offset(r) == t.n, "rd_read: no error, offset at the end");
+		rd_close(r);
+		free(b);
+	}
+
+	/* Some lines, then the rest raw. */
+	{
+		struct rd *r = rd_open(z);
+		size_t len, i, got = 0, k, from;
+		char *b = xmalloc(t.n);
+		for (i = 0; i < 3; i++)
+			rd_line(r, &len);
+		from = t.starts[3];
+		CHECK(rd_offset(r) == from, "rd_offset after 3 lines: %llu, want %zu", (unsigned long long)rd_offset(r), from);
+		while ((k = rd_read(r, b + got, 100000)) > 0)
+			got += k;
+		CHECK(got == t.n - from && !memcmp(b, t.p + from, got), "rd_line, then rd_read the rest");
+		rd_close(r);
+		free(b);
+	}
+	text_free(&t);
+}
+
+static void test_wr_open(void)
+{
+	const char *target = path_in("out.rec");
+	char first[256], *b;
+	size_t n;
+	struct wr *w;
+	struct stat st;
+	mode_t mask;
+	int k;
+
+	/* The target appears only at wr_close. */
+	w = wr_open(target, 0);
+	CHECK(w != NULL, "wr_open %s", target);
+	if (!w)
+		return;
+	CHECK(!strcmp(wr_name(w), target), "wr_name is the target");
+	for (k = 0; k < 200000; k++)
+		wr_printf(w, "line %d\n", k);
+	CHECK(wr_flush(w) == 0, "wr_flush");
+	CHECK(!file_exists(target), "the target does not exist before wr_close");
+	CHECK(dir_entries(dir, first, sizeof first) == 1 && !strncmp(first, "out.rec", 7) && strcmp(first, "out.rec"),
+	      "a temporary sibling of the target is written (%s)", first);
+	CHECK(wr_close(w) == 0, "wr_close");
+	CHECK(file_exists(target), "the target exists after wr_close");
+	CHECK(dir_entries(dir, first, sizeof first) == 1 && !strcmp(first, "out.rec"),
+	      "only the target is left (%s)", first);
+	b = read_file(target, &n);
+	CHECK(b && n > 1000000 && !memcmp(b, "line 0\nline 1\n", 14) && !memcmp(b + n - 12, "line 199999\n", 12),
+	      "the target holds what was written (%zu bytes)", n);
+	free(b);
+	mask = umask(0);
+	umask(mask);
+	CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == (0666 & ~mask), "mode %o, want %o",
+	      (unsigned)(st.st_mode & 0777), (unsigned)(0666 & ~mask));
+
+	/* wr_abort keeps the previous target untouched. */
+	write_file(target, "old\n", 4);
+	w = wr_open(target, 0);
+	wr_puts(w, "new content\n");
+	wr_flush(w);
+	b = read_file(target, &n);
+	CHECK(b && n == 4 && !memcmp(b, "old\n", 4), "the old target is untouched while writing");
+	free(b);
+	wr_abort(w);
+	b = read_file(target, &n);
+	CHECK(b && n == 4 && !memcmp(b, "old\n", 4), "wr_abort keeps the old target");
+	free(b);
+	CHECK(dir_entries(dir, first, sizeof first) == 1, "wr_abort removes the temporary file (%s)", first);
+
+	/* wr_close replaces it. */
+	w = wr_open(target, WR_LZ4);
+	wr_puts(w, "new content\n");
+	CHECK(wr_close(w) == 0, "wr_close over an existing target");
+	{
+		struct rd *r = rd_open(target);
+		const char *line;
+		size_t len;
+		line = r ? rd_line(r, &len) : NULL;
+		CHECK(line && len == 11 && !memcmp(line, "new content", 11), "wr_close replaced the target (lz4)");
+		rd_close(r);
+	}
+	unlink(target);
+
+	/* wr_abort with no previous target leaves nothing. */
+	w = wr_open(target, 0);
+	wr_puts(w, "discard me\n");
+	wr_flush(w);
+	wr_abort(w);
+	CHECK(!file_exists(target) && dir_entries(dir, first, sizeof first) == 0,
+	      "wr_abort leaves no file (%s)", first);
+	wr_abort(NULL);
+
+	/* A record bigger than the buffer, and long printf output. */
+	{
+		size_t big = 3 * MiB + 5, i, len;
+		struct rd *r;
+		const char *line;
+		int fl;
+		for (fl = 0; fl <= WR_LZ4; fl += WR_LZ4) {
+			char *o, longs[3000];
+			w = wr_open(target, fl);
+			wr_puts(w, "head\n");
+			o = wr_reserve(w, big);
+			for (i = 0; i < big - 1; i++)
+				o[i] = (char)('a' + i % 26);
+			o[big - 1] = '\n';
+			wr_commit(w, big);
+			memset(longs, 'q', sizeof longs - 1);
+			longs[sizeof longs - 1] = 0;
+			wr_printf(w, "%s|%d\n", longs, 42);
+			wr_putc(w, 'e');
+			CHECK(wr_close(w) == 0, "wr_close after a 3 MiB reserve (flags %d)", fl);
+			r = rd_open(target);
+			line = rd_line(r, &len);
+			CHECK(line && len == 4, "head");
+			line = rd_line(r, &len);
+			CHECK(line && len == big - 1 && line[0] == 'a' && line[len - 1] == (char)('a' + (big - 2) % 26),
+			      "3 MiB reserved record (flags %d)", fl);
+			line = rd_line(r, &len);
+			CHECK(line && len == sizeof longs - 1 + 3 && !memcmp(line + len - 3, "|42", 3),
+			      "wr_printf of 3000 bytes (flags %d)", fl);
+			line = rd_line(r, &len);
+			CHECK(line && len == 1 && line[0] == 'e', "wr_putc (flags %d)", fl);
+			rd_close(r);
+		}
+		unlink(target);
+	}
+}
+
+static void test_epipe(void)
+{
+	int fds[2], fl;
+	static char block[64 * 1024];
+
+	/* Without cli_init's SIGPIPE handling this test would be killed. */
+	cli_init("test_io");
+	memset(block, 'x', sizeof block);
+	for (fl = 0; fl <= WR_LZ4; fl += WR_LZ4) {
+		struct wr *w;
+		int i;
+		if (pipe(fds))
+			return;
+		close(fds[0]);
+		w = wr_fdopen(fds[1], "closed pipe", fl);
+		wr_puts(w, "hello\n");
+		CHECK(wr_flush(w) == EPIPE, "wr_flush to a closed pipe: EPIPE (flags %d)", fl);
+		CHECK(wr_error(w) == EPIPE, "wr_error is EPIPE (flags %d, got %d)", fl, wr_error(w));
+		for (i = 0; i < 64; i++)
+			wr_put(w, block, sizeof block);
+		CHECK(wr_error(w) == EPIPE, "wr_error stays EPIPE (flags %d)", fl);
+		CHECK(wr_close(w) == EPIPE, "wr_close reports EPIPE (flags %d)", fl);
+		close(fds[1]);
+	}
+
+	/* A reader that goes away after a while (like head -n 1). */
+	if (pipe(fds) == 0) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			char b[100];
+			close(fds[1]);
+			if (read(fds[0], b, sizeof b) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		close(fds[0]);
+		{
+			struct wr *w = wr_fdopen_buf(fds[1], "pipe to head", 0, 4096);
+			int i;
+			for (i = 0; i < 100000 && !wr_error(w); i++)
+				wr_printf(w, "record %d\n", i);
+			CHECK(wr_error(w) == EPIPE, "writing to a reader that exits: EPIPE (after %d records)", i);
+			CHECK(wr_close(w) == EPIPE, "wr_close: EPIPE");
+		}
+		close(fds[1]);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char cmd[4200];
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(dir, sizeof dir, "%s/test_io.XXXXXX", tmp);
+	if (!mkdtemp(dir)) {
+		perror(dir);
+		return 2;
+	}
+	test_small_cases();
+	test_lines_file();
+	test_long_lines();
+	test_rd_read();
+	test_lz4();
+	test_lz4_sniff_split();
+	/* test_wr_open counts the files of the directory: start empty. */
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'/* '%s'/.[!.]* 2>/dev/null", dir, dir);
+	if (system(cmd) != 0) { /* ignore */
+	}
+	test_wr_open();
+	test_epipe();
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		printf("test_io.c: note: could not remove %s\n", dir);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,5 +1,6 @@
 #include "rec.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,8 +364,14 @@ static void json_str(struct wr *w, const char *s, size_t n)
 static void json_double(struct wr *w, double v)
 {
 	char buf[40];
-	if (!isfinite(v)) {
+	if (isnan(v)) {
 		wr_puts(w, "null");
+		return;
+	}
+	if (isinf(v)) {
+		/* JSON has no infinity; a number too large for a double reads
+		 * back as one in strtod (and in jq, as the largest double). */
+		wr_puts(w, v > 0 ? "1e999" : "-1e999");
 		return;
 	}
 	/* Shortest form that reads back to the same double. */
@@ -438,6 +445,16 @@ static void skip_ws(struct jp *j)
 {
 	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\r' || *j->p == '\n'))
 		j->p++;
+}
+
+static int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
 }
 
 static int hex4(const char *p, unsigned *v)
@@ -609,14 +626,21 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 							continue;
 						found = 1;
 						if (t == RT_HEX) {
-							char tmp[24];
-							if (val.n < 3 || val.n > 20 || val.p[0] != '0' || (val.p[1] | 0x20) != 'x') {
+							uint64_t x = 0;
+							size_t k;
+							if (val.n < 3 || val.n > 18 || val.p[0] != '0' || (val.p[1] | 0x20) != 'x') {
 								*why = "bad hex value in JSON";
 								return DEC_BAD;
 							}
-							memcpy(tmp, val.p, val.n);
-							tmp[val.n] = 0;
-							r->n[i].u = strtoull(tmp, NULL, 16);
+							for (k = 2; k < val.n; k++) {
+								int h = hex_digit((unsigned char)val.p[k]);
+								if (h < 0) {
+									*why = "bad hex value in JSON";
+									return DEC_BAD;
+								}
+								x = x << 4 | (unsigned)h;
+							}
+							r->n[i].u = x;
 						} else if (t == RT_SUB) {
 							int v = sub_parse(val.p, val.n);
 							if (v < 0) {
@@ -640,7 +664,8 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 			} else {
 				/* number, null, true, false */
 				const char *v = j.p;
-				while (j.p < j.end && *j.p != ',' && *j.p != '}' && *j.p != ' ')
+				while (j.p < j.end && *j.p != ',' && *j.p != '}' && *j.p != ' ' &&
+				       *j.p != '\t' && *j.p != '\r' && *j.p != '\n')
 					j.p++;
 				if (pass == 1) {
 					char tmp[64];
@@ -656,9 +681,11 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 						char *e;
 						if (strlen(sc->num[i].name) != key.n || memcmp(sc->num[i].name, key.p, key.n))
 							continue;
+						errno = 0;
 						if (!strcmp(tmp, "null")) {
 							r->n[i].u = REC_NONE;
 						} else if (t == RT_F64) {
+							/* Out of range means infinity here (see json_double). */
 							r->n[i].f = strtod(tmp, &e);
 							if (*e) {
 								*why = "bad JSON number";
@@ -666,14 +693,14 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 							}
 						} else if (t == RT_I32 || t == RT_I64) {
 							r->n[i].i = strtoll(tmp, &e, 10);
-							if (*e) {
-								*why = "bad JSON number";
+							if (*e || errno == ERANGE) {
+								*why = errno == ERANGE ? "JSON number out of range" : "bad JSON number";
 								return DEC_BAD;
 							}
 						} else {
 							r->n[i].u = strtoull(tmp, &e, 10);
-							if (*e || tmp[0] == '-') {
-								*why = "bad JSON number";
+							if (*e || tmp[0] == '-' || errno == ERANGE) {
+								*why = errno == ERANGE ? "JSON number out of range" : "bad JSON number";
 								return DEC_BAD;
 							}
 						}
@@ -702,6 +729,12 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 		}
 		if (!sc) {
 			*why = "JSON object without \"kind\"";
+			return DEC_BAD;
+		}
+		j.p++;
+		skip_ws(&j);
+		if (j.p != j.end) {
+			*why = "text after the JSON object";
 			return DEC_BAD;
 		}
 	}
@@ -751,9 +784,11 @@ static void put_text(struct wr *w, const struct rec *r)
 	switch (sc->kind) {
 	case K_INSTR:
 		rec_core_name(core, r->n[I_CORE].u, r->n[I_SUBTYPE].u, r->n[I_SUBIDX].u);
-		wr_printf(w, "%-15s [%llu, %llu] 0x%llx %-8.*s ", core,
+		wr_printf(w, "%-15s [%llu, %llu] 0x%llx ", core,
 		          (unsigned long long)r->n[I_START].u, (unsigned long long)r->n[I_END].u,
-		          (unsigned long long)r->n[I_PC].u, (int)r->s[IS_PIPE].n, r->s[IS_PIPE].p);
+		          (unsigned long long)r->n[I_PC].u);
+		text_str(w, r->s[IS_PIPE].p, r->s[IS_PIPE].n);
+		wr_printf(w, "%*s", r->s[IS_PIPE].n < 8 ? (int)(8 - r->s[IS_PIPE].n) + 1 : 1, "");
 		text_str(w, r->s[IS_NAME].p, r->s[IS_NAME].n);
 		wr_putc(w, ' ');
 		text_str(w, r->s[IS_DETAIL].p, r->s[IS_DETAIL].n);

@@ -71,7 +71,8 @@ struct rd *rd_fdopen(int fd, const char *name)
 	}
 	/* Sniff the first four bytes for the lz4 frame magic 0x184D2204. */
 	while (r->end < 4 && !r->eof) {
-		ssize_t k = read_full(fd, r->buf + r->end, RD_CHUNK);
+		/* At most one chunk in all: it may have to fit the lz4 buffer. */
+		ssize_t k = read_full(fd, r->buf + r->end, RD_CHUNK - r->end);
 		if (k < 0) {
 			r->err = errno;
 			break;

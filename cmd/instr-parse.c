@@ -695,6 +695,19 @@ static void whole_core(struct pairing *pg)
 	free(gpr);
 }
 
+/* Instruction and mark records open with the same five core fields. */
+_Static_assert((int)I_CORE == (int)M_CORE && (int)I_SUBTYPE == (int)M_SUBTYPE && (int)I_SUBIDX == (int)M_SUBIDX &&
+               (int)I_BLOCK == (int)M_BLOCK && (int)I_SUBBLOCK == (int)M_SUBBLOCK, "core fields differ");
+
+static void set_core(struct rec *r, const struct unit *u)
+{
+	r->n[I_CORE].u = u->core;
+	r->n[I_SUBTYPE].u = u->subtype;
+	r->n[I_SUBIDX].u = u->subidx;
+	r->n[I_BLOCK].i = u->block;
+	r->n[I_SUBBLOCK].i = u->subblock;
+}
+
 static void finish_unit(struct unit *u, struct rec_out *o)
 {
 	struct pairing pg;
@@ -776,11 +789,7 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 		detail.p = text + pe.name_n;
 		detail.n = pe.detail_n;
 		rec_init(&rec, K_INSTR);
-		rec.n[I_CORE].u = u->core;
-		rec.n[I_SUBTYPE].u = u->subtype;
-		rec.n[I_SUBIDX].u = u->subidx;
-		rec.n[I_BLOCK].i = u->block;
-		rec.n[I_SUBBLOCK].i = u->subblock;
+		set_core(&rec, u);
 		rec.n[I_START].u = pe.start;
 		rec.n[I_END].u = pe.end;
 		rec.n[I_PC].u = pe.pc;
@@ -815,11 +824,7 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 			struct interval *iv = &ms->iv[i];
 			if (!ms->invalid && iv->end != UINT64_MAX) {
 				rec_init(&rec, K_MARK);
-				rec.n[M_CORE].u = u->core;
-				rec.n[M_SUBTYPE].u = u->subtype;
-				rec.n[M_SUBIDX].u = u->subidx;
-				rec.n[M_BLOCK].i = u->block;
-				rec.n[M_SUBBLOCK].i = u->subblock;
+				set_core(&rec, u);
 				rec.n[M_MARK].u = (uint64_t)m;
 				rec.n[M_START].u = iv->start;
 				rec.n[M_END].u = iv->end;

@@ -885,6 +885,7 @@ static void release_all(void)
 		free(n);
 	}
 	free(detail_buf);
+	spool_release_spares();
 }
 
 static void usage(FILE *f)

@@ -10,12 +10,40 @@
 #define CHUNK (1u << 20)
 
 static size_t budget = 64u << 20, in_use;
+/* Chunks given back are kept for reuse: touching fresh pages again costs
+ * more than the copying itself. */
+static struct chunk *spare;
 
 struct chunk {
 	struct chunk *next;
 	size_t len;
 	char data[];
 };
+
+static struct chunk *chunk_take(void)
+{
+	struct chunk *c = spare;
+	if (c) {
+		spare = c->next;
+		return c;
+	}
+	return malloc(sizeof *c + CHUNK);
+}
+
+static void chunk_give(struct chunk *c)
+{
+	c->next = spare;
+	spare = c;
+}
+
+void spool_release_spares(void)
+{
+	while (spare) {
+		struct chunk *c = spare;
+		spare = c->next;
+		free(c);
+	}
+}
 
 struct spool {
 	struct chunk *head, *tail, *rchunk;
@@ -62,7 +90,7 @@ void spool_put(struct spool *s, const void *p, size_t n)
 		size_t room = s->tail ? CHUNK - s->tail->len : 0, k;
 		if (!room) {
 			struct chunk *ch;
-			if (in_use + CHUNK > budget || !(ch = malloc(sizeof *ch + CHUNK))) {
+			if (in_use + CHUNK > budget || !(ch = chunk_take())) {
 				to_file(s, c, n);
 				return;
 			}
@@ -118,7 +146,7 @@ size_t spool_get(struct spool *s, void *p, size_t n)
 			s->head = s->rchunk;
 			s->rpos = 0;
 			in_use -= CHUNK;
-			free(done);
+			chunk_give(done);
 		}
 	}
 	if (got < n && s->r) {
@@ -137,7 +165,7 @@ void spool_free(struct spool *s)
 	for (c = s->head; c; c = next) {
 		next = c->next;
 		in_use -= CHUNK;
-		free(c);
+		chunk_give(c);
 	}
 	if (s->w)
 		wr_abort(s->w);

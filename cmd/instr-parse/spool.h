@@ -17,5 +17,7 @@ void spool_rewind(struct spool *s);
 /* Up to n bytes; returns the count (less only at the end). */
 size_t spool_get(struct spool *s, void *p, size_t n);
 void spool_free(struct spool *s);
+/* Free the memory kept for reuse (at exit). */
+void spool_release_spares(void);
 
 #endif

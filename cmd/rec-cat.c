@@ -99,11 +99,16 @@ int main(int argc, char **argv)
 		rd_close(r);
 	}
 	if (count) {
+		uint64_t unknown = 0;
 		for (c = 0; c < 256; c++) {
 			const struct rec_schema *sc = rec_schema(c);
-			if (counts[c])
-				wr_printf(o.w, "%s\t%llu\n", sc ? sc->name : "unknown", (unsigned long long)counts[c]);
+			if (!sc)
+				unknown += counts[c];
+			else if (counts[c])
+				wr_printf(o.w, "%s\t%llu\n", sc->name, (unsigned long long)counts[c]);
 		}
+		if (unknown)
+			wr_printf(o.w, "unknown\t%llu\n", (unsigned long long)unknown);
 	}
 	if (bad) {
 		cli_warn("%llu bad records skipped", (unsigned long long)bad);

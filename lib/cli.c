@@ -117,13 +117,14 @@ enum rec_mode cli_out_mode(int want_json, int want_text, int want_bin, int fd)
 		return REC_JSON;
 	if (want_text)
 		return REC_TEXT;
+	/* Never binary to a terminal, even when asked. */
+	if (isatty(fd))
+		return want_bin || !env || strcmp(env, "json") ? REC_TEXT : REC_JSON;
+	if (want_bin)
+		return REC_BIN;
 	if (env && !strcmp(env, "json"))
 		return REC_JSON;
 	if (env && !strcmp(env, "text"))
 		return REC_TEXT;
-	/* Never binary to a terminal, even when asked. */
-	if (isatty(fd))
-		return REC_TEXT;
-	(void)want_bin;         /* bin is the default otherwise */
 	return REC_BIN;
 }

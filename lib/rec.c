@@ -880,7 +880,13 @@ void rec_out_put(struct rec_out *o, const struct rec *r)
 
 void rec_out_raw(struct rec_out *o, const char *line, size_t len)
 {
-	wr_put(o->w, line, len);
+	if (o->mode == REC_TEXT) {
+		/* A terminal gets the bytes made visible, never raw. */
+		wr_puts(o->w, "unknown ");
+		text_str(o->w, line, len);
+	} else {
+		wr_put(o->w, line, len);
+	}
 	wr_putc(o->w, '\n');
 	o->records++;
 }

@@ -280,6 +280,19 @@ ctl_bytes() {
 	[ "$(ctl_bytes t.txt)" -eq 0 ]
 }
 
+@test "text mode: a record of an unknown kind does not send raw control bytes" {
+	# DESIGN 3: a terminal gets readable text, never raw binary; a record
+	# of a future kind is passed on, but in text mode it must stay readable
+	{
+		head -n 3 s.bin
+		printf 'Zfuture \001\002\033[2J\032J\r\000 record\n'
+	} > unk.bin
+	rec-cat --text unk.bin > t.txt
+	od -c t.txt | tail -n 4
+	[ "$(wc -l < t.txt)" -eq 4 ]
+	[ "$(ctl_bytes t.txt)" -eq 0 ]
+}
+
 @test "stdout not a terminal: binary by default; OPTRACE_FORMAT chooses" {
 	rec-cat in.jsonl > def.out
 	cmp def.out s.bin
@@ -363,6 +376,13 @@ ctl_bytes() {
 	cat c.txt
 	[ "$(grep -c '^unknown' c.txt)" -eq 1 ]
 	grep -qx "unknown	3" c.txt
+}
+
+@test "a write error (full disk) is reported with exit status 4" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	run bash -c 'rec-cat --json s.bin > /dev/full'
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"write error"* ]]
 }
 
 @test "empty input gives empty output" {

@@ -13,9 +13,10 @@
  *   - written as readable text it is one line without control bytes.
  * Any violation calls abort(), which libFuzzer reports as a crash.
  *
- * -DFUZZ_REC_SKIP_KNOWN skips the checks that fail because of the bugs
- * reported with these tests (non-finite doubles do not survive JSON; an
- * instruction's pipe is printed raw in text mode), to look past them. */
+ * -DFUZZ_REC_SKIP_KNOWN skips the check that fails because of the bug
+ * reported with these tests (a NaN other than the all-ones pattern does not
+ * survive JSON: it is written as null, read back as REC_NONE), to look past
+ * it. */
 #include "rec.h"
 
 #include <math.h>
@@ -86,7 +87,7 @@ static int same(const struct rec *a, const struct rec *b, int json)
 			y = (uint64_t)(int64_t)(int32_t)(uint32_t)y;
 		}
 #ifdef FUZZ_REC_SKIP_KNOWN
-		if (json && t == RT_F64 && !isfinite(a->n[i].f))
+		if (json && t == RT_F64 && isnan(a->n[i].f))
 			continue;
 #else
 		(void)json;
@@ -222,19 +223,6 @@ static void one(const char *line, size_t len)
 
 	/* Readable text. */
 	b = put(&o.r, REC_TEXT, &n);
-#ifdef FUZZ_REC_SKIP_KNOWN
-	if (o.r.sc->kind == K_INSTR) {
-		size_t i;
-		for (i = 0; i < o.r.s[IS_PIPE].n; i++)
-			if ((unsigned char)o.r.s[IS_PIPE].p[i] < 0x20)
-				break;
-		if (i < o.r.s[IS_PIPE].n) {
-			free(b);
-			own_free(&o);
-			return;
-		}
-	}
-#endif
 	if (!one_line_clean(b, n, 0))
 		fail("text mode output is not one line without control bytes", line, len);
 	free(b);

@@ -773,6 +773,16 @@ static void test_wr_open(void)
 	CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == (0666 & ~mask), "mode %o, want %o",
 	      (unsigned)(st.st_mode & 0777), (unsigned)(0666 & ~mask));
 
+	/* Replacing an existing file keeps its permissions, as open(2) with
+	 * O_TRUNC would (a private file must not become world-readable). */
+	chmod(target, 0600);
+	w = wr_open(target, 0);
+	wr_puts(w, "private\n");
+	CHECK(wr_close(w) == 0, "wr_close over a 0600 file");
+	CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == 0600,
+	      "an existing 0600 target keeps mode 0600 when replaced (got %o)", (unsigned)(st.st_mode & 0777));
+	chmod(target, 0644);
+
 	/* wr_abort keeps the previous target untouched. */
 	write_file(target, "old\n", 4);
 	w = wr_open(target, 0);
@@ -844,6 +854,65 @@ static void test_wr_open(void)
 			rd_close(r);
 		}
 		unlink(target);
+	}
+}
+
+/* Targets that are not regular files. */
+static void test_wr_special(void)
+{
+	const char *fifo = path_in("fifo"), *sub = path_in("subdir");
+	struct wr *w;
+	struct stat st;
+	struct rd *r;
+
+	/* A directory: refused, for writing and (as an error) for reading. */
+	mkdir(sub, 0755);
+	errno = 0;
+	w = wr_open(sub, 0);
+	CHECK(w == NULL && errno == EISDIR, "wr_open of a directory: EISDIR (errno %d)", errno);
+	if (w)
+		wr_abort(w);
+	r = rd_open(sub);
+	{
+		size_t len;
+		CHECK(r == NULL || (!rd_line(r, &len) && rd_error(r) != 0), "rd_open of a directory is an error");
+	}
+	rd_close(r);
+	rmdir(sub);
+
+	/* A FIFO is written in place, not replaced by a file. */
+	if (mkfifo(fifo, 0600) == 0) {
+		pid_t pid;
+		int fds[2];
+		if (pipe(fds))
+			return;
+		pid = fork();
+		if (pid == 0) {
+			char b[64];
+			ssize_t k, got = 0;
+			int fd = open(fifo, O_RDONLY);
+			close(fds[0]);
+			while (fd >= 0 && (k = read(fd, b + got, sizeof b - (size_t)got)) > 0)
+				got += k;
+			if (write(fds[1], b, (size_t)got) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		close(fds[1]);
+		w = wr_open(fifo, 0);
+		CHECK(w != NULL, "wr_open of a FIFO");
+		if (w) {
+			char b[64];
+			ssize_t k;
+			wr_puts(w, "through the fifo\n");
+			CHECK(wr_close(w) == 0, "wr_close of a FIFO");
+			k = read(fds[0], b, sizeof b);
+			CHECK(k == 17 && !memcmp(b, "through the fifo\n", 17), "the FIFO's reader got the data");
+		}
+		close(fds[0]);
+		waitpid(pid, NULL, 0);
+		CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO is still a FIFO");
+		unlink(fifo);
 	}
 }
 
@@ -919,6 +988,7 @@ int main(void)
 	if (system(cmd) != 0) { /* ignore */
 	}
 	test_wr_open();
+	test_wr_special();
 	test_epipe();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -370,7 +370,8 @@ static int put_all(const struct rec *recs, int n, enum rec_mode mode)
 	w = wr_fdopen_buf(fd, "tmp", 0, 1 << 16);
 	for (i = 0; i < n; i++)
 		rec_put(w, mode, &recs[i]);
-	CHECK(wr_close(w) == 0, "wr_close of the temp stream failed");
+	if (wr_close(w) != 0)
+		CHECK(0, "wr_close of the temp stream failed");
 	return fd;
 }
 
@@ -493,6 +494,83 @@ static void test_layout(void)
 	      "rec_init: hex none, numbers 0, text empty");
 	CHECK(rec_schema('Q') == NULL && rec_schema(0) == NULL && rec_schema(0xff) == NULL,
 	      "rec_schema of unknown kinds is NULL");
+}
+
+/* Names of cores, sub-cores and log kinds. */
+static void test_names(void)
+{
+	char buf[48];
+	CHECK(!strcmp(rec_core_name(buf, 0, SUB_VEC, 1), "core0.veccore1"), "core name: %s", buf);
+	CHECK(!strcmp(rec_core_name(buf, 26, SUB_CUBE, 0), "core26.cubecore0"), "core name: %s", buf);
+	CHECK(!strcmp(rec_core_name(buf, 3, SUB_NONE, 7), "core3"), "core name without sub-core: %s", buf);
+	/* core and subidx are u32 on the wire */
+	CHECK(!strcmp(rec_core_name(buf, UINT32_MAX, SUB_MIX, UINT32_MAX), "core4294967295.mixcore4294967295"),
+	      "longest core name: %s", buf);
+	CHECK(!strcmp(rec_core_name(buf, 1, 99, 1), "core1"), "unknown sub type: %s", buf);
+	CHECK(!strcmp(rec_log_name(LOG_POPPED), "popped") && !strcmp(rec_log_name(LOG_ICACHE), "icache") &&
+	      !strcmp(rec_log_name(-1), "other") && !strcmp(rec_log_name(99), "other"), "rec_log_name");
+	CHECK(rec_log_parse("popped", 6) == LOG_POPPED && rec_log_parse("instr", 5) == LOG_INSTR &&
+	      rec_log_parse("instr", 4) == -1 && rec_log_parse("nope", 4) == -1 && rec_log_parse("", 0) == -1,
+	      "rec_log_parse");
+	CHECK(!strcmp(rec_sub_name(SUB_VEC), "veccore") && !strcmp(rec_sub_name(SUB_NONE), "") &&
+	      !strcmp(rec_sub_name(42), ""), "rec_sub_name");
+}
+
+/* The output side of a tool: header, records, raw lines, trailer. */
+static void test_rec_out(void)
+{
+	int m;
+	for (m = 0; m < 3; m++) {
+		struct rec_out o = { 0 };
+		struct rec r, got;
+		struct rec_dec d = { 0 };
+		int fd = io_tmpfd();
+		size_t n, len;
+		char *s, *p, *end, *nl;
+		int lines = 0, rc;
+		const char *why;
+
+		o.w = wr_fdopen(fd, "out", 0);
+		o.mode = (enum rec_mode)m;
+		o.producer = "test_rec";
+		rec_out_header(&o, "Ascend910B1", 1800, "core0.veccore0.instr_log.dump");
+		rec_init(&r, K_INSTR);
+		rec_text_set(&r, IS_NAME, "VADD", 4);
+		rec_out_put(&o, &r);
+		rec_out_put(&o, &r);
+		rec_out_raw(&o, "Zfuture", 7);
+		rec_out_trailer(&o, 2, 1, 1);
+		CHECK(o.records == 3, "rec_out counts records without header/trailer: %llu",
+		      (unsigned long long)o.records);
+		CHECK(wr_close(o.w) == 0, "wr_close");
+		s = slurp_fd(fd, &n);
+		close(fd);
+		for (p = s, end = s + n; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				break;
+			len = (size_t)(nl - p);
+			lines++;
+			if (m == REC_TEXT)
+				continue;
+			rc = rec_decode(&d, p, len, &got, &why);
+			if (lines == 1)
+				CHECK(rc == DEC_OK && got.sc->kind == K_HEADER && got.n[H_VERSION].u == REC_VERSION &&
+				      got.n[H_MHZ].u == 1800 && got.s[HS_SOC].n == 11 &&
+				      !memcmp(got.s[HS_PRODUCER].p, "test_rec", 8), "mode %d: header first", m);
+			if (lines == 4)
+				CHECK(rc == DEC_UNKNOWN && len == 7 && !memcmp(p, "Zfuture", 7),
+				      "mode %d: raw line passed through", m);
+			if (lines == 5)
+				CHECK(rc == DEC_OK && got.sc->kind == K_TRAILER && got.n[T_RECORDS].u == 3 &&
+				      got.n[T_BAD].u == 2 && got.n[T_DROPPED].u == 1 && got.n[T_INTERRUPTED].u == 1,
+				      "mode %d: trailer last, with the counts", m);
+		}
+		CHECK(p == end, "mode %d: output ends with LF", m);
+		CHECK(lines == (m == REC_TEXT ? 3 : 5), "mode %d: %d lines", m, lines);
+		free(s);
+		rec_dec_free(&d);
+	}
 }
 
 /* Every kind with random values: binary round trip, framing, size bound. */
@@ -766,12 +844,22 @@ static void test_bin_json_bin(void)
 }
 
 /* Non-finite doubles: optrace-records(5) promises that converting binary to
- * JSON and back gives the same bytes. */
+ * JSON and back gives the same bytes.  A NaN is what 0.0 / 0.0 gives in a
+ * calculator (0xfff8000000000000 on x86). */
 static void test_nonfinite(void)
 {
-	static const double vals[] = { INFINITY, -INFINITY };
+	static const uint64_t bits[] = {
+		0x7ff0000000000000ULL,  /* +inf */
+		0xfff0000000000000ULL,  /* -inf */
+		0x7ff8000000000000ULL,  /* NAN */
+		0xfff8000000000000ULL,  /* 0.0 / 0.0 on x86 */
+		0x7ff0000000000001ULL,  /* a signalling NaN */
+		0xffffffffffffffffULL,  /* REC_NONE */
+	};
+	volatile double zero = 0.0;
+	double div = zero / zero;
 	int i;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < (int)(sizeof bits / sizeof bits[0]) + 1; i++) {
 		struct rec r[1];
 		int fd;
 		struct rd *rd;
@@ -779,17 +867,24 @@ static void test_nonfinite(void)
 		struct rec got;
 		const char *line, *why;
 		size_t len;
+		uint64_t want;
+		int rc;
 
 		rec_init(&r[0], K_INSTR);
-		r[0].n[I_VECUTIL].f = vals[i];
+		if (i < (int)(sizeof bits / sizeof bits[0]))
+			memcpy(&r[0].n[I_VECUTIL].f, &bits[i], 8);
+		else
+			r[0].n[I_VECUTIL].f = div;
+		want = r[0].n[I_VECUTIL].u;
 		fd = put_all(r, 1, REC_JSON);
 		lseek(fd, 0, SEEK_SET);
 		rd = rd_fdopen(fd, "json");
 		line = rd_line(rd, &len);
-		CHECK(line && rec_decode(&d, line, len, &got, &why) == DEC_OK &&
-		      !memcmp(&got.n[I_VECUTIL], &r[0].n[I_VECUTIL], 8),
-		      "vec_util %g survives binary -> JSON -> binary (JSON holds %.*s)", vals[i],
-		      line ? (int)len : 0, line ? line : "");
+		got.n[I_VECUTIL].u = 0;
+		rc = line ? rec_decode(&d, line, len, &got, &why) : DEC_BAD;
+		CHECK(rc == DEC_OK && got.n[I_VECUTIL].u == want,
+		      "vec_util 0x%016llx (%g) survives binary -> JSON -> binary: decode %d, read back 0x%016llx",
+		      (unsigned long long)want, r[0].n[I_VECUTIL].f, rc, (unsigned long long)got.n[I_VECUTIL].u);
 		rd_close(rd);
 		close(fd);
 		rec_dec_free(&d);
@@ -1327,6 +1422,8 @@ int main(void)
 	if (seed && *seed)
 		rng = strtoull(seed, NULL, 0) | 1;
 	test_layout();
+	test_names();
+	test_rec_out();
 	test_bin_roundtrip();
 	test_all_bytes();
 	test_json_form();

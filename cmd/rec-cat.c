@@ -115,13 +115,14 @@ int main(int argc, char **argv)
 		if (status == EXIT_OK)
 			status = EXIT_PARTIAL;
 	}
+	rec_dec_free(&dec);
 	c = wr_close(o.w);
 	if (c == EPIPE)
 		return status;
 	if (c) {
-		cli_warn("%s: write error", out);
+		errno = c;
+		cli_warn("%s: write error:", out);
 		return EXIT_IO;
 	}
-	rec_dec_free(&dec);
 	return cli_interrupted ? EXIT_INTR : status;
 }

@@ -401,10 +401,16 @@ struct wr *wr_open(const char *path, int flags)
 		return NULL;
 	}
 	{
-		/* mkstemp makes 0600; give the file the mode open(2) would. */
-		mode_t mask = umask(0);
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
+		/* mkstemp makes 0600: give the file the mode of the file it
+		 * replaces, else the mode open(2) would. */
+		struct stat st;
+		if (stat(path, &st) == 0) {
+			fchmod(fd, st.st_mode & 07777);
+		} else {
+			mode_t mask = umask(0);
+			umask(mask);
+			fchmod(fd, 0666 & ~mask);
+		}
 	}
 	w = wr_fdopen(fd, path, flags);
 	if (!w) {

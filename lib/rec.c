@@ -405,7 +405,12 @@ static void put_json(struct wr *w, const struct rec *r)
 			wr_printf(w, "%lld", (long long)r->n[i].i);
 			break;
 		case RT_F64:
-			json_double(w, r->n[i].f);
+			/* A NaN other than the all-ones "none" keeps its bits as a
+			 * hex string, so binary -> JSON -> binary is exact. */
+			if (isnan(r->n[i].f) && v != REC_NONE)
+				wr_printf(w, "\"0x%016llx\"", (unsigned long long)v);
+			else
+				json_double(w, r->n[i].f);
 			break;
 		case RT_HEX:
 			if (v == REC_NONE)
@@ -625,7 +630,7 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 						if (strlen(sc->num[i].name) != key.n || memcmp(sc->num[i].name, key.p, key.n))
 							continue;
 						found = 1;
-						if (t == RT_HEX) {
+						if (t == RT_HEX || t == RT_F64) {
 							uint64_t x = 0;
 							size_t k;
 							if (val.n < 3 || val.n > 18 || val.p[0] != '0' || (val.p[1] | 0x20) != 'x') {

@@ -88,18 +88,19 @@ static const char *tail(const char *p, const char *end, struct iline *o)
 	else if (end - p >= 2 && is_space((unsigned char)p[0]) && is_space((unsigned char)p[1]))
 		p += 2;
 	else
-		return p;
+		goto no_detail;
 	o->detail = p;
 	while (p < end && detail_class[(unsigned char)*p])
 		p++;
 	o->detail_n = (size_t)(p - o->detail);
 	if (p < end && (*p == ')' || *p == ' '))
 		p++;
+no_detail:
 	/* ", instr ID is: K" and one more character (310P). */
 	save = p;
 	if (LIT(&p, end, ", instr ID is: ")) {
 		k = scan_dec(p, end, &v);
-		if (k && p + k < end)
+		if (k && p + k < end && p[k] != '\r' && p[k] != '\n')
 			p += k + 1;
 		else
 			p = save;
@@ -149,6 +150,18 @@ int grammar_parse(const char *line, size_t len, struct iline *o)
 	if (LIT(&p, end, "@CORE")) {
 		uint64_t v;
 		k = scan_dec(p, end, &v);
+		/* [0-9]{1,2} is greedy but gives back a digit when the
+		 * pipe (after \s?) could not start otherwise; a digit 0-3
+		 * can itself start the pipe. */
+		if (k >= 2) {
+			const char *r = p + 2;
+			if (r < end && is_space((unsigned char)*r) && r + 1 < end && is_pipe_char((unsigned char)r[1]))
+				r++;
+			if (r < end && is_pipe_char((unsigned char)*r))
+				k = 2;
+			else if (p[1] >= '0' && p[1] <= '3')
+				k = 1;
+		}
 		if (k < 1 || k > 2) {
 			/* "@CORE" without 1-2 digits: the group does not match, and
 			 * the pipe class cannot start at '@' either. */

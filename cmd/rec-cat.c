@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 
 		if (!r) {
 			cli_warn("%s: cannot open:", path);
-			status = EXIT_PARTIAL;
+			status = EXIT_UNUSABLE;
 			continue;
 		}
 		while (!cli_interrupted && (line = rd_line(r, &len))) {
@@ -116,6 +116,11 @@ int main(int argc, char **argv)
 			status = EXIT_PARTIAL;
 	}
 	rec_dec_free(&dec);
+	if (status == EXIT_UNUSABLE || status == EXIT_IO) {
+		/* An input could not be read: keep whatever -o named before. */
+		wr_abort(o.w);
+		return status;
+	}
 	c = wr_close(o.w);
 	if (c == EPIPE)
 		return status;

@@ -681,6 +681,11 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 					}
 					memcpy(tmp, v, n);
 					tmp[n] = 0;
+					for (i = 0; i < sc->nstr; i++)
+						if (strlen(sc->str[i]) == key.n && !memcmp(sc->str[i], key.p, key.n)) {
+							*why = "number where a string was expected in JSON";
+							return DEC_BAD;
+						}
 					for (i = 0; i < sc->nnum; i++) {
 						enum rec_type t = sc->num[i].type;
 						char *e;
@@ -753,8 +758,14 @@ int rec_decode(struct rec_dec *d, const char *line, size_t len, struct rec *r, c
 		*why = "empty line";
 		return DEC_BAD;
 	}
-	if (line[0] == '{' || line[0] == ' ')
-		return decode_json(d, line, len, r, why);
+	{
+		/* JSON, possibly indented; anything else is a binary kind. */
+		size_t i = 0;
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i < len && line[i] == '{')
+			return decode_json(d, line, len, r, why);
+	}
 	return decode_bin(d, line, len, r, why);
 }
 

@@ -393,6 +393,27 @@ ctl_bytes() {
 	[[ "$output" == *"No space left on device"* ]]
 }
 
+@test "-o FILE: written in place of FILE, even FILE itself; kept when rec-cat fails" {
+	rec-cat --json -o out.json s.bin
+	cmp out.json s.json
+	# converting a file into itself is safe (a temporary file is renamed)
+	cp s.json conv
+	rec-cat --bin -o conv conv
+	cmp conv s.bin
+	[ "$(ls | grep -c '^conv')" -eq 1 ]
+	# rec-cat(1): "-o FILE  Write to FILE, replaced only on success."
+	echo previous > keep
+	rec-cat --lz4 s.bin > s.lz4
+	head -c 300 s.lz4 > cut.lz4
+	run rec-cat --json -o keep cut.lz4
+	[ "$status" -eq 4 ]
+	[ "$(cat keep)" = previous ]
+	run rec-cat --json -o keep no-such-file
+	[ "$status" -ne 0 ]
+	[ "$(cat keep)" = previous ]
+	[ "$(ls | grep -c '^keep')" -eq 1 ]
+}
+
 @test "empty input gives empty output" {
 	: > empty
 	rec-cat --json empty > out

@@ -965,6 +965,13 @@ static void test_json_lenient(void)
 	CHECK(rc == DEC_OK && r.n[T_RECORDS].u == 5, "JSON with a trailing CR");
 	free(l);
 
+	/* Leading white space other than a space (JSON allows tab). */
+	s = "\t{\"kind\":\"trailer\",\"records\":5}";
+	l = dup_exact(s, strlen(s));
+	rc = rec_decode(&d, l, strlen(s), &r, &why);
+	CHECK(rc == DEC_OK && r.n[T_RECORDS].u == 5, "JSON object after a tab: got %d (%s)", rc, why ? why : "");
+	free(l);
+
 	/* Tab is JSON white space too, also after a number. */
 	s = "{\"kind\":\"trailer\",\t\"records\":5\t,\"bad\":1\t}";
 	l = dup_exact(s, strlen(s));
@@ -1228,6 +1235,9 @@ static void test_malformed_json(void)
 		{ "{\"kind\":\"instr\",\"start\":18446744073709551616}", 0, DEC_BAD },
 		{ "{\"kind\":\"instr\",\"bytes\":9223372036854775808}", 0, DEC_BAD },
 		{ "{\"kind\":\"instr\",\"pc\":\"0x10000000000000000\"}", 0, DEC_BAD },
+		/* A number where a text is expected is dropped silently (the
+		 * name stays empty). */
+		{ "{\"kind\":\"instr\",\"name\":5}", 0, DEC_BAD },
 	};
 	struct rec_dec d = { 0 };
 	size_t i;

@@ -765,6 +765,10 @@ int rec_decode(struct rec_dec *d, const char *line, size_t len, struct rec *r, c
 			i++;
 		if (i < len && line[i] == '{')
 			return decode_json(d, line, len, r, why);
+		if (i == len && line[0] == ' ') {
+			*why = "blank line";
+			return DEC_BAD;
+		}
 	}
 	return decode_bin(d, line, len, r, why);
 }

@@ -429,7 +429,9 @@ static const struct vec_ent *vec_lookup(enum calc_family fam,
 	int p310 = fam == CALC_310P;
 	size_t lo = 0, hi = NVEC;
 
-	if (name.n == 0)
+	/* Every template name starts with V or L (v or l on 310P): most
+	 * instructions are turned away here. */
+	if (name.n == 0 || ((name.p[0] | 0x20) != 'v' && (name.p[0] | 0x20) != 'l'))
 		return NULL;
 	if (!vec_sorted_ready) {
 		for (size_t i = 0; i < NVEC; i++)

@@ -43,7 +43,8 @@ static const unsigned char detail_class[256] = {
 
 static int lit(const char **p, const char *end, const char *s, size_t n)
 {
-	if ((size_t)(end - *p) < n || memcmp(*p, s, n))
+	/* Most probes fail on the first byte: test it before memcmp. */
+	if ((size_t)(end - *p) < n || **p != *s || memcmp(*p + 1, s + 1, n - 1))
 		return 0;
 	*p += n;
 	return 1;
@@ -190,13 +191,16 @@ int grammar_parse(const char *line, size_t len, struct iline *o)
 
 size_t strip_spaces(char *dst, const char *src, size_t n)
 {
-	size_t i, o = 0;
-	/* Branch-free: details are short and spaces frequent. */
-	for (i = 0; i < n; i++) {
-		dst[o] = src[i];
-		o += src[i] != ' ';
+	const char *end = src + n;
+	char *o = dst;
+	while (src < end) {
+		const char *sp = memchr(src, ' ', (size_t)(end - src));
+		size_t run = sp ? (size_t)(sp - src) : (size_t)(end - src);
+		memcpy(o, src, run);
+		o += run;
+		src += run + (sp != NULL);
 	}
-	return o;
+	return (size_t)(o - dst);
 }
 
 /* A short-needle search: memchr for the first byte, then compare.  glibc's

@@ -204,8 +204,7 @@ static struct text make_text(size_t size, int binary)
 	return t;
 }
 
-/* Read every line of r and compare with t (lines_without_final_lf: the text
- * lost its last LF). */
+/* Read every line of r and compare with t; then the end, without error. */
 static void expect_lines(struct rd *r, const struct text *t, const char *what)
 {
 	size_t i, len;

@@ -41,6 +41,12 @@ struct line_entry {             /* one parsed pop or exec line */
 	char pipe[10];              /* normalised pipe, NUL-padded */
 };
 
+struct exec_entry {             /* one exec line: only its tick and threads matter */
+	uint64_t tick, key, line;
+	uint32_t file;
+	int32_t threads;
+};
+
 struct pair_entry {             /* one instruction, before the whole-core pass */
 	uint64_t start, end, pc, id;
 	int64_t bytes;
@@ -225,9 +231,10 @@ static int spr_read(const char *d, size_t n, const char *spr)
 	return -1;
 }
 
-static void mark_line(struct unit *u, const struct iline *l, const char *detail, size_t dn,
-                      uint32_t file, uint64_t line)
+static void mark_line(struct unit *u, const struct iline *l, uint32_t file, uint64_t line)
 {
+	const char *detail = l->detail;
+	size_t dn = l->detail_n;
 	const char *m;
 	int is_nop = l->name_n == 8 && !memcmp(l->name, "NOP_PIPE", 8);
 
@@ -270,7 +277,11 @@ static void mark_line(struct unit *u, const struct iline *l, const char *detail,
 			ms->iv[ms->n].end = UINT64_MAX;
 			ms->iv[ms->n].spc = l->pc;
 			ms->iv[ms->n].epc = UINT64_MAX;
-			ms->iv[ms->n].detail = strndup(detail, dn);
+			/* Stored space-free, like every detail. */
+			ms->iv[ms->n].detail = malloc(dn + 1);
+			if (!ms->iv[ms->n].detail)
+				cli_die(EXIT_IO, "out of memory");
+			ms->iv[ms->n].detail[strip_spaces(ms->iv[ms->n].detail, detail, dn)] = 0;
 			ms->n++;
 			u->cur_stop = 0;
 		} else {
@@ -287,6 +298,35 @@ static void mark_line(struct unit *u, const struct iline *l, const char *detail,
 		u->cur_mark = id;
 		u->cur_iv = (int)ms->n - 1;
 		return;
+	}
+}
+
+static void grow_detail(size_t n)
+{
+	if (detail_cap < n + 32) {
+		detail_cap = 2 * (n + 32);
+		if (!(detail_buf = realloc(detail_buf, detail_cap)))
+			cli_die(EXIT_IO, "out of memory");
+	}
+}
+
+/* Per-pc counts for the prune decision: the walks keep an entry unless it
+ * is within 8 cycles (execs) or exactly 1 cycle (pops) of the previous. */
+static void count_line(struct unit *u, uint64_t key, int is_pop, uint64_t tick)
+{
+	struct keyinfo *k = table_get(&u->keys, key, NULL);
+	if (!k)
+		cli_die(EXIT_IO, "out of memory");
+	if (is_pop) {
+		if (!k->npop || tick - k->last_pop != 1)
+			k->pop_kept++;
+		k->npop++;
+		k->last_pop = tick;
+	} else {
+		if (!k->nexec || tick - k->last_exec > 8)
+			k->exec_kept++;
+		k->nexec++;
+		k->last_exec = tick;
 	}
 }
 
@@ -314,60 +354,61 @@ static void take_line(const struct rec *in)
 	}
 	if (is_pop && l.pop == POP_FROM_IQ)
 		return;         /* the issue attempt, not the pop */
-	if (detail_cap < l.detail_n + 32) {
-		detail_cap = 2 * (l.detail_n + 32);
-		if (!(detail_buf = realloc(detail_buf, detail_cap)))
-			cli_die(EXIT_IO, "out of memory");
-	}
-	dn = strip_spaces(detail_buf, l.detail, l.detail_n);
-	if (!is_pop)
-		mark_line(u, &l, detail_buf, dn, file, lineno);
-	pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, detail_buf, dn);
-	pipe_n = strlen(pipe);
-	if (pipe_n == 8 && !memcmp(pipe, "USERMARK", 8))
-		return;         /* marks never pair (spec 3.1) */
 	if (by_id && !l.has_id) {
 		lose(LOSS_UNPARSED, file, lineno, "no (ID: n) on an A5 line");
 		return;
 	}
-	if (is_pop) {
-		if (u->block < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
-			int b = spr_read(detail_buf, dn, ",SPR:BLOCKID");
-			if (b >= 0)
-				u->block = b;
+	if (!is_pop) {
+		/* An exec line contributes its tick, the trace-mark logic and
+		 * the SIMT thread count; spaces do not change any of those
+		 * tests, so the detail is only stripped when a field needs it. */
+		mark_line(u, &l, file, lineno);
+		if (is_usermark(l.detail, l.detail_n))
+			return;         /* marks never pair (spec 3.1) */
+		if (memchr(l.detail, '[', l.detail_n)) {
+			grow_detail(l.detail_n);
+			dn = strip_spaces(detail_buf, l.detail, l.detail_n);
+			threads = simt_threads(detail_buf, dn);
 		}
-		if (u->subblock < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
-			int b = spr_read(detail_buf, dn, ",SPR:SUBBLOCKID");
-			if (b >= 0)
-				u->subblock = b;
+		key = by_id ? l.id : l.pc;
+		if (!by_id)
+			count_line(u, key, 0, l.tick);
+		{
+			struct exec_entry e;
+			memset(&e, 0, sizeof e);
+			e.tick = l.tick;
+			e.key = key;
+			e.line = lineno;
+			e.file = file;
+			e.threads = threads;
+			spool_put(u->execs, &e, sizeof e);
 		}
-		simt_ids(detail_buf, dn, &warp, &sch);
-	} else {
-		threads = simt_threads(detail_buf, dn);
+		return;
 	}
+	grow_detail(l.detail_n);
+	dn = strip_spaces(detail_buf, l.detail, l.detail_n);
+	pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, detail_buf, dn);
+	pipe_n = strlen(pipe);
+	if (pipe_n == 8 && !memcmp(pipe, "USERMARK", 8))
+		return;         /* marks never pair (spec 3.1) */
+	if (u->block < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
+		int b = spr_read(detail_buf, dn, ",SPR:BLOCKID");
+		if (b >= 0)
+			u->block = b;
+	}
+	if (u->subblock < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
+		int b = spr_read(detail_buf, dn, ",SPR:SUBBLOCKID");
+		if (b >= 0)
+			u->subblock = b;
+	}
+	simt_ids(detail_buf, dn, &warp, &sch);
 	key = by_id ? l.id : l.pc;
-	if (!by_id) {
-		struct keyinfo *k = table_get(&u->keys, key, NULL);
-		if (!k)
-			cli_die(EXIT_IO, "out of memory");
-		/* The prune walks keep an entry unless it is within 8 cycles
-		 * (execs) or exactly 1 cycle (pops) of the previous one. */
-		if (is_pop) {
-			if (!k->npop || l.tick - k->last_pop != 1)
-				k->pop_kept++;
-			k->npop++;
-			k->last_pop = l.tick;
-		} else {
-			if (!k->nexec || l.tick - k->last_exec > 8)
-				k->exec_kept++;
-			k->nexec++;
-			k->last_exec = l.tick;
-		}
-	}
+	if (!by_id)
+		count_line(u, key, 1, l.tick);
 	{
 		struct line_entry e;
-		struct spool *w = is_pop ? u->pops : u->execs;
-		size_t nn = is_pop ? l.name_n : 0, dd = is_pop ? dn : 0;
+		struct spool *w = u->pops;
+		size_t nn = l.name_n, dd = dn;
 		memset(&e, 0, sizeof e);
 		e.tick = l.tick;
 		e.pc = l.pc;
@@ -439,6 +480,31 @@ static struct node *node_read(struct spool *r)
 		cli_die(EXIT_IO, "temporary file damaged or unreadable");
 	n->name_n = e.name_n;
 	n->detail_n = e.detail_n;
+	return n;
+}
+
+static struct node *exec_read(struct spool *r)
+{
+	struct exec_entry e;
+	struct node *n;
+	size_t got = spool_get(r, &e, sizeof e);
+
+	if (got == 0)
+		return NULL;
+	if (got != sizeof e)
+		cli_die(EXIT_IO, "temporary file damaged or unreadable");
+	n = free_nodes;
+	if (n)
+		free_nodes = n->next;
+	else if (!(n = calloc(1, sizeof *n)))
+		cli_die(EXIT_IO, "out of memory");
+	n->next = NULL;
+	n->tick = e.tick;
+	n->pc = n->id = e.key;
+	n->line = e.line;
+	n->file = e.file;
+	n->threads = e.threads;
+	n->name_n = n->detail_n = 0;
 	return n;
 }
 
@@ -741,14 +807,14 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 	/* Merge the two logs by tick so each key's queue only holds what is
 	 * in flight between issue and completion. */
 	np = node_read(rp);
-	ne = node_read(re);
+	ne = exec_read(re);
 	while (np || ne) {
 		if (np && (!ne || np->tick <= ne->tick)) {
 			feed(&pg, np, 1);
 			np = node_read(rp);
 		} else {
 			feed(&pg, ne, 0);
-			ne = node_read(re);
+			ne = exec_read(re);
 		}
 	}
 	for (i = 0; i < pg.keys->cap; i++) {

@@ -231,7 +231,8 @@ static int spr_read(const char *d, size_t n, const char *spr)
 	return -1;
 }
 
-static void mark_line(struct unit *u, const struct iline *l, uint32_t file, uint64_t line)
+static void mark_line(struct unit *u, const struct iline *l, int usermark, uint32_t file,
+                      uint64_t line)
 {
 	const char *detail = l->detail;
 	size_t dn = l->detail_n;
@@ -249,7 +250,7 @@ static void mark_line(struct unit *u, const struct iline *l, uint32_t file, uint
 		return;
 	}
 	u->cur_mark = -1;
-	if (!is_usermark(detail, dn))
+	if (!usermark)
 		return;
 	/* 0x[8c]000000[0-9] */
 	for (m = detail; (m = memmem(m, (size_t)(detail + dn - m), "0x", 2)); m++) {
@@ -362,8 +363,9 @@ static void take_line(const struct rec *in)
 		/* An exec line contributes its tick, the trace-mark logic and
 		 * the SIMT thread count; spaces do not change any of those
 		 * tests, so the detail is only stripped when a field needs it. */
-		mark_line(u, &l, file, lineno);
-		if (is_usermark(l.detail, l.detail_n))
+		int usermark = is_usermark(l.detail, l.detail_n);
+		mark_line(u, &l, usermark, file, lineno);
+		if (usermark)
 			return;         /* marks never pair (spec 3.1) */
 		if (memchr(l.detail, '[', l.detail_n)) {
 			grow_detail(l.detail_n);

@@ -135,7 +135,7 @@ size_t rec_bin_size(const struct rec *r)
 	int i;
 	for (i = 0; i < r->sc->nstr; i++)
 		n += r->s[i].n;
-	return 2 * n + 2;
+	return 2 * n + 10;   /* + slack for put_raw's 8-byte stores */
 }
 
 /* Lay the record out unescaped from o (after the kind); returns its end. */
@@ -145,15 +145,11 @@ static char *put_raw(char *o, const struct rec *r)
 	int i;
 
 	for (i = 0; i < sc->nnum; i++) {
-		uint64_t v = r->n[i].u;
-		if (width(sc->num[i].type) == 8) {
-			memcpy(o, &v, 8);
-			o += 8;
-		} else {
-			uint32_t x = (uint32_t)v;
-			memcpy(o, &x, 4);
-			o += 4;
-		}
+		/* Store all eight bytes and advance by the width: on a
+		 * little-endian host the low four come first, and the caller's
+		 * buffer has room to spare (rec_bin_size). */
+		memcpy(o, &r->n[i].u, 8);
+		o += width(sc->num[i].type);
 	}
 	for (i = 0; i < sc->nstr; i++) {
 		uint32_t n = (uint32_t)r->s[i].n;

@@ -5,6 +5,7 @@
 #include "grammar.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "scan.h"
@@ -91,6 +92,10 @@ static const char *tail(const char *p, const char *end, struct iline *o)
 	else
 		goto no_detail;
 	o->detail = p;
+	/* Four table probes per round: details are the longest field. */
+	while (end - p >= 4 && detail_class[(unsigned char)p[0]] & detail_class[(unsigned char)p[1]] &
+	                       detail_class[(unsigned char)p[2]] & detail_class[(unsigned char)p[3]])
+		p += 4;
 	while (p < end && detail_class[(unsigned char)*p])
 		p++;
 	o->detail_n = (size_t)(p - o->detail);
@@ -125,7 +130,12 @@ int grammar_parse(const char *line, size_t len, struct iline *o)
 	const char *p = line, *end = line + len;
 	size_t k;
 
-	memset(o, 0, sizeof *o);
+	/* Field by field: a memset of the struct costs more than the rest
+	 * of the prefix scan on these short lines. */
+	o->id = 0;
+	o->has_id = 0;
+	o->pipe_n = o->name_n = o->detail_n = 0;
+	o->pop = POP_NONE;
 	o->name = o->detail = o->pipe = line;
 	LIT(&p, end, "[info] ");
 	if (p >= end || *p != '[')
@@ -184,23 +194,37 @@ int grammar_parse(const char *line, size_t len, struct iline *o)
 		p++;
 	p = tail(p, end, o);
 	/* The trailing ".*" cannot cross a CR (ECMAScript '.'). */
-	if (memchr(p, '\r', (size_t)(end - p)))
-		return -1;
+	for (; p < end; p++)
+		if (*p == '\r')
+			return -1;
 	return 0;
 }
 
 size_t strip_spaces(char *dst, const char *src, size_t n)
 {
-	const char *end = src + n;
-	char *o = dst;
-	while (src < end) {
-		const char *sp = memchr(src, ' ', (size_t)(end - src));
-		size_t run = sp ? (size_t)(sp - src) : (size_t)(end - src);
-		memcpy(o, src, run);
-		o += run;
-		src += run + (sp != NULL);
+	size_t i = 0, o = 0;
+	/* Eight bytes at a time while they hold no space (a SWAR zero-byte
+	 * test on x ^ "        "); byte by byte around the spaces. */
+	while (i + 8 <= n) {
+		uint64_t x, t;
+		memcpy(&x, src + i, 8);
+		t = x ^ 0x2020202020202020ULL;
+		if (!((t - 0x0101010101010101ULL) & ~t & 0x8080808080808080ULL)) {
+			memcpy(dst + o, &x, 8);
+			o += 8;
+			i += 8;
+			continue;
+		}
+		for (size_t e = i + 8; i < e; i++) {
+			dst[o] = src[i];
+			o += src[i] != ' ';
+		}
 	}
-	return (size_t)(o - dst);
+	for (; i < n; i++) {
+		dst[o] = src[i];
+		o += src[i] != ' ';
+	}
+	return o;
 }
 
 /* A short-needle search: memchr for the first byte, then compare.  glibc's
@@ -228,7 +252,16 @@ const char *find(const char *hay, size_t n, const char *needle)
 
 int is_usermark(const char *detail, size_t detail_n)
 {
-	return FIND(detail, detail_n, "LPCNT") || FIND(detail, detail_n, "SPR:COND,");
+	/* This runs on every line: probe the needles' rarest letters
+	 * ('L' of LPCNT, 'O' of SPR:COND,) with memchr. */
+	const char *p, *end = detail + detail_n;
+	for (p = detail; (p = memchr(p, 'L', (size_t)(end - p))); p++)
+		if (end - p >= 5 && !memcmp(p + 1, "PCNT", 4))
+			return 1;
+	for (p = detail; (p = memchr(p, 'O', (size_t)(end - p))); p++)
+		if (p - detail >= 5 && end - p >= 4 && !memcmp(p - 5, "SPR:C", 5) && !memcmp(p + 1, "ND,", 3))
+			return 1;
+	return 0;
 }
 
 const char *normalise_pipe(const char *pipe, size_t pipe_n, const char *name, size_t name_n,

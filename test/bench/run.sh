@@ -40,6 +40,10 @@ for mb in $sizes; do
 		sh -c "'$bin/instr-parse' -q '$scratch/lines.rec' > '$scratch/instr.rec'"
 	measure "dump-split | instr-parse (pipeline)" "$bytes" \
 		sh -c "'$bin/dump-split' '$d' | '$bin/instr-parse' -q > /dev/null"
+	if command -v taskset >/dev/null 2>&1; then
+		measure "dump-split | instr-parse, both on CPU 0" "$bytes" \
+			taskset -c 0 sh -c "'$bin/dump-split' '$d' | '$bin/instr-parse' -q > /dev/null"
+	fi
 	"$bin/decode-bench" "$scratch/lines.rec" | sed 's/^/   line records:  /'
 	"$bin/decode-bench" "$scratch/instr.rec" | sed 's/^/   instr records: /'
 	rm -rf "$d" "$scratch/lines.rec" "$scratch/instr.rec"

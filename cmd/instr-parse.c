@@ -39,6 +39,7 @@ struct line_entry {             /* one parsed pop or exec line */
 	int16_t warp, sch, threads;
 	uint16_t name_n, detail_n;
 	char pipe[10];              /* normalised pipe, NUL-padded */
+	uint8_t writes_vec;         /* the instruction sets vector-mask state */
 };
 
 struct exec_entry {             /* one exec line: only its tick and threads matter */
@@ -47,13 +48,6 @@ struct exec_entry {             /* one exec line: only its tick and threads matt
 	int32_t threads;
 };
 
-struct pair_entry {             /* one instruction, before the whole-core pass */
-	uint64_t start, end, pc, id;
-	int64_t bytes;
-	int32_t warp, sch, threads, ub_read, ub_write;
-	uint32_t name_n, detail_n;
-	char pipe[12];
-};
 
 /* ---- loss accounting: every category counted, first examples kept ---- */
 
@@ -134,12 +128,15 @@ struct keyinfo {                /* pairing state of one pc (or id) */
 };
 
 struct pcinfo {                 /* what the calculators need of one pc */
-	struct calc_regs regs;
-	int has_regs;
 	unsigned vec_written;
 	uint64_t vec_val[CALC_VEC_NVARS], vec_tick[CALC_VEC_NVARS];
 	struct calc_vec_state state_in;
 	int gpr;
+};
+
+struct pcregs {
+	struct calc_regs regs;
+	int has;
 };
 
 struct interval {
@@ -158,6 +155,7 @@ struct unit {
 	int block, subblock;        /* logical ids from BLOCKID reads, -1 unknown */
 	struct spool *pops, *execs;
 	struct table keys;          /* pc mode: keyinfo per pc */
+	struct table pcregs;        /* GPR operands per pc, from its first pop */
 	struct markset marks[NMARKS];
 	int cur_mark, cur_iv, cur_stop; /* current mark for the NOP rule, -1 none */
 	uint64_t lines;
@@ -186,6 +184,7 @@ static struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
 	u->block = u->subblock = -1;
 	u->cur_mark = -1;
 	u->keys.vsize = sizeof(struct keyinfo);
+	u->pcregs.vsize = sizeof(struct pcregs);
 	u->pops = spool_new();
 	u->execs = spool_new();
 	units[nunits++] = u;
@@ -344,7 +343,7 @@ static void take_line(const struct rec *in)
 	const char *pipe;
 	size_t dn, pipe_n;
 	uint64_t key;
-	int warp = -1, sch = -1, threads = -1;
+	int warp = -1, sch = -1, threads = -1, writes_vec = 0;
 
 	u->lines++;
 	if (len && text[len - 1] == '\r')
@@ -404,6 +403,19 @@ static void take_line(const struct rec *in)
 			u->subblock = b;
 	}
 	simt_ids(detail_buf, dn, &warp, &sch);
+	{
+		/* Every execution of a pc has the same operands: keep them once,
+		 * for the live-register count at the end. */
+		int fresh;
+		struct pcregs *pr = table_get(&u->pcregs, l.pc, &fresh);
+		struct calc_str nm = { l.name, l.name_n }, dt = { detail_buf, dn };
+		uint64_t val[CALC_VEC_NVARS];
+		if (!pr)
+			cli_die(EXIT_IO, "out of memory");
+		if (fresh)
+			pr->has = calc_gpr_regs(family, nm, dt, &pr->regs) == 0;
+		writes_vec = calc_vec_writes(family, nm, dt, val) != 0;
+	}
 	key = by_id ? l.id : l.pc;
 	if (!by_id)
 		count_line(u, key, 1, l.tick);
@@ -424,6 +436,7 @@ static void take_line(const struct rec *in)
 		e.name_n = (uint16_t)(nn > 0xffff ? 0xffff : nn);
 		e.detail_n = (uint16_t)(dd > 0xffff ? 0xffff : dd);
 		memcpy(e.pipe, pipe, pipe_n < sizeof e.pipe ? pipe_n : sizeof e.pipe - 1);
+		e.writes_vec = (uint8_t)writes_vec;
 		spool_put(w, &e, sizeof e);
 		spool_put(w, l.name, e.name_n);
 		spool_put(w, detail_buf, e.detail_n);
@@ -444,8 +457,10 @@ struct node {
 
 static struct node *free_nodes;
 
-/* Read the next spooled line into a node; NULL at the end. */
-static struct node *node_read(struct spool *r)
+/* Read the next spooled pop into a node; NULL at the end.  Without
+ * all_text only the pops that set vector state keep their text (the first
+ * pairing pass needs no other). */
+static struct node *node_read(struct spool *r, int all_text)
 {
 	struct line_entry e;
 	struct node *n;
@@ -477,6 +492,12 @@ static struct node *node_read(struct spool *r)
 		n->cap = need < 128 ? 128 : need;
 		if (!(n->text = malloc(n->cap)))
 			cli_die(EXIT_IO, "out of memory");
+	}
+	if (!all_text && !e.writes_vec) {
+		if (spool_skip(r, need - 1) != need - 1)
+			cli_die(EXIT_IO, "temporary file damaged or unreadable");
+		n->name_n = n->detail_n = 0;
+		return n;
 	}
 	if (spool_get(r, n->text, need - 1) != need - 1)
 		cli_die(EXIT_IO, "temporary file damaged or unreadable");
@@ -535,15 +556,23 @@ static struct node *pop_front(struct node **h, struct node **t)
 	return n;
 }
 
+/* Pairing runs twice over the spools with the same rules: first to learn
+ * which pcs pair and the vector state writers leave (the whole-core
+ * calculators need both before any record can be written), then to write
+ * the records.  Losses are counted in the second run only. */
 struct pairing {
 	struct unit *u;
 	struct table *keys;         /* pc mode: u->keys; id mode: transient */
-	struct table pcs;           /* pcinfo per pc */
-	struct spool *pairs_spool;
+	struct table pcs;           /* pcinfo per pc that pairs */
+	int final;                  /* second run: write records, count losses */
+	struct rec_out *out;
 	uint64_t pairs;
 	char *dbuf;
 	size_t dcap;
 };
+
+/* Core fields shared by instruction and mark records. */
+static void set_core(struct rec *r, const struct unit *u);
 
 static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node *p,
                       struct node *e)
@@ -553,14 +582,14 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 	struct pcinfo *pi;
 	int fresh, rd, wrc;
 	uint64_t pc = by_id ? p->pc : key;
-	unsigned written;
-	uint64_t val[CALC_VEC_NVARS];
 
 	(void)k;
 	if (p->tick > e->tick) {
-		lose(LOSS_POP_AFTER_EXEC, p->file, p->line, "pop after exec");
+		if (pg->final)
+			lose(LOSS_POP_AFTER_EXEC, p->file, p->line, "pop after exec");
 		return;
 	}
+	/* The merged detail: the pop's, plus the SIMT thread count. */
 	if (pg->dcap < dn + 32) {
 		pg->dcap = 2 * (dn + 32);
 		if (!(pg->dbuf = realloc(pg->dbuf, pg->dcap)))
@@ -571,48 +600,57 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		dn += (size_t)sprintf(pg->dbuf + dn, ", [threadNum:%d]", e->threads);
 	detail.p = pg->dbuf;
 	detail.n = dn;
+
+	if (!pg->final) {
+		unsigned written;
+		uint64_t val[CALC_VEC_NVARS];
+		pi = table_get(&pg->pcs, pc, &fresh);
+		if (!pi)
+			cli_die(EXIT_IO, "out of memory");
+		if (!p->name_n)
+			return;         /* text is kept only for state writers */
+		/* The state a writer leaves behind in (pc, start) order is the
+		 * value of its latest-starting execution. */
+		written = calc_vec_writes(family, name, detail, val);
+		if (written) {
+			int i;
+			for (i = 0; i < CALC_VEC_NVARS; i++)
+				if ((written >> i) & 1 &&
+				    (!((pi->vec_written >> i) & 1) || p->tick >= pi->vec_tick[i])) {
+					pi->vec_val[i] = val[i];
+					pi->vec_tick[i] = p->tick;
+					pi->vec_written |= 1u << i;
+				}
+		}
+		return;
+	}
+
+	pi = table_find(&pg->pcs, pc);
 	{
-		struct pair_entry pe;
-		memset(&pe, 0, sizeof pe);
-		pe.start = p->tick;
-		pe.end = e->tick;
-		pe.pc = pc;
-		pe.id = by_id ? key : 0;
-		pe.warp = p->warp;
-		pe.sch = p->sch;
-		pe.threads = e->threads;
-		pe.bytes = calc_process_bytes(family, name, detail);
+		struct rec r;
+		rec_init(&r, K_INSTR);
+		set_core(&r, pg->u);
+		r.n[I_START].u = p->tick;
+		r.n[I_END].u = e->tick;
+		r.n[I_PC].u = pc;
+		r.n[I_ID].u = by_id ? key : 0;
+		r.n[I_WARP].i = p->warp;
+		r.n[I_SCH].i = p->sch;
+		r.n[I_THREADS].i = e->threads;
+		r.n[I_GPR].i = pi->gpr;
+		r.n[I_BYTES].i = calc_process_bytes(family, name, detail);
+		r.n[I_VECUTIL].f = calc_vec_util(family, name, detail, &pi->state_in);
 		calc_ub_conflict(family, name, detail, &rd, &wrc);
-		pe.ub_read = rd;
-		pe.ub_write = wrc;
-		pe.name_n = (uint32_t)name.n;
-		pe.detail_n = (uint32_t)detail.n;
-		memcpy(pe.pipe, p->pipe, sizeof p->pipe < sizeof pe.pipe ? sizeof p->pipe : sizeof pe.pipe);
-		pe.pipe[sizeof pe.pipe - 1] = 0;
-		spool_put(pg->pairs_spool, &pe, sizeof pe);
-		spool_put(pg->pairs_spool, name.p, name.n);
-		spool_put(pg->pairs_spool, detail.p, detail.n);
+		r.n[I_UBREAD].i = rd;
+		r.n[I_UBWRITE].i = wrc;
+		r.n[I_ICACHE].u = REC_NONE;
+		r.n[I_CCU].u = REC_NONE;
+		rec_text_set(&r, IS_PIPE, p->pipe, strlen(p->pipe));
+		rec_text_set(&r, IS_NAME, name.p, name.n);
+		rec_text_set(&r, IS_DETAIL, detail.p, detail.n);
+		rec_out_put(pg->out, &r);
 	}
 	pg->pairs++;
-
-	pi = table_get(&pg->pcs, pc, &fresh);
-	if (!pi)
-		cli_die(EXIT_IO, "out of memory");
-	if (fresh)
-		pi->has_regs = calc_gpr_regs(family, name, detail, &pi->regs) == 0;
-	/* The state a writer leaves behind in (pc, start) order is the value
-	 * of its latest-starting execution. */
-	written = calc_vec_writes(family, name, detail, val);
-	if (written) {
-		int i;
-		for (i = 0; i < CALC_VEC_NVARS; i++)
-			if ((written >> i) & 1 &&
-			    (!((pi->vec_written >> i) & 1) || p->tick >= pi->vec_tick[i])) {
-				pi->vec_val[i] = val[i];
-				pi->vec_tick[i] = p->tick;
-				pi->vec_written |= 1u << i;
-			}
-	}
 }
 
 /* Pair what is ready at the head of a key's queues. */
@@ -626,8 +664,10 @@ static void drain_key(struct pairing *pg, struct keyinfo *k, uint64_t key)
 			k->paired++;
 		} else {
 			/* Beyond min(len): the reference drops the tail. */
-			lose(LOSS_POP_UNMATCHED, p->file, p->line, "beyond the shorter log");
-			lose(LOSS_EXEC_UNMATCHED, e->file, e->line, "beyond the shorter log");
+			if (pg->final) {
+				lose(LOSS_POP_UNMATCHED, p->file, p->line, "beyond the shorter log");
+				lose(LOSS_EXEC_UNMATCHED, e->file, e->line, "beyond the shorter log");
+			}
 		}
 		node_free(p);
 		node_free(e);
@@ -669,7 +709,8 @@ static void feed(struct pairing *pg, struct node *n, int is_pop)
 		if (*pend) {
 			merge = is_pop ? n->tick - (*pend)->tick == 1 : n->tick - (*pend)->tick <= 8;
 			if (merge) {
-				lose(LOSS_PRUNED, (*pend)->file, (*pend)->line, is_pop ? "pop" : "exec");
+				if (pg->final)
+					lose(LOSS_PRUNED, (*pend)->file, (*pend)->line, is_pop ? "pop" : "exec");
 				node_free(*pend);
 			} else if (is_pop) {
 				push(&k->pop_h, &k->pop_t, *pend);
@@ -688,11 +729,12 @@ static void feed(struct pairing *pg, struct node *n, int is_pop)
 		table_del(pg->keys, key);
 }
 
-static void leftovers(struct node **h, struct node **t, enum loss kind)
+static void leftovers(struct pairing *pg, struct node **h, struct node **t, enum loss kind)
 {
 	while (*h) {
 		struct node *n = pop_front(h, t);
-		lose(kind, n->file, n->line, "no partner");
+		if (pg->final)
+			lose(kind, n->file, n->line, "no partner");
 		node_free(n);
 	}
 }
@@ -708,8 +750,9 @@ static void flush_key(struct pairing *pg, struct keyinfo *k, uint64_t key)
 		k->pend_exec = NULL;
 	}
 	drain_key(pg, k, key);
-	leftovers(&k->pop_h, &k->pop_t, LOSS_POP_UNMATCHED);
-	leftovers(&k->exec_h, &k->exec_t, LOSS_EXEC_UNMATCHED);
+	leftovers(pg, &k->pop_h, &k->pop_t, LOSS_POP_UNMATCHED);
+	leftovers(pg, &k->exec_h, &k->exec_t, LOSS_EXEC_UNMATCHED);
+	k->paired = 0;          /* ready for the next run */
 }
 
 /* ---- pass 3: the whole-core calculators, then output ---- */
@@ -722,6 +765,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static void whole_core(struct pairing *pg)
 {
+	const struct table *pcregs = &pg->u->pcregs;
 	size_t i, n = 0;
 	uint64_t *pcs = malloc((pg->pcs.n + 1) * sizeof *pcs);
 	struct calc_regs *regs = malloc((pg->pcs.n + 1) * sizeof *regs);
@@ -742,9 +786,10 @@ static void whole_core(struct pairing *pg)
 	memset(&st, 0, sizeof st);
 	for (i = 0; i < n; i++) {
 		struct pcinfo *pi = table_find(&pg->pcs, pcs[i]);
+		const struct pcregs *pr = table_find(pcregs, pcs[i]);
 		int v;
-		if (pi->has_regs)
-			regs[i] = pi->regs;
+		if (pr && pr->has)
+			regs[i] = pr->regs;
 		else
 			memset(&regs[i], 0, sizeof regs[i]);
 		pi->state_in = st;
@@ -756,7 +801,8 @@ static void whole_core(struct pairing *pg)
 		cli_die(EXIT_IO, "out of memory");
 	for (i = 0; i < n; i++) {
 		struct pcinfo *pi = table_find(&pg->pcs, pcs[i]);
-		pi->gpr = pi->has_regs ? gpr[i] : -1;
+		const struct pcregs *pr = table_find(pcregs, pcs[i]);
+		pi->gpr = pr && pr->has ? gpr[i] : -1;
 	}
 	free(pcs);
 	free(regs);
@@ -779,11 +825,8 @@ static void set_core(struct rec *r, const struct unit *u)
 static void finish_unit(struct unit *u, struct rec_out *o)
 {
 	struct pairing pg;
-	struct spool *rp, *re;
 	struct node *np, *ne;
 	struct rec rec;
-	char *text = NULL;
-	size_t text_cap = 0;
 	struct table idkeys = { 0 };
 	size_t i;
 	int m;
@@ -800,87 +843,45 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 			if (k)
 				decide(k);
 		}
-	pg.pairs_spool = spool_new();
-	spool_rewind(u->pops);
-	spool_rewind(u->execs);
-	rp = u->pops;
-	re = u->execs;
-
-	/* Merge the two logs by tick so each key's queue only holds what is
-	 * in flight between issue and completion. */
-	np = node_read(rp);
-	ne = exec_read(re);
-	while (np || ne) {
-		if (np && (!ne || np->tick <= ne->tick)) {
-			feed(&pg, np, 1);
-			np = node_read(rp);
-		} else {
-			feed(&pg, ne, 0);
-			ne = exec_read(re);
+	pg.out = o;
+	for (pg.final = 0; pg.final < 2; pg.final++) {
+		if (pg.final)
+			whole_core(&pg);
+		spool_rewind(u->pops);
+		spool_rewind(u->execs);
+		/* Merge the two logs by tick so each key's queue only holds
+		 * what is in flight between issue and completion. */
+		np = node_read(u->pops, pg.final);
+		ne = exec_read(u->execs);
+		while (np || ne) {
+			if (np && (!ne || np->tick <= ne->tick)) {
+				feed(&pg, np, 1);
+				np = node_read(u->pops, pg.final);
+			} else {
+				feed(&pg, ne, 0);
+				ne = exec_read(u->execs);
+			}
+			if (pg.final && wr_error(o->w))
+				break;
 		}
-	}
-	for (i = 0; i < pg.keys->cap; i++) {
-		uint64_t key;
-		struct keyinfo *k = table_at(pg.keys, i, &key);
-		if (k)
-			flush_key(&pg, k, key);
+		for (i = 0; i < pg.keys->cap; i++) {
+			uint64_t key;
+			struct keyinfo *k = table_at(pg.keys, i, &key);
+			if (k)
+				flush_key(&pg, k, key);
+		}
+		if (np)
+			node_free(np);
+		if (ne)
+			node_free(ne);
+		table_free(&idkeys);
+		idkeys.vsize = sizeof(struct keyinfo);
 	}
 	spool_free(u->pops);
 	spool_free(u->execs);
 	u->pops = u->execs = NULL;
-	table_free(&idkeys);
 	table_free(&u->keys);
-
-	whole_core(&pg);
-	rp = pg.pairs_spool;
-	spool_rewind(rp);
-	for (;;) {
-		struct pair_entry pe;
-		struct pcinfo *pi;
-		struct calc_str name, detail;
-		size_t got = spool_get(rp, &pe, sizeof pe), tn;
-		if (got == 0)
-			break;
-		tn = (size_t)pe.name_n + pe.detail_n;
-		if (got != sizeof pe || tn > text_cap + (1u << 30))
-			cli_die(EXIT_IO, "temporary file damaged or unreadable");
-		if (tn > text_cap) {
-			text_cap = 2 * tn;
-			if (!(text = realloc(text, text_cap)))
-				cli_die(EXIT_IO, "out of memory");
-		}
-		if (spool_get(rp, text, tn) != tn)
-			cli_die(EXIT_IO, "temporary file damaged or unreadable");
-		pi = table_find(&pg.pcs, pe.pc);
-		name.p = text;
-		name.n = pe.name_n;
-		detail.p = text + pe.name_n;
-		detail.n = pe.detail_n;
-		rec_init(&rec, K_INSTR);
-		set_core(&rec, u);
-		rec.n[I_START].u = pe.start;
-		rec.n[I_END].u = pe.end;
-		rec.n[I_PC].u = pe.pc;
-		rec.n[I_ID].u = pe.id;
-		rec.n[I_WARP].i = pe.warp;
-		rec.n[I_SCH].i = pe.sch;
-		rec.n[I_THREADS].i = pe.threads;
-		rec.n[I_GPR].i = pi->gpr;
-		rec.n[I_BYTES].i = pe.bytes;
-		rec.n[I_VECUTIL].f = calc_vec_util(family, name, detail, &pi->state_in);
-		rec.n[I_UBREAD].i = pe.ub_read;
-		rec.n[I_UBWRITE].i = pe.ub_write;
-		rec.n[I_ICACHE].u = REC_NONE;
-		rec.n[I_CCU].u = REC_NONE;
-		rec_text_set(&rec, IS_PIPE, pe.pipe, strlen(pe.pipe));
-		rec_text_set(&rec, IS_NAME, name.p, name.n);
-		rec_text_set(&rec, IS_DETAIL, detail.p, detail.n);
-		rec_out_put(o, &rec);
-		if (wr_error(o->w))
-			break;
-	}
-	spool_free(rp);
-	free(text);
+	table_free(&u->pcregs);
 	free(pg.dbuf);
 	table_free(&pg.pcs);
 
@@ -930,6 +931,7 @@ static void release_all(void)
 		spool_free(u->pops);
 		spool_free(u->execs);
 		table_free(&u->keys);
+		table_free(&u->pcregs);
 		for (m = 0; m < NMARKS; m++) {
 			size_t k;
 			if (!u->marks[m].iv)
@@ -1047,6 +1049,8 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
+	if (getenv("OPTRACE_SPOOL_MEM"))
+		spool_set_budget((size_t)cli_num("OPTRACE_SPOOL_MEM", getenv("OPTRACE_SPOOL_MEM")) << 20);
 	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
 		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc);
 

@@ -120,6 +120,11 @@ void spool_rewind(struct spool *s)
 		if (wr_close(s->w))
 			cli_die(EXIT_IO, "cannot write a temporary file:");
 		s->w = NULL;
+	}
+	if (s->fd >= 0) {
+		/* Readable any number of times: the chunks stay until
+		 * spool_free, the file is read again from its start. */
+		rd_close(s->r);
 		if (lseek(s->fd, 0, SEEK_SET) < 0)
 			cli_die(EXIT_IO, "cannot rewind a temporary file:");
 		s->r = rd_fdopen(s->fd, "(spool)");
@@ -128,7 +133,8 @@ void spool_rewind(struct spool *s)
 	}
 }
 
-size_t spool_get(struct spool *s, void *p, size_t n)
+/* Copy up to n bytes to p, or skip them when p is NULL. */
+static size_t take(struct spool *s, void *p, size_t n)
 {
 	char *o = p;
 	size_t got = 0;
@@ -136,25 +142,38 @@ size_t spool_get(struct spool *s, void *p, size_t n)
 		size_t k = s->rchunk->len - s->rpos;
 		if (k > n - got)
 			k = n - got;
-		memcpy(o + got, s->rchunk->data + s->rpos, k);
+		if (o)
+			memcpy(o + got, s->rchunk->data + s->rpos, k);
 		got += k;
 		s->rpos += k;
 		if (s->rpos == s->rchunk->len) {
-			/* Give read chunks back at once: the budget is shared. */
-			struct chunk *done = s->rchunk;
-			s->rchunk = done->next;
-			s->head = s->rchunk;
+			s->rchunk = s->rchunk->next;
 			s->rpos = 0;
-			in_use -= CHUNK;
-			chunk_give(done);
 		}
 	}
-	if (got < n && s->r) {
-		got += rd_read(s->r, o + got, n - got);
+	while (got < n && s->r) {
+		char scratch[4096];
+		size_t want = n - got, k;
+		if (!o && want > sizeof scratch)
+			want = sizeof scratch;
+		k = rd_read(s->r, o ? o + got : scratch, want);
 		if (rd_error(s->r))
 			cli_die(EXIT_IO, "cannot read a temporary file");
+		if (!k)
+			break;
+		got += k;
 	}
 	return got;
+}
+
+size_t spool_get(struct spool *s, void *p, size_t n)
+{
+	return take(s, p, n);
+}
+
+size_t spool_skip(struct spool *s, size_t n)
+{
+	return take(s, NULL, n);
 }
 
 void spool_free(struct spool *s)

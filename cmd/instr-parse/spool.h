@@ -12,10 +12,12 @@ struct spool;
 void spool_set_budget(size_t bytes);
 struct spool *spool_new(void);
 void spool_put(struct spool *s, const void *p, size_t n);
-/* Switch from writing to reading from the start. */
+/* Switch from writing to reading, or read again, from the start. */
 void spool_rewind(struct spool *s);
 /* Up to n bytes; returns the count (less only at the end). */
 size_t spool_get(struct spool *s, void *p, size_t n);
+/* Pass over up to n bytes. */
+size_t spool_skip(struct spool *s, size_t n);
 void spool_free(struct spool *s);
 /* Free the memory kept for reuse (at exit). */
 void spool_release_spares(void);

@@ -267,3 +267,21 @@ instrs() { jq -c 'select(.kind=="instr")'; }
 	[ "$status" -eq 0 ]
 	! grep -q 'write' "$tmp/err"
 }
+
+@test "spooling to temporary files gives the same records as memory" {
+	gen-dump -s 3 -c 2 -o "$tmp/d"
+	dump-split "$tmp/d" >"$tmp/lines" 2>/dev/null
+	instr-parse -q "$tmp/lines" >"$tmp/mem"
+	OPTRACE_SPOOL_MEM=0 TMPDIR="$tmp" instr-parse -q "$tmp/lines" >"$tmp/file"
+	cmp "$tmp/mem" "$tmp/file"
+	[ "$(rec-cat --count "$tmp/mem" | grep -c instr)" -eq 1 ]
+	# nothing left behind in TMPDIR (the spool files are unlinked at once)
+	[ "$(ls "$tmp" | wc -l)" -eq 4 ]
+}
+
+@test "A5 generated dump pairs by id" {
+	gen-dump --soc A5 -s 1 -c 1 -o "$tmp/a5"
+	run bash -c "dump-split '$tmp/a5' 2>/dev/null | instr-parse -q --soc-version=Ascend950PR_9599 --json | jq -s 'map(select(.kind==\"instr\")) | length'"
+	[ "$status" -eq 0 ]
+	[ "$output" -gt 1000 ]
+}

@@ -90,7 +90,11 @@ build/bin/decode-bench: test/bench/decode-bench.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -o $@ $< build/liboptrace.a $(LDLIBS)
 
-HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench
+build/bin/vdata-dump: test/tools/vdata-dump.c build/liboptrace.a
+	@mkdir -p build/bin
+	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
+
+HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump
 
 check: deps-quiet build/bin/.ok $(TOOLS:%=build-san/bin/%) $(UNIT:%=build/unit/%) $(UNIT:%=build-san/unit/%) $(HELPERS)
 	@sh test/run-all.sh "$(UNIT)"

@@ -1,0 +1,687 @@
+/* Unit tests of the visualize_data.bin container (lib/vdata.c).
+ *
+ *   make build/liboptrace.a
+ *   gcc -std=c11 -D_GNU_SOURCE -Ilib -Wall -Wextra -Werror -g \
+ *       -fsanitize=address,undefined -o /tmp/test_vdata test/unit/test_vdata.c \
+ *       build/liboptrace.a -llz4 -lm && /tmp/test_vdata
+ *
+ * Prints one line per failing check, then "N passed, N failed"; exits 0 only
+ * when nothing failed.  Works in a private directory under $TMPDIR (or /tmp)
+ * that it removes at the end (it holds one 20 MB file at a time). */
+#include "vdata.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int passed, failed;
+static char dir[1024];
+
+static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void check_(int ok, int line, const char *fmt, ...)
+{
+	va_list ap;
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("test_vdata.c:%d: ", line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+#define CHECK(ok, ...) check_((ok) ? 1 : 0, __LINE__, __VA_ARGS__)
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		perror("malloc");
+		exit(2);
+	}
+	return p;
+}
+
+static const char *path_in(const char *name)
+{
+	static char buf[8][1200];
+	static int k;
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+	return buf[k];
+}
+
+static void write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f)) {
+		perror(path);
+		exit(2);
+	}
+}
+
+static unsigned char *read_file(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, len = 0, k;
+	unsigned char *b;
+	if (!f) {
+		*n = 0;
+		return NULL;
+	}
+	b = xmalloc(cap);
+	while ((k = fread(b + len, 1, cap - len, f)) > 0) {
+		len += k;
+		if (len == cap) {
+			unsigned char *nb = xmalloc(cap * 2);
+			memcpy(nb, b, len);
+			free(b);
+			b = nb;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	*n = len;
+	return b;
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Entries of the work directory other than . and .. */
+static int dir_entries(void)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!dp)
+		return -1;
+	while ((e = readdir(dp)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(dp);
+	return n;
+}
+
+static void remove_all(void)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	if (!dp)
+		return;
+	while ((e = readdir(dp)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlink(path_in(e->d_name));
+	closedir(dp);
+}
+
+static uint64_t rd_u64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	int i;
+	for (i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static void wr_u64(unsigned char *p, uint64_t v)
+{
+	int i;
+	for (i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* ---- names ---- */
+
+static void test_names(void)
+{
+	CHECK(!strcmp(vdata_type_name(VDATA_CODE), "CODE"), "name of 1");
+	CHECK(!strcmp(vdata_type_name(VDATA_INSTR_API), "INSTR_API"), "name of 4");
+	CHECK(!strcmp(vdata_type_name(VDATA_STALL_REASON), "STALL_REASON"), "name of 15");
+	CHECK(vdata_type_name(0) == NULL && vdata_type_name(0xA) == NULL && vdata_type_name(16) == NULL
+	      && vdata_type_name(-1) == NULL, "types without a name");
+	CHECK(vdata_type_parse("TRACE") == 2 && vdata_type_parse("trace") == 2, "parse TRACE");
+	CHECK(vdata_type_parse("api_instr") == 4 && vdata_type_parse("SOURCE") == 1
+	      && vdata_type_parse("API_FILE") == 3, "parse Insight aliases");
+	CHECK(vdata_type_parse("4") == 4 && vdata_type_parse("0x0e") == 14 && vdata_type_parse("255") == 255
+	      && vdata_type_parse("0") == 0, "parse numbers");
+	CHECK(vdata_type_parse("256") == -1 && vdata_type_parse("0x") == -1 && vdata_type_parse("") == -1
+	      && vdata_type_parse("TRACEX") == -1 && vdata_type_parse("-1") == -1 && vdata_type_parse(NULL) == -1,
+	      "parse rejects junk");
+}
+
+/* ---- byte layout ---- */
+
+static void test_layout_padding(void)
+{
+	size_t n;
+	for (n = 0; n <= 8; n++) {
+		const char *p = path_in("pad.bin");
+		char payload[8];
+		struct vdata_w *w = vdata_open(p);
+		size_t len, pad = (4 - n % 4) % 4, i;
+		unsigned char *b;
+		int rc;
+
+		for (i = 0; i < n; i++)
+			payload[i] = (char)('a' + i);
+		CHECK(w != NULL, "open for n=%zu: %s", n, strerror(errno));
+		if (!w)
+			return;
+		rc = vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, payload, n);
+		CHECK(rc == 0, "block n=%zu: %d", n, rc);
+		CHECK(vdata_close(w) == 0, "close n=%zu", n);
+		b = read_file(p, &len);
+		if (n == 0) {
+			CHECK(b && len == 0, "empty payload writes nothing (%zu bytes)", len);
+			free(b);
+			continue;
+		}
+		CHECK(b && len == 12 + n + pad, "n=%zu: file is %zu bytes, want %zu", n, len, 12 + n + pad);
+		if (!b || len != 12 + n + pad) {
+			free(b);
+			continue;
+		}
+		CHECK(rd_u64(b) == n + pad, "n=%zu: contentSize %llu", n, (unsigned long long)rd_u64(b));
+		CHECK(b[8] == 2 && b[9] == pad && b[10] == 0x5A && b[11] == 0x5A,
+		      "n=%zu: header bytes %02x %02x %02x %02x", n, b[8], b[9], b[10], b[11]);
+		CHECK(!memcmp(b + 12, payload, n), "n=%zu: payload bytes", n);
+		for (i = 0; i < pad; i++)
+			CHECK(b[12 + n + i] == 0, "n=%zu: padding byte %zu is %02x", n, i, b[12 + n + i]);
+		free(b);
+	}
+}
+
+static void test_layout_blocks(void)
+{
+	const char *p = path_in("layout.bin");
+	static const char src[] = "int main() { return 0; }\n";   /* 25 bytes, padding 3 */
+	char longpath[VDATA_PATH_SIZE + 1];
+	struct vdata_w *w = vdata_open(p);
+	unsigned char *b;
+	size_t len, at, i;
+	int ok;
+
+	if (!w) {
+		CHECK(0, "open: %s", strerror(errno));
+		return;
+	}
+	/* Insight identifies the file by bytes 10-11 of the first block. */
+	CHECK(vdata_block(w, VDATA_INSTR_API, 0, NULL, "{}", 2) == EINVAL, "first block with version 0 refused");
+	CHECK(vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{\"a\":1}", 7) == 0, "TRACE block");
+	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, NULL, src, sizeof src - 1) == EINVAL, "CODE without path");
+	memset(longpath, 'p', VDATA_PATH_SIZE);
+	longpath[VDATA_PATH_SIZE] = 0;
+	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, longpath, src, sizeof src - 1) == ENAMETOOLONG,
+	      "CODE path of 4096 bytes refused");
+	CHECK(vdata_block(w, VDATA_TRACE, 256, NULL, "x", 1) == EINVAL, "version 256 refused");
+	CHECK(vdata_block(w, 300, VDATA_VERSION, NULL, "x", 1) == EINVAL, "type 300 refused");
+	CHECK(vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, NULL, 3) == EINVAL, "NULL payload refused");
+	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/src/k.cpp", src, sizeof src - 1) == 0, "CODE block");
+	longpath[VDATA_PATH_SIZE - 1] = 0;   /* 4095 bytes + NUL: just fits */
+	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, longpath, "abcd", 4) == 0, "CODE with 4095-byte path");
+	CHECK(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "", 0) == 0, "empty FILE_API skipped");
+	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/src/empty.h", "", 0) == 0, "empty CODE skipped");
+	CHECK(vdata_block(w, VDATA_INSTR_API, VDATA_VERSION_INSTR_API, NULL, "[1]", 3) == 0, "INSTR_API block");
+	CHECK(vdata_close(w) == 0, "close");
+
+	b = read_file(p, &len);
+	if (!b) {
+		CHECK(0, "no file");
+		return;
+	}
+	/* TRACE: 12 + 7 + 1 */
+	CHECK(len == 20 + (12 + 4096 + 28) + (12 + 4096 + 4) + (12 + 4), "file size %zu", len);
+	if (len != 20 + (12 + 4096 + 28) + (12 + 4096 + 4) + (12 + 4)) {
+		free(b);
+		return;
+	}
+	CHECK(rd_u64(b) == 8 && b[8] == 2 && b[9] == 1 && b[10] == 0x5A && b[11] == 0x5A && b[19] == 0,
+	      "TRACE header");
+	at = 20;
+	CHECK(rd_u64(b + at) == 28, "CODE contentSize %llu excludes the path", (unsigned long long)rd_u64(b + at));
+	CHECK(b[at + 8] == 1 && b[at + 9] == 3 && b[at + 10] == 0x5A && b[at + 11] == 0x5A, "CODE header bytes");
+	CHECK(!memcmp(b + at + 12, "/src/k.cpp", 10), "CODE path");
+	for (ok = 1, i = 10; i < VDATA_PATH_SIZE; i++)
+		ok &= b[at + 12 + i] == 0;
+	CHECK(ok, "CODE path field NUL-padded to 4096 bytes");
+	CHECK(!memcmp(b + at + 12 + 4096, src, 25), "CODE text");
+	CHECK(!b[at + 4108 + 25] && !b[at + 4108 + 26] && !b[at + 4108 + 27], "CODE padding");
+	at += 12 + 4096 + 28;
+	CHECK(rd_u64(b + at) == 4 && b[at + 9] == 0, "second CODE header");
+	for (ok = 1, i = 0; i < VDATA_PATH_SIZE - 1; i++)
+		ok &= b[at + 12 + i] == 'p';
+	CHECK(ok && b[at + 12 + 4095] == 0, "4095-byte path stored with its NUL");
+	at += 12 + 4096 + 4;
+	CHECK(rd_u64(b + at) == 4 && b[at + 8] == 4 && b[at + 9] == 1 && b[at + 10] == 0 && b[at + 11] == 0x5A,
+	      "INSTR_API header has version 0");
+	CHECK(!memcmp(b + at + 12, "[1]", 4), "INSTR_API payload and padding");
+	free(b);
+}
+
+/* ---- round trip ---- */
+
+#define BIG ((size_t)20 * 1000 * 1000 + 3)
+
+static void fill_big(char *p, size_t n)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (char)(x >> 24);
+	}
+}
+
+/* Read the current payload in pieces of `piece` bytes and compare. */
+static int read_back(struct vdata_r *r, const char *want, size_t n, size_t piece)
+{
+	char *buf = xmalloc(piece);
+	size_t got = 0;
+	ssize_t k;
+	int same = 1;
+	while ((k = vdata_read(r, buf, piece)) > 0) {
+		if (got + (size_t)k > n || memcmp(buf, want + got, (size_t)k))
+			same = 0;
+		got += (size_t)k;
+		if (got > n)
+			break;
+	}
+	free(buf);
+	return same && k == 0 && got == n;
+}
+
+static void test_round_trip(void)
+{
+	const char *p = path_in("rt.bin"), *src = path_in("trace.json");
+	char *big = xmalloc(BIG), err[256], one;
+	struct vdata_w *w;
+	struct vdata_r *r;
+	struct vdata_blk blk;
+	int fd, rc;
+	uint64_t expect_off;
+
+	fill_big(big, BIG);
+	/* The fd's position is at the end after writing: the payload must
+	 * still be taken from offset 0. */
+	fd = open(src, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, big, BIG) != (ssize_t)BIG) {
+		perror(src);
+		exit(2);
+	}
+	w = vdata_open(p);
+	CHECK(w != NULL, "open");
+	if (!w) {
+		close(fd);
+		free(big);
+		return;
+	}
+	rc = vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, fd);
+	CHECK(rc == 0, "TRACE from fd: %s", strerror(rc));
+	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/a.cpp", "A\n", 2) == 0, "CODE a");
+	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/b.cpp", "BBBB\n", 5) == 0, "CODE b");
+	CHECK(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "{\"Files\":[]}", 12) == 0, "FILE_API");
+	CHECK(vdata_block(w, VDATA_INSTR_API, 0, NULL, big, 1000001) == 0, "INSTR_API");
+	CHECK(vdata_block(w, 0x20, 7, NULL, "x", 1) == 0, "unnamed type 0x20");
+	CHECK(vdata_close(w) == 0, "close");
+	close(fd);
+	unlink(src);
+
+	r = vdata_ropen(p, err, sizeof err);
+	CHECK(r != NULL, "ropen: %s", err);
+	if (!r) {
+		free(big);
+		return;
+	}
+	rc = vdata_next(r, &blk, err, sizeof err);
+	CHECK(rc == 1 && blk.type == VDATA_TRACE && blk.version == 0x5A && blk.payload_size == BIG
+	      && blk.padding == 1 && blk.content_size == BIG + 1 && blk.offset == 0 && blk.payload_offset == 12
+	      && blk.code_path == NULL, "TRACE block: rc %d type %d size %llu", rc, blk.type,
+	      (unsigned long long)blk.payload_size);
+	CHECK(read_back(r, big, BIG, 65537), "TRACE payload read back in 64 KiB+1 pieces");
+	CHECK(vdata_read(r, &one, 1) == 0, "no bytes past the payload");
+	expect_off = 12 + BIG + 1;
+
+	rc = vdata_next(r, &blk, err, sizeof err);
+	CHECK(rc == 1 && blk.type == VDATA_CODE && blk.code_path && !strcmp(blk.code_path, "/a.cpp")
+	      && blk.payload_size == 2 && blk.offset == expect_off && blk.payload_offset == expect_off + 12 + 4096,
+	      "CODE a: rc %d", rc);
+	CHECK(read_back(r, "A\n", 2, 1), "CODE a read byte by byte");
+	expect_off += 12 + 4096 + 4;
+
+	/* Leave CODE b unread: vdata_next skips it. */
+	rc = vdata_next(r, &blk, err, sizeof err);
+	CHECK(rc == 1 && blk.type == VDATA_CODE && blk.code_path && !strcmp(blk.code_path, "/b.cpp")
+	      && blk.payload_size == 5 && blk.padding == 3 && blk.offset == expect_off, "CODE b");
+	CHECK(vdata_read(r, &one, 1) == 1 && one == 'B', "first byte of CODE b");
+	expect_off += 12 + 4096 + 8;
+
+	rc = vdata_next(r, &blk, err, sizeof err);
+	CHECK(rc == 1 && blk.type == VDATA_FILE_API && blk.payload_size == 12 && blk.padding == 0
+	      && blk.offset == expect_off, "FILE_API");
+	CHECK(read_back(r, "{\"Files\":[]}", 12, 4096), "FILE_API payload (buffer larger than the payload)");
+	expect_off += 12 + 12;
+
+	rc = vdata_next(r, &blk, err, sizeof err);
+	CHECK(rc == 1 && blk.type == VDATA_INSTR_API && blk.version == 0 && blk.payload_size == 1000001
+	      && blk.padding == 3, "INSTR_API");
+	CHECK(read_back(r, big, 1000001, 1 << 20), "INSTR_API payload");
+
+	rc = vdata_next(r, &blk, err, sizeof err);
+	CHECK(rc == 1 && blk.type == 0x20 && blk.version == 7 && blk.payload_size == 1, "type 0x20");
+	rc = vdata_next(r, &blk, err, sizeof err);
+	CHECK(rc == 0, "clean end: %d %s", rc, rc < 0 ? err : "");
+	CHECK(vdata_next(r, &blk, err, sizeof err) == 0, "end stays end");
+	vdata_rclose(r);
+	unlink(p);
+	free(big);
+}
+
+static void test_from_fd_cases(void)
+{
+	const char *p = path_in("fd.bin"), *empty = path_in("empty"), *src = path_in("src");
+	struct vdata_w *w = vdata_open(p);
+	int pfd[2], fd;
+	unsigned char *b;
+	size_t len;
+
+	if (!w) {
+		CHECK(0, "open");
+		return;
+	}
+	write_file(empty, "", 0);
+	write_file(src, "{\"k\":2}", 7);
+	fd = open(empty, O_RDONLY);
+	CHECK(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, fd) == 0, "empty file: nothing");
+	close(fd);
+	if (pipe(pfd) == 0) {
+		CHECK(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, pfd[0]) == EINVAL, "pipe refused");
+		close(pfd[0]);
+		close(pfd[1]);
+	}
+	fd = open(src, O_RDONLY);
+	CHECK(vdata_block_from_fd(w, VDATA_CODE, VDATA_VERSION, fd) == EINVAL, "CODE from fd refused");
+	CHECK(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, -1) == EBADF, "bad fd");
+	CHECK(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, fd) == 0, "small file");
+	close(fd);
+	CHECK(vdata_close(w) == 0, "close");
+	b = read_file(p, &len);
+	CHECK(b && len == 20 && rd_u64(b) == 8 && b[9] == 1 && !memcmp(b + 12, "{\"k\":2}", 8),
+	      "only the small file was written (%zu bytes)", len);
+	free(b);
+	remove_all();
+}
+
+/* ---- corruption ---- */
+
+/* A valid container: TRACE "hello" (pad 3), CODE "/x/k.cpp" "int x;" (pad 2),
+ * INSTR_API "[1,2,3]" (pad 1).  Offsets of the three headers in h[]. */
+static unsigned char *make_valid(size_t *len, uint64_t h[3])
+{
+	const char *p = path_in("valid.bin");
+	struct vdata_w *w = vdata_open(p);
+	unsigned char *b;
+	if (!w) {
+		perror(p);
+		exit(2);
+	}
+	vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "hello", 5);
+	vdata_block(w, VDATA_CODE, VDATA_VERSION, "/x/k.cpp", "int x;", 6);
+	vdata_block(w, VDATA_INSTR_API, 0, NULL, "[1,2,3]", 7);
+	if (vdata_close(w)) {
+		perror(p);
+		exit(2);
+	}
+	b = read_file(p, len);
+	unlink(p);
+	h[0] = 0;
+	h[1] = 12 + 8;
+	h[2] = h[1] + 12 + 4096 + 8;
+	if (!b || *len != h[2] + 12 + 8) {
+		printf("make_valid: %zu bytes\n", *len);
+		exit(2);
+	}
+	return b;
+}
+
+/* Write b[0..len) and walk it: the number of good blocks before the error,
+ * the error text in err and errno in *e; -1 if it ended cleanly. */
+static int walk(const unsigned char *b, size_t len, char *err, size_t errlen, int *e)
+{
+	const char *p = path_in("bad.bin");
+	struct vdata_r *r;
+	struct vdata_blk blk;
+	char buf[64];
+	int n = 0, rc;
+
+	write_file(p, b, len);
+	r = vdata_ropen(p, err, errlen);
+	if (!r)
+		return -2;
+	while ((rc = vdata_next(r, &blk, err, errlen)) == 1) {
+		while (vdata_read(r, buf, sizeof buf) > 0)
+			;
+		n++;
+	}
+	*e = errno;
+	if (rc == 0) {
+		vdata_rclose(r);
+		unlink(p);
+		return -1;
+	}
+	/* The error repeats. */
+	{
+		char again[256];
+		if (vdata_next(r, &blk, again, sizeof again) != -1 || strcmp(again, err))
+			n = -3;
+	}
+	vdata_rclose(r);
+	unlink(p);
+	return n;
+}
+
+static void expect_bad(const char *what, const unsigned char *b, size_t len, int good, uint64_t off,
+                       const char *words, int line)
+{
+	char err[256] = "", prefix[64];
+	int e = 0, n = walk(b, len, err, sizeof err, &e);
+	snprintf(prefix, sizeof prefix, "offset %llu: ", (unsigned long long)off);
+	check_(n == good, line, "%s: %d good blocks before the error, want %d (%s)", what, n, good, err);
+	check_(!strncmp(err, prefix, strlen(prefix)), line, "%s: message \"%s\" does not start \"%s\"", what,
+	       err, prefix);
+	check_(strstr(err, words) != NULL, line, "%s: message \"%s\" lacks \"%s\"", what, err, words);
+	check_(e == EBADMSG, line, "%s: errno %d, want EBADMSG", what, e);
+}
+#define EXPECT_BAD(what, b, len, good, off, words) expect_bad(what, b, len, good, off, words, __LINE__)
+
+static void test_corruption(void)
+{
+	uint64_t h[3];
+	size_t len;
+	unsigned char *v = make_valid(&len, h), *b = xmalloc(len + 64);
+	char err[256];
+	int e;
+
+	CHECK(walk(v, len, err, sizeof err, &e) == -1, "the valid file reads cleanly: %s", err);
+	CHECK(walk(v, 0, err, sizeof err, &e) == -1, "an empty file reads cleanly");
+
+#define FRESH() memcpy(b, v, len)
+	FRESH();
+	b[h[1] + 11] = 0;
+	EXPECT_BAD("reserved byte", b, len, 1, h[1] + 11, "reserved byte is 0x00");
+
+	FRESH();
+	b[h[0] + 11] = 0x5B;
+	EXPECT_BAD("reserved byte of the first block", b, len, 0, 11, "0x5B");
+
+	FRESH();
+	b[h[2] + 9] = 4;
+	EXPECT_BAD("padding 4", b, len, 2, h[2] + 9, "padding 4 > 3");
+
+	FRESH();
+	b[h[0] + 9] = 3;   /* contentSize 2, padding 3 */
+	wr_u64(b, 2);
+	EXPECT_BAD("padding > contentSize", b, len, 0, 9, "content size 2");
+
+	FRESH();
+	wr_u64(b + h[2], 12);   /* 8 bytes are left */
+	EXPECT_BAD("contentSize past the end", b, len, 2, h[2], "past the end");
+
+	FRESH();
+	wr_u64(b + h[0], UINT64_MAX);
+	EXPECT_BAD("contentSize 2^64-1", b, len, 0, 0, "past the end");
+
+	FRESH();
+	wr_u64(b + h[1], UINT64_MAX - 4000);   /* would wrap when the path is added */
+	EXPECT_BAD("CODE contentSize near 2^64", b, len, 1, h[1], "past the end");
+
+	FRESH();
+	b[h[0] + 12 + 5 + 1] = 'x';
+	EXPECT_BAD("padding byte not NUL", b, len, 0, h[0] + 12 + 5 + 1, "0x78, not NUL");
+
+	FRESH();
+	b[h[1] + 12 + 4096 + 7] = 1;
+	EXPECT_BAD("CODE padding byte not NUL", b, len, 1, h[1] + 12 + 4096 + 7, "not NUL");
+
+	FRESH();
+	EXPECT_BAD("truncated header", b, h[2] + 5, 2, h[2], "truncated block header (5 of 12");
+	EXPECT_BAD("header cut after 1 byte", b, h[1] + 1, 1, h[1], "truncated block header (1 of 12");
+
+	FRESH();
+	EXPECT_BAD("truncated path field", b, h[1] + 12 + 100, 1, h[1] + 12, "truncated source path (100 of 4096");
+
+	FRESH();
+	EXPECT_BAD("truncated payload", b, h[2] - 3, 1, h[1], "past the end");
+
+	FRESH();
+	memset(b + h[1] + 12, 'a', 4096);
+	EXPECT_BAD("path without NUL", b, len, 1, h[1] + 12, "no NUL");
+
+	FRESH();
+	wr_u64(b + h[2], 0);
+	b[h[2] + 9] = 0;
+	EXPECT_BAD("empty INSTR_API block", b, h[2] + 12, 2, h[2], "empty payload");
+
+	FRESH();
+	wr_u64(b + h[2], 3);
+	b[h[2] + 9] = 3;
+	memset(b + h[2] + 12, 0, 3);
+	EXPECT_BAD("payload of padding only", b, h[2] + 15, 2, h[2], "empty payload");
+
+	/* An empty CODE text is legal (Insight takes the path). */
+	FRESH();
+	wr_u64(b + h[1], 0);
+	b[h[1] + 9] = 0;
+	memmove(b + h[1] + 12 + 4096, b + h[2], 12 + 8);
+	CHECK(walk(b, h[1] + 12 + 4096 + 20, err, sizeof err, &e) == -1, "empty CODE text accepted: %s", err);
+#undef FRESH
+	free(b);
+	free(v);
+}
+
+static void test_ropen_errors(void)
+{
+	char err[256] = "";
+	struct vdata_r *r = vdata_ropen(path_in("missing.bin"), err, sizeof err);
+	CHECK(!r && errno == ENOENT && strstr(err, "cannot open"), "missing file: %s", err);
+	r = vdata_ropen(dir, err, sizeof err);
+	CHECK(!r && errno == EISDIR, "directory: %s", err);
+	r = vdata_ropen("/dev/null", err, sizeof err);
+	CHECK(!r && errno == ESPIPE && strstr(err, "not a regular file"), "device: %s", err);
+	vdata_rclose(NULL);
+}
+
+/* ---- commit and abort ---- */
+
+static void test_abort(void)
+{
+	const char *p = path_in("out.bin"), *src = path_in("wo");
+	struct vdata_w *w;
+	unsigned char *b;
+	size_t len;
+	int fd, rc;
+
+	remove_all();
+	w = vdata_open(p);
+	CHECK(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "write before abort");
+	vdata_abort(w);
+	CHECK(!file_exists(p) && dir_entries() == 0, "abort leaves nothing (%d entries)", dir_entries());
+
+	write_file(p, "old", 3);
+	w = vdata_open(p);
+	CHECK(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "write over old");
+	CHECK(dir_entries() == 2, "the temporary file sits beside the target");
+	vdata_abort(w);
+	b = read_file(p, &len);
+	CHECK(b && len == 3 && !memcmp(b, "old", 3) && dir_entries() == 1, "abort keeps the old target");
+	free(b);
+	vdata_abort(NULL);
+
+	/* A block that fails half-way poisons the writer: close discards. */
+	write_file(src, "{\"x\":1}", 7);
+	fd = open(src, O_WRONLY);   /* fstat works, pread does not */
+	w = vdata_open(p);
+	CHECK(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "first block");
+	rc = vdata_block_from_fd(w, VDATA_FILE_API, VDATA_VERSION, fd);
+	CHECK(rc == EBADF, "unreadable fd: %d", rc);
+	CHECK(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "{}", 2) == EBADF, "the error sticks");
+	CHECK(vdata_close(w) == EBADF, "close reports it");
+	close(fd);
+	b = read_file(p, &len);
+	CHECK(b && len == 3 && !memcmp(b, "old", 3) && dir_entries() == 2, "failed close keeps the old target");
+	free(b);
+
+	w = vdata_open(p);
+	CHECK(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0 && vdata_close(w) == 0,
+	      "a good close replaces it");
+	b = read_file(p, &len);
+	CHECK(b && len == 16 && b[8] == 2 && dir_entries() == 2, "new content in place (%zu bytes)", len);
+	free(b);
+
+	w = vdata_open("/dev/full");
+	if (w) {
+		char blk[5000];
+		memset(blk, '1', sizeof blk);
+		vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, blk, sizeof blk);
+		CHECK(vdata_close(w) == ENOSPC, "write error reported by close");
+	}
+	CHECK(vdata_open(path_in("no/such/dir.bin")) == NULL && errno == ENOENT, "open in a missing directory");
+	CHECK(vdata_close(NULL) == EINVAL, "close(NULL)");
+	remove_all();
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof dir, "%s/test_vdata.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror(dir);
+		return 2;
+	}
+	test_names();
+	test_layout_padding();
+	test_layout_blocks();
+	test_round_trip();
+	test_from_fd_cases();
+	test_corruption();
+	test_ropen_errors();
+	test_abort();
+	remove_all();
+	rmdir(dir);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

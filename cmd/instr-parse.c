@@ -123,6 +123,12 @@ struct keyinfo {                /* pairing state of one pc (or id) */
 	uint64_t last_pop, last_exec; /* ticks, for the walks */
 	uint64_t n, paired;         /* pairs to make, pairs made */
 	unsigned char prune_pop, prune_exec, seen_pop, seen_exec;
+	/* What pass 1 can tell about the first pair and the state writers,
+	 * to skip the first pairing run (see can_skip_first_run). */
+	uint64_t first_pop, pop_run_end, first_exec, exec_run_end;
+	unsigned char pop_in_run, exec_in_run, pops_ordered, writes_mixed;
+	unsigned writes;            /* vector variables its pops write */
+	uint64_t writes_val[CALC_VEC_NVARS]; /* as written by its last pop */
 	struct node *pend_pop, *pend_exec;   /* held back by a prune walk */
 	struct node *pop_h, *pop_t, *exec_h, *exec_t;
 };
@@ -312,22 +318,44 @@ static void grow_detail(size_t n)
 
 /* Per-pc counts for the prune decision: the walks keep an entry unless it
  * is within 8 cycles (execs) or exactly 1 cycle (pops) of the previous. */
-static void count_line(struct unit *u, uint64_t key, int is_pop, uint64_t tick)
+static struct keyinfo *count_line(struct unit *u, uint64_t key, int is_pop, uint64_t tick)
 {
 	struct keyinfo *k = table_get(&u->keys, key, NULL);
 	if (!k)
 		cli_die(EXIT_IO, "out of memory");
 	if (is_pop) {
-		if (!k->npop || tick - k->last_pop != 1)
+		if (!k->npop) {
+			k->first_pop = k->pop_run_end = tick;
+			k->pop_in_run = 1;
+			k->pops_ordered = 1;
 			k->pop_kept++;
+		} else {
+			if (tick - k->last_pop != 1) {
+				k->pop_kept++;
+				k->pop_in_run = 0;
+			} else if (k->pop_in_run) {
+				k->pop_run_end = tick;
+			}
+			if (tick < k->last_pop)
+				k->pops_ordered = 0;
+		}
 		k->npop++;
 		k->last_pop = tick;
 	} else {
-		if (!k->nexec || tick - k->last_exec > 8)
+		if (!k->nexec) {
+			k->first_exec = k->exec_run_end = tick;
+			k->exec_in_run = 1;
 			k->exec_kept++;
+		} else if (tick - k->last_exec > 8) {
+			k->exec_kept++;
+			k->exec_in_run = 0;
+		} else if (k->exec_in_run) {
+			k->exec_run_end = tick;
+		}
 		k->nexec++;
 		k->last_exec = tick;
 	}
+	return k;
 }
 
 static void take_line(const struct rec *in)
@@ -344,6 +372,8 @@ static void take_line(const struct rec *in)
 	size_t dn, pipe_n;
 	uint64_t key;
 	int warp = -1, sch = -1, threads = -1, writes_vec = 0;
+	unsigned writes_vec_mask = 0;
+	uint64_t writes_val[CALC_VEC_NVARS] = { 0 };
 
 	u->lines++;
 	if (len && text[len - 1] == '\r')
@@ -409,16 +439,27 @@ static void take_line(const struct rec *in)
 		int fresh;
 		struct pcregs *pr = table_get(&u->pcregs, l.pc, &fresh);
 		struct calc_str nm = { l.name, l.name_n }, dt = { detail_buf, dn };
-		uint64_t val[CALC_VEC_NVARS];
 		if (!pr)
 			cli_die(EXIT_IO, "out of memory");
 		if (fresh)
 			pr->has = calc_gpr_regs(family, nm, dt, &pr->regs) == 0;
-		writes_vec = calc_vec_writes(family, nm, dt, val) != 0;
+		writes_vec_mask = calc_vec_writes(family, nm, dt, writes_val);
+		writes_vec = writes_vec_mask != 0;
 	}
 	key = by_id ? l.id : l.pc;
-	if (!by_id)
-		count_line(u, key, 1, l.tick);
+	if (!by_id) {
+		struct keyinfo *k = count_line(u, key, 1, l.tick);
+		if (writes_vec) {
+			/* Keep what the latest pop of a writer sets, and note
+			 * when its pops do not all set the same variables. */
+			if (k->writes && k->writes != writes_vec_mask)
+				k->writes_mixed = 1;
+			k->writes |= writes_vec_mask;
+			memcpy(k->writes_val, writes_val, sizeof writes_val);
+		} else if (k->writes) {
+			k->writes_mixed = 1;
+		}
+	}
 	{
 		struct line_entry e;
 		struct spool *w = u->pops;
@@ -573,6 +614,55 @@ struct pairing {
 
 /* Core fields shared by instruction and mark records. */
 static void set_core(struct rec *r, const struct unit *u);
+
+/* The first pairing run only learns which pcs pair at least once and the
+ * state the writers' latest pairs leave.  Pass 1 knows both when (pc mode)
+ * every pc's first pair, as the prune rules form it, has its pop no later
+ * than its exec, and every writer pc pairs all its pops in order, the last
+ * one validly, always setting the same variables.  Then fill in what the
+ * run would have found and skip it. */
+static int can_skip_first_run(struct pairing *pg)
+{
+	size_t i;
+	if (by_id)
+		return 0;
+	for (i = 0; i < pg->keys->cap; i++) {
+		uint64_t key;
+		struct keyinfo *k = table_at(pg->keys, i, &key);
+		uint64_t p1, e1;
+		if (!k || !k->n)
+			continue;
+		p1 = k->prune_pop ? k->pop_run_end : k->first_pop;
+		e1 = k->prune_exec ? k->exec_run_end : k->first_exec;
+		if (p1 > e1)
+			return 0;
+		/* A writer's latest pop pairs with its last exec line when
+		 * all pops pair: equal counts, or execs pruned to exactly the
+		 * number of pops (the kept exec of the last run is the last). */
+		if (k->writes &&
+		    (k->writes_mixed || !k->pops_ordered || k->last_pop > k->last_exec ||
+		     !(k->npop == k->nexec ||
+		       (k->prune_exec && !k->prune_pop && k->exec_kept == k->npop))))
+			return 0;
+	}
+	for (i = 0; i < pg->keys->cap; i++) {
+		uint64_t key;
+		struct keyinfo *k = table_at(pg->keys, i, &key);
+		struct pcinfo *pi;
+		int v;
+		if (!k || !k->n)
+			continue;
+		pi = table_get(&pg->pcs, key, NULL);
+		if (!pi)
+			cli_die(EXIT_IO, "out of memory");
+		for (v = 0; v < CALC_VEC_NVARS; v++)
+			if ((k->writes >> v) & 1) {
+				pi->vec_val[v] = k->writes_val[v];
+				pi->vec_written |= 1u << v;
+			}
+	}
+	return 1;
+}
 
 static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node *p,
                       struct node *e)
@@ -844,7 +934,7 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 				decide(k);
 		}
 	pg.out = o;
-	for (pg.final = 0; pg.final < 2; pg.final++) {
+	for (pg.final = can_skip_first_run(&pg); pg.final < 2; pg.final++) {
 		if (pg.final)
 			whole_core(&pg);
 		spool_rewind(u->pops);

@@ -285,3 +285,60 @@ instrs() { jq -c 'select(.kind=="instr")'; }
 	[ "$status" -eq 0 ]
 	[ "$output" -gt 1000 ]
 }
+
+@test "vector state comes from the writer's latest pair that survives" {
+	# The second MOVEMASK pops after its exec: that pair is dropped, so the
+	# VSUBRELU sees the first mask (0x260), not 0xffff.
+	{
+		lines popped '[info] [00000100] (PC: 0x100) SCALAR   : (Binary: 0x12345678) MOV_SPR_XN  SPR:CTRL, XN:X1=0x100000000000000,' \
+			'[info] [00000101] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0x260, Pos:0,' \
+			'[info] [00000102] (PC: 0x108) VEC      : (Binary: 0x12345678) VSUBRELU  XD:X3=0x0, XN:X4=0x0, XM:X5=0x200, XT:X6=0x100080808010101, Dtype:F32,' \
+			'[info] [00000300] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0xffff, Pos:0,'
+		lines instr '[info] [00000110] (PC: 0x100) SCALAR   : (Binary: 0x12345678) MOV_SPR_XN  SPR:CTRL, XN:X1=0x100000000000000,' \
+			'[info] [00000111] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0x260, Pos:0,' \
+			'[info] [00000112] (PC: 0x108) VEC      : (Binary: 0x12345678) VSUBRELU  XD:X3=0x0, XN:X4=0x0, XM:X5=0x200, XT:X6=0x100080808010101, Dtype:F32,' \
+			'[info] [00000290] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0xffff, Pos:0,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' 2>/dev/null | jq -r 'select(.kind==\"instr\" and .name==\"VSUBRELU\") | .vec_util * 1000000 | round'"
+	[ "$output" = "3725490" ]
+}
+
+@test "vector state of a writer with micro-op exec lines is its last pop's" {
+	# Two MOVEMASKs, the second with two exec lines 3 cycles apart (pruned
+	# to one): the VSUBRELU sees the second mask, 0xff (in element-count
+	# mode: 255 elements x 4 bytes / 65280 = 1.5625 %).
+	{
+		lines popped '[info] [00000100] (PC: 0x100) SCALAR   : (Binary: 0x12345678) MOV_SPR_XN  SPR:CTRL, XN:X1=0x100000000000000,' \
+			'[info] [00000101] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0x260, Pos:0,' \
+			'[info] [00000201] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0xff, Pos:0,' \
+			'[info] [00000302] (PC: 0x108) VEC      : (Binary: 0x12345678) VSUBRELU  XD:X3=0x0, XN:X4=0x0, XM:X5=0x200, XT:X6=0x100080808010101, Dtype:F32,'
+		lines instr '[info] [00000110] (PC: 0x100) SCALAR   : (Binary: 0x12345678) MOV_SPR_XN  SPR:CTRL, XN:X1=0x100000000000000,' \
+			'[info] [00000111] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0x260, Pos:0,' \
+			'[info] [00000211] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0xff, Pos:0,' \
+			'[info] [00000214] (PC: 0x104) VEC      : (Binary: 0x12345678) MOVEMASK  XN:X2=0xff, Pos:0,' \
+			'[info] [00000312] (PC: 0x108) VEC      : (Binary: 0x12345678) VSUBRELU  XD:X3=0x0, XN:X4=0x0, XM:X5=0x200, XT:X6=0x100080808010101, Dtype:F32,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' 2>/dev/null | jq -c 'select(.kind==\"instr\" and .pc==\"0x104\") | [.start,.end]'"
+	[ "${lines[0]}" = "[101,111]" ]
+	[ "${lines[1]}" = "[201,214]" ]
+	run bash -c "instr-parse --json '$tmp/in' 2>/dev/null | jq -r 'select(.kind==\"instr\" and .name==\"VSUBRELU\") | .vec_util * 1000000 | round'"
+	[ "$output" = "1562500" ]
+}
+
+@test "a pc whose only pair is dropped is left out of the table and of the GPR walk" {
+	# pc 0x104 pairs only with its pop after its exec: no record; the walk
+	# over 0x100 and 0x108 gives 1 and 2 (X1; X1 and X3).
+	{
+		lines popped '[info] [00000100] (PC: 0x100) SCALAR   : (Binary: 0x12345678) MOV_XD_IMM  XD:X1=0x1, IMM:0x1,' \
+			'[info] [00000300] (PC: 0x104) SCALAR   : (Binary: 0x12345678) MOV_XD_IMM  XD:X2=0x1, IMM:0x1,' \
+			'[info] [00000102] (PC: 0x108) SCALAR   : (Binary: 0x12345678) ADD  dtype:S64, XD:X3=0x2, XN:X1=0x1, XM:X1=0x1,'
+		lines instr '[info] [00000110] (PC: 0x100) SCALAR   : (Binary: 0x12345678) MOV_XD_IMM  XD:X1=0x1, IMM:0x1,' \
+			'[info] [00000200] (PC: 0x104) SCALAR   : (Binary: 0x12345678) MOV_XD_IMM  XD:X2=0x1, IMM:0x1,' \
+			'[info] [00000112] (PC: 0x108) SCALAR   : (Binary: 0x12345678) ADD  dtype:S64, XD:X3=0x2, XN:X1=0x1, XM:X1=0x1,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --json '$tmp/in' 2>/dev/null | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.pc) | map([.pc,.gpr])'"
+	[ "$output" = '[["0x100",1],["0x108",2]]' ]
+}

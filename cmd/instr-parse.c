@@ -117,6 +117,10 @@ static enum calc_family calc_family_of(enum chip_family f)
 
 /* ---- per-core state ---- */
 
+struct pcregs {
+	struct calc_regs regs;
+	int has;
+};
 struct keyinfo {                /* pairing state of one pc (or id) */
 	uint64_t npop, nexec;       /* lines seen */
 	uint64_t pop_kept, exec_kept; /* what the prune walks would keep */
@@ -129,6 +133,7 @@ struct keyinfo {                /* pairing state of one pc (or id) */
 	unsigned char pop_in_run, exec_in_run, pops_ordered, writes_mixed;
 	unsigned writes;            /* vector variables its pops write */
 	uint64_t writes_val[CALC_VEC_NVARS]; /* as written by its last pop */
+	struct pcregs regs;         /* pc mode: GPR operands from its first pop */
 	struct node *pend_pop, *pend_exec;   /* held back by a prune walk */
 	struct node *pop_h, *pop_t, *exec_h, *exec_t;
 };
@@ -140,10 +145,6 @@ struct pcinfo {                 /* what the calculators need of one pc */
 	int gpr;
 };
 
-struct pcregs {
-	struct calc_regs regs;
-	int has;
-};
 
 struct interval {
 	uint64_t start, end, spc, epc;
@@ -433,30 +434,33 @@ static void take_line(const struct rec *in)
 			u->subblock = b;
 	}
 	simt_ids(detail_buf, dn, &warp, &sch);
+	key = by_id ? l.id : l.pc;
 	{
 		/* Every execution of a pc has the same operands: keep them once,
-		 * for the live-register count at the end. */
-		int fresh;
-		struct pcregs *pr = table_get(&u->pcregs, l.pc, &fresh);
+		 * for the live-register count at the end (in pc mode with the
+		 * pc's counts, saving a lookup per line). */
 		struct calc_str nm = { l.name, l.name_n }, dt = { detail_buf, dn };
-		if (!pr)
+		struct keyinfo *k = by_id ? NULL : count_line(u, key, 1, l.tick);
+		struct pcregs *pr;
+		int fresh;
+		if (k) {
+			pr = &k->regs;
+			fresh = k->npop == 1;
+		} else if (!(pr = table_get(&u->pcregs, l.pc, &fresh))) {
 			cli_die(EXIT_IO, "out of memory");
+		}
 		if (fresh)
 			pr->has = calc_gpr_regs(family, nm, dt, &pr->regs) == 0;
 		writes_vec_mask = calc_vec_writes(family, nm, dt, writes_val);
 		writes_vec = writes_vec_mask != 0;
-	}
-	key = by_id ? l.id : l.pc;
-	if (!by_id) {
-		struct keyinfo *k = count_line(u, key, 1, l.tick);
-		if (writes_vec) {
+		if (k && writes_vec) {
 			/* Keep what the latest pop of a writer sets, and note
 			 * when its pops do not all set the same variables. */
 			if (k->writes && k->writes != writes_vec_mask)
 				k->writes_mixed = 1;
 			k->writes |= writes_vec_mask;
 			memcpy(k->writes_val, writes_val, sizeof writes_val);
-		} else if (k->writes) {
+		} else if (k && k->writes) {
 			k->writes_mixed = 1;
 		}
 	}
@@ -853,9 +857,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static const struct pcregs *regs_of(const struct unit *u, uint64_t pc)
+{
+	const struct keyinfo *k;
+	if (by_id)
+		return table_find(&u->pcregs, pc);
+	k = table_find(&u->keys, pc);
+	return k ? &k->regs : NULL;
+}
+
 static void whole_core(struct pairing *pg)
 {
-	const struct table *pcregs = &pg->u->pcregs;
 	size_t i, n = 0;
 	uint64_t *pcs = malloc((pg->pcs.n + 1) * sizeof *pcs);
 	struct calc_regs *regs = malloc((pg->pcs.n + 1) * sizeof *regs);
@@ -876,7 +888,7 @@ static void whole_core(struct pairing *pg)
 	memset(&st, 0, sizeof st);
 	for (i = 0; i < n; i++) {
 		struct pcinfo *pi = table_find(&pg->pcs, pcs[i]);
-		const struct pcregs *pr = table_find(pcregs, pcs[i]);
+		const struct pcregs *pr = regs_of(pg->u, pcs[i]);
 		int v;
 		if (pr && pr->has)
 			regs[i] = pr->regs;
@@ -891,7 +903,7 @@ static void whole_core(struct pairing *pg)
 		cli_die(EXIT_IO, "out of memory");
 	for (i = 0; i < n; i++) {
 		struct pcinfo *pi = table_find(&pg->pcs, pcs[i]);
-		const struct pcregs *pr = table_find(pcregs, pcs[i]);
+		const struct pcregs *pr = regs_of(pg->u, pcs[i]);
 		pi->gpr = pr && pr->has ? gpr[i] : -1;
 	}
 	free(pcs);

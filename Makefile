@@ -11,7 +11,7 @@ BASEFLAGS := -std=c11 -D_GNU_SOURCE -Ilib $(WARN)
 LDLIBS  := -llz4 -lm
 PREFIX  ?= /usr/local
 
-TOOLS   := dump-split instr-parse rec-cat
+TOOLS   := dump-split instr-parse rec-cat timeline-emit
 LIBSRC  := $(wildcard lib/*.c)
 LIBHDR  := $(wildcard lib/*.h)
 
@@ -94,7 +94,12 @@ build/bin/vdata-dump: test/tools/vdata-dump.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
 
-HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump
+# Fault injection for test/bats/faults.bats (test/fault/README).
+build/fault.so: test/fault/fault.c
+	@mkdir -p build
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
+
+HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump build/fault.so
 
 check: deps-quiet build/bin/.ok $(TOOLS:%=build-san/bin/%) $(UNIT:%=build/unit/%) $(UNIT:%=build-san/unit/%) $(HELPERS)
 	@sh test/run-all.sh "$(UNIT)"
@@ -110,6 +115,10 @@ install: build/bin/.ok
 	install -m 755 $(TOOLS:%=build/bin/%) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+# Regenerate the golden outputs after an intended change; review with git diff.
+golden: build/bin/.ok
+	sh test/golden/regen.sh
 
 clean:
 	rm -rf build build-san

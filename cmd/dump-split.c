@@ -724,7 +724,7 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 {
 	struct rec_out o = { 0 };
 	struct rec src, line;
-	uint64_t dropped = 0, bytes = 0;
+	uint64_t dropped = 0, bytes = 0, unopened = 0;
 	uint32_t id = 0;
 	size_t i;
 	int fd;
@@ -750,6 +750,7 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 			cli_warn("%s: cannot open:", f->shown);
 			status = EXIT_PARTIAL;
 			dropped++;
+			unopened++;
 			continue;
 		}
 		src.n[F_FILE].u = ++id;
@@ -764,16 +765,26 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 		n = emit_file(&o, &line, f, r, bytes, i);
 		bytes += rd_offset(r);
 		if ((err = rd_error(r))) {
-			if (err < 0)
-				cli_warn_at(f->shown, n, "corrupt lz4 data after this line");
+			/* The file is cut short: count it in the trailer too, so a
+			 * consumer's status shows the loss. */
+			if (n)
+				cli_warn_at(f->shown, n, "read error after this line: %s", rd_strerror(r));
 			else
-				cli_warn_at(f->shown, n, "read error after this line: %s", strerror(err));
+				cli_warn("%s: read error: %s", f->shown, rd_strerror(r));
 			status = EXIT_PARTIAL;
+			dropped++;
 		}
 		rd_close(r);
 	}
 	if (show_progress)
 		progress(0, 0, 1);
+	if (!id && unopened) {
+		/* Not one file could be read: nothing is produced. */
+		wr_abort(out_w);
+		out_w = NULL;
+		cli_warn("no dump file could be read");
+		return EXIT_UNUSABLE;
+	}
 	rec_out_trailer(&o, 0, dropped, cli_interrupted != 0);
 	return close_out(out);
 }

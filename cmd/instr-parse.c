@@ -1023,6 +1023,17 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 
 /* ---- main ---- */
 
+/* The output, while it is open: an exit through cli_die (out of memory, a
+ * spool failure) must not leave a temporary file behind. */
+static struct wr *pending_out;
+
+static void abort_pending_output(void)
+{
+	if (pending_out)
+		wr_abort(pending_out);
+	pending_out = NULL;
+}
+
 /* Give everything back, so leak checkers see only real leaks. */
 static void release_all(void)
 {
@@ -1168,6 +1179,8 @@ int main(int argc, char **argv)
 	o.w = wr_open(out, lz4 ? WR_LZ4 : 0);
 	if (!o.w)
 		cli_die(EXIT_IO, "%s: cannot create:", out);
+	pending_out = o.w;
+	atexit(abort_pending_output);
 	o.mode = cli_out_mode(json, text, bin, strcmp(out, "-") ? -1 : 1);
 	if (lz4 && o.mode == REC_TEXT)
 		o.mode = REC_BIN;
@@ -1254,10 +1267,11 @@ int main(int argc, char **argv)
 		by_id = chip->family == CHIP_A5;
 		rec_out_header(&o, chip->soc, chip->mhz, header_origin ? header_origin : "");
 	}
-	if (!cli_interrupted && !upstream_trailer && cli_verbosity >= 1 && !wr_error(o.w))
+	if (!cli_interrupted && !upstream_trailer && !read_failed && cli_verbosity >= 1 &&
+	    !wr_error(o.w))
 		cli_warn("input ended without a trailer record: the stream upstream was cut short");
 	for (i = 0; i < (int)nunits; i++) {
-		if (!wr_error(o.w) && !cli_interrupted)
+		if (!wr_error(o.w) && !cli_interrupted && !read_failed)
 			finish_unit(units[i], &o);
 	}
 	for (c = 0; c < LOSS_NKINDS; c++) {
@@ -1265,13 +1279,14 @@ int main(int argc, char **argv)
 		if (loss_is_problem[c])
 			problems += loss[c];
 	}
-	if (!wr_error(o.w)) {
+	if (!wr_error(o.w) && !read_failed) {
 		diag_records(&o);
 		rec_out_trailer(&o, upstream_bad + loss[LOSS_UNPARSED] + loss[LOSS_BAD_RECORD],
 		                upstream_dropped + total_loss - loss[LOSS_UNPARSED] - loss[LOSS_BAD_RECORD],
 		                cli_interrupted || upstream_interrupted);
+		/* Counts of a run cut short by an output error would mislead. */
+		report();
 	}
-	report();
 	release_all();
 	free(header_soc);
 	free(header_origin);
@@ -1279,19 +1294,23 @@ int main(int argc, char **argv)
 		rd_close(in[i]);
 	free(in);
 	rec_dec_free(&dec);
+	pending_out = NULL;
+	if (read_failed) {
+		/* Keep whatever -o named: the input could not be read. */
+		wr_abort(o.w);
+		return EXIT_IO;
+	}
 	c = wr_close(o.w);
 	if (c == EPIPE)
 		return EXIT_OK;
 	if (c) {
 		errno = c;
-		cli_warn("%s: cannot write:", out);
+		cli_warn("%s: write error:", strcmp(out, "-") ? out : "standard output");
 		return EXIT_IO;
 	}
 	if (cli_interrupted)
 		return EXIT_INTR;
-	if (read_failed)
-		return EXIT_IO;
-	if (problems || (!upstream_trailer && started))
+	if (problems || !upstream_trailer)
 		status = EXIT_PARTIAL;
 	return status;
 }

@@ -219,8 +219,9 @@ const char *rd_line(struct rd *r, size_t *len)
 		}
 		scan = r->end - r->pos;
 		if (!fill(r)) {
-			/* A last line without LF still counts. */
-			if (r->end > r->pos) {
+			/* A last line without LF still counts, but only at a real
+			 * end of input: after a read error it is a cut line. */
+			if (r->end > r->pos && !r->err) {
 				const char *line = r->buf + r->pos;
 				*len = r->end - r->pos;
 				r->consumed += *len;

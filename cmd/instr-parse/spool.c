@@ -1,11 +1,18 @@
 #include "spool.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "io.h"
+
+static const char *tmpdir(void)
+{
+	const char *d = getenv("TMPDIR");
+	return d && *d ? d : "/tmp";
+}
 
 #define CHUNK (1u << 20)
 
@@ -69,7 +76,7 @@ static void to_file(struct spool *s, const void *p, size_t n)
 	if (!s->w) {
 		s->fd = io_tmpfd();
 		if (s->fd < 0)
-			cli_die(EXIT_IO, "cannot create a temporary file:");
+			cli_die(EXIT_IO, "%s: cannot create a spool file:", tmpdir());
 		s->w = wr_fdopen_buf(s->fd, "(spool)", 0, 64 * 1024);
 		if (!s->w)
 			cli_die(EXIT_IO, "out of memory");
@@ -117,8 +124,11 @@ void spool_rewind(struct spool *s)
 	s->rchunk = s->head;
 	s->rpos = 0;
 	if (s->w) {
-		if (wr_close(s->w))
-			cli_die(EXIT_IO, "cannot write a temporary file:");
+		int e = wr_close(s->w);
+		if (e) {
+			errno = e;
+			cli_die(EXIT_IO, "%s: cannot write a spool file:", tmpdir());
+		}
 		s->w = NULL;
 	}
 	if (s->fd >= 0) {
@@ -126,7 +136,7 @@ void spool_rewind(struct spool *s)
 		 * spool_free, the file is read again from its start. */
 		rd_close(s->r);
 		if (lseek(s->fd, 0, SEEK_SET) < 0)
-			cli_die(EXIT_IO, "cannot rewind a temporary file:");
+			cli_die(EXIT_IO, "%s: cannot rewind a spool file:", tmpdir());
 		s->r = rd_fdopen(s->fd, "(spool)");
 		if (!s->r)
 			cli_die(EXIT_IO, "out of memory");
@@ -158,7 +168,7 @@ static size_t take(struct spool *s, void *p, size_t n)
 			want = sizeof scratch;
 		k = rd_read(s->r, o ? o + got : scratch, want);
 		if (rd_error(s->r))
-			cli_die(EXIT_IO, "cannot read a temporary file");
+			cli_die(EXIT_IO, "%s: cannot read a spool file: %s", tmpdir(), rd_strerror(s->r));
 		if (!k)
 			break;
 		got += k;

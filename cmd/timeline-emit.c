@@ -1,0 +1,1063 @@
+/* timeline-emit: turn a record stream into the simulator's timelines,
+ * CSVs and summary (the reference's simulator/ directory, spec 6).
+ *
+ * Records go through three stages, all streaming:
+ *   1. each core's instruction records pass through a reorder window that
+ *      puts them in (end tick, pc) order, because the reference walks a
+ *      core's slices in that order (WAIT clipping, flag pairing, thread
+ *      packing) and the stream only comes close to it;
+ *   2. a record leaving the window is drawn at once: into the all-cores
+ *      trace (trace.c), into its core's own trace (sub.c), into flag
+ *      matching (flags.c) and the per-pc and per-pipe counts (stats.c);
+ *   3. at the end of input, the windows drain, flags still unpaired are
+ *      drawn alone, every JSON document is closed and moved into place,
+ *      and the CSVs and summary are written from the counts.
+ * Memory is the windows, the unpaired flags, and per-pc / per-pipe
+ * counts: never the trace. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chip.h"
+#include "cli.h"
+#include "emit.h"
+#include "io.h"
+#include "rec.h"
+
+/* The reorder window.  instr-parse's records lag the newest end tick by a
+ * few thousand ticks at most, except pairs held back to the end of a core;
+ * 2^17 ticks (71 us at 1850 MHz) covers the first with room.  It is a ring
+ * of buckets by end tick, each sorted when it is drawn: O(1) a record, as a
+ * heap was not (it was a fifth of the run time).  Counts cap memory when a
+ * core runs dense or many cores interleave. */
+#define BUCKET_TICKS 64u
+#define NBUCKETS 2048u
+#define WINDOW_TICKS ((uint64_t)BUCKET_TICKS * NBUCKETS)
+#define CORE_PENDING_MAX (1u << 16)
+#define PENDING_MAX (1u << 17)
+
+unsigned emit_mhz = 1850;
+struct emit_opts opt = { NULL, 0, UINT64_MAX, 1ull << 30 };
+int over_limit;
+
+static struct wr *trace_w;
+static int trace_to_stdout, made_dir;
+static struct core **cores;
+static size_t ncores, cores_cap;
+
+/* ---- allocation and fatal errors ---- */
+
+static void abort_outputs(void)
+{
+	size_t i;
+	for (i = 0; i < ncores; i++)
+		sub_abort(cores[i]);
+	if (trace_w) {
+		if (trace_to_stdout) {
+			/* Already streamed: at least leave a whole document. */
+			json_close_all(&trace);
+			wr_putc(trace_w, '\n');
+			wr_close(trace_w);
+		} else {
+			wr_abort(trace_w);
+		}
+		trace_w = NULL;
+	}
+	if (made_dir)
+		rmdir(opt.dir);
+}
+
+void emit_fatal(int status, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[512];
+	size_t n = strlen(fmt);
+	int e = errno;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (n && fmt[n - 1] == ':')
+		cli_warn("%s %s", msg, strerror(e));
+	else
+		cli_warn("%s", msg);
+	abort_outputs();
+	exit(status);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		emit_fatal(EXIT_IO, "out of memory");
+	return p;
+}
+
+void *xcalloc(size_t n, size_t k)
+{
+	void *p = calloc(n ? n : 1, k ? k : 1);
+	if (!p)
+		emit_fatal(EXIT_IO, "out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		emit_fatal(EXIT_IO, "out of memory");
+	return p;
+}
+
+/* ---- options ---- */
+
+struct idrange { unsigned long long lo, hi; };
+static struct idrange *core_ids;
+static size_t ncore_ids;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: timeline-emit [options] [FILE...]\n"
+	        "Draw instruction records (from instr-parse) as the simulator's timelines.\n"
+	        "  -o DIR             write DIR/trace.json (all cores), DIR/<core>/trace.json,\n"
+	        "                     DIR/<core>/<core>_instr_exe.csv, <core>_code_exe.csv and\n"
+	        "                     print the summary; without -o (or -o -) only the\n"
+	        "                     all-cores trace.json, to standard output\n"
+	        "  --core-id=LIST     only these cores, by block id: 0|31, 0-2,12-14\n"
+	        "  --from=T, --to=T   only events that overlap [from, to]; T in microseconds\n"
+	        "                     (12.5) or in ticks with a t suffix (23000t)\n"
+	        "  --max-size=SIZE    refuse a trace.json larger than SIZE bytes (k, M, G\n"
+	        "                     suffixes; default 1G; 0 = no limit)\n"
+	        "  --force            no size limit\n"
+	        "  --soc-version=SOC  SoC when the stream header does not name one (default %s)\n"
+	        "  -q, -v             fewer / more messages\n"
+	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+}
+
+static void parse_core_ids(const char *s)
+{
+	const char *p = s;
+	while (*p) {
+		unsigned long long lo = 0, hi;
+		int digits = 0;
+		while (*p >= '0' && *p <= '9' && lo < 1000000000ull) {
+			lo = lo * 10 + (unsigned)(*p++ - '0');
+			digits++;
+		}
+		hi = lo;
+		if (digits && *p == '-') {
+			p++;
+			hi = 0;
+			digits = 0;
+			while (*p >= '0' && *p <= '9' && hi < 1000000000ull) {
+				hi = hi * 10 + (unsigned)(*p++ - '0');
+				digits++;
+			}
+		}
+		if (!digits || hi < lo || (*p && *p != '|' && *p != ','))
+			cli_die(EXIT_USAGE, "option --core-id: '%s' is not a list of ids and ranges (e.g. 0|31, 0-2,12-14)", s);
+		core_ids = xrealloc(core_ids, (ncore_ids + 1) * sizeof *core_ids);
+		core_ids[ncore_ids].lo = lo;
+		core_ids[ncore_ids].hi = hi;
+		ncore_ids++;
+		if (*p)
+			p++;
+		if (!*p && (p[-1] == '|' || p[-1] == ','))
+			cli_die(EXIT_USAGE, "option --core-id: '%s' ends with a separator", s);
+	}
+	if (!ncore_ids)
+		cli_die(EXIT_USAGE, "option --core-id: empty list");
+}
+
+/* A time bound: microseconds with up to 6 decimals, or ticks ("123t"). */
+struct tbound { int set, ticks; uint64_t v; };
+
+static struct tbound parse_time(const char *opt_name, const char *s)
+{
+	struct tbound b = { 1, 0, 0 };
+	const char *p = s;
+	uint64_t ip = 0, fp = 0;
+	int nd = 0, digits = 0;
+
+	while (*p >= '0' && *p <= '9') {
+		if (ip > (UINT64_MAX - 9) / 10)
+			goto bad;
+		ip = ip * 10 + (unsigned)(*p++ - '0');
+		digits++;
+	}
+	if (*p == 't' && !p[1] && digits) {
+		b.ticks = 1;
+		b.v = ip;
+		return b;
+	}
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9') {
+			if (nd == 6)
+				goto bad;
+			fp = fp * 10 + (unsigned)(*p++ - '0');
+			nd++;
+			digits++;
+		}
+	}
+	if (*p || !digits || ip > UINT64_MAX / 1000000 - 1)
+		goto bad;
+	while (nd < 6) {
+		fp *= 10;
+		nd++;
+	}
+	b.v = ip * 1000000 + fp;
+	return b;
+bad:
+	cli_die(EXIT_USAGE, "option %s: '%s' is not a time (microseconds like 12.5, up to 6 decimals, "
+	        "or ticks like 23000t)", opt_name, s);
+}
+
+static uint64_t parse_size(const char *s)
+{
+	const char *p = s;
+	uint64_t v = 0, mult = 1;
+	if (!*p)
+		goto bad;
+	while (*p >= '0' && *p <= '9') {
+		if (v > (UINT64_MAX - 9) / 10)
+			goto bad;
+		v = v * 10 + (unsigned)(*p++ - '0');
+	}
+	if (p == s)
+		goto bad;
+	switch (*p) {
+	case 0: break;
+	case 'k': case 'K': mult = 1ull << 10; p++; break;
+	case 'm': case 'M': mult = 1ull << 20; p++; break;
+	case 'g': case 'G': mult = 1ull << 30; p++; break;
+	default: goto bad;
+	}
+	if (*p == 'B' || *p == 'b')
+		p++;
+	if (*p || (v && mult > UINT64_MAX / v))
+		goto bad;
+	return v * mult;
+bad:
+	cli_die(EXIT_USAGE, "option --max-size: '%s' is not a size (bytes, or with k, M, G)", s);
+}
+
+/* ---- cores ---- */
+
+static int logical_names;
+static uint64_t arrivals;
+
+void core_lanes(struct core *c)
+{
+	uint32_t n = (uint32_t)nlanes, cap = c->nlane_alloc, i;
+	if (n <= cap)
+		return;
+	while (cap < n)
+		cap = cap ? 2 * cap : 32;
+	c->lane_seen = xrealloc(c->lane_seen, cap);
+	c->pipe_end = xrealloc(c->pipe_end, cap * sizeof *c->pipe_end);
+	c->pipes = xrealloc(c->pipes, cap * sizeof *c->pipes);
+	if (c->out) {
+		c->sub = xrealloc(c->sub, cap * sizeof *c->sub);
+		c->sub_end = xrealloc(c->sub_end, cap * sizeof *c->sub_end);
+	}
+	for (i = c->nlane_alloc; i < cap; i++) {
+		c->lane_seen[i] = 0;
+		c->pipe_end[i] = 0;
+		memset(&c->pipes[i], 0, sizeof c->pipes[i]);
+		if (c->out) {
+			memset(&c->sub[i], 0, sizeof c->sub[i]);
+			c->sub_end[i] = 0;
+		}
+	}
+	c->nlane_alloc = cap;
+}
+
+/* process_sort_index: 3N+2+M for coreN.veccoreM, 3N+1 for the rest. */
+static int sort_index_of(const char *name)
+{
+	unsigned long n = 0, m = 0;
+	const char *v;
+	if (strncmp(name, "core", 4))
+		return 0;
+	n = strtoul(name + 4, NULL, 10);
+	v = strstr(name, "veccore");
+	if (!v)
+		return (int)(3 * n + 1);
+	m = strtoul(v + 7, NULL, 10);
+	return (int)(3 * n + 2 + m);
+}
+
+static int selected(unsigned long long id)
+{
+	size_t i;
+	if (!ncore_ids)
+		return 1;
+	for (i = 0; i < ncore_ids; i++)
+		if (id >= core_ids[i].lo && id <= core_ids[i].hi)
+			return 1;
+	return 0;
+}
+
+/* Instruction and mark records open with the same five core fields. */
+_Static_assert((int)I_CORE == (int)M_CORE && (int)I_SUBTYPE == (int)M_SUBTYPE && (int)I_SUBIDX == (int)M_SUBIDX &&
+               (int)I_BLOCK == (int)M_BLOCK && (int)I_SUBBLOCK == (int)M_SUBBLOCK, "core fields differ");
+
+static struct core *core_for(const struct rec *r)
+{
+	static struct core *last;
+	uint32_t phys = (uint32_t)r->n[I_CORE].u, st = (uint32_t)r->n[I_SUBTYPE].u, si = (uint32_t)r->n[I_SUBIDX].u;
+	int block = (int32_t)r->n[I_BLOCK].i, subblock = (int32_t)r->n[I_SUBBLOCK].i;
+	struct core *c;
+	size_t i;
+
+	if (last && last->phys == phys && last->subtype == st && last->subidx == si)
+		return last;
+	for (i = 0; i < ncores; i++)
+		if (cores[i]->phys == phys && cores[i]->subtype == st && cores[i]->subidx == si)
+			return last = cores[i];
+
+	c = xcalloc(1, sizeof *c);
+	c->phys = phys;
+	c->subtype = st;
+	c->subidx = si;
+	/* Logical names (A2/A3) once the block id is known: the reference
+	 * names directories and pids core<block>.veccore<subblock>. */
+	if (logical_names && block >= 0 && st == SUB_VEC && subblock >= 0)
+		snprintf(c->name, sizeof c->name, "core%d.veccore%d", block, subblock);
+	else if (logical_names && block >= 0 && st == SUB_CUBE)
+		snprintf(c->name, sizeof c->name, "core%d.cubecore%u", block, si);
+	else
+		rec_core_name(c->name, phys, st, si);
+	for (i = 0; i < ncores; i++)
+		if (!strcmp(cores[i]->name, c->name)) {
+			char phys_name[48];
+			rec_core_name(phys_name, phys, st, si);
+			cli_warn("%s: logical name already taken by another core; using the physical name %s",
+			         c->name, phys_name);
+			memcpy(c->name, phys_name, sizeof phys_name);
+			break;
+		}
+	c->name_n = strlen(c->name);
+	c->pid_json_n = (size_t)(jw_str(c->pid_json, c->name, c->name_n) - c->pid_json);
+	c->sort_index = sort_index_of(c->name);
+	/* --core-id is the logical block id on A2/A3 (0 until a BLOCKID read
+	 * is seen, as in the reference), the physical core number elsewhere. */
+	c->selected = selected(logical_names ? (unsigned long long)(block >= 0 ? block : 0) : phys);
+	c->min_start = UINT64_MAX;
+	c->busy.cap = 1024;
+	c->busy.v = xmalloc(c->busy.cap * sizeof *c->busy.v);
+	if (ncores == cores_cap) {
+		cores_cap = cores_cap ? 2 * cores_cap : 16;
+		cores = xrealloc(cores, cores_cap * sizeof *cores);
+	}
+	cores[ncores++] = c;
+	if (c->selected) {
+		if (opt.dir)
+			sub_open(c);
+		core_lanes(c);
+		trace_core_meta(c);
+	}
+	if (cli_verbosity >= 2)
+		cli_note("%s: %s", c->name, c->selected ? "new core" : "new core, not selected");
+	return last = c;
+}
+
+/* ---- the reorder window ---- */
+
+struct slotrec {
+	uint64_t start, end, pc, icache, ccu;
+	int64_t bytes;
+	int32_t warp, sch;
+	int lane;
+	uint32_t name_n, detail_n, cap;
+	uint32_t next;              /* the next in its bucket, + 1 */
+	uint64_t seq;               /* arrival, to keep ties in order */
+	char *text;                 /* name then detail, reused */
+};
+static struct slotrec *pool;
+static uint32_t npool, pool_cap, *free_slots, nfree;
+static uint64_t pending, total_late;
+
+static uint32_t slot_get(void)
+{
+	if (nfree)
+		return free_slots[--nfree];
+	if (npool == pool_cap) {
+		pool_cap = pool_cap ? 2 * pool_cap : 1024;
+		pool = xrealloc(pool, pool_cap * sizeof *pool);
+		free_slots = xrealloc(free_slots, pool_cap * sizeof *free_slots);
+	}
+	memset(&pool[npool], 0, sizeof pool[npool]);
+	return npool++;
+}
+
+/* ---- drawing one record ---- */
+
+static int flag_kind(const char *name, size_t n)
+{
+	int k;
+	/* Every record asks: most names fail on the first byte. */
+	if (n < 8 || n > 17 || (name[0] != 'S' && name[0] != 'W' && name[0] != 's' && name[0] != 'w'))
+		return -1;
+	for (k = 0; k < FN_N; k++)
+		if (strlen(flag_names[k]) == n && !memcmp(flag_names[k], name, n))
+			return k;
+	return -1;
+}
+
+/* PIPE:([a-zA-Z0-9]{1,10}),.*sync_id:(\d{1,10}) searched: the leftmost
+ * PIPE: that fits, and (greedy .*) the last sync_id after it. */
+static int parse_intra(const char *d, size_t n, const char **pipe, size_t *pipe_n, unsigned long long *id)
+{
+	const char *end = d + n, *p = d, *q, *last = NULL;
+	while ((p = memmem(p, (size_t)(end - p), "PIPE:", 5))) {
+		const char *a = p + 5, *b = a;
+		p++;
+		while (b < end && b - a <= 10 &&
+		       ((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9')))
+			b++;
+		if (b == a || b - a > 10 || b >= end || *b != ',')
+			continue;
+		for (q = b + 1; (q = memmem(q, (size_t)(end - q), "sync_id:", 8)); q++)
+			if (q + 8 < end && q[8] >= '0' && q[8] <= '9')
+				last = q;
+		if (!last)
+			return 0;
+		*pipe = a;
+		*pipe_n = (size_t)(b - a);
+		{
+			unsigned long long v = 0;
+			int k;
+			for (k = 0, q = last + 8; k < 10 && q < end && *q >= '0' && *q <= '9'; k++, q++)
+				v = v * 10 + (unsigned)(*q - '0');
+			*id = v;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static void process(struct core *c, struct slotrec *s)
+{
+	const char *name = s->text, *detail = s->text + s->name_n;
+	size_t nn = s->name_n, dn = s->detail_n;
+	int lane = s->lane, fk = flag_kind(name, nn);
+	int simt = s->warp != -1 && s->sch != -1, cache = lane == LANE_CACHEMISS;
+	int kept = !(s->end < opt.from || s->start > opt.to);
+	int bar = nn == 3 && !memcmp(name, "BAR", 3);
+	int wlane = simt ? lane_warp(s->warp) : lane, ilane = -1;
+	const char *ipipe;
+	size_t ipipe_n;
+	unsigned long long sid = 0;
+	struct flag f;
+
+	if (c->processed_any && (s->end < c->last_end || (s->end == c->last_end && s->pc < c->last_pc))) {
+		c->late++;
+		total_late++;
+	} else {
+		c->last_end = s->end;
+		c->last_pc = s->pc;
+	}
+	c->processed_any = 1;
+	if (fk >= FN_SET_INTRA && parse_intra(detail, dn, &ipipe, &ipipe_n, &sid))
+		ilane = lane_intern(ipipe, ipipe_n);
+	core_lanes(c);
+
+	if (cache) {
+		c->ncache++;
+	} else if (kept) {
+		stats_take(c, lane, name, nn, detail, dn, s->start, s->end, s->pc, 0);
+		c->nsimt += simt;
+	}
+
+	memset(&f, 0, sizeof f);
+	f.core = c;
+	f.start = s->start;
+	f.end = s->end;
+	f.pc = s->pc;
+	f.icache = s->icache;
+	f.ccu = s->ccu;
+	f.sub_pid = f.sub_tid = f.sub_lane = -1;
+	f.name = (unsigned char)(fk < 0 ? 0 : fk);
+	f.kept = (unsigned char)kept;
+
+	if (c->out) {
+		/* The per-core trace: its own WAIT clipping, by every
+		 * instruction of the (remapped) pipe. */
+		int sl = cache ? LANE_CACHEMISS : simt ? wlane : sub_lane_of(lane, detail, dn);
+		uint64_t ps = s->start, pe = s->end, ts, te;
+		const char *cname = simt ? cname_simt(name, nn) : lanes[sl].cname;
+		if (!simt && !cache) {
+			uint64_t prev = c->sub_end[sl];
+			if ((fk == FN_WAIT_FLAG || fk == FN_WAIT_EVENT) && prev && ps < prev - 1 && pe > prev - 1)
+				ps = prev - 1;
+			if (pe + 1 > prev)
+				c->sub_end[sl] = pe + 1;
+		}
+		if (bar)
+			ps = pe >= 1 ? pe - 1 : 0;
+		ts = ps;
+		te = pe;
+		if (fk == FN_SET_FLAG || fk == FN_SET_EVENT) {
+			ts = pe >= 1 ? pe - 1 : 0;
+			cname = "black";
+		} else if (fk == FN_WAIT_FLAG || fk == FN_WAIT_EVENT) {
+			cname = "yellow";
+		}
+		if (kept) {
+			f.sub_tid = sub_slice(c, sl, name, nn, cname, detail, dn, ps, pe, ts, te, s->pc, s->bytes);
+			f.sub_pid = lanes[sl].sub_pid;
+			f.sub_lane = sl;
+		}
+	}
+
+	if (cache) {
+		if (kept)
+			trace_slice(c, LANE_CACHEMISS, name, nn, detail, dn, s->start, s->end, s->pc, s->bytes,
+			            REC_NONE, REC_NONE, 0);
+		return;
+	}
+	if (fk >= 0 && fk <= FN_WAIT_EVENT) {
+		f.lane = lane;
+		if (FN_IS_WAIT(fk)) {
+			/* WAIT clipping (spec 6.2): a wait that began before the
+			 * pipe's last ordinary slice ended is drawn from there. */
+			uint64_t prev = c->pipe_end[lane];
+			f.begin = s->start;
+			if (prev && s->start < prev - 1 && s->end > prev - 1)
+				f.begin = prev - 1;
+		} else {
+			f.begin = s->end >= 1 ? s->end - 1 : 0;
+		}
+		flags_take(c, &f, detail, dn);
+		return;
+	}
+	if (ilane >= 0) {
+		/* Drawn on the pipe its detail names, paired across sub-cores. */
+		f.lane = ilane;
+		f.begin = s->start;
+		flags_intra(c, &f, detail, dn, sid);
+		return;
+	}
+	if (s->end + 1 > c->pipe_end[lane])
+		c->pipe_end[lane] = s->end + 1;
+	if (kept)
+		trace_slice(c, wlane, name, nn, detail, dn, s->start, s->end, s->pc, s->bytes, s->icache, s->ccu, simt);
+}
+
+static uint32_t *sorted;
+static uint32_t sorted_cap;
+
+static int slot_less(uint32_t a, uint32_t b)
+{
+	return pool[a].end < pool[b].end || (pool[a].end == pool[b].end && pool[a].pc < pool[b].pc);
+}
+
+static int slot_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	if (slot_less(a, b))
+		return -1;
+	if (slot_less(b, a))
+		return 1;
+	return pool[a].seq < pool[b].seq ? -1 : pool[a].seq > pool[b].seq;
+}
+
+/* Draw the oldest bucket in (end, pc) order, equal keys in arrival order,
+ * and move the window on. */
+static void drain_bucket(struct core *c)
+{
+	uint32_t b = (uint32_t)(c->base / BUCKET_TICKS % NBUCKETS), n = 0, i, s;
+
+	for (s = c->ring[b]; s; s = pool[s - 1].next) {
+		if (n == sorted_cap) {
+			sorted_cap = sorted_cap ? 2 * sorted_cap : 256;
+			sorted = xrealloc(sorted, sorted_cap * sizeof *sorted);
+		}
+		sorted[n++] = s - 1;
+	}
+	/* The bucket is a stack: newest first. */
+	for (i = 0; i < n / 2; i++) {
+		uint32_t t = sorted[i];
+		sorted[i] = sorted[n - 1 - i];
+		sorted[n - 1 - i] = t;
+	}
+	c->ring[b] = 0;
+	c->base += BUCKET_TICKS;
+	if (!n)
+		return;
+	if (n <= 32) {
+		for (i = 1; i < n; i++) {
+			uint32_t v = sorted[i], k = i;
+			while (k && slot_less(v, sorted[k - 1])) {
+				sorted[k] = sorted[k - 1];
+				k--;
+			}
+			sorted[k] = v;
+		}
+	} else {
+		qsort(sorted, n, sizeof *sorted, slot_cmp);
+	}
+	c->npend -= n;
+	pending -= n;
+	for (i = 0; i < n; i++) {
+		process(c, &pool[sorted[i]]);
+		free_slots[nfree++] = sorted[i];
+	}
+}
+
+static void drain_all(struct core *c)
+{
+	while (c->npend)
+		drain_bucket(c);
+}
+
+static void take_instr(const struct rec *r)
+{
+	struct core *c = core_for(r);
+	struct slotrec *s;
+	uint32_t slot;
+	size_t nn = r->s[IS_NAME].n, dn = r->s[IS_DETAIL].n;
+	uint64_t end = r->n[I_END].u;
+
+	if (!c->selected)
+		return;
+	slot = slot_get();
+	s = &pool[slot];
+	s->start = r->n[I_START].u;
+	s->end = end;
+	s->pc = r->n[I_PC].u;
+	s->icache = r->n[I_ICACHE].u;
+	s->ccu = r->n[I_CCU].u;
+	s->bytes = r->n[I_BYTES].i;
+	s->warp = (int32_t)r->n[I_WARP].i;
+	s->sch = (int32_t)r->n[I_SCH].i;
+	s->lane = r->s[IS_PIPE].n ? lane_intern(r->s[IS_PIPE].p, r->s[IS_PIPE].n) : LANE_ALL;
+	if (nn + dn > s->cap) {
+		/* Slots are reused: this grows only for the longest texts. */
+		s->cap = (uint32_t)(nn + dn < 128 ? 128 : 2 * (nn + dn));
+		free(s->text);
+		s->text = xmalloc(s->cap);
+	}
+	memcpy(s->text, r->s[IS_NAME].p, nn);
+	memcpy(s->text + nn, r->s[IS_DETAIL].p, dn);
+	s->name_n = (uint32_t)nn;
+	s->detail_n = (uint32_t)dn;
+	c->active = ++arrivals;
+	s->seq = arrivals;
+
+	if (!c->ring) {
+		/* The first record opens the window at its top: records that
+		 * come after it may still be older by a whole window. */
+		c->ring = xcalloc(NBUCKETS, sizeof *c->ring);
+		c->base = end / BUCKET_TICKS >= NBUCKETS - 1 ? (end / BUCKET_TICKS - (NBUCKETS - 1)) * BUCKET_TICKS : 0;
+	}
+	if (end < c->base) {
+		/* Its bucket has been drawn: too late for the window. */
+		process(c, s);
+		free_slots[nfree++] = slot;
+		return;
+	}
+	while (end - c->base >= WINDOW_TICKS) {
+		if (!c->npend) {
+			/* Nothing held: jump, however far the ticks went. */
+			c->base = (end / BUCKET_TICKS - (NBUCKETS - 1)) * BUCKET_TICKS;
+			break;
+		}
+		drain_bucket(c);
+	}
+	{
+		uint32_t b = (uint32_t)(end / BUCKET_TICKS % NBUCKETS);
+		s->next = c->ring[b];
+		c->ring[b] = slot + 1;
+	}
+	c->npend++;
+	pending++;
+	while (c->npend > CORE_PENDING_MAX)
+		drain_bucket(c);
+	if (pending > PENDING_MAX) {
+		/* Too much held over all: the core that has waited longest for
+		 * more records is the one least likely to get any. */
+		size_t i;
+		struct core *old = NULL;
+		for (i = 0; i < ncores; i++)
+			if (cores[i]->npend && (!old || cores[i]->active < old->active))
+				old = cores[i];
+		if (old)
+			drain_all(old);
+	}
+}
+
+static void take_mark(const struct rec *r)
+{
+	struct core *c = core_for(r);
+	uint64_t start = r->n[M_START].u, end = r->n[M_END].u;
+	const char *name = r->s[MS_NAME].p;
+	size_t nn = r->s[MS_NAME].n;
+
+	if (!c->selected)
+		return;
+	c->nmarks++;
+	if (end < opt.from || start > opt.to)
+		return;
+	stats_take(c, LANE_USERMARK, name, nn, r->s[MS_DETAIL].p, r->s[MS_DETAIL].n, start, end,
+	           r->n[M_STARTPC].u, 1);
+	trace_mark(c, name, nn, start, end);
+	if (c->out)
+		sub_mark(c, (unsigned)(r->n[M_MARK].u % 10), name, nn, start, end);
+}
+
+/* ---- the run ---- */
+
+static char *hdr_soc;
+static unsigned hdr_mhz;
+static const char *soc_opt;
+static struct tbound from_b, to_b;
+static int started;
+
+static uint64_t us6_to_ticks(uint64_t v, int up)
+{
+	unsigned __int128 t = (unsigned __int128)v * emit_mhz;
+	unsigned __int128 q = t / 1000000;
+	if (up && t % 1000000)
+		q++;
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+}
+
+/* The clock and chip are known once the header has been read. */
+static void start(void)
+{
+	const struct chip *ch;
+	const char *soc = hdr_soc && *hdr_soc ? hdr_soc : soc_opt;
+
+	if (started)
+		return;
+	started = 1;
+	ch = chip_find(soc);
+	if (soc_opt && hdr_soc && *hdr_soc && strcmp(soc_opt, hdr_soc))
+		cli_warn("--soc-version=%s ignored: the stream was made for %s (%u MHz)", soc_opt, hdr_soc,
+		         hdr_mhz ? hdr_mhz : ch->mhz);
+	emit_mhz = hdr_mhz ? hdr_mhz : ch->mhz;
+	logical_names = ch->family == CHIP_A2 || ch->family == CHIP_A3;
+	if (from_b.set)
+		opt.from = from_b.ticks ? from_b.v : us6_to_ticks(from_b.v, 1);
+	if (to_b.set)
+		opt.to = to_b.ticks ? to_b.v : us6_to_ticks(to_b.v, 0);
+	if (cli_verbosity >= 2)
+		cli_note("%s, %u MHz%s", ch->soc, emit_mhz, logical_names ? ", logical core names" : "");
+}
+
+/* Why a core's trace deserves a loud warning, or NULL. */
+static const char *warn_core(const struct core *c, char *buf, size_t n)
+{
+	int k, compute = c->nsimt != 0, other = 0;
+	size_t len;
+	if (!c->ninstr)
+		return "the trace is empty: no instructions";
+	for (k = 0; (uint32_t)k < c->nlane_alloc && k < nlanes; k++) {
+		if (!c->pipes[k].count)
+			continue;
+		compute |= lanes[k].compute;
+		other |= !lanes[k].scalar;
+	}
+	if (compute)
+		return NULL;
+	/* Often the sign of zero-filled inputs to a data-dependent kernel. */
+	len = (size_t)snprintf(buf, n, "%s (pipes:", other ? "no CUBE or VECTOR work at all" : "the trace is scalar-only");
+	for (k = 0; (uint32_t)k < c->nlane_alloc && k < nlanes; k++)
+		if (c->pipes[k].count && len + lanes[k].len + 4 < n)
+			len += (size_t)snprintf(buf + len, n - len, " %s", lanes[k].name);
+	snprintf(buf + len, n - len, ")");
+	return buf;
+}
+
+static void release_all(void)
+{
+	size_t i;
+	for (i = 0; i < ncores; i++) {
+		struct core *c = cores[i];
+		flagtab_free(&c->flags);
+		stats_free(c);
+		sub_free(c);
+		free(c->ring);
+		free(c->lane_seen);
+		free(c->pipe_end);
+		free(c);
+	}
+	free(cores);
+	cores = NULL;
+	ncores = 0;
+	for (i = 0; i < npool; i++)
+		free(pool[i].text);
+	free(pool);
+	free(free_slots);
+	free(sorted);
+	flags_release();
+	subs_release();
+	lanes_free();
+	free(core_ids);
+	free(hdr_soc);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "core-id", required_argument, NULL, 'c' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "to", required_argument, NULL, 't' },
+		{ "max-size", required_argument, NULL, 'm' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "soc-version", required_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, i, nin, status = EXIT_OK, trailer = 0, upstream_interrupted = 0, read_failed = 0;
+	int force = 0, size_given = 0;
+	uint64_t bad = 0, instrs = 0;
+	const char *out = NULL;
+	struct rec_dec dec = { 0 };
+	struct rd **in;
+
+	cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version();
+		case 'o': out = optarg; break;
+		case 'c': parse_core_ids(optarg); break;
+		case 'f': from_b = parse_time("--from", optarg); break;
+		case 't': to_b = parse_time("--to", optarg); break;
+		case 'm': opt.max_size = parse_size(optarg); size_given = 1; break;
+		case 'F': force = 1; break;
+		case 's': soc_opt = optarg; break;
+		case 'q': cli_verbosity = 0; break;
+		case 'v': cli_verbosity = 2; break;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (force && !size_given)
+		opt.max_size = 0;
+	if (soc_opt && chip_find(soc_opt)->family == CHIP_UNKNOWN)
+		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc_opt);
+	if (from_b.set && to_b.set && from_b.ticks == to_b.ticks && from_b.v > to_b.v)
+		cli_die(EXIT_USAGE, "--from is after --to");
+	if (out && strcmp(out, "-"))
+		opt.dir = out;
+
+	nin = argc > optind ? argc - optind : 1;
+	in = xcalloc((size_t)nin, sizeof *in);
+	for (i = 0; i < nin; i++) {
+		const char *path = argc > optind ? argv[optind + i] : "-";
+		in[i] = rd_open(path);
+		if (!in[i])
+			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
+	}
+
+	if (opt.dir) {
+		struct stat st;
+		char *path;
+		if (stat(opt.dir, &st) == 0) {
+			if (!S_ISDIR(st.st_mode))
+				cli_die(EXIT_IO, "%s: not a directory", opt.dir);
+		} else if (mkdir(opt.dir, 0777) < 0) {
+			cli_die(EXIT_IO, "%s: cannot create:", opt.dir);
+		} else {
+			made_dir = 1;
+		}
+		path = xmalloc(strlen(opt.dir) + 16);
+		sprintf(path, "%s/trace.json", opt.dir);
+		trace_w = wr_open(path, 0);
+		if (!trace_w)
+			emit_fatal(EXIT_IO, "%s: cannot create:", path);
+		free(path);
+	} else {
+		trace_w = wr_fdopen(1, "(stdout)", 0);
+		trace_to_stdout = 1;
+		if (!trace_w)
+			cli_die(EXIT_IO, "out of memory");
+	}
+	json_init(&trace, trace_w);
+	trace_begin();
+
+	for (i = 0; i < nin && !cli_interrupted && !over_limit; i++) {
+		const char *line, *why;
+		size_t len;
+		struct rec r;
+		while (!cli_interrupted && !over_limit && (line = rd_line(in[i], &len))) {
+			int k = rec_decode(&dec, line, len, &r, &why);
+			if (k == DEC_BAD) {
+				if (bad++ < 3)
+					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
+				continue;
+			}
+			trailer = 0;
+			if (k == DEC_UNKNOWN)
+				continue;       /* a sink: kinds it does not know are not its business */
+			switch (r.sc->kind) {
+			case K_HEADER:
+				if (!hdr_soc) {
+					hdr_soc = strndup(r.s[HS_SOC].p, r.s[HS_SOC].n);
+					if (!hdr_soc)
+						emit_fatal(EXIT_IO, "out of memory");
+					hdr_mhz = (unsigned)r.n[H_MHZ].u;
+				}
+				break;
+			case K_TRAILER:
+				trailer = 1;
+				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
+				break;
+			case K_INSTR:
+				start();
+				instrs++;
+				take_instr(&r);
+				break;
+			case K_MARK:
+				start();
+				take_mark(&r);
+				break;
+			default:
+				break;
+			}
+			if (wr_error(trace_w))
+				break;
+		}
+		if (rd_error(in[i])) {
+			cli_warn("%s: read error: %s", rd_name(in[i]), rd_strerror(in[i]));
+			read_failed = 1;
+		}
+		if (wr_error(trace_w))
+			break;
+	}
+	start();
+
+	if (wr_error(trace_w) == EPIPE) {
+		/* The reader of the trace went away: nothing more to do. */
+		abort_outputs();
+		goto out;
+	}
+	if (wr_error(trace_w)) {
+		errno = wr_error(trace_w);
+		emit_fatal(EXIT_IO, "%s: cannot write:", wr_name(trace_w));
+	}
+
+	/* Drain the windows, then draw what never found a partner. */
+	for (i = 0; (size_t)i < ncores && !over_limit; i++)
+		drain_all(cores[i]);
+	for (i = 0; (size_t)i < ncores && !over_limit; i++)
+		flags_finish_core(cores[i]);
+	if (!over_limit)
+		flags_finish_intra();
+	trace_end();
+	wr_putc(trace_w, '\n');
+	for (i = 0; (size_t)i < ncores && !over_limit; i++)
+		if (cores[i]->out)
+			sub_seal(cores[i]);
+	if (over_limit) {
+		char size[32];
+		snprintf(size, sizeof size, "%llu bytes", (unsigned long long)opt.max_size);
+		cli_warn("a trace.json would be larger than %s (--max-size): %s; narrow it with --core-id or "
+		         "--from/--to, or allow it with --force or --max-size",
+		         opt.max_size == 1ull << 30 ? "1 GiB" : size,
+		         trace_to_stdout ? "output cut short here" : "nothing written");
+		abort_outputs();
+		status = EXIT_PARTIAL;
+		goto out;
+	}
+	c = wr_close(trace_w);
+	trace_w = NULL;
+	if (c == EPIPE) {
+		abort_outputs();
+		goto out;
+	}
+	if (c) {
+		errno = c;
+		emit_fatal(EXIT_IO, "%s/trace.json: cannot write:", opt.dir ? opt.dir : "(stdout)");
+	}
+	for (i = 0; (size_t)i < ncores; i++) {
+		struct core *k = cores[i];
+		if (!k->out)
+			continue;
+		c = sub_commit(k);
+		if (!c)
+			c = stats_write_csv(k);
+		if (c) {
+			errno = c;
+			emit_fatal(EXIT_IO, "%s/%s: cannot write:", opt.dir, k->name);
+		}
+	}
+
+	{
+		/* The summary: on stdout with -o DIR, else beside the trace. */
+		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
+		size_t n = 0, k;
+		FILE *f = opt.dir ? stdout : cli_verbosity >= 1 ? stderr : NULL;
+		char buf[256];
+		for (k = 0; k < ncores; k++)
+			if (cores[k]->selected)
+				sel[n++] = cores[k];
+		if (f) {
+			stats_summary(sel, n, f);
+			fflush(f);
+		}
+		for (k = 0; k < n; k++) {
+			const char *w = warn_core(sel[k], buf, sizeof buf);
+			if (w)
+				cli_warn("WARNING: %s: %s", sel[k]->name, w);
+		}
+		if (!n)
+			cli_warn("WARNING: no instructions for any%s core in the input", ncore_ids ? " selected" : "");
+		free(sel);
+	}
+
+	if (total_late)
+		cli_note("%llu records arrived after the reorder window had passed them (still drawn; "
+		         "their WAIT clipping and thread may differ from the reference's)",
+		         (unsigned long long)total_late);
+	if (flags_overflow)
+		cli_warn("%llu flags drawn without a partner because over %u of one kind were waiting",
+		         (unsigned long long)flags_overflow, 1u << 16);
+	if (bad) {
+		cli_warn("%llu bad records skipped", (unsigned long long)bad);
+		status = EXIT_PARTIAL;
+	}
+	if (upstream_interrupted) {
+		cli_warn("the stream upstream was interrupted: the timelines cover what was read");
+		status = EXIT_PARTIAL;
+	}
+	if (!trailer && !cli_interrupted && !read_failed) {
+		cli_warn("input ended without a trailer record: the stream upstream was cut short; "
+		         "the outputs are complete for what was read");
+		status = EXIT_PARTIAL;
+	}
+	if (cli_verbosity >= 2) {
+		size_t k;
+		cli_note("%llu instruction records read", (unsigned long long)instrs);
+		for (k = 0; k < ncores; k++)
+			if (cores[k]->selected)
+				cli_note("%s: %llu instructions, %llu cache misses, %llu marks, %llu late", cores[k]->name,
+				         (unsigned long long)cores[k]->ninstr, (unsigned long long)cores[k]->ncache,
+				         (unsigned long long)cores[k]->nmarks, (unsigned long long)cores[k]->late);
+	}
+	if (read_failed)
+		status = EXIT_IO;
+	if (cli_interrupted)
+		status = EXIT_INTR;
+out:
+	for (i = 0; i < nin; i++)
+		rd_close(in[i]);
+	free(in);
+	rec_dec_free(&dec);
+	release_all();
+	return status;
+}

@@ -1,0 +1,224 @@
+/* timeline-emit's private parts: what cmd/timeline-emit.c and the files
+ * beside it share.  See the comment at the top of cmd/timeline-emit.c for
+ * the shape of the whole. */
+#ifndef TIMELINE_EMIT_H
+#define TIMELINE_EMIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json.h"
+
+/* ---- time: ticks to microseconds ----
+ * Times are kept as integer "us6", microseconds times 10^6 (picoseconds),
+ * rounded half up from ticks / MHz.  That is exact to 1 ps, far below one
+ * tick (540 ps at 1850 MHz), and never loses digits however long the
+ * kernel runs, unlike the reference's single-precision floats. */
+extern unsigned emit_mhz;
+
+static inline uint64_t us6(uint64_t ticks)
+{
+	uint64_t q = ticks / emit_mhz, r = ticks % emit_mhz;
+	if (q > UINT64_MAX / 1000000 - 1)
+		return UINT64_MAX;
+	return q * 1000000 + (r * 1000000 + emit_mhz / 2) / emit_mhz;
+}
+
+/* ---- lanes: interned pipe and warp names ----
+ * Every pipe name seen (and WARP_<w>) gets a small integer, so per-core
+ * state is plain arrays indexed by lane. */
+struct lane {
+	char *name;
+	size_t len;
+	char *json;             /* the name as a JSON string, quotes included */
+	size_t json_n;
+	int sort_index;         /* all-cores thread_sort_index */
+	const char *cname;      /* slice colour on this pipe */
+	int sub_pid;            /* pid in the per-core trace */
+	int warp;               /* >= 0 for WARP_<w> */
+	unsigned char compute;  /* CUBE / VECTOR / RVEC*: real work for the summary */
+	unsigned char scalar;   /* SCALAR / SCALARLDST / FLOWCTRL */
+};
+enum { LANE_SCALAR, LANE_SCALARLDST, LANE_CACHEMISS, LANE_USERMARK, LANE_ALL, LANE_NFIXED };
+extern struct lane *lanes;
+extern int nlanes;
+int lane_intern(const char *s, size_t n);
+int lane_warp(int w);
+const char *cname_simt(const char *name, size_t n);
+void lanes_free(void);
+
+/* ---- interval unions (running and busy time) ----
+ * Disjoint intervals sorted by start, at most cap of them; when full the
+ * oldest are folded into `closed`, which is exact unless a later interval
+ * still reaches back over them (records arrive near end-tick order, so
+ * only a very long instruction spanning many idle gaps could). */
+struct ival { uint64_t s, e; };
+struct uacc {
+	uint64_t closed;
+	uint32_t n, cap;
+	struct ival *v;
+};
+void uacc_add(struct uacc *u, uint64_t s, uint64_t e);
+uint64_t uacc_total(const struct uacc *u);
+
+/* ---- per-pc statistics for the CSV ---- */
+#define PC_RUN 4
+struct pcstat {
+	uint64_t pc, count, cycles;
+	uint64_t first_end;         /* the row shows its earliest-ending record */
+	struct ival runv[PC_RUN];
+	struct uacc run;
+	int lane;
+	char *name, *detail;
+	size_t name_n, detail_n;
+};
+struct pctab {
+	struct pcstat *v;           /* dense */
+	uint32_t n, cap;
+	uint32_t *slot;             /* open addressing: index+1, 0 = empty */
+	uint32_t mask;
+};
+struct pipestat {
+	uint64_t count, cycles;
+	struct uacc busy;
+};
+
+/* ---- flags waiting for their partner ---- */
+enum { FN_SET_FLAG, FN_WAIT_FLAG, FN_SET_EVENT, FN_WAIT_EVENT,
+       FN_SET_INTRA, FN_WAIT_INTRA, FN_SET_INTRAI, FN_WAIT_INTRAI, FN_N };
+extern const char *const flag_names[FN_N];
+#define FN_IS_WAIT(k) ((k) & 1)
+
+struct core;
+struct flag {
+	struct core *core;
+	uint64_t start, end, pc, icache, ccu;
+	uint64_t begin;             /* B timestamp tick (clipped start / end-1) */
+	int lane;                   /* all-cores tid */
+	int sub_pid, sub_tid;       /* its slice in the per-core trace, -1 none */
+	int sub_lane;
+	unsigned char name, kept;
+	char *detail;               /* intra flags only: their own detail */
+	uint32_t detail_n;
+};
+struct flagq {
+	char *key;
+	uint32_t keyn, hash;
+	struct flag *v;             /* ring */
+	uint32_t head, n, cap;
+	unsigned char waits;        /* the queued entries are waits */
+};
+struct flagtab {
+	struct flagq *q;
+	uint32_t n, cap;
+};
+struct flagq *flagtab_get(struct flagtab *t, const char *key, size_t n);
+void flagtab_free(struct flagtab *t);
+
+/* ---- one core (sub-core) ---- */
+struct subout;
+
+struct core {
+	char name[48];
+	size_t name_n;
+	char pid_json[JW_STR_MAX(48)];  /* the name as a JSON string */
+	size_t pid_json_n;
+	uint32_t phys, subtype, subidx;
+	int sort_index;
+	int selected;
+	/* the reorder window: buckets of end ticks, see timeline-emit.c */
+	uint32_t *ring;             /* per bucket: a slot + 1, 0 empty */
+	uint64_t base;              /* ticks before this have been drawn */
+	uint32_t npend;
+	uint64_t last_end, last_pc, active;
+	int processed_any;
+	uint64_t late;
+	/* the all-cores trace */
+	unsigned char *lane_seen;   /* thread_sort_index written */
+	uint64_t *pipe_end;         /* WAIT clipping: latest end per lane, +1 (0 none) */
+	uint32_t nlane_alloc;
+	uint64_t groups, flag_ids;
+	struct flagtab flags;
+	/* the per-core trace */
+	struct subout *out;
+	struct sublane *sub;
+	uint64_t *sub_end;
+	uint64_t flows;
+	unsigned char mark_tid_seen[10];
+	/* statistics */
+	struct pctab pcs;
+	struct pipestat *pipes;
+	struct uacc busy;
+	uint64_t ninstr, min_start, max_end_i, nmarks, ncache, nsimt;
+};
+
+/* Per-core per-lane thread packing: the latest end tick on each thread. */
+struct sublane {
+	int used;
+	uint64_t *thr;
+	uint32_t n, cap;
+};
+
+/* Grow the per-lane arrays of a core to cover every lane interned so far. */
+void core_lanes(struct core *c);
+
+/* ---- run-wide settings and outputs ---- */
+struct emit_opts {
+	const char *dir;            /* -o DIR, NULL: trace to stdout only */
+	uint64_t from, to;          /* window in ticks, inclusive */
+	uint64_t max_size;          /* 0 = no limit */
+};
+extern struct emit_opts opt;
+extern struct json trace;       /* the all-cores trace.json */
+extern int over_limit;          /* a trace.json passed --max-size */
+_Noreturn void emit_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t k);
+void *xrealloc(void *p, size_t n);
+
+/* trace.c: the all-cores trace */
+void trace_begin(void);
+void trace_end(void);
+void trace_core_meta(struct core *c);
+/* An instruction slice (with scalar-head events when it has them). */
+void trace_slice(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
+                 size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, int64_t bytes,
+                 uint64_t icache, uint64_t ccu, int simt);
+void trace_flag(const struct flag *f, const char *detail, size_t detail_n, const char *id, size_t id_n);
+void trace_flow(const struct flag *set, const struct flag *wait, const char *id, size_t id_n);
+void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end);
+size_t fmt_pc(char *buf, uint64_t pc);
+
+/* sub.c: the per-core traces */
+void sub_open(struct core *c);
+int sub_lane_of(int lane, const char *detail, size_t detail_n);
+/* Place a slice on a thread of its lane; returns the tid. */
+int sub_slice(struct core *c, int sub_lane, const char *name, size_t name_n, const char *cname,
+              const char *detail, size_t detail_n, uint64_t pack_s, uint64_t pack_e,
+              uint64_t ts, uint64_t te, uint64_t pc, int64_t bytes);
+void sub_flow(struct core *c, const struct flag *set, const struct flag *wait);
+void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end);
+void sub_seal(struct core *c);      /* close its JSON document */
+int sub_commit(struct core *c);     /* move it into place: 0 or errno */
+void sub_abort(struct core *c);
+void sub_free(struct core *c);
+void subs_release(void);
+
+/* flags.c: SET/WAIT matching, all-cores and per-core at once */
+extern uint64_t flags_overflow;     /* flags drawn alone: their queue was full */
+void flags_take(struct core *c, const struct flag *f, const char *detail, size_t detail_n);
+void flags_intra(struct core *c, const struct flag *f, const char *detail, size_t detail_n,
+                 unsigned long long sync_id);
+void flags_finish_core(struct core *c);
+void flags_finish_intra(void);
+void flags_release(void);
+
+/* stats.c: CSV rows and the summary */
+void stats_take(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
+                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, int is_mark);
+int stats_write_csv(struct core *c);  /* 0 or errno */
+void stats_summary(struct core **cores, size_t n, FILE *f);
+void stats_free(struct core *c);
+
+#endif

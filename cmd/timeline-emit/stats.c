@@ -1,0 +1,342 @@
+/* Per-core statistics: the <core>_instr_exe.csv rows (spec 6.6), and the
+ * summary printed at the end.  Memory is per distinct pc and per pipe,
+ * never per record. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+
+/* ---- interval unions ---- */
+
+static void fold(struct uacc *u, uint32_t k)
+{
+	uint32_t i;
+	for (i = 0; i < k; i++)
+		u->closed += u->v[i].e - u->v[i].s;
+	memmove(u->v, u->v + k, (u->n - k) * sizeof *u->v);
+	u->n -= k;
+}
+
+void uacc_add(struct uacc *u, uint64_t s, uint64_t e)
+{
+	uint32_t i, j;
+
+	if (e <= s)
+		return;         /* no length: nothing to add (the reference skips these too) */
+	if (u->n) {
+		struct ival *last = &u->v[u->n - 1];
+		/* The usual case in end order: past, or overlapping, the last. */
+		if (s >= last->s && s <= last->e) {
+			if (e > last->e)
+				last->e = e;
+			return;
+		}
+	}
+	/* First interval ending at or after s, and the first starting after e:
+	 * everything between merges with [s, e]. */
+	for (i = u->n; i > 0 && u->v[i - 1].e >= s; i--)
+		;
+	for (j = i; j < u->n && u->v[j].s <= e; j++) {
+		if (u->v[j].s < s)
+			s = u->v[j].s;
+		if (u->v[j].e > e)
+			e = u->v[j].e;
+	}
+	if (j > i) {
+		u->v[i].s = s;
+		u->v[i].e = e;
+		memmove(u->v + i + 1, u->v + j, (u->n - j) * sizeof *u->v);
+		u->n -= j - i - 1;
+		return;
+	}
+	if (u->n == u->cap) {
+		/* Keep the recent half: older gaps are long past. */
+		uint32_t k = u->cap > 1 ? u->cap / 2 : 1;
+		if (i < k) {
+			/* Reaches back behind what would be folded: fold less. */
+			k = i;
+			if (!k) {
+				/* Before everything: count it as closed on its own. */
+				u->closed += e - s;
+				return;
+			}
+		}
+		fold(u, k);
+		i -= k;
+	}
+	memmove(u->v + i + 1, u->v + i, (u->n - i) * sizeof *u->v);
+	u->v[i].s = s;
+	u->v[i].e = e;
+	u->n++;
+}
+
+uint64_t uacc_total(const struct uacc *u)
+{
+	uint64_t t = u->closed;
+	uint32_t i;
+	for (i = 0; i < u->n; i++)
+		t += u->v[i].e - u->v[i].s;
+	return t;
+}
+
+/* ---- per pc ---- */
+
+static uint32_t pc_hash(uint64_t pc)
+{
+	pc ^= pc >> 33;
+	pc *= 0xff51afd7ed558ccdull;
+	pc ^= pc >> 33;
+	return (uint32_t)pc;
+}
+
+static struct pcstat *pc_get(struct pctab *t, uint64_t pc, int *fresh)
+{
+	uint32_t k;
+	if (2 * (t->n + 1) > t->mask + 1 || !t->slot) {
+		uint32_t cap = t->slot ? 2 * (t->mask + 1) : 64, i;
+		uint32_t *ns = xcalloc(cap, sizeof *ns);
+		for (i = 0; i < t->n; i++) {
+			for (k = pc_hash(t->v[i].pc) & (cap - 1); ns[k]; k = (k + 1) & (cap - 1))
+				;
+			ns[k] = i + 1;
+		}
+		free(t->slot);
+		t->slot = ns;
+		t->mask = cap - 1;
+	}
+	for (k = pc_hash(pc) & t->mask; t->slot[k]; k = (k + 1) & t->mask)
+		if (t->v[t->slot[k] - 1].pc == pc) {
+			*fresh = 0;
+			return &t->v[t->slot[k] - 1];
+		}
+	if (t->n == t->cap) {
+		uint32_t i;
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
+		/* The run unions point into their own rows. */
+		for (i = 0; i < t->n; i++)
+			t->v[i].run.v = t->v[i].runv;
+	}
+	t->slot[k] = t->n + 1;
+	*fresh = 1;
+	{
+		struct pcstat *p = &t->v[t->n++];
+		memset(p, 0, sizeof *p);
+		p->pc = pc;
+		p->run.v = p->runv;
+		p->run.cap = PC_RUN;
+		return p;
+	}
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+void stats_take(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
+                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, int is_mark)
+{
+	int fresh;
+	struct pcstat *p = pc_get(&c->pcs, pc, &fresh);
+	uint64_t cyc = end > start ? end - start : 0;
+
+	p->count++;
+	p->cycles += cyc;
+	uacc_add(&p->run, start, end);
+	/* The row names the pc's earliest-ending record, as the reference's
+	 * first element in (end, pc) order. */
+	if (fresh || end < p->first_end) {
+		free(p->name);
+		free(p->detail);
+		p->name = dup_n(name, name_n);
+		p->name_n = name_n;
+		p->detail = dup_n(detail, detail_n);
+		p->detail_n = detail_n;
+		p->lane = lane;
+		p->first_end = end;
+	}
+	if (is_mark)
+		return;
+	c->ninstr++;
+	if (start < c->min_start)
+		c->min_start = start;
+	if (end > c->max_end_i)
+		c->max_end_i = end;
+	uacc_add(&c->busy, start, end);
+	{
+		struct pipestat *ps = &c->pipes[lane];
+		ps->count++;
+		ps->cycles += cyc;
+		if (!ps->busy.v) {
+			ps->busy.cap = 256;
+			ps->busy.v = xmalloc(ps->busy.cap * sizeof *ps->busy.v);
+		}
+		uacc_add(&ps->busy, start, end);
+	}
+}
+
+/* Hundredths of a microsecond, rounded half up (the reference's round2). */
+static uint64_t centi_us(uint64_t ticks)
+{
+	uint64_t q = ticks / emit_mhz, r = ticks % emit_mhz;
+	return q * 100 + (r * 100 + emit_mhz / 2) / emit_mhz;
+}
+
+static int by_cycles(const void *a, const void *b)
+{
+	const struct pcstat *x = *(const struct pcstat *const *)a, *y = *(const struct pcstat *const *)b;
+	if (x->cycles != y->cycles)
+		return x->cycles > y->cycles ? -1 : 1;
+	/* The reference's sort is unstable on ties; pc order is stable. */
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+static void put_csv_quoted(struct wr *w, const char *s, size_t n)
+{
+	const char *q;
+	wr_putc(w, '"');
+	/* Quotes doubled (RFC 4180); the reference leaves them as they are. */
+	while ((q = memchr(s, '"', n))) {
+		wr_put(w, s, (size_t)(q - s) + 1);
+		wr_putc(w, '"');
+		n -= (size_t)(q - s) + 1;
+		s = q + 1;
+	}
+	wr_put(w, s, n);
+	wr_putc(w, '"');
+}
+
+static int write_file(const char *path, struct core *c, int code)
+{
+	struct wr *w = wr_open(path, 0);
+	uint32_t i;
+
+	if (!w)
+		return errno ? errno : EIO;
+	if (code) {
+		/* Per-line rows need source mapping, which is not done yet. */
+		wr_puts(w, "code,call_count,cycles,running_time(us)\n");
+		return wr_close(w);
+	}
+	wr_puts(w, "instr,addr,addr_hex,pipe,call_count,cycles,running_time(us),detail\n");
+	{
+		struct pcstat **rows = xmalloc((c->pcs.n + 1) * sizeof *rows);
+		for (i = 0; i < c->pcs.n; i++)
+			rows[i] = &c->pcs.v[i];
+		qsort(rows, c->pcs.n, sizeof *rows, by_cycles);
+		for (i = 0; i < c->pcs.n; i++) {
+			const struct pcstat *p = rows[i];
+			uint64_t run = centi_us(uacc_total(&p->run));
+			wr_put(w, p->name, p->name_n);
+			wr_printf(w, ",%llu,0x%llx,", (unsigned long long)p->pc, (unsigned long long)p->pc);
+			wr_put(w, lanes[p->lane].name, lanes[p->lane].len);
+			wr_printf(w, ",%llu,%llu,%llu.%02llu0000,", (unsigned long long)p->count,
+			          (unsigned long long)p->cycles, (unsigned long long)(run / 100),
+			          (unsigned long long)(run % 100));
+			put_csv_quoted(w, p->detail, p->detail_n);
+			wr_putc(w, '\n');
+		}
+		free(rows);
+	}
+	return wr_close(w);
+}
+
+int stats_write_csv(struct core *c)
+{
+	char *path;
+	size_t n = strlen(opt.dir) + 2 * c->name_n + 40;
+	int err;
+
+	path = xmalloc(n);
+	snprintf(path, n, "%s/%s/%s_instr_exe.csv", opt.dir, c->name, c->name);
+	err = write_file(path, c, 0);
+	if (!err) {
+		snprintf(path, n, "%s/%s/%s_code_exe.csv", opt.dir, c->name, c->name);
+		err = write_file(path, c, 1);
+	}
+	free(path);
+	return err;
+}
+
+/* ---- the summary ---- */
+
+static int by_name(const void *a, const void *b)
+{
+	const struct core *x = *(const struct core *const *)a, *y = *(const struct core *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+static int by_lane(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	if (lanes[x].sort_index != lanes[y].sort_index)
+		return lanes[x].sort_index - lanes[y].sort_index;
+	return strcmp(lanes[x].name, lanes[y].name);
+}
+
+void stats_summary(struct core **cores, size_t n, FILE *f)
+{
+	struct core **v = xmalloc((n + 1) * sizeof *v);
+	int *order = xmalloc(((size_t)nlanes + 1) * sizeof *order);
+	size_t i;
+
+	memcpy(v, cores, n * sizeof *v);
+	/* Core names in string order, as the reference prints them. */
+	qsort(v, n, sizeof *v, by_name);
+	fprintf(f, "Core operator results run in simulator as follow:\n");
+	fprintf(f, "%-20s%-20s%s\n", "core_name", "duration_time(us)", "running_time(us)");
+	for (i = 0; i < n; i++) {
+		const struct core *c = v[i];
+		uint64_t dur = c->ninstr ? centi_us(c->max_end_i - c->min_start) : 0;
+		uint64_t run = centi_us(uacc_total(&c->busy));
+		char a[32], b[32];
+		snprintf(a, sizeof a, "%llu.%02llu", (unsigned long long)(dur / 100), (unsigned long long)(dur % 100));
+		snprintf(b, sizeof b, "%llu.%02llu", (unsigned long long)(run / 100), (unsigned long long)(run % 100));
+		fprintf(f, "%-20s%-20s%s\n", c->name, a, b);
+	}
+	for (i = 0; i < n; i++) {
+		const struct core *c = v[i];
+		uint64_t span = c->ninstr ? c->max_end_i - c->min_start : 0;
+		int k, m = 0;
+
+		fprintf(f, "\n%s: %llu instructions over %llu cycles\n", c->name, (unsigned long long)c->ninstr,
+		        (unsigned long long)span);
+		if (!c->ninstr)
+			continue;
+		for (k = 0; k < nlanes && (uint32_t)k < c->nlane_alloc; k++)
+			if (c->pipes[k].count)
+				order[m++] = k;
+		qsort(order, (size_t)m, sizeof *order, by_lane);
+		fprintf(f, "  %-14s%12s%10s%14s\n", "pipe", "cycles", "busy(%)", "instructions");
+		for (k = 0; k < m; k++) {
+			const struct pipestat *ps = &c->pipes[order[k]];
+			uint64_t busy = uacc_total(&ps->busy);
+			char p[32];
+			snprintf(p, sizeof p, "%.2f", span ? 100.0 * (double)busy / (double)span : 0.0);
+			fprintf(f, "  %-14s%12llu%10s%14llu\n", lanes[order[k]].name, (unsigned long long)ps->cycles, p,
+			        (unsigned long long)ps->count);
+		}
+	}
+	free(order);
+	free(v);
+}
+
+void stats_free(struct core *c)
+{
+	uint32_t i;
+	for (i = 0; i < c->pcs.n; i++) {
+		free(c->pcs.v[i].name);
+		free(c->pcs.v[i].detail);
+	}
+	free(c->pcs.v);
+	free(c->pcs.slot);
+	for (i = 0; i < c->nlane_alloc; i++)
+		free(c->pipes ? c->pipes[i].busy.v : NULL);
+	free(c->pipes);
+	free(c->busy.v);
+}

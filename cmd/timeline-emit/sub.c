@@ -1,0 +1,412 @@
+/* The per-core DIR/<core>/trace.json (spec 6.4): one process per pipe
+ * (integer pids), pipe slices packed greedily onto threads.
+ *
+ * Each core's file is written as its records go by, under a temporary
+ * name beside the final one.  A dump may have a hundred or more cores, so
+ * only a few files are open at a time: the least recently used one is
+ * flushed and closed, and reopened for appending when its core comes back
+ * (instr-parse writes core after core, so that is rare). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "emit.h"
+
+#define SUB_OPEN_MAX 32
+#define SUB_BUF (128u << 10)
+
+struct subout {
+	char *dir, *tmp, *final;
+	int made_dir;
+	int fd;
+	struct wr *w;
+	struct json j;
+	uint64_t stamp;
+};
+
+static struct subout *open_outs[SUB_OPEN_MAX];
+static int nopen;
+static uint64_t clock_;
+
+static char *join(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *s = xmalloc(na + nb + 2);
+	memcpy(s, a, na);
+	s[na] = '/';
+	memcpy(s + na + 1, b, nb + 1);
+	return s;
+}
+
+static void drop_open(struct subout *o)
+{
+	int i;
+	for (i = 0; i < nopen; i++)
+		if (open_outs[i] == o) {
+			open_outs[i] = open_outs[--nopen];
+			return;
+		}
+}
+
+static void evict(struct subout *o)
+{
+	int err = wr_close(o->w);
+	o->w = NULL;
+	if (close(o->fd) < 0 && !err)
+		err = errno;
+	o->fd = -1;
+	drop_open(o);
+	if (err) {
+		errno = err;
+		emit_fatal(EXIT_IO, "%s: cannot write:", o->tmp);
+	}
+}
+
+/* Make o writable: reopen its file, closing the least recently used. */
+static struct json *use(struct subout *o)
+{
+	o->stamp = ++clock_;
+	if (o->w)
+		return &o->j;
+	if (nopen == SUB_OPEN_MAX) {
+		int i, lru = 0;
+		for (i = 1; i < nopen; i++)
+			if (open_outs[i]->stamp < open_outs[lru]->stamp)
+				lru = i;
+		evict(open_outs[lru]);
+	}
+	o->fd = open(o->tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (o->fd < 0)
+		emit_fatal(EXIT_IO, "%s: cannot reopen:", o->tmp);
+	o->w = wr_fdopen_buf(o->fd, o->final, 0, SUB_BUF);
+	if (!o->w)
+		emit_fatal(EXIT_IO, "out of memory");
+	o->j.w = o->w;
+	open_outs[nopen++] = o;
+	return &o->j;
+}
+
+static void check_size(struct subout *o)
+{
+	if (opt.max_size && o->j.bytes > opt.max_size)
+		over_limit = 1;
+}
+
+void sub_open(struct core *c)
+{
+	struct subout *o = xcalloc(1, sizeof *o);
+	struct stat st;
+	char *base;
+	mode_t mask;
+	struct json *j;
+
+	c->out = o;
+	o->fd = -1;
+	o->dir = join(opt.dir, c->name);
+	/* The directory is named by the data: never write through a link. */
+	if (lstat(o->dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			emit_fatal(EXIT_IO, "%s: exists and is not a directory (a symbolic link is not followed)",
+			           o->dir);
+	} else if (mkdir(o->dir, 0777) < 0) {
+		emit_fatal(EXIT_IO, "%s: cannot create:", o->dir);
+	} else {
+		o->made_dir = 1;
+	}
+	o->final = join(o->dir, "trace.json");
+	base = join(o->dir, "trace.json.tmpXXXXXX");
+	o->fd = mkstemp(base);
+	if (o->fd < 0) {
+		int e = errno;
+		free(base);
+		errno = e;
+		emit_fatal(EXIT_IO, "%s/trace.json: cannot create:", o->dir);
+	}
+	o->tmp = base;
+	/* mkstemp makes 0600; give what open(2) would have. */
+	mask = umask(0);
+	umask(mask);
+	fchmod(o->fd, 0666 & ~mask);
+	close(o->fd);
+	o->fd = -1;
+	j = use(o);
+	json_init(j, o->w);
+	json_begin_object(j);
+	json_kv_cstr(j, "profilingType", "op");
+	json_kv_cstr(j, "displayTimeUnit", "ns");
+	json_kv_uint(j, "schemaVersion", 1);
+	json_key(j, "traceEvents");
+	json_lines_at(j, 2);
+	json_begin_array(j);
+}
+
+int sub_lane_of(int lane, const char *detail, size_t detail_n)
+{
+	/* Almost every A2 scalar ALU op writes XD: the reference moves them
+	 * to their own lane so SCALAR keeps flags and branches. */
+	if (lane == LANE_SCALAR && memmem(detail, detail_n, "XD:", 3))
+		return LANE_SCALARLDST;
+	return lane;
+}
+
+static void meta(struct json *j, const char *what, int pid, int tid, const char *key, const char *s,
+                 size_t n, int index)
+{
+	json_begin_object(j);
+	json_kv_cstr(j, "name", what);
+	json_kv_cstr(j, "ph", "M");
+	json_kv_int(j, "pid", pid);
+	json_kv_int(j, "tid", tid);
+	json_key(j, "args");
+	json_begin_object(j);
+	if (key)
+		json_kv_str(j, key, s, n);
+	else
+		json_kv_int(j, "sort_index", index);
+	json_end_object(j);
+	json_end_object(j);
+}
+
+static void process_meta(struct json *j, int lane)
+{
+	meta(j, "process_name", lanes[lane].sub_pid, 0, "name", lanes[lane].name, lanes[lane].len, 0);
+	meta(j, "process_sort_index", lanes[lane].sub_pid, 0, NULL, NULL, 0, lanes[lane].sub_pid);
+}
+
+static void thread_meta(struct json *j, int lane, int tid, const char *name, size_t n)
+{
+	meta(j, "thread_name", lanes[lane].sub_pid, tid, "name", name, n, 0);
+	meta(j, "thread_sort_index", lanes[lane].sub_pid, tid, NULL, NULL, 0, tid);
+}
+
+/* First fit over the lane's threads.  A thread is free for [s, e] when
+ * everything on it ended before s: cycles count as occupied inclusively,
+ * as in the reference, so two slices on one thread never even touch.
+ * In (end, pc) order this is exactly the reference's first-fit; for a
+ * record that arrives late it is still safe, only maybe one thread more. */
+static int pack(struct core *c, struct json *j, int lane, uint64_t s, uint64_t e)
+{
+	struct sublane *l = &c->sub[lane];
+	uint32_t i;
+	char name[96];
+	size_t n;
+
+	for (i = 0; i < l->n; i++)
+		if (l->thr[i] < s) {
+			l->thr[i] = e;
+			return (int)i + 1;
+		}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4;
+		l->thr = xrealloc(l->thr, l->cap * sizeof *l->thr);
+	}
+	l->thr[l->n++] = e;
+	n = lanes[lane].len < 64 ? lanes[lane].len : 64;
+	memcpy(name, lanes[lane].name, n);
+	name[n++] = '_';
+	n += json_fmt_uint(name + n, l->n);
+	thread_meta(j, lane, (int)l->n, name, n);
+	return (int)l->n;
+}
+
+static void lane_used(struct core *c, struct json *j, int lane)
+{
+	if (c->sub[lane].used)
+		return;
+	c->sub[lane].used = 1;
+	process_meta(j, lane);
+}
+
+static char *args(char *p, uint64_t pc, const char *detail, size_t detail_n, int64_t bytes)
+{
+	p = JW_LIT(p, ",\"args\":{\"pc_addr\":\"");
+	p += fmt_pc(p, pc);
+	p = JW_LIT(p, "\",\"code\":\"\",\"detail\":");
+	p = jw_str(p, detail, detail_n);
+	if (bytes > 0) {
+		p = JW_LIT(p, ",\"process_bytes\":\"");
+		p = jw_uint(p, (uint64_t)bytes);
+		*p++ = '"';
+	}
+	*p++ = '}';
+	return p;
+}
+
+#define EV_FIXED 320
+
+int sub_slice(struct core *c, int lane, const char *name, size_t name_n, const char *cname,
+              const char *detail, size_t detail_n, uint64_t pack_s, uint64_t pack_e,
+              uint64_t ts, uint64_t te, uint64_t pc, int64_t bytes)
+{
+	struct json *j = use(c->out);
+	uint64_t a = us6(ts), b = us6(te >= ts ? te : ts);
+	size_t cn = strlen(cname);
+	int tid;
+	char *p;
+
+	if ((uint32_t)lane >= c->nlane_alloc)
+		core_lanes(c);
+	lane_used(c, j, lane);
+	tid = pack(c, j, lane, pack_s, pack_e >= pack_s ? pack_e : pack_s);
+	p = json_value_start(j, EV_FIXED + JW_STR_MAX(name_n) + cn + JW_STR_MAX(detail_n));
+	p = JW_LIT(p, "{\"name\":");
+	p = jw_str(p, name, name_n);
+	p = JW_LIT(p, ",\"cname\":\"");
+	p = jw_raw(p, cname, cn);
+	p = JW_LIT(p, "\",\"ph\":\"X\",\"ts\":");
+	p = jw_fixed(p, a, 6);
+	p = JW_LIT(p, ",\"dur\":");
+	p = jw_fixed(p, b - a, 6);
+	p = JW_LIT(p, ",\"pid\":");
+	p = jw_int(p, lanes[lane].sub_pid);
+	p = JW_LIT(p, ",\"tid\":");
+	p = jw_int(p, tid);
+	p = args(p, pc, detail, detail_n, bytes);
+	*p++ = '}';
+	json_value_done(j, p);
+	check_size(c->out);
+	return tid;
+}
+
+void sub_flow(struct core *c, const struct flag *set, const struct flag *wait)
+{
+	struct json *j = use(c->out);
+	uint64_t id = c->flows++;
+	const struct lane *a = &lanes[set->sub_lane], *b = &lanes[wait->sub_lane];
+	/* The arrow leaves the middle of the one-cycle SET slice and ends at
+	 * the end of the WAIT slice, as in the reference. */
+	uint64_t s0 = us6(set->end >= 1 ? set->end - 1 : 0), s1 = us6(set->end);
+	int ph;
+
+	for (ph = 0; ph < 2; ph++) {
+		const struct flag *f = ph ? wait : set;
+		char *p = json_value_start(j, EV_FIXED + a->json_n + b->json_n);
+		p = JW_LIT(p, "{\"name\":\"flow\",\"id\":\"");
+		p = jw_uint(p, id);
+		p = ph ? JW_LIT(p, "\",\"ph\":\"t\",\"ts\":") : JW_LIT(p, "\",\"ph\":\"s\",\"ts\":");
+		p = jw_fixed(p, ph ? us6(wait->end) : s0 + (s1 - s0) / 2, 6);
+		/* Integers, like the slices they bind to (the reference writes
+		 * strings here, which viewers do not match to the slices). */
+		p = JW_LIT(p, ",\"pid\":");
+		p = jw_int(p, f->sub_pid);
+		p = JW_LIT(p, ",\"tid\":");
+		p = jw_int(p, f->sub_tid);
+		p = JW_LIT(p, ",\"cat\":");
+		p = jw_raw(p, a->json, a->json_n - 1);
+		p = JW_LIT(p, "To");
+		p = jw_raw(p, b->json + 1, b->json_n - 1);
+		*p++ = '}';
+		json_value_done(j, p);
+	}
+	check_size(c->out);
+}
+
+void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end)
+{
+	struct json *j = use(c->out);
+	uint64_t a = us6(start), b = us6(end >= start ? end : start);
+
+	lane_used(c, j, LANE_USERMARK);
+	/* A mark's thread is its number: marks of one number never nest. */
+	if (!c->mark_tid_seen[digit]) {
+		char tn[16] = "USERMARK_";
+		tn[9] = (char)('0' + digit);
+		c->mark_tid_seen[digit] = 1;
+		thread_meta(j, LANE_USERMARK, (int)digit, tn, 10);
+	}
+	json_begin_object(j);
+	json_kv_str(j, "name", name, name_n);
+	json_kv_cstr(j, "cname", lanes[LANE_USERMARK].cname);
+	json_kv_cstr(j, "ph", "X");
+	json_kv_fixed(j, "ts", a, 6);
+	json_kv_fixed(j, "dur", b - a, 6);
+	json_kv_int(j, "pid", lanes[LANE_USERMARK].sub_pid);
+	json_kv_int(j, "tid", (int)digit);
+	json_key(j, "args");
+	json_begin_object(j);
+	json_kv_str(j, "trace_start", "", 0);
+	json_kv_str(j, "trace_stop", "", 0);
+	json_end_object(j);
+	json_end_object(j);
+	check_size(c->out);
+}
+
+void sub_seal(struct core *c)
+{
+	struct json *j = use(c->out);
+	json_close_all(j);
+	wr_putc(c->out->w, '\n');
+	check_size(c->out);
+}
+
+int sub_commit(struct core *c)
+{
+	struct subout *o = c->out;
+	int err = 0;
+
+	if (o->w) {
+		err = wr_close(o->w);
+		o->w = NULL;
+		drop_open(o);
+	} else {
+		/* Flushed and closed by eviction: reopen for the fsync. */
+		o->fd = open(o->tmp, O_WRONLY | O_CLOEXEC);
+		if (o->fd < 0)
+			err = errno;
+	}
+	if (!err && fsync(o->fd) < 0 && errno != EINVAL)
+		err = errno;
+	if (o->fd >= 0 && close(o->fd) < 0 && !err)
+		err = errno;
+	o->fd = -1;
+	if (!err && rename(o->tmp, o->final) < 0)
+		err = errno;
+	return err;
+}
+
+void sub_abort(struct core *c)
+{
+	struct subout *o = c->out;
+	if (!o)
+		return;
+	if (o->w) {
+		wr_abort(o->w);
+		o->w = NULL;
+		drop_open(o);
+	}
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	if (o->made_dir)
+		rmdir(o->dir);  /* only if nothing else is in it */
+}
+
+void sub_free(struct core *c)
+{
+	struct subout *o = c->out;
+	uint32_t i;
+	if (o) {
+		free(o->dir);
+		free(o->tmp);
+		free(o->final);
+		free(o);
+		c->out = NULL;
+	}
+	for (i = 0; i < c->nlane_alloc; i++)
+		free(c->sub ? c->sub[i].thr : NULL);
+	free(c->sub);
+	free(c->sub_end);
+	c->sub = NULL;
+	c->sub_end = NULL;
+}
+
+void subs_release(void)
+{
+	nopen = 0;
+}

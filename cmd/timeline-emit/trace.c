@@ -1,0 +1,270 @@
+/* The all-cores trace.json (spec 6.2): one process per core (pid = core
+ * name), one thread per pipe (tid = pipe name), written event by event.
+ * Events are written straight into the output buffer (json_value_start):
+ * this is the hot path, one or two events per instruction. */
+#include <string.h>
+
+#include "emit.h"
+#include "rec.h"
+
+struct json trace;
+
+/* Room for an event's fixed text: keys, numbers, a pc. */
+#define EV_FIXED 320
+
+static void check_size(void)
+{
+	if (opt.max_size && trace.bytes > opt.max_size)
+		over_limit = 1;
+}
+
+size_t fmt_pc(char *buf, uint64_t pc)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[20];
+	size_t n = 0, k = 0;
+
+	/* C++ showbase: zero has no 0x. */
+	if (pc == 0) {
+		buf[0] = '0';
+		return 1;
+	}
+	while (pc) {
+		tmp[n++] = hex[pc & 15];
+		pc >>= 4;
+	}
+	buf[k++] = '0';
+	buf[k++] = 'x';
+	while (n)
+		buf[k++] = tmp[--n];
+	return k;
+}
+
+void trace_begin(void)
+{
+	/* profilingType first: MindStudio Insight sniffs the opening bytes. */
+	json_begin_object(&trace);
+	json_kv_cstr(&trace, "profilingType", "op");
+	json_kv_cstr(&trace, "displayTimeUnit", "ns");
+	json_kv_uint(&trace, "schemaVersion", 2);
+	json_key(&trace, "traceEvents");
+	json_lines_at(&trace, 2);
+	json_begin_array(&trace);
+}
+
+void trace_end(void)
+{
+	json_close_all(&trace);
+	check_size();
+}
+
+static char *pid_tid(char *p, const struct core *c, int lane)
+{
+	p = JW_LIT(p, ",\"pid\":");
+	p = jw_raw(p, c->pid_json, c->pid_json_n);
+	p = JW_LIT(p, ",\"tid\":");
+	return jw_raw(p, lanes[lane].json, lanes[lane].json_n);
+}
+
+static void meta(struct core *c, const char *what, const char *tid, size_t tid_n, int index)
+{
+	char *p = json_value_start(&trace, EV_FIXED + c->pid_json_n + tid_n);
+	p = JW_LIT(p, "{\"name\":\"");
+	p = jw_raw(p, what, strlen(what));
+	p = JW_LIT(p, "\",\"ph\":\"M\",\"pid\":");
+	p = jw_raw(p, c->pid_json, c->pid_json_n);
+	p = JW_LIT(p, ",\"tid\":");
+	p = jw_raw(p, tid, tid_n);
+	p = JW_LIT(p, ",\"args\":{\"sort_index\":");
+	p = jw_int(p, index);
+	p = JW_LIT(p, "}}");
+	json_value_done(&trace, p);
+}
+
+void trace_core_meta(struct core *c)
+{
+	meta(c, "process_sort_index", "\"NA\"", 4, c->sort_index);
+	check_size();
+}
+
+/* Every lane a core uses gets its sort index once, before its first
+ * event; lanes a core never uses get none (the reference lists all 23
+ * for every core, which makes viewers draw empty tracks). */
+static void lane_meta(struct core *c, int lane)
+{
+	if ((uint32_t)lane >= c->nlane_alloc)
+		core_lanes(c);
+	if (c->lane_seen[lane])
+		return;
+	c->lane_seen[lane] = 1;
+	meta(c, "thread_sort_index", lanes[lane].json, lanes[lane].json_n, lanes[lane].sort_index);
+}
+
+static char *args(char *p, uint64_t pc, const char *detail, size_t detail_n, int64_t bytes)
+{
+	p = JW_LIT(p, ",\"args\":{\"pc_addr\":\"");
+	p += fmt_pc(p, pc);
+	/* No source mapping yet: the reference also writes "" then. */
+	p = JW_LIT(p, "\",\"code\":\"\",\"detail\":");
+	p = jw_str(p, detail, detail_n);
+	if (bytes > 0) {
+		p = JW_LIT(p, ",\"process_bytes\":\"");
+		p = jw_uint(p, (uint64_t)bytes);
+		*p++ = '"';
+	}
+	*p++ = '}';
+	return p;
+}
+
+static void x_event(struct core *c, int lane, const char *name, size_t name_n, const char *cname,
+                    uint64_t s, uint64_t e, uint64_t pc, const char *detail, size_t detail_n,
+                    int64_t bytes, const char *group, size_t group_n)
+{
+	uint64_t ts = us6(s), te = us6(e >= s ? e : s);
+	size_t cn = strlen(cname);
+	char *p = json_value_start(&trace, EV_FIXED + JW_STR_MAX(name_n) + cn + c->pid_json_n +
+	                                       lanes[lane].json_n + JW_STR_MAX(detail_n) + JW_STR_MAX(group_n));
+	p = JW_LIT(p, "{\"name\":");
+	p = jw_str(p, name, name_n);
+	p = JW_LIT(p, ",\"cname\":\"");
+	p = jw_raw(p, cname, cn);
+	p = JW_LIT(p, "\",\"ph\":\"X\",\"ts\":");
+	p = jw_fixed(p, ts, 6);
+	/* dur from the rounded ends, so ts + dur is exactly the end's ts. */
+	p = JW_LIT(p, ",\"dur\":");
+	p = jw_fixed(p, te - ts, 6);
+	p = pid_tid(p, c, lane);
+	p = args(p, pc, detail, detail_n, bytes);
+	if (group) {
+		p = JW_LIT(p, ",\"group_id\":");
+		p = jw_str(p, group, group_n);
+	}
+	*p++ = '}';
+	json_value_done(&trace, p);
+}
+
+/* Scalar head overhead (spec 4.3): fetch to issue, issue to pop. */
+static void head_events(struct core *c, int lane, const char *cname, uint64_t icache, uint64_t ccu,
+                        uint64_t start, uint64_t pc, const char *detail, size_t detail_n, int64_t bytes,
+                        const char *group, size_t group_n)
+{
+	x_event(c, lane, "cache_time", 10, cname, icache, ccu, pc, detail, detail_n, bytes, group, group_n);
+	x_event(c, lane, "ccu_time", 8, cname, ccu, start, pc, detail, detail_n, bytes, group, group_n);
+}
+
+void trace_slice(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
+                 size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, int64_t bytes,
+                 uint64_t icache, uint64_t ccu, int simt)
+{
+	const char *cname = simt ? cname_simt(name, name_n) : lanes[lane].cname;
+	int bar = name_n == 3 && !memcmp(name, "BAR", 3);
+	char group[96];
+	size_t group_n = 0;
+
+	lane_meta(c, lane);
+	if (bar) {
+		/* A barrier is drawn as its last cycle. */
+		start = end >= 1 ? end - 1 : 0;
+	}
+	if (lane != LANE_CACHEMISS) {
+		/* The reference's group ids number a core's ordinary slices. */
+		uint64_t index = c->groups++;
+		if (icache != REC_NONE && ccu != REC_NONE && !bar) {
+			size_t nn = name_n < sizeof group - 24 ? name_n : sizeof group - 24;
+			memcpy(group, name, nn);
+			group_n = nn + json_fmt_uint(group + nn, index);
+			head_events(c, lane, cname, icache, ccu, start, pc, detail, detail_n, bytes, group, group_n);
+		}
+	}
+	x_event(c, lane, name, name_n, cname, start, end, pc, detail, detail_n, bytes,
+	        group_n ? group : NULL, group_n);
+	check_size();
+}
+
+static const char *flag_cname(const struct flag *f)
+{
+	if (f->name <= FN_WAIT_EVENT)
+		return FN_IS_WAIT(f->name) ? "yellow" : "black";
+	/* Intra-block flags take the colour of the pipe they name. */
+	return lanes[f->lane].cname;
+}
+
+void trace_flag(const struct flag *f, const char *detail, size_t detail_n, const char *id, size_t id_n)
+{
+	struct core *c = f->core;
+	const char *name = flag_names[f->name], *cname = flag_cname(f);
+	size_t nn = strlen(name), cn = strlen(cname);
+	/* Waits (and intra-block flags) carry the scalar head of their
+	 * instruction, grouped under the flag id. */
+	int head = f->icache != REC_NONE && f->ccu != REC_NONE && (FN_IS_WAIT(f->name) || f->name >= FN_SET_INTRA);
+	int ph;
+
+	lane_meta(c, f->lane);
+	if (head)
+		head_events(c, f->lane, cname, f->icache, f->ccu, f->begin, f->pc, detail, detail_n, -1, id, id_n);
+	for (ph = 0; ph < 2; ph++) {
+		char *p = json_value_start(&trace, EV_FIXED + nn + cn + c->pid_json_n + lanes[f->lane].json_n +
+		                                       JW_STR_MAX(detail_n) + 2 * JW_STR_MAX(id_n));
+		p = JW_LIT(p, "{\"name\":\"");
+		p = jw_raw(p, name, nn);
+		p = JW_LIT(p, "\",\"cname\":\"");
+		p = jw_raw(p, cname, cn);
+		p = ph ? JW_LIT(p, "\",\"ph\":\"E\",\"ts\":") : JW_LIT(p, "\",\"ph\":\"B\",\"ts\":");
+		p = jw_fixed(p, us6(ph ? f->end : f->begin), 6);
+		p = pid_tid(p, c, f->lane);
+		p = ph ? JW_LIT(p, ",\"args\":{}") : args(p, f->pc, detail, detail_n, -1);
+		p = JW_LIT(p, ",\"id\":");
+		p = jw_str(p, id, id_n);
+		if (head) {
+			p = JW_LIT(p, ",\"group_id\":");
+			p = jw_str(p, id, id_n);
+		}
+		*p++ = '}';
+		json_value_done(&trace, p);
+	}
+	check_size();
+}
+
+void trace_flow(const struct flag *set, const struct flag *wait, const char *id, size_t id_n)
+{
+	const struct lane *a = &lanes[set->lane], *b = &lanes[wait->lane];
+	int ph;
+	for (ph = 0; ph < 2; ph++) {
+		const struct flag *f = ph ? wait : set;
+		char *p = json_value_start(&trace, EV_FIXED + JW_STR_MAX(id_n) + f->core->pid_json_n +
+		                                       lanes[f->lane].json_n + a->json_n + b->json_n);
+		p = JW_LIT(p, "{\"name\":\"flow\",\"id\":");
+		p = jw_str(p, id, id_n);
+		p = ph ? JW_LIT(p, ",\"ph\":\"t\",\"ts\":") : JW_LIT(p, ",\"ph\":\"s\",\"ts\":");
+		p = jw_fixed(p, us6(f->end), 6);
+		p = pid_tid(p, f->core, f->lane);
+		/* "<set pipe>To<wait pipe>", joined from the two quoted names. */
+		p = JW_LIT(p, ",\"cat\":");
+		p = jw_raw(p, a->json, a->json_n - 1);
+		p = JW_LIT(p, "To");
+		p = jw_raw(p, b->json + 1, b->json_n - 1);
+		*p++ = '}';
+		json_value_done(&trace, p);
+	}
+	check_size();
+}
+
+void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end)
+{
+	uint64_t ts = us6(start), te = us6(end >= start ? end : start);
+	char *p;
+
+	lane_meta(c, LANE_USERMARK);
+	p = json_value_start(&trace, EV_FIXED + JW_STR_MAX(name_n) + c->pid_json_n + lanes[LANE_USERMARK].json_n);
+	p = JW_LIT(p, "{\"name\":");
+	p = jw_str(p, name, name_n);
+	p = JW_LIT(p, ",\"cname\":\"rail_load\",\"ph\":\"X\",\"ts\":");
+	p = jw_fixed(p, ts, 6);
+	p = JW_LIT(p, ",\"dur\":");
+	p = jw_fixed(p, te - ts, 6);
+	p = pid_tid(p, c, LANE_USERMARK);
+	/* Source lines of the start and stop marks: none without mapping. */
+	p = JW_LIT(p, ",\"args\":{\"trace_start\":\"\",\"trace_stop\":\"\"}}");
+	json_value_done(&trace, p);
+	check_size();
+}

@@ -1,0 +1,398 @@
+#!/usr/bin/env bats
+# timeline-emit as a user runs it: dump-split DIR | instr-parse | timeline-emit.
+# Golden outputs live in test/golden/ and are written only by
+# test/golden/regen.sh; every trace.json made here is also checked with jq.
+
+setup_file() {
+	unset OPTRACE_FORMAT
+	data="$BATS_TEST_DIRNAME/../data"
+	dump-split "$data/910B" 2>/dev/null | instr-parse 2>/dev/null > "$BATS_FILE_TMPDIR/910B.rec"
+	dump-split "$data/A5" 2>/dev/null | instr-parse --soc-version=Ascend950PR_9599 2>/dev/null > "$BATS_FILE_TMPDIR/A5.rec"
+}
+
+setup() {
+	unset OPTRACE_FORMAT
+	data="$BATS_TEST_DIRNAME/../data"
+	gold="$BATS_TEST_DIRNAME/../golden"
+	T="$BATS_TEST_TMPDIR"
+	R="$BATS_FILE_TMPDIR"
+	cd "$T"
+}
+
+# The viewer rules, for a trace.json: check all|core FILE.
+#   all:  profilingType first, schemaVersion 2, a process_sort_index for
+#         every pid and a thread_sort_index for every (pid, tid) used
+#   core: the same with schemaVersion 1, plus process_name / thread_name,
+#         and no two X slices overlapping on one (pid, tid)
+#   both: every flow id has one s and one t, every B its E
+check() {
+	jq -e -r --arg mode "$1" '
+	def fail($m): error("\($m)");
+	. as $d
+	| if ($d | keys_unsorted[0]) != "profilingType" then fail("profilingType is not the first key") else . end
+	| if $d.schemaVersion != (if $mode == "all" then 2 else 1 end) then fail("schemaVersion \($d.schemaVersion)") else . end
+	| $d.traceEvents as $ev
+	| ([$ev[] | select(.ph != "M") | .pid] | unique) as $pids
+	| ([$ev[] | select(.ph != "M") | [.pid, .tid]] | unique) as $lanes
+	| ($pids - [$ev[] | select(.name == "process_sort_index") | .pid]) as $a
+	| if ($a | length) > 0 then fail("no process_sort_index: \($a)") else . end
+	| ($lanes - [$ev[] | select(.name == "thread_sort_index") | [.pid, .tid]]) as $b
+	| if ($b | length) > 0 then fail("no thread_sort_index: \($b)") else . end
+	| if $mode == "core" then
+		($pids - [$ev[] | select(.name == "process_name") | .pid]) as $c
+		| if ($c | length) > 0 then fail("no process_name: \($c)") else . end
+		| ($lanes - [$ev[] | select(.name == "thread_name") | [.pid, .tid]]) as $e
+		| if ($e | length) > 0 then fail("no thread_name: \($e)") else . end
+		| ([$ev[] | select(.ph == "X")] | group_by([.pid, .tid])
+		   | map(sort_by(.ts) | reduce .[] as $x ({end: -1, bad: null};
+		         (if .bad == null and $x.ts < .end - 1e-9 then .bad = $x else . end)
+		         | .end = ([.end, $x.ts + $x.dur] | max)) | .bad | select(. != null))) as $o
+		| if ($o | length) > 0 then fail("overlapping slices on one thread: \($o[0])") else . end
+	  else . end
+	| ([$ev[] | select(.ph == "s" or .ph == "t")] | group_by(.id) | map(select((map(.ph) | sort) != ["s", "t"]))) as $f
+	| if ($f | length) > 0 then fail("flow without both ends: \($f[0])") else . end
+	| ([$ev[] | select(.ph == "B" or .ph == "E")] | group_by(.id)
+	   | map(select((map(select(.ph == "B")) | length) != (map(select(.ph == "E")) | length)))) as $g
+	| if ($g | length) > 0 then fail("B without E: \($g[0])") else . end
+	| "ok"' "$2"
+}
+
+# Check a whole -o directory.
+check_dir() {
+	check all "$1/trace.json"
+	for f in "$1"/*/trace.json; do
+		check core "$f"
+	done
+}
+
+instr() { # core sub subidx start end pc pipe name detail [extra JSON fields]
+	printf '{"kind":"instr","core":%s,"sub":"%s","subidx":%s,"block":-1,"subblock":-1,"start":%s,"end":%s,"pc":"%s","id":0,"warp":-1,"sch":-1,"threads":-1,"gpr":0,"bytes":0,"vec_util":-1,"ub_read":-1,"ub_write":-1,"icache_tick":null,"ccu_tick":null,"pipe":"%s","name":"%s","detail":"%s"%s}\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10:-}"
+}
+header() { echo '{"kind":"header","version":1,"mhz":1850,"producer":"test","soc":"Ascend910B1","origin":"test"}'; }
+trailer() { echo '{"kind":"trailer","records":0,"bad":0,"dropped":0,"interrupted":0,"producer":"test"}'; }
+
+# Many sub-cores (more than the 32 files kept open), records interleaved.
+many_cores() { # ncores rounds
+	header
+	local i c
+	for ((i = 0; i < $2; i++)); do
+		for ((c = 0; c < $1; c++)); do
+			instr $((c / 2)) veccore $((c % 2)) $((1000 + 10 * i)) $((1005 + 10 * i + i % 3)) \
+				"0x$((100 + i % 7))" VECTOR VADD "XD:X1=0x1,"
+		done
+	done
+	trailer
+}
+
+@test "910B sample: trace.json, per-core traces, CSVs and summary equal the golden files" {
+	run timeline-emit -o out "$R/910B.rec"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" | grep -v '^timeline-emit: ' > summary.txt
+	diff -r "$gold/910B/out" out
+	diff "$gold/910B/summary.txt" summary.txt
+	check_dir out
+}
+
+@test "A5 sample: the golden files, at 1800 MHz" {
+	timeline-emit -o out "$R/A5.rec" > summary.txt 2>/dev/null
+	diff -r "$gold/A5/out" out
+	diff "$gold/A5/summary.txt" summary.txt
+	check_dir out
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X") | .ts][0]' out/trace.json)" = 0.413889 ]
+}
+
+@test "features: intra-block sync, SIMT warps, cache misses, scalar head, flags equal the golden files" {
+	timeline-emit -o out "$gold/features.jsonl" > summary.txt 2>/dev/null
+	diff -r "$gold/features/out" out
+	diff "$gold/features/summary.txt" summary.txt
+	check_dir out
+}
+
+@test "the golden files are themselves valid traces" {
+	for s in 910B A5 features; do
+		check_dir "$gold/$s/out"
+	done
+}
+
+@test "the trace opens with profilingType, byte for byte" {
+	timeline-emit -q "$R/910B.rec" > t.json
+	want='{"profilingType":"op","displayTimeUnit":"ns","schemaVersion":2,"traceEvents":['
+	[ "$(head -n 1 t.json)" = "$want" ]
+	check all t.json
+}
+
+@test "timestamps: ticks / MHz exact to 6 decimals, and ts + dur is the end" {
+	timeline-emit -q "$R/910B.rec" > t.json
+	# MOV_XD_IMM: [11035, 11036] at 1850 MHz.
+	[ "$(jq -c '.traceEvents[] | select(.name == "MOV_XD_IMM") | [.ts, .dur]' t.json | head -n 1)" = '[5.964865,0.00054]' ]
+	[ "$(jq -c '.traceEvents[] | select(.name == "MOVK") | .ts' t.json | head -n 1)" = 5.965405 ]
+	# A long kernel: 2^40 ticks stay exact (the reference's floats would not).
+	{ header; instr 0 veccore 0 1099511627776 1099511627777 0x100 VECTOR VADD x; trailer; } > long.jsonl
+	[ "$(timeline-emit -q long.jsonl | jq -r '.traceEvents[] | select(.ph == "X") | "\(.ts) \(.dur)"')" = "594330609.608649 0.00054" ]
+}
+
+@test "910B sample: the summary warns, loudly, that there is no CUBE or VECTOR work" {
+	run timeline-emit -o out "$R/910B.rec"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"timeline-emit: WARNING: core0.veccore0: no CUBE or VECTOR work at all (pipes: SCALAR MTE2)"* ]]
+	[[ "$output" == *"timeline-emit: WARNING: core0.veccore1: no CUBE or VECTOR work at all"* ]]
+}
+
+@test "A5 sample: the summary warns that the trace is scalar-only" {
+	run timeline-emit -o out "$R/A5.rec"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"WARNING: core0.veccore0: the trace is scalar-only (pipes: SCALAR)"* ]]
+	# A core with vector work gets no warning.
+	{ header; instr 0 veccore 0 10 20 0x100 VECTOR VADD x; trailer; } > v.jsonl
+	run timeline-emit -o out2 v.jsonl
+	[ "$status" -eq 0 ]
+	[[ "$output" != *WARNING* ]]
+}
+
+@test "summary: durations, running time and the per-pipe table" {
+	timeline-emit -o out "$R/910B.rec" > s.txt 2>/dev/null
+	grep -q '^core0.veccore0      0.35                0.15$' s.txt
+	grep -q '^  SCALAR                 279     42.38             5$' s.txt
+	grep -q '^  MTE2                   274     41.77             1$' s.txt
+	# Without -o the trace is on stdout and the summary on stderr.
+	timeline-emit "$R/910B.rec" > t.json 2> err
+	check all t.json
+	grep -q 'Core operator results run in simulator as follow:' err
+	timeline-emit -o - "$R/910B.rec" 2>/dev/null | cmp - t.json
+}
+
+@test "CSV: the reference's columns, a hex address beside the decimal one" {
+	timeline-emit -o out "$R/910B.rec" > /dev/null 2>&1
+	csv=out/core0.veccore0/core0.veccore0_instr_exe.csv
+	[ "$(head -n 1 "$csv")" = 'instr,addr,addr_hex,pipe,call_count,cycles,running_time(us),detail' ]
+	# Every row: addr_hex is addr.
+	tail -n +2 "$csv" | while IFS=, read -r name addr hex rest; do
+		[ "$(printf '0x%x' "$addr")" = "$hex" ]
+	done
+	# Sorted by cycles, most first.
+	[ "$(tail -n +2 "$csv" | cut -d, -f6 | tr '\n' ' ')" = "2264 275 274 1 1 1 1 " ]
+	grep -q '^WAIT_FLAG,284713096,0x10f86088,SCALAR,1,275,0.150000,"PIPE:MTE2,TRIGGERPIPE:SCALAR,FLAGID:0,"$' "$csv"
+	[ "$(cat out/core0.veccore0/core0.veccore0_code_exe.csv)" = 'code,call_count,cycles,running_time(us)' ]
+}
+
+@test "flags: WAIT clipping, pairs by detail with flows, unpaired flags drawn alone" {
+	{
+		header
+		instr 0 veccore 0 100 150 0x100 SCALAR ADD 'dtype:S64,'
+		instr 0 veccore 0 160 170 0x104 MTE2 SET_FLAG 'PIPE:MTE2,TRIGGERPIPE:SCALAR,FLAGID:0,'
+		instr 0 veccore 0 120 180 0x108 SCALAR WAIT_FLAG 'PIPE:MTE2,TRIGGERPIPE:SCALAR,FLAGID:0,'
+		instr 0 veccore 0 190 200 0x10c MTE3 SET_FLAG 'PIPE:MTE3,TRIGGERPIPE:V,FLAGID:1,'
+		trailer
+	} > f.jsonl
+	timeline-emit -o out f.jsonl > /dev/null 2>&1
+	check_dir out
+	# The wait began at 120, before the SCALAR slice ended (150): drawn from 150.
+	[ "$(jq -c '.traceEvents[] | select(.name == "WAIT_FLAG" and .ph == "B") | [.ts, .id]' out/trace.json)" = '[0.081081,"core0.veccore0_0"]' ]
+	[ "$(jq -c '[.traceEvents[] | select(.name == "flow") | [.ph, .tid, .cat]]' out/trace.json)" = '[["s","MTE2","MTE2ToSCALAR"],["t","SCALAR","MTE2ToSCALAR"]]' ]
+	# The MTE3 set has no wait: a B/E pair of its own, no flow.
+	[ "$(jq -c '[.traceEvents[] | select(.tid == "MTE3") | .ph]' out/trace.json)" = '["M","B","E"]' ]
+	# The per-core trace: the SET as its last cycle, a flow between the two.
+	[ "$(jq -c '.traceEvents[] | select(.name == "SET_FLAG" and .pid == 60) | [.ts, .dur, .cname]' out/core0.veccore0/trace.json)" = '[0.091351,0.000541,"black"]' ]
+	[ "$(jq -c '[.traceEvents[] | select(.name == "flow") | [.id, .ph, .pid]]' out/core0.veccore0/trace.json)" = '[["0","s",60],["0","t",10]]' ]
+}
+
+@test "per-core traces: SCALAR with XD: goes to SCALARLDST, threads never overlap" {
+	timeline-emit -o out "$R/910B.rec" > /dev/null 2>&1
+	[ "$(jq -c '[.traceEvents[] | select(.name == "process_name") | [.pid, .args.name]]' out/core0.veccore0/trace.json)" = '[[120,"USERMARK"],[20,"SCALARLDST"],[60,"MTE2"],[10,"SCALAR"]]' ]
+	# Back-to-back slices (11035-11036, 11036-11037) touch: different threads.
+	[ "$(jq -c '[.traceEvents[] | select(.pid == 20 and .ph == "X") | .tid]' out/core0.veccore0/trace.json)" = '[1,2,3,1]' ]
+}
+
+@test "a generated dump: every trace valid, logical core names, flows complete" {
+	command -v gen-dump >/dev/null || skip "gen-dump not built"
+	gen-dump -s 4 -c 2 -o dump
+	dump-split dump 2>/dev/null | instr-parse -q > g.rec
+	run timeline-emit -o out g.rec
+	[ "$status" -eq 0 ]
+	check_dir out
+	[ "$(cd out && ls -d core* | tr '\n' ' ')" = "core0.veccore0 core0.veccore1 core1.veccore0 core1.veccore1 " ]
+	[ "$(jq '[.traceEvents[] | select(.ph == "s")] | length' out/trace.json)" -gt 100 ]
+	[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' out/trace.json)" -gt 1000 ]
+}
+
+@test "many interleaved cores: more than 32 per-core files, all complete" {
+	many_cores 40 30 > m.jsonl
+	run timeline-emit -o out m.jsonl
+	[ "$status" -eq 0 ]
+	[ "$(ls -d out/core*/ | wc -l)" -eq 40 ]
+	check_dir out
+	for f in out/*/trace.json; do
+		[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' "$f")" -eq 30 ]
+	done
+}
+
+@test "--core-id: logical block ids, lists and ranges" {
+	many_cores 8 3 > m.jsonl
+	# Give the cores their logical ids: block = core.
+	jq -c 'if .kind == "instr" then .block = .core | .subblock = .subidx else . end' m.jsonl > l.jsonl
+	[ "$(timeline-emit -q --core-id=1 l.jsonl | jq -r '[.traceEvents[].pid] | unique | join(" ")')" = "core1.veccore0 core1.veccore1" ]
+	[ "$(timeline-emit -q --core-id='0|3' l.jsonl | jq -r '[.traceEvents[].pid] | unique | join(" ")')" = "core0.veccore0 core0.veccore1 core3.veccore0 core3.veccore1" ]
+	[ "$(timeline-emit -q --core-id=1-2,3 l.jsonl | jq -r '[.traceEvents[].pid] | unique | length')" -eq 6 ]
+	timeline-emit -q --core-id=2 -o out l.jsonl > /dev/null
+	[ "$(cd out && ls -d core* | tr '\n' ' ')" = "core2.veccore0 core2.veccore1 " ]
+	check_dir out
+	run timeline-emit --core-id=x l.jsonl
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"option --core-id: 'x' is not a list"* ]]
+}
+
+@test "--from/--to: microseconds or ticks, events that overlap the window" {
+	timeline-emit -q --from=6.3 --to=6.4 "$R/910B.rec" > w.json
+	check all w.json
+	# SET_FLAG (11416-11690), WAIT_FLAG (11416-11691) and the mark overlap it; the
+	# scalar prologue (11035-11038) does not.
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X" or .ph == "B") | .name] | unique' w.json)" = '["Mark 0x1","SET_FLAG","WAIT_FLAG"]' ]
+	timeline-emit -q --from=11036t --to=11036t "$R/910B.rec" > k.json
+	check all k.json
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X" and .pid == "core0.veccore0") | .name]' k.json)" = '["MOV_XD_IMM","MOVK","MOV_XD_SPR"]' ]
+	# The window also narrows the CSV and summary.
+	timeline-emit --from=11036t --to=11036t -o out "$R/910B.rec" > s.txt 2>/dev/null
+	grep -q '^core0.veccore0: 3 instructions' s.txt
+	[ "$(tail -n +2 out/core0.veccore0/core0.veccore0_instr_exe.csv | wc -l)" -eq 3 ]
+	run timeline-emit --from=1.2.3 "$R/910B.rec"
+	[ "$status" -eq 2 ]
+	run timeline-emit --from=5 --to=4 "$R/910B.rec"
+	[ "$status" -eq 2 ]
+}
+
+@test "--max-size: refuses a larger trace, leaves nothing behind, exit 1; --force allows it" {
+	run timeline-emit --max-size=2k -o out "$R/910B.rec"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"a trace.json would be larger than 2048 bytes (--max-size): nothing written"* ]]
+	[ ! -e out ]
+	mkdir keep
+	run timeline-emit --max-size=2k -o keep "$R/910B.rec"
+	[ "$status" -eq 1 ]
+	[ -z "$(ls -A keep)" ]
+	# On standard output: cut short, still one JSON document.
+	run bash -c "timeline-emit --max-size=2k '$R/910B.rec' 2>/dev/null > t.json"
+	[ "$status" -eq 1 ]
+	jq -e '.traceEvents | length > 0' t.json
+	run timeline-emit --max-size=2k --force -o out "$R/910B.rec"
+	[ "$status" -eq 1 ]
+	run timeline-emit --force -o out "$R/910B.rec"
+	[ "$status" -eq 0 ]
+	check_dir out
+	run timeline-emit --max-size=lots "$R/910B.rec"
+	[ "$status" -eq 2 ]
+}
+
+@test "no trailer: complete, valid outputs, a message, exit 1" {
+	head -n -1 "$gold/features.jsonl" > cut.jsonl
+	run timeline-emit -o out cut.jsonl
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"input ended without a trailer record: the stream upstream was cut short"* ]]
+	check_dir out
+	diff -r "$gold/features/out" out
+	run bash -c "timeline-emit cut.jsonl 2>/dev/null > t.json"
+	[ "$status" -eq 1 ]
+	check all t.json
+}
+
+@test "SIGINT: the outputs are closed, valid and in place; exit 130" {
+	many_cores 4 400 > m.jsonl
+	mkfifo fifo
+	timeline-emit -o out < fifo > summary.txt 2> err &
+	pid=$!
+	# Half the stream, then hold the pipe open: the tool is still reading.
+	( head -n 800 m.jsonl; sleep 10 ) > fifo &
+	feeder=$!
+	for i in $(seq 50); do
+		[ -e out/core1.veccore1 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -INT "$pid"
+	st=0
+	wait "$pid" || st=$?
+	kill "$feeder" 2>/dev/null || true
+	[ "$st" -eq 130 ]
+	check_dir out
+	[ "$(ls -d out/core*/ | wc -l)" -eq 4 ]
+	[ -z "$(find out -name '*.tmp*')" ]
+	# What was read is drawn: at most the 799 instructions sent.
+	n=$(jq '[.traceEvents[] | select(.ph == "X")] | length' out/trace.json)
+	[ "$n" -ge 4 ] && [ "$n" -le 799 ]
+	grep -q 'Core operator results' summary.txt
+}
+
+@test "late records: drawn, counted and reported" {
+	{
+		header
+		instr 0 veccore 0 999990 1000000 0x100 VECTOR A x
+		instr 0 veccore 0 900000 900010 0x104 VECTOR B x
+		instr 0 veccore 0 1999990 2000000 0x108 VECTOR C x
+		instr 0 veccore 0 90 100 0x10c VECTOR D x
+		trailer
+	} > late.jsonl
+	run bash -c "timeline-emit late.jsonl 2>err > t.json"
+	[ "$status" -eq 0 ]
+	# B came after A but within the window: put back in order; D came after
+	# the window had passed it: drawn when it came.
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X") | .name]' t.json)" = '["B","A","D","C"]' ]
+	grep -q '1 records arrived after the reorder window had passed them' err
+}
+
+@test "bad records are reported with file:line and skipped; exit 1" {
+	{ header; echo '{"kind":"instr","core":"x"}'; instr 0 veccore 0 10 20 0x100 VECTOR VADD x; trailer; } > bad.jsonl
+	run bash -c "timeline-emit bad.jsonl 2>err > t.json"
+	[ "$status" -eq 1 ]
+	grep -q '^timeline-emit: bad.jsonl:2: bad record: ' err
+	grep -q '1 bad records skipped' err
+	check all t.json
+	[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' t.json)" -eq 1 ]
+}
+
+@test "record encodings: binary, JSON Lines, lz4 and several files give one trace" {
+	timeline-emit -q "$R/910B.rec" > a.json
+	rec-cat --json "$R/910B.rec" > r.jsonl
+	timeline-emit -q r.jsonl > b.json
+	cmp a.json b.json
+	rec-cat --lz4 "$R/910B.rec" > r.lz4
+	timeline-emit -q < r.lz4 > c.json
+	cmp a.json c.json
+	# Unknown and unconsumed kinds are ignored.
+	sed '2i Zsomething new' r.jsonl | timeline-emit -q > d.json
+	cmp a.json d.json
+}
+
+@test "usage errors exit 2; an input that cannot be opened exits 3" {
+	run timeline-emit --bogus
+	[ "$status" -eq 2 ]
+	run timeline-emit --soc-version=Nope "$R/910B.rec"
+	[ "$status" -eq 2 ]
+	run timeline-emit no/such/file
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"no/such/file: cannot open: No such file or directory"* ]]
+	run timeline-emit -h
+	[ "$status" -eq 0 ]
+	[[ "$output" == usage:* ]]
+	run timeline-emit --version
+	[ "$status" -eq 0 ]
+}
+
+@test "-o into a file, or through a symbolic link for a core directory, is refused" {
+	touch file
+	run timeline-emit -o file "$R/910B.rec"
+	[ "$status" -eq 4 ]
+	mkdir out elsewhere
+	ln -s "$T/elsewhere" out/core0.veccore0
+	run timeline-emit -o out "$R/910B.rec"
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"out/core0.veccore0: exists and is not a directory"* ]]
+	[ -z "$(ls -A elsewhere)" ]
+	[ ! -e out/trace.json ]
+}
+
+@test "a reader that goes away ends the tool quietly" {
+	many_cores 2 3000 > m.jsonl
+	run bash -c "timeline-emit m.jsonl 2>err | head -c 100 > /dev/null; echo \${PIPESTATUS[0]}"
+	[ "$output" -eq 0 ]
+	[ ! -s err ] || ! grep -q 'cannot write' err
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Regenerate timeline-emit's golden outputs, after an intended change:
+#   sh test/golden/regen.sh && git diff --stat test/golden
+# then review the diff.  test/bats/timeline-emit.bats compares against
+# these files and never writes them.
+#
+#   <sample>/out/          what timeline-emit -o writes (traces, CSVs)
+#   <sample>/summary.txt   what it prints on standard output
+#
+# Samples: test/data/910B and test/data/A5 (real simulator dumps, through
+# dump-split | instr-parse) and features.jsonl here (a hand-written record
+# stream with what the samples lack: A5 intra-block sync, SIMT warps,
+# cache misses, scalar head overhead, BAR, process bytes, unpaired flags).
+# The tools come from build/bin unless OPTRACE_BIN names another directory.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${OPTRACE_BIN:-$top/build/bin}
+gold=$top/test/golden
+data=$top/test/data
+
+for t in dump-split instr-parse timeline-emit; do
+	[ -x "$bin/$t" ] || { echo "regen.sh: $bin/$t missing: run make first" >&2; exit 2; }
+done
+
+emit() { # name: reads records on stdin
+	rm -rf "$gold/$1"
+	mkdir -p "$gold/$1"
+	"$bin/timeline-emit" -o "$gold/$1/out" >"$gold/$1/summary.txt"
+}
+
+"$bin/dump-split" "$data/910B" 2>/dev/null | "$bin/instr-parse" 2>/dev/null | emit 910B
+"$bin/dump-split" "$data/A5" 2>/dev/null | "$bin/instr-parse" --soc-version=Ascend950PR_9599 2>/dev/null | emit A5
+emit features <"$gold/features.jsonl"
+echo "regenerated: $(cd "$gold" && find 910B A5 features -type f | sort | tr '\n' ' ')"

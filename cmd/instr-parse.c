@@ -846,7 +846,53 @@ static void flush_key(struct pairing *pg, struct keyinfo *k, uint64_t key)
 	drain_key(pg, k, key);
 	leftovers(pg, &k->pop_h, &k->pop_t, LOSS_POP_UNMATCHED);
 	leftovers(pg, &k->exec_h, &k->exec_t, LOSS_EXEC_UNMATCHED);
-	k->paired = 0;          /* ready for the next run */
+}
+
+/* At the end of a run the entries held back by the prune walks pair last:
+ * flush them in the order of their exec ticks, not in hash order, so the
+ * records still come out close to completion order. */
+struct held {
+	uint64_t tick, key;
+};
+
+static int cmp_held(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+	if (x->tick != y->tick)
+		return x->tick < y->tick ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void flush_in_order(struct pairing *pg)
+{
+	struct held *h = NULL;
+	size_t i, n = 0, cap = 0;
+
+	for (i = 0; i < pg->keys->cap; i++) {
+		uint64_t key;
+		struct keyinfo *k = table_at(pg->keys, i, &key);
+		if (!k || (!k->pend_pop && !k->pend_exec && !k->pop_h && !k->exec_h))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			if (!(h = realloc(h, cap * sizeof *h)))
+				cli_die(EXIT_IO, "out of memory");
+		}
+		h[n].key = key;
+		h[n].tick = k->exec_h ? k->exec_h->tick : k->pend_exec ? k->pend_exec->tick : UINT64_MAX;
+		n++;
+	}
+	if (n)
+		qsort(h, n, sizeof *h, cmp_held);
+	for (i = 0; i < n; i++)
+		flush_key(pg, table_find(pg->keys, h[i].key), h[i].key);
+	free(h);
+	for (i = 0; i < pg->keys->cap; i++) {
+		uint64_t key;
+		struct keyinfo *k = table_at(pg->keys, i, &key);
+		if (k)
+			k->paired = 0;      /* ready for the next run */
+	}
 }
 
 /* ---- pass 3: the whole-core calculators, then output ---- */
@@ -966,12 +1012,7 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 			if (pg.final && wr_error(o->w))
 				break;
 		}
-		for (i = 0; i < pg.keys->cap; i++) {
-			uint64_t key;
-			struct keyinfo *k = table_at(pg.keys, i, &key);
-			if (k)
-				flush_key(&pg, k, key);
-		}
+		flush_in_order(&pg);
 		if (np)
 			node_free(np);
 		if (ne)

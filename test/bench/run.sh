@@ -46,5 +46,14 @@ for mb in $sizes; do
 	fi
 	"$bin/decode-bench" "$scratch/lines.rec" | sed 's/^/   line records:  /'
 	"$bin/decode-bench" "$scratch/instr.rec" | sed 's/^/   instr records: /'
+	if [ -x "$bin/timeline-emit" ]; then
+		events=$("$bin/rec-cat" --count "$scratch/instr.rec" | awk '$1 == "instr" { print $2 }')
+		"$bin/peakrss" -o "$scratch/m" -- sh -c "'$bin/timeline-emit' -q '$scratch/instr.rec' > /dev/null"
+		line=$(tail -n 1 "$scratch/m")
+		echo "$line" | awk -v ev="$events" '{
+			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			printf "%-44s %8.2f M events/s wall %6.2f M events/cpu-s  peak RSS %6.1f MB\n",
+			       "timeline-emit records > trace.json", ev / v["wall_s"] / 1e6, ev / v["cpu_s"] / 1e6, v["maxrss_kb"] / 1024 }'
+	fi
 	rm -rf "$d" "$scratch/lines.rec" "$scratch/instr.rec"
 done

@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# pipelines/sim-export and pipelines/batch.mk as a user runs them.
+
+setup() {
+	top="$BATS_TEST_DIRNAME/../.."
+	data="$BATS_TEST_DIRNAME/../data"
+	tmp="$BATS_TEST_TMPDIR"
+	export PATH="$top/pipelines:$PATH"
+}
+
+@test "sim-export makes the OPPROF tree for the 910B sample" {
+	run sim-export -o "$tmp" "$data/910B"
+	[ "$status" -eq 0 ]
+	dir=$(ls -d "$tmp"/OPPROF_*)
+	[[ "$(basename "$dir")" =~ ^OPPROF_[0-9]{14}_[A-Z]{16}$ ]]
+	grep -q "wrote $dir" <<<"$output"
+	grep -q "trace.json" <<<"$output"
+	# dump/ holds the dump files as read
+	for f in "$data"/910B/*; do cmp "$f" "$dir/dump/$(basename "$f")"; done
+	# simulator/ holds the traces and per-core files
+	jq -e '.traceEvents | length > 0' "$dir/simulator/trace.json" >/dev/null
+	[ "$(head -c 40 "$dir/simulator/trace.json" | grep -c '^{"profilingType"')" -eq 1 ]
+	for c in core0.veccore0 core0.veccore1; do
+		jq -e '.schemaVersion == 1' "$dir/simulator/$c/trace.json" >/dev/null
+		head -n 1 "$dir/simulator/$c/${c}_instr_exe.csv" | grep -q '^instr,addr,'
+		# six instructions and the trace mark, one row per pc
+		[ "$(wc -l < "$dir/simulator/$c/${c}_instr_exe.csv")" -eq 8 ]
+	done
+	# nothing else left behind
+	[ "$(ls -A "$tmp" | wc -l)" -eq 1 ]
+}
+
+@test "sim-export gives the same simulator/ as dump-split | instr-parse | timeline-emit" {
+	sim-export -q -o "$tmp" "$data/910B"
+	dir=$(ls -d "$tmp"/OPPROF_*)
+	dump-split "$data/910B" 2>/dev/null | instr-parse -q > "$tmp/r.rec"
+	timeline-emit -q -o "$tmp/direct" "$tmp/r.rec" 2>/dev/null
+	cmp "$tmp/direct/trace.json" "$dir/simulator/trace.json"
+	cmp "$tmp/direct/core0.veccore1/trace.json" "$dir/simulator/core0.veccore1/trace.json"
+}
+
+@test "sim-export copies the kernel binary given with --binary" {
+	printf 'ELF stand-in' > "$tmp/k.o"
+	mkdir "$tmp/out"
+	sim-export -q --binary "$tmp/k.o" -o "$tmp/out" "$data/910B"
+	cmp "$tmp/k.o" "$tmp"/out/OPPROF_*/dump/aicore_binary.o
+}
+
+@test "sim-export: errors are clear and leave nothing behind" {
+	mkdir "$tmp/out" "$tmp/empty"
+	run sim-export -o "$tmp/out" "$tmp/missing"
+	[ "$status" -eq 3 ]
+	grep -q "missing: not a directory" <<<"$output"
+	run sim-export -o "$tmp/out" "$tmp/empty"
+	[ "$status" -ne 0 ]
+	[ "$(ls -A "$tmp/out" | wc -l)" -eq 0 ]
+	run sim-export --no-such-option "$data/910B"
+	[ "$status" -eq 2 ]
+	run sim-export --help
+	[ "$status" -eq 0 ]
+}
+
+@test "sim-export on a generated two-core dump parses every core" {
+	gen-dump -s 4 -c 2 -o "$tmp/d"
+	run sim-export -q -j 2 -o "$tmp" "$tmp/d"
+	[ "$status" -eq 0 ]
+	dir=$(ls -d "$tmp"/OPPROF_*)
+	[ "$(ls -d "$dir"/simulator/core* | wc -l)" -eq 4 ]
+	jq -e '[.traceEvents[] | select(.ph == "X")] | length > 1000' "$dir/simulator/trace.json" >/dev/null
+}
+
+@test "batch.mk: one tree per dump, rebuilt only when its dump changes" {
+	mkdir -p "$tmp/runs/a" "$tmp/runs/b"
+	cp "$data"/910B/* "$tmp/runs/a/"
+	cp "$data"/910B/* "$tmp/runs/b/"
+	cd "$tmp"
+	run make -s -f "$top/pipelines/batch.mk" DUMPS="runs/*" OUT=profiles -j2
+	[ "$status" -eq 0 ]
+	[ -f profiles/runs_a/simulator/trace.json ]
+	[ -f profiles/runs_b/simulator/trace.json ]
+	run make -f "$top/pipelines/batch.mk" DUMPS="runs/*" OUT=profiles -q
+	[ "$status" -eq 0 ]          # up to date
+	a_before=$(stat -c %Y profiles/runs_a/.done)
+	sleep 1
+	touch runs/b/core0.veccore0.instr_log.dump
+	run make -f "$top/pipelines/batch.mk" DUMPS="runs/*" OUT=profiles -q
+	[ "$status" -eq 1 ]          # b is out of date
+	make -s -f "$top/pipelines/batch.mk" DUMPS="runs/*" OUT=profiles
+	[ "$(stat -c %Y profiles/runs_a/.done)" = "$a_before" ]
+	[ profiles/runs_b/.done -nt runs/b/core0.veccore0.instr_log.dump ]
+}

@@ -55,5 +55,12 @@ for mb in $sizes; do
 			printf "%-44s %8.2f M events/s wall %6.2f M events/cpu-s  peak RSS %6.1f MB\n",
 			       "timeline-emit records > trace.json", ev / v["wall_s"] / 1e6, ev / v["cpu_s"] / 1e6, v["maxrss_kb"] / 1024 }'
 	fi
+	if [ -x "$top/pipelines/sim-export" ] && command -v parallel >/dev/null 2>&1; then
+		mkdir -p "$scratch/export"
+		measure "sim-export (whole OPPROF tree, 2 jobs)" "$bytes" \
+			sh -c "PATH='$bin':\$PATH '$top/pipelines/sim-export' -q -j 2 -o '$scratch/export' '$d' > /dev/null 2>&1"
+		ls "$scratch"/export/OPPROF_*/simulator/trace.json >/dev/null
+		rm -rf "$scratch/export"
+	fi
 	rm -rf "$d" "$scratch/lines.rec" "$scratch/instr.rec"
 done

@@ -502,6 +502,16 @@ struct node {
 
 static struct node *free_nodes;
 
+static struct node *node_alloc(void)
+{
+	struct node *n = free_nodes;
+	if (n)
+		free_nodes = n->next;
+	else if (!(n = calloc(1, sizeof *n)))
+		cli_die(EXIT_IO, "out of memory");
+	return n;
+}
+
 /* Read the next spooled pop into a node; NULL at the end.  Without
  * all_text only the pops that set vector state keep their text (the first
  * pairing pass needs no other). */
@@ -515,11 +525,7 @@ static struct node *node_read(struct spool *r, int all_text)
 		return NULL;
 	if (got != sizeof e)
 		cli_die(EXIT_IO, "temporary file damaged or unreadable");
-	n = free_nodes;
-	if (n)
-		free_nodes = n->next;
-	else if (!(n = calloc(1, sizeof *n)))
-		cli_die(EXIT_IO, "out of memory");
+	n = node_alloc();
 	need = (size_t)e.name_n + e.detail_n + 1;
 	n->next = NULL;
 	n->tick = e.tick;
@@ -561,11 +567,7 @@ static struct node *exec_read(struct spool *r)
 		return NULL;
 	if (got != sizeof e)
 		cli_die(EXIT_IO, "temporary file damaged or unreadable");
-	n = free_nodes;
-	if (n)
-		free_nodes = n->next;
-	else if (!(n = calloc(1, sizeof *n)))
-		cli_die(EXIT_IO, "out of memory");
+	n = node_alloc();
 	n->next = NULL;
 	n->tick = e.tick;
 	n->pc = n->id = e.key;

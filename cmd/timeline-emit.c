@@ -11,7 +11,8 @@
  *      matching (flags.c) and the per-pc and per-pipe counts (stats.c);
  *   3. at the end of input, the windows drain, flags still unpaired are
  *      drawn alone, every JSON document is closed and moved into place,
- *      and the CSVs and summary are written from the counts.
+ *      and the CSVs, visualize_data.bin (vis.c: the finished trace.json
+ *      and a per-pc table) and summary are written from the counts.
  * Memory is the windows, the unpaired flags, and per-pc / per-pipe
  * counts: never the trace. */
 #include <errno.h>
@@ -57,6 +58,7 @@ static void abort_outputs(void)
 	size_t i;
 	for (i = 0; i < ncores; i++)
 		sub_abort(cores[i]);
+	vis_abort();
 	if (trace_w) {
 		if (trace_to_stdout) {
 			/* Already streamed: at least leave a whole document. */
@@ -126,7 +128,8 @@ static void usage(FILE *f)
 	        "usage: timeline-emit [options] [FILE...]\n"
 	        "Draw instruction records (from instr-parse) as the simulator's timelines.\n"
 	        "  -o DIR             write DIR/trace.json (all cores), DIR/<core>/trace.json,\n"
-	        "                     DIR/<core>/<core>_instr_exe.csv, <core>_code_exe.csv and\n"
+	        "                     DIR/<core>/<core>_instr_exe.csv, <core>_code_exe.csv,\n"
+	        "                     DIR/visualize_data.bin (for MindStudio Insight) and\n"
 	        "                     print the summary; without -o (or -o -) only the\n"
 	        "                     all-cores trace.json, to standard output\n"
 	        "  --core-id=LIST     only these cores, by block id: 0|31, 0-2,12-14\n"
@@ -374,7 +377,8 @@ static struct core *core_for(const struct rec *r)
 struct slotrec {
 	uint64_t start, end, pc, icache, ccu;
 	int64_t bytes;
-	int32_t warp, sch;
+	double vec;
+	int32_t warp, sch, gpr, ubr, ubw;
 	int lane;
 	uint32_t name_n, detail_n, cap;
 	uint32_t next;              /* the next in its bucket, + 1 */
@@ -473,7 +477,8 @@ static void process(struct core *c, struct slotrec *s)
 	if (cache) {
 		c->ncache++;
 	} else if (kept) {
-		stats_take(c, lane, name, nn, detail, dn, s->start, s->end, s->pc, 0);
+		struct calcv k = { s->bytes, s->vec, s->gpr, s->ubr, s->ubw, s->icache, s->ccu };
+		stats_take(c, lane, name, nn, detail, dn, s->start, s->end, s->pc, &k, 0);
 		c->nsimt += simt;
 	}
 
@@ -637,6 +642,10 @@ static void take_instr(const struct rec *r)
 	s->icache = r->n[I_ICACHE].u;
 	s->ccu = r->n[I_CCU].u;
 	s->bytes = r->n[I_BYTES].i;
+	s->vec = r->n[I_VECUTIL].f;
+	s->gpr = (int32_t)r->n[I_GPR].i;
+	s->ubr = (int32_t)r->n[I_UBREAD].i;
+	s->ubw = (int32_t)r->n[I_UBWRITE].i;
 	s->warp = (int32_t)r->n[I_WARP].i;
 	s->sch = (int32_t)r->n[I_SCH].i;
 	s->lane = r->s[IS_PIPE].n ? lane_intern(r->s[IS_PIPE].p, r->s[IS_PIPE].n) : LANE_ALL;
@@ -708,7 +717,7 @@ static void take_mark(const struct rec *r)
 	if (end < opt.from || start > opt.to)
 		return;
 	stats_take(c, LANE_USERMARK, name, nn, r->s[MS_DETAIL].p, r->s[MS_DETAIL].n, start, end,
-	           r->n[M_STARTPC].u, 1);
+	           r->n[M_STARTPC].u, &calc_none, 1);
 	trace_mark(c, name, nn, start, end);
 	if (c->out)
 		sub_mark(c, (unsigned)(r->n[M_MARK].u % 10), name, nn, start, end);
@@ -746,6 +755,7 @@ static void start(void)
 		         hdr_mhz ? hdr_mhz : ch->mhz);
 	emit_mhz = hdr_mhz ? hdr_mhz : ch->mhz;
 	logical_names = ch->family == CHIP_A2 || ch->family == CHIP_A3;
+	emit_310p = ch->family == CHIP_310P;
 	if (from_b.set)
 		opt.from = from_b.ticks ? from_b.v : us6_to_ticks(from_b.v, 1);
 	if (to_b.set)
@@ -824,7 +834,7 @@ int main(int argc, char **argv)
 	};
 	int c, i, nin, status = EXIT_OK, trailer = 0, upstream_interrupted = 0, read_failed = 0;
 	int force = 0, size_given = 0;
-	uint64_t bad = 0, instrs = 0;
+	uint64_t bad = 0, instrs = 0, trace_bytes = 0;
 	const char *out = NULL;
 	struct rec_dec dec = { 0 };
 	struct rd **in;
@@ -974,6 +984,7 @@ int main(int argc, char **argv)
 		status = EXIT_PARTIAL;
 		goto out;
 	}
+	trace_bytes = trace.bytes + 1;
 	c = wr_close(trace_w);
 	trace_w = NULL;
 	if (c == EPIPE) {
@@ -994,6 +1005,25 @@ int main(int argc, char **argv)
 		if (c) {
 			errno = c;
 			emit_fatal(EXIT_IO, "%s/%s: cannot write:", opt.dir, k->name);
+		}
+	}
+	if (opt.dir) {
+		/* visualize_data.bin, from the finished trace.json: written
+		 * even after SIGINT, complete for what was read. */
+		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
+		size_t n = 0, k;
+		const char *what;
+		char *path = xmalloc(strlen(opt.dir) + 16);
+		for (k = 0; k < ncores; k++)
+			if (cores[k]->selected)
+				sel[n++] = cores[k];
+		sprintf(path, "%s/trace.json", opt.dir);
+		c = vis_write(sel, n, path, trace_bytes, &what);
+		free(path);
+		free(sel);
+		if (c) {
+			errno = c;
+			emit_fatal(EXIT_IO, "%s/visualize_data.bin: %s:", opt.dir, what);
 		}
 	}
 

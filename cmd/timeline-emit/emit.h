@@ -62,7 +62,7 @@ struct uacc {
 void uacc_add(struct uacc *u, uint64_t s, uint64_t e);
 uint64_t uacc_total(const struct uacc *u);
 
-/* ---- per-pc statistics for the CSV ---- */
+/* ---- per-pc statistics for the CSV and the INSTR_API block ---- */
 #define PC_RUN 4
 struct pcstat {
 	uint64_t pc, count, cycles;
@@ -72,7 +72,22 @@ struct pcstat {
 	int lane;
 	char *name, *detail;
 	size_t name_n, detail_n;
+	/* INSTR_API (spec 6.5), folded as the reference folds a pc's records
+	 * in (end, pc) order starting from the first: */
+	int64_t bytes;              /* process bytes: summed while the sum is > 0 */
+	double vec;                 /* vector utilisation: min */
+	int32_t gpr, ubr, ubw;      /* live GPRs, UB read/write conflicts: max */
+	int64_t icache_cyc, ccu_cyc;/* scalar head: sum of ccu - icache, start - ccu */
 };
+/* What the calculators said about one record (-1: not applicable;
+ * icache/ccu REC_NONE: unknown). */
+struct calcv {
+	int64_t bytes;
+	double vec;
+	int32_t gpr, ubr, ubw;
+	uint64_t icache, ccu;
+};
+extern const struct calcv calc_none;
 struct pctab {
 	struct pcstat *v;           /* dense */
 	uint32_t n, cap;
@@ -216,9 +231,18 @@ void flags_release(void);
 
 /* stats.c: CSV rows and the summary */
 void stats_take(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
-                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, int is_mark);
+                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, const struct calcv *k,
+                int is_mark);
 int stats_write_csv(struct core *c);  /* 0 or errno */
 void stats_summary(struct core **cores, size_t n, FILE *f);
 void stats_free(struct core *c);
+
+/* vis.c: DIR/visualize_data.bin (spec 6.5) */
+extern int emit_310p;               /* the chip is a 310P: set_event/wait_event */
+/* Write it from the finished DIR/trace.json and the per-pc counts of the
+ * selected cores; 0, or an errno value with *what naming the step. */
+int vis_write(struct core **cores, size_t n, const char *trace_path, uint64_t trace_size,
+              const char **what);
+void vis_abort(void);               /* drop a half-written file (fatal errors) */
 
 #endif

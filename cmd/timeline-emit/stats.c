@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "rec.h"
 
 /* ---- interval unions ---- */
 
@@ -138,8 +139,11 @@ static char *dup_n(const char *s, size_t n)
 	return d;
 }
 
+const struct calcv calc_none = { -1, -1.0, -1, -1, -1, REC_NONE, REC_NONE };
+
 void stats_take(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
-                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, int is_mark)
+                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, const struct calcv *k,
+                int is_mark)
 {
 	int fresh;
 	struct pcstat *p = pc_get(&c->pcs, pc, &fresh);
@@ -148,6 +152,37 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 	p->count++;
 	p->cycles += cyc;
 	uacc_add(&p->run, start, end);
+	if (k->icache != REC_NONE && k->ccu != REC_NONE) {
+		/* Signed, as the reference's int casts of its differences. */
+		p->icache_cyc += (int64_t)(k->ccu - k->icache);
+		p->ccu_cyc += (int64_t)(start - k->ccu);
+	}
+	if (fresh) {
+		p->bytes = k->bytes;
+		p->vec = k->vec;
+		p->gpr = k->gpr;
+		p->ubr = k->ubr;
+		p->ubw = k->ubw;
+	} else {
+		if (end < p->first_end) {
+			/* A late record becomes the first: its bytes lead the sum
+			 * (exact unless earlier sums had stopped). */
+			int64_t b = p->bytes;
+			p->bytes = k->bytes;
+			if (k->bytes > 0 && b > 0)
+				p->bytes += b;
+		} else if (p->bytes > 0) {
+			p->bytes += k->bytes;
+		}
+		if (k->vec < p->vec)
+			p->vec = k->vec;
+		if (k->gpr > p->gpr)
+			p->gpr = k->gpr;
+		if (k->ubr > p->ubr)
+			p->ubr = k->ubr;
+		if (k->ubw > p->ubw)
+			p->ubw = k->ubw;
+	}
 	/* The row names the pc's earliest-ending record, as the reference's
 	 * first element in (end, pc) order. */
 	if (fresh || end < p->first_end) {

@@ -65,6 +65,25 @@ check_dir() {
 	done
 }
 
+# Decode DIR/visualize_data.bin into DIR.vdata/ as the goldens keep it
+# (test/golden/vdata-decode.sh), and check its TRACE block is trace.json.
+vdata() {
+	sh "$gold/vdata-decode.sh" "$1/visualize_data.bin" "$1.vdata"
+	cmp "$1.vdata/TRACE.json" "$1/trace.json"
+}
+
+# The INSTR_API payload of DIR/visualize_data.bin, as written.
+instr_api() {
+	vdata-dump --payload INSTR_API "$1/visualize_data.bin"
+}
+
+# An instruction record with calculator values:
+# core sub subidx start end pc pipe name detail gpr bytes vec_util ub_read ub_write [icache ccu]
+ins() {
+	printf '{"kind":"instr","core":%s,"sub":"%s","subidx":%s,"block":-1,"subblock":-1,"start":%s,"end":%s,"pc":"%s","id":0,"warp":-1,"sch":-1,"threads":-1,"gpr":%s,"bytes":%s,"vec_util":%s,"ub_read":%s,"ub_write":%s,"icache_tick":%s,"ccu_tick":%s,"pipe":"%s","name":"%s","detail":"%s"}\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" "${10}" "${11}" "${12}" "${13}" "${14}" "${15:-null}" "${16:-null}" "$7" "$8" "$9"
+}
+
 instr() { # core sub subidx start end pc pipe name detail [extra JSON fields]
 	printf '{"kind":"instr","core":%s,"sub":"%s","subidx":%s,"block":-1,"subblock":-1,"start":%s,"end":%s,"pc":"%s","id":0,"warp":-1,"sch":-1,"threads":-1,"gpr":0,"bytes":0,"vec_util":-1,"ub_read":-1,"ub_write":-1,"icache_tick":null,"ccu_tick":null,"pipe":"%s","name":"%s","detail":"%s"%s}\n' \
 		"$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10:-}"
@@ -89,29 +108,36 @@ many_cores() { # ncores rounds
 	run timeline-emit -o out "$R/910B.rec"
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" | grep -v '^timeline-emit: ' > summary.txt
-	diff -r "$gold/910B/out" out
+	diff -r -x visualize_data.bin "$gold/910B/out" out
 	diff "$gold/910B/summary.txt" summary.txt
 	check_dir out
+	vdata out
+	diff -r "$gold/910B/vdata" out.vdata
 }
 
 @test "A5 sample: the golden files, at 1800 MHz" {
 	timeline-emit -o out "$R/A5.rec" > summary.txt 2>/dev/null
-	diff -r "$gold/A5/out" out
+	diff -r -x visualize_data.bin "$gold/A5/out" out
 	diff "$gold/A5/summary.txt" summary.txt
 	check_dir out
+	vdata out
+	diff -r "$gold/A5/vdata" out.vdata
 	[ "$(jq -c '[.traceEvents[] | select(.ph == "X") | .ts][0]' out/trace.json)" = 0.413889 ]
 }
 
 @test "features: intra-block sync, SIMT warps, cache misses, scalar head, flags equal the golden files" {
 	timeline-emit -o out "$gold/features.jsonl" > summary.txt 2>/dev/null
-	diff -r "$gold/features/out" out
+	diff -r -x visualize_data.bin "$gold/features/out" out
 	diff "$gold/features/summary.txt" summary.txt
 	check_dir out
+	vdata out
+	diff -r "$gold/features/vdata" out.vdata
 }
 
 @test "the golden files are themselves valid traces" {
 	for s in 910B A5 features; do
 		check_dir "$gold/$s/out"
+		cmp "$gold/$s/vdata/TRACE.json" "$gold/$s/out/trace.json"
 	done
 }
 
@@ -289,7 +315,9 @@ many_cores() { # ncores rounds
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"input ended without a trailer record: the stream upstream was cut short"* ]]
 	check_dir out
-	diff -r "$gold/features/out" out
+	diff -r -x visualize_data.bin "$gold/features/out" out
+	vdata out
+	diff -r "$gold/features/vdata" out.vdata
 	run bash -c "timeline-emit cut.jsonl 2>/dev/null > t.json"
 	[ "$status" -eq 1 ]
 	check all t.json
@@ -320,6 +348,38 @@ many_cores() { # ncores rounds
 	n=$(jq '[.traceEvents[] | select(.ph == "X")] | length' out/trace.json)
 	[ "$n" -ge 4 ] && [ "$n" -le 799 ]
 	grep -q 'Core operator results' summary.txt
+	# visualize_data.bin too: complete, the trace as written, the
+	# instructions read.
+	vdata out
+	[ "$(cut -d' ' -f1-2 out.vdata/blocks.txt | tr '\n' ' ')" = "type=TRACE version=90 type=INSTR_API version=0 " ]
+	[ "$(jq '[.Instructions[]."Instructions Executed" | add] | add' out.vdata/INSTR_API.json)" -eq "$n" ]
+}
+
+@test "SIGINT while the outputs are being finished: visualize_data.bin complete, never half-written" {
+	many_cores 8 3000 > m.jsonl
+	mkfifo fifo
+	# The whole stream goes into the pipe, then Ctrl+C lands somewhere in
+	# the drain, the trace, the CSVs or visualize_data.bin (or after).
+	for delay in 0 0.005 0.01 0.02 0.04 0.08; do
+		rm -rf out out.vdata
+		timeline-emit -o out < fifo > /dev/null 2>&1 &
+		pid=$!
+		cat m.jsonl > fifo
+		sleep "$delay"
+		kill -INT "$pid" 2>/dev/null || true
+		st=0
+		wait "$pid" || st=$?
+		[ "$st" -eq 130 ] || [ "$st" -eq 0 ]
+		[ -z "$(find out -name '*.tmp*')" ]
+		vdata out
+		# What was read is in both, the same count.
+		n=$(jq '[.traceEvents[] | select(.ph == "X")] | length' out/trace.json)
+		if [ "$n" -gt 0 ]; then
+			[ "$(jq '[.Instructions[]."Instructions Executed" | add] | add' out.vdata/INSTR_API.json)" -eq "$n" ]
+		else
+			[ ! -e out.vdata/INSTR_API.json ]
+		fi
+	done
 }
 
 @test "late records: drawn, counted and reported" {
@@ -395,4 +455,143 @@ many_cores() { # ncores rounds
 	run bash -c "timeline-emit m.jsonl 2>err | head -c 100 > /dev/null; echo \${PIPESTATUS[0]}"
 	[ "$output" -eq 0 ]
 	[ ! -s err ] || ! grep -q 'cannot write' err
+}
+
+@test "visualize_data.bin: TRACE then INSTR_API for the 910B sample, TRACE byte for byte trace.json" {
+	timeline-emit -o out "$R/910B.rec" > /dev/null 2>&1
+	[ "$(vdata-dump out/visualize_data.bin | cut -d' ' -f1-2 | tr '\n' ' ')" = "type=TRACE version=90 type=INSTR_API version=0 " ]
+	vdata-dump --payload TRACE out/visualize_data.bin | cmp - out/trace.json
+	# The raw header bytes: size, type, padding, version 0x5A, reserved 0x5A.
+	[ "$(od -An -tx1 -N12 out/visualize_data.bin | tr -d ' \n')" = "501200000000000002015a5a" ]
+	# No source mapping yet: no CODE or FILE_API block, AscendC Inner Code empty.
+	! vdata-dump out/visualize_data.bin | grep -q -e CODE -e FILE_API
+	[ "$(instr_api out | jq -r '[.Instructions[]."AscendC Inner Code"] | unique | .[]')" = "" ]
+	# Compact JSON; floats as floats.
+	[ "$(instr_api out | wc -l)" -eq 0 ]
+	instr_api out | grep -q '"Vector Utilization Percentage":\[-1.0,-1.0\]'
+}
+
+@test "INSTR_API: per-pc, per-core counts, cycles, GPR max, process bytes, vector min, flag Source, address-string order" {
+	{
+		header
+		# core sub idx start end pc pipe name detail gpr bytes vec ubr ubw
+		ins 0 veccore 0 100 110 0x9 VECTOR VADD 'XD:X1=0x10,XN:X2=0x20,XM:X3=0,' 3 0 50 1 0
+		ins 0 veccore 0 200 215 0x9 VECTOR VADD 'XD:X1=0x11,XN:X2=0x21,XM:X3=0,' 5 0 25.5 2 4
+		ins 0 veccore 1 100 104 0x9 VECTOR VADD 'XD:X1=0x12,' 2 0 75 0 0
+		# bytes: summed when the first execution moved bytes, else NA (-1)
+		ins 0 veccore 0 110 120 0x10 MTE2 MOV_OUT_TO_UB 'SRC:GM,DST:UB,XN:0x40' -1 512 -1 -1 -1
+		ins 0 veccore 0 210 220 0x10 MTE2 MOV_OUT_TO_UB 'SRC:GM,DST:UB,XN:0x80' -1 256 -1 -1 -1
+		ins 0 veccore 1 120 130 0x10 MTE2 MOV_OUT_TO_UB 'SRC:GM,DST:UB,' -1 0 -1 -1 -1
+		ins 0 veccore 1 220 230 0x10 MTE2 MOV_OUT_TO_UB 'SRC:GM,DST:UB,' -1 512 -1 -1 -1
+		ins 0 veccore 0 130 140 0x14 MTE2 SET_FLAG 'PIPE:MTE2,TRIGGERPIPE:V,FLAGID:3,' 0 -1 -1 -1 -1
+		ins 0 veccore 0 135 150 0x18 VECTOR WAIT_FLAG 'PIPE:MTE2,TRIGGERPIPE:V,FLAGID:3,' 0 -1 -1 -1 -1
+		ins 0 veccore 1 300 301 0x100 SCALAR NOP '' 0 -1 -1 -1 -1
+		# a cache miss is not an instruction here
+		ins 0 veccore 0 160 161 0x10f86a80 CACHEMISS 0x10f86a80 'sizeis0x00000080,statusisMISS' 0 -1 -1 -1 -1
+		echo '{"kind":"mark","core":0,"sub":"veccore","subidx":0,"block":-1,"subblock":-1,"mark":1,"start":105,"end":305,"start_pc":"0x1c","end_pc":"0x20","name":"Mark 0x1","detail":"SPR:LPCNT,XN:X6=0x80000001,"}'
+		trailer
+	} > i.jsonl
+	timeline-emit -o out i.jsonl > /dev/null 2>&1
+	instr_api out > api.json
+	[ "$(jq -c .Cores api.json)" = '["core0.veccore0","core0.veccore1"]' ]
+	# Sorted by the address string, as the reference: 0x10 before 0x9.
+	[ "$(jq -c '[.Instructions[].Address]' api.json)" = '["0x10","0x100","0x14","0x18","0x1c","0x9"]' ]
+	a() { jq -c --arg a "$1" ".Instructions[] | select(.Address == \$a) | $2" api.json; }
+	[ "$(a 0x9 '."Instructions Executed"')" = '[2,1]' ]
+	[ "$(a 0x9 .Cycles)" = '[25,4]' ]
+	[ "$(a 0x9 '."GPR Count"')" = '[5,2]' ]
+	[ "$(a 0x9 '."UB Read Conflict"')" = '[2,0]' ]
+	[ "$(a 0x9 '."UB Write Conflict"')" = '[4,0]' ]
+	[ "$(a 0x9 '."Process Bytes"')" = '[-1,-1]' ]
+	grep -q '"Vector Utilization Percentage":\[25.5,75.0\]' api.json
+	# The first execution's text, values cut at =0x / :0x.
+	[ "$(a 0x9 .Source)" = '"VADD XD:X1,XN:X2,XM:X3=0"' ]
+	[ "$(a 0x9 .Pipe)" = '"VECTOR"' ]
+	[ "$(a 0x10 '."Process Bytes"')" = '[768,-1]' ]
+	[ "$(a 0x10 .Source)" = '"MOV_OUT_TO_UB SRC:GM,DST:UB,XN"' ]
+	[ "$(a 0x14 .Source)" = '"SET_FLAG V ID:3"' ]
+	[ "$(a 0x18 .Source)" = '"WAIT_FLAG MTE2 ID:3"' ]
+	# A core that never ran a pc: 0 counts, -1 for NA.
+	[ "$(a 0x100 '[."Instructions Executed", .Cycles, ."GPR Count", ."Process Bytes", ."UB Read Conflict"]')" = '[[0,1],[0,1],[0,0],[-1,-1],[-1,-1]]' ]
+	grep -q '"Address":"0x100","AscendC Inner Code":"","Cycles":\[0,1\],"GPR Count":\[0,0\],"Instructions Executed":\[0,1\],"Pipe":"SCALAR","Process Bytes":\[-1,-1\],"Source":"NOP ","UB Read Conflict":\[-1,-1\],"UB Write Conflict":\[-1,-1\],"Vector Utilization Percentage":\[-1.0,-1.0\]' api.json
+	# The user mark, at its start pc on pipe USERMARK.
+	[ "$(a 0x1c '[.Pipe, .Source, ."Instructions Executed", .Cycles]')" = '["USERMARK","Mark 0x1 SPR:LPCNT,XN:X6",[1,0],[200,0]]' ]
+	# No scalar-head ticks: no optional columns.
+	[ "$(jq -c '."Instructions Dtype".Instructions | keys' api.json)" = '["Address","AscendC Inner Code","Cycles","GPR Count","Instructions Executed","Pipe","Process Bytes","Source","UB Read Conflict","UB Write Conflict","Vector Utilization Percentage"]' ]
+	[ "$(jq -c '."Instructions Dtype".Instructions | [.Source, .Cycles, ."Vector Utilization Percentage"]' api.json)" = '[3,1,4]' ]
+	# The window narrows it like the CSV.
+	timeline-emit --to=150t -o win i.jsonl > /dev/null 2>&1
+	[ "$(instr_api win | jq -c '.Instructions[] | select(.Address == "0x9") | ."Instructions Executed"')" = '[1,1]' ]
+}
+
+@test "INSTR_API: the scalar-head columns appear only when some core has a positive total" {
+	{
+		header
+		ins 0 veccore 0 100 110 0x20 SCALAR ADD 'XD:X1=0x1,' 1 -1 -1 -1 -1 80 90
+		ins 0 veccore 0 200 210 0x20 SCALAR ADD 'XD:X1=0x2,' 1 -1 -1 -1 -1 195 196
+		ins 0 veccore 1 100 110 0x24 SCALAR ADD 'XD:X1=0x1,' 1 -1 -1 -1 -1
+		trailer
+	} > s.jsonl
+	timeline-emit -o out s.jsonl > /dev/null 2>&1
+	instr_api out > api.json
+	[ "$(jq -c '.Instructions[] | [.Address, .ICacheCycles, .CcuCycles, .ScalarCycles]' api.json | tr '\n' ' ')" = '["0x20",[11,0],[14,0],[25,0]] ["0x24",[0,0],[0,0],[0,0]] ' ]
+	[ "$(jq -c '."Instructions Dtype".Instructions | [.ICacheCycles, .CcuCycles, .ScalarCycles]' api.json)" = '[1,1,1]' ]
+	# Ticks that add up to nothing: no columns.
+	{
+		header
+		ins 0 veccore 0 100 110 0x20 SCALAR ADD 'XD:X1=0x1,' 1 -1 -1 -1 -1 100 100
+		trailer
+	} > z.jsonl
+	timeline-emit -o z z.jsonl > /dev/null 2>&1
+	[ "$(instr_api z | jq -c '[."Instructions Dtype".Instructions, .Instructions[0] | has("ScalarCycles")]')" = '[false,false]' ]
+}
+
+@test "INSTR_API: 310P flags are set_event / wait_event with their own fields" {
+	{
+		echo '{"kind":"header","version":1,"mhz":1000,"producer":"test","soc":"Ascend310P1","origin":"test"}'
+		instr 0 "" 0 10 20 0x10 SCALAR set_event 'pipe_type:SCALAR,tigger_pipe:VECTOR,event_id:2'
+		instr 0 "" 0 15 30 0x14 VECTOR wait_event 'pipe_type:SCALAR,tigger_pipe:VECTOR,event_id:2'
+		instr 0 "" 0 40 50 0x18 SCALAR SET_FLAG 'PIPE:MTE2,TRIGGERPIPE:V,FLAGID:3,'
+		trailer
+	} > p.jsonl
+	timeline-emit -o out p.jsonl > /dev/null 2>&1
+	[ "$(instr_api out | jq -c '[.Instructions[].Source]')" = '["set_event VECTOR ID:2","wait_event SCALAR ID:2","SET_FLAG PIPE:MTE2,TRIGGERPIPE:V,FLAGID:3"]' ]
+}
+
+@test "visualize_data.bin: no INSTR_API block without instructions, and never an empty block" {
+	{ header; trailer; } > e.jsonl
+	timeline-emit -o out e.jsonl > /dev/null 2>&1
+	[ "$(vdata-dump out/visualize_data.bin | cut -d' ' -f1)" = "type=TRACE" ]
+	vdata-dump --payload TRACE out/visualize_data.bin | cmp - out/trace.json
+	# Cache misses alone are no instructions either.
+	{ header; ins 0 veccore 0 10 11 0x40 CACHEMISS 0x40 'statusisMISS' 0 -1 -1 -1 -1; trailer; } > c.jsonl
+	timeline-emit -o out2 c.jsonl > /dev/null 2>&1
+	[ "$(vdata-dump out2/visualize_data.bin | cut -d' ' -f1)" = "type=TRACE" ]
+	# Nor instructions all outside --from/--to.
+	timeline-emit --to=1000t -o out3 "$R/910B.rec" > /dev/null 2>&1
+	[ "$(vdata-dump out3/visualize_data.bin | cut -d' ' -f1)" = "type=TRACE" ]
+	# Without -o there is no visualize_data.bin.
+	mkdir here && cd here
+	timeline-emit -q "$R/910B.rec" > /dev/null
+	[ -z "$(ls -A)" ]
+}
+
+@test "visualize_data.bin: an earlier one is replaced whole; --max-size leaves it alone" {
+	timeline-emit -o out "$R/910B.rec" > /dev/null 2>&1
+	cp out/visualize_data.bin before.bin
+	run timeline-emit --max-size=100 -o out "$R/A5.rec"
+	[ "$status" -eq 1 ]
+	cmp before.bin out/visualize_data.bin
+	timeline-emit -o out "$R/A5.rec" > /dev/null 2>&1
+	vdata out
+	diff -r "$gold/A5/vdata" out.vdata
+}
+
+@test "visualize_data.bin: no temporary directory for INSTR_API is an I/O error, nothing half-written" {
+	run env TMPDIR="$T/missing" timeline-emit -o out "$R/910B.rec"
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"out/visualize_data.bin: cannot create a temporary file: No such file or directory"* ]]
+	[ ! -e out/visualize_data.bin ]
+	[ -z "$(find out -name '*.tmp*')" ]
+	check all out/trace.json
 }

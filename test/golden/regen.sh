@@ -4,21 +4,26 @@
 # then review the diff.  test/bats/timeline-emit.bats compares against
 # these files and never writes them.
 #
-#   <sample>/out/          what timeline-emit -o writes (traces, CSVs)
+#   <sample>/out/          what timeline-emit -o writes (traces, CSVs), but
+#                          visualize_data.bin, which is kept decoded instead:
+#   <sample>/vdata/        its blocks (vdata-decode.sh): blocks.txt lists them,
+#                          TRACE.json is the TRACE payload (= out/trace.json),
+#                          INSTR_API.json the INSTR_API payload, jq -S pretty
 #   <sample>/summary.txt   what it prints on standard output
 #
 # Samples: test/data/910B and test/data/A5 (real simulator dumps, through
 # dump-split | instr-parse) and features.jsonl here (a hand-written record
 # stream with what the samples lack: A5 intra-block sync, SIMT warps,
 # cache misses, scalar head overhead, BAR, process bytes, unpaired flags).
-# The tools come from build/bin unless OPTRACE_BIN names another directory.
+# The tools come from build/bin unless OPTRACE_BIN names another directory
+# (vdata-dump too: make build/bin/vdata-dump); jq pretty-prints.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${OPTRACE_BIN:-$top/build/bin}
 gold=$top/test/golden
 data=$top/test/data
 
-for t in dump-split instr-parse timeline-emit; do
+for t in dump-split instr-parse timeline-emit vdata-dump; do
 	[ -x "$bin/$t" ] || { echo "regen.sh: $bin/$t missing: run make first" >&2; exit 2; }
 done
 
@@ -26,6 +31,9 @@ emit() { # name: reads records on stdin
 	rm -rf "$gold/$1"
 	mkdir -p "$gold/$1"
 	"$bin/timeline-emit" -o "$gold/$1/out" >"$gold/$1/summary.txt"
+	VDATA_DUMP=$bin/vdata-dump sh "$gold/vdata-decode.sh" "$gold/$1/out/visualize_data.bin" "$gold/$1/vdata"
+	cmp "$gold/$1/vdata/TRACE.json" "$gold/$1/out/trace.json"
+	rm "$gold/$1/out/visualize_data.bin"
 }
 
 "$bin/dump-split" "$data/910B" 2>/dev/null | "$bin/instr-parse" 2>/dev/null | emit 910B

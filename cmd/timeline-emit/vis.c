@@ -1,0 +1,443 @@
+/* DIR/visualize_data.bin, the file MindStudio Insight opens (spec 6.5):
+ *
+ *   TRACE      the all-cores trace.json, copied from the finished file
+ *   CODE...    one per source file    } only with source mapping (spec 6.7),
+ *   FILE_API   per source line        } not done yet: see source_blocks()
+ *   INSTR_API  per instruction address, version byte 0; only when some
+ *              core executed something
+ *
+ * Nothing is held whole in memory: the trace is read back from disk in
+ * chunks by lib/vdata, and the INSTR_API JSON is streamed into an
+ * unlinked temporary file first (the block header needs its size), from
+ * the per-pc counts stats.c already keeps for the CSVs.  lib/vdata writes
+ * the file under a temporary name and renames it when complete. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "emit.h"
+#include "io.h"
+#include "vdata.h"
+
+int emit_310p;
+static struct vdata_w *vis_w;
+
+void vis_abort(void)
+{
+	if (vis_w)
+		vdata_abort(vis_w);
+	vis_w = NULL;
+}
+
+/* ---- the hook for source mapping ----
+ * Between TRACE and INSTR_API the reference writes one CODE block per
+ * source file it could read (at most 10 MiB, the block carries its path),
+ * then FILE_API (spec 6.5) when any pc maps to a file:line.  Source mapping
+ * (spec 6.7) is a later issue: until then there is nothing to write, as in
+ * the reference when the kernel has no debug information.  When it comes,
+ * write those blocks here (VDATA_CODE with vdata_block_from_fd on each
+ * source file, VDATA_FILE_API streamed like instr_api()) and fill
+ * "AscendC Inner Code" in instr_api() with the pc's first stack entry not
+ * containing "ascend-toolkit" (else its first entry). */
+static int source_blocks(struct vdata_w *w, struct core **cores, size_t n)
+{
+	(void)w;
+	(void)cores;
+	(void)n;
+	return 0;
+}
+
+/* ---- INSTR_API ---- */
+
+/* One core's row of one pc. */
+struct ent {
+	const struct pcstat *p;
+	uint32_t core;          /* index in Cores */
+	char addr[20];          /* as in pc_addr: 0x10f86000 */
+};
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+	/* The reference sorts by the address string: 0x10 before 0x9. */
+	int k = strcmp(x->addr, y->addr);
+	if (k)
+		return k;
+	return x->core < y->core ? -1 : x->core > y->core;
+}
+
+static int core_cmp(const void *a, const void *b)
+{
+	const struct core *x = *(const struct core *const *)a, *y = *(const struct core *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+/* A growing string. */
+struct sbuf {
+	char *p;
+	size_t n, cap;
+};
+
+static void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		b->cap = (b->n + n + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+static int is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/* Search s for K1([A-Za-z0-9]+),K2([A-Za-z0-9]+),K3([A-Za-z0-9]+), the
+ * leftmost match; g[i] / gn[i] are the three groups. */
+static int flag_fields(const char *s, size_t n, const char *const key[3], const char *g[3], size_t gn[3])
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		size_t p = i;
+		int k;
+		for (k = 0; k < 3; k++) {
+			size_t kl = strlen(key[k]), a;
+			if (k) {
+				if (p >= n || s[p] != ',')
+					break;
+				p++;
+			}
+			if (n - p < kl || memcmp(s + p, key[k], kl))
+				break;
+			p += kl;
+			for (a = p; p < n && is_alnum(s[p]); p++)
+				;
+			if (p == a)
+				break;
+			g[k] = s + a;
+			gn[k] = p - a;
+		}
+		if (k == 3)
+			return 1;
+	}
+	return 0;
+}
+
+/* "Source": name + " " + detail; a SET/WAIT flag becomes
+ * "SET_FLAG <TRIGGERPIPE> ID:<n>" / "WAIT_FLAG <PIPE> ID:<n>" (310P:
+ * set_event / wait_event with tigger_pipe / pipe_type); then every
+ * ','-separated piece is cut at "=0x", else at ":0x" (register values go),
+ * and a last empty piece disappears. */
+static void source_text(struct sbuf *out, struct sbuf *tmp, const char *name, size_t nn, const char *detail,
+                        size_t dn)
+{
+	static const char *const key_a2[3] = { "PIPE:", "TRIGGERPIPE:", "FLAGID:" };
+	static const char *const key_310p[3] = { "pipe_type:", "tigger_pipe:", "event_id:" };
+	const char *set = emit_310p ? "set_event" : "SET_FLAG", *wait = emit_310p ? "wait_event" : "WAIT_FLAG";
+	const char *s, *t1, *t2, *end;
+	size_t n, n1, n2;
+	int first;
+
+	tmp->n = 0;
+	sb_put(tmp, name, nn);
+	sb_put(tmp, " ", 1);
+	sb_put(tmp, detail, dn);
+	s = tmp->p;
+	n = tmp->n;
+	end = s + n;
+
+	/* The reference reads two whitespace-separated words. */
+	for (t1 = s; t1 < end && is_space(*t1); t1++)
+		;
+	for (n1 = 0; t1 + n1 < end && !is_space(t1[n1]); n1++)
+		;
+	for (t2 = t1 + n1; t2 < end && is_space(*t2); t2++)
+		;
+	for (n2 = 0; t2 + n2 < end && !is_space(t2[n2]); n2++)
+		;
+	if (n2 && ((n1 == strlen(set) && !memcmp(t1, set, n1)) || (n1 == strlen(wait) && !memcmp(t1, wait, n1)))) {
+		const char *g[3];
+		size_t gn[3];
+		if (flag_fields(t2, n2, emit_310p ? key_310p : key_a2, g, gn)) {
+			int is_wait = t1[0] == 'W' || t1[0] == 'w';
+			out->n = 0;
+			sb_put(out, t1, n1);
+			sb_put(out, " ", 1);
+			sb_put(out, g[is_wait ? 0 : 1], gn[is_wait ? 0 : 1]);
+			sb_put(out, " ID:", 4);
+			sb_put(out, g[2], gn[2]);
+			/* Swap: the rewritten text is cut like any other. */
+			{
+				struct sbuf x = *tmp;
+				*tmp = *out;
+				*out = x;
+			}
+			s = tmp->p;
+			n = tmp->n;
+			end = s + n;
+		}
+	}
+
+	out->n = 0;
+	sb_put(out, "", 0);
+	for (first = 1; s < end; first = 0) {
+		const char *c = memchr(s, ',', (size_t)(end - s));
+		const char *e = c ? c : end, *cut;
+		size_t len = (size_t)(e - s);
+		/* "=0x" first, as the reference tries it first. */
+		cut = memmem(s, len, "=0x", 3);
+		if (!cut)
+			cut = memmem(s, len, ":0x", 3);
+		if (!first)
+			sb_put(out, ",", 1);
+		sb_put(out, s, cut ? (size_t)(cut - s) : len);
+		if (!c)
+			break;
+		s = c + 1;      /* at the end: the empty last piece is dropped */
+	}
+}
+
+/* nlohmann's float form: the shortest text that reads back the same
+ * value, with ".0" when it would look like an integer. */
+static size_t fmt_double(char *buf, size_t cap, double v)
+{
+	int prec, n = 0;
+	if (!isfinite(v))
+		return (size_t)snprintf(buf, cap, "null");
+	if (v == 0)
+		v = 0;          /* no -0 */
+	for (prec = 1; prec <= 17; prec++) {
+		n = snprintf(buf, cap, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (!strpbrk(buf, ".eE") && (size_t)n + 2 < cap) {
+		memcpy(buf + n, ".0", 3);
+		n += 2;
+	}
+	return (size_t)n;
+}
+
+enum col { COL_CCU, COL_CYCLES, COL_GPR, COL_ICACHE, COL_COUNT, COL_BYTES, COL_SCALAR, COL_UBR, COL_UBW, COL_VEC };
+
+/* One per-core array: a value for every core of Cores, the default where
+ * the core never ran this pc. */
+static void put_col(struct json *j, const char *key, enum col col, const struct pcstat *const *row, size_t n)
+{
+	size_t i;
+	json_key(j, key);
+	json_begin_array(j);
+	for (i = 0; i < n; i++) {
+		const struct pcstat *p = row[i];
+		switch (col) {
+		case COL_CCU: json_int(j, p ? p->ccu_cyc : 0); break;
+		case COL_CYCLES: json_uint(j, p ? p->cycles : 0); break;
+		case COL_GPR: json_int(j, p ? p->gpr : 0); break;
+		case COL_ICACHE: json_int(j, p ? p->icache_cyc : 0); break;
+		case COL_COUNT: json_uint(j, p ? p->count : 0); break;
+		/* 0 bytes is shown as -1, "NA", like no bytes at all. */
+		case COL_BYTES: json_int(j, p && p->bytes ? p->bytes : -1); break;
+		case COL_SCALAR: json_int(j, p ? p->icache_cyc + p->ccu_cyc : 0); break;
+		case COL_UBR: json_int(j, p ? p->ubr : -1); break;
+		case COL_UBW: json_int(j, p ? p->ubw : -1); break;
+		case COL_VEC: {
+			char b[40];
+			size_t k = fmt_double(b, sizeof b, p ? p->vec : -1.0);
+			json_raw_value(j, b, k);
+			break;
+		}
+		}
+	}
+	json_end_array(j);
+}
+
+/* The INSTR_API JSON into w, keys in the reference's (sorted) order.
+ * Returns 0 when there is no instruction at all (nothing written). */
+static int instr_api(struct wr *w, struct core **cores, size_t n)
+{
+	struct json j;
+	struct ent *v;
+	const struct pcstat **row;
+	struct sbuf src = { 0 }, tmp = { 0 };
+	size_t total = 0, i, k;
+	int scalar = 0;
+
+	for (i = 0; i < n; i++)
+		total += cores[i]->pcs.n;
+	if (!total)
+		return 0;
+	v = xmalloc(total * sizeof *v);
+	row = xcalloc(n, sizeof *row);
+	for (i = 0, k = 0; i < n; i++) {
+		uint32_t q;
+		for (q = 0; q < cores[i]->pcs.n; q++, k++) {
+			const struct pcstat *p = &cores[i]->pcs.v[q];
+			v[k].p = p;
+			v[k].core = (uint32_t)i;
+			v[k].addr[fmt_pc(v[k].addr, p->pc)] = 0;
+			/* The optional columns appear when some core has a
+			 * positive scalar-head total for some pc. */
+			if (p->icache_cyc + p->ccu_cyc > 0)
+				scalar = 1;
+		}
+	}
+	qsort(v, total, sizeof *v, ent_cmp);
+
+	json_init(&j, w);
+	json_begin_object(&j);
+	json_key(&j, "Cores");
+	json_begin_array(&j);
+	for (i = 0; i < n; i++)
+		json_string(&j, cores[i]->name, cores[i]->name_n);
+	json_end_array(&j);
+
+	json_key(&j, "Instructions");
+	json_begin_array(&j);
+	for (i = 0; i < total;) {
+		const struct pcstat *first = v[i].p;  /* the first core's row names the pc */
+		size_t e;
+		for (e = i; e < total && v[e].p->pc == first->pc; e++)
+			row[v[e].core] = v[e].p;
+		source_text(&src, &tmp, first->name, first->name_n, first->detail, first->detail_n);
+		json_begin_object(&j);
+		json_kv_cstr(&j, "Address", v[i].addr);
+		/* Source mapping is not done yet: see source_blocks(). */
+		json_kv_cstr(&j, "AscendC Inner Code", "");
+		if (scalar)
+			put_col(&j, "CcuCycles", COL_CCU, row, n);
+		put_col(&j, "Cycles", COL_CYCLES, row, n);
+		put_col(&j, "GPR Count", COL_GPR, row, n);
+		if (scalar)
+			put_col(&j, "ICacheCycles", COL_ICACHE, row, n);
+		put_col(&j, "Instructions Executed", COL_COUNT, row, n);
+		json_kv_str(&j, "Pipe", lanes[first->lane].name, lanes[first->lane].len);
+		put_col(&j, "Process Bytes", COL_BYTES, row, n);
+		if (scalar)
+			put_col(&j, "ScalarCycles", COL_SCALAR, row, n);
+		json_kv_str(&j, "Source", src.p, src.n);
+		put_col(&j, "UB Read Conflict", COL_UBR, row, n);
+		put_col(&j, "UB Write Conflict", COL_UBW, row, n);
+		put_col(&j, "Vector Utilization Percentage", COL_VEC, row, n);
+		json_end_object(&j);
+		for (; i < e; i++)
+			row[v[i].core] = NULL;
+	}
+	json_end_array(&j);
+
+	/* Column types: 1 int, 3 string, 4 percentage (0 hidden, 2 float). */
+	json_key(&j, "Instructions Dtype");
+	json_begin_object(&j);
+	json_key(&j, "Instructions");
+	json_begin_object(&j);
+	json_kv_uint(&j, "Address", 3);
+	json_kv_uint(&j, "AscendC Inner Code", 3);
+	if (scalar)
+		json_kv_uint(&j, "CcuCycles", 1);
+	json_kv_uint(&j, "Cycles", 1);
+	json_kv_uint(&j, "GPR Count", 1);
+	if (scalar)
+		json_kv_uint(&j, "ICacheCycles", 1);
+	json_kv_uint(&j, "Instructions Executed", 1);
+	json_kv_uint(&j, "Pipe", 3);
+	json_kv_uint(&j, "Process Bytes", 1);
+	if (scalar)
+		json_kv_uint(&j, "ScalarCycles", 1);
+	json_kv_uint(&j, "Source", 3);
+	json_kv_uint(&j, "UB Read Conflict", 1);
+	json_kv_uint(&j, "UB Write Conflict", 1);
+	json_kv_uint(&j, "Vector Utilization Percentage", 4);
+	json_close_all(&j);
+
+	free(src.p);
+	free(tmp.p);
+	free(row);
+	free(v);
+	return 1;
+}
+
+/* ---- the file ---- */
+
+int vis_write(struct core **sel, size_t n, const char *trace_path, uint64_t trace_size, const char **what)
+{
+	struct core **cores = xmalloc((n + 1) * sizeof *cores);
+	char *path = xmalloc(strlen(opt.dir) + 24);
+	struct stat st;
+	int fd, err = 0;
+
+	*what = "cannot write";
+	sprintf(path, "%s/visualize_data.bin", opt.dir);
+	/* Cores in name order, as the trace's process order. */
+	memcpy(cores, sel, n * sizeof *cores);
+	qsort(cores, n, sizeof *cores, core_cmp);
+
+	/* The TRACE payload is the finished trace.json, read back from disk. */
+	fd = open(trace_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = errno;
+		*what = "cannot read back trace.json";
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cli_warn("%s: not written: %s is not a regular file", path, trace_path);
+		goto out;
+	}
+	if ((uint64_t)st.st_size != trace_size) {
+		err = EIO;
+		*what = "trace.json changed before it was copied";
+		goto out;
+	}
+	vis_w = vdata_open(path);
+	if (!vis_w) {
+		err = errno ? errno : EIO;
+		*what = "cannot create";
+		goto out;
+	}
+	err = vdata_block_from_fd(vis_w, VDATA_TRACE, VDATA_VERSION, fd);
+	if (!err)
+		err = source_blocks(vis_w, cores, n);
+	if (!err) {
+		int t = io_tmpfd();
+		struct wr *w = t < 0 ? NULL : wr_fdopen(t, "(INSTR_API)", 0);
+		if (!w) {
+			err = errno ? errno : EIO;
+			*what = "cannot create a temporary file";
+			if (t >= 0)
+				close(t);
+			goto out;
+		}
+		if (instr_api(w, cores, n)) {
+			err = wr_flush(w);
+			if (err)
+				*what = "cannot write a temporary file";
+			else
+				err = vdata_block_from_fd(vis_w, VDATA_INSTR_API, VDATA_VERSION_INSTR_API, t);
+		}
+		wr_abort(w);    /* not its own fd: frees the writer only */
+		close(t);
+	}
+	if (!err) {
+		err = vdata_close(vis_w);
+		vis_w = NULL;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		vis_abort();
+	free(path);
+	free(cores);
+	return err;
+}

@@ -936,6 +936,14 @@ int main(int argc, char **argv)
 				start();
 				take_mark(&r);
 				break;
+			case K_MTEBW:
+				start();
+				/* Buckets are whole microseconds: the window, in
+				 * ticks, selects the buckets it overlaps. */
+				if (r.n[W_BUCKET].u * emit_mhz + emit_mhz - 1 >= opt.from &&
+				    r.n[W_BUCKET].u * emit_mhz <= opt.to)
+					trace_mte(&r);
+				break;
 			default:
 				break;
 			}

@@ -38,6 +38,11 @@ static const struct rec_schema schemas[] = {
 	{ K_DIAG, "diag", D_NNUM, DS_NSTR,
 	  { { "level", RT_U32 }, { "count", RT_U64 }, { "line", RT_U64 } },
 	  { "tool", "file", "message" } },
+	{ K_MTEBW, "mte_bw", W_NNUM, 0,
+	  { { "bucket_us", RT_U64 }, { "GM_TO_UB", RT_F64 }, { "GM_TO_L1", RT_F64 },
+	    { "GM_TO_TOTAL", RT_F64 }, { "UB_TO_GM", RT_F64 }, { "L1_TO_GM", RT_F64 },
+	    { "TOTAL_TO_GM", RT_F64 } },
+	  { NULL } },
 };
 
 static const struct rec_schema *by_kind[256];

@@ -36,7 +36,7 @@ struct rec_schema {
 
 /* Record kinds and the index of each field. */
 enum { K_HEADER = 'H', K_TRAILER = 'T', K_SOURCE = 'F', K_LINE = 'L',
-       K_INSTR = 'I', K_MARK = 'K', K_DIAG = 'D' };
+       K_INSTR = 'I', K_MARK = 'K', K_DIAG = 'D', K_MTEBW = 'W' };
 
 enum { H_VERSION, H_MHZ, H_NNUM };
 enum { HS_PRODUCER, HS_SOC, HS_ORIGIN, HS_NSTR };
@@ -57,6 +57,9 @@ enum { M_CORE, M_SUBTYPE, M_SUBIDX, M_BLOCK, M_SUBBLOCK, M_MARK, M_START, M_END,
        M_STARTPC, M_ENDPC, M_NNUM };
 enum { MS_NAME, MS_DETAIL, MS_NSTR };
 enum { D_LEVEL, D_COUNT, D_LINE, D_NNUM };
+/* MTE bandwidth of one 1-us bucket, MiB/s per path (spec 4.1 column order). */
+enum { W_BUCKET, W_GM_TO_UB, W_GM_TO_L1, W_GM_TO_TOTAL, W_UB_TO_GM, W_L1_TO_GM, W_TOTAL_TO_GM,
+       W_NNUM };
 enum { DS_TOOL, DS_FILE, DS_MESSAGE, DS_NSTR };
 
 struct rec_text {

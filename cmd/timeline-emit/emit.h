@@ -195,6 +195,8 @@ void *xrealloc(void *p, size_t n);
 /* trace.c: the all-cores trace */
 void trace_begin(void);
 void trace_end(void);
+struct rec;
+void trace_mte(const struct rec *r);
 void trace_core_meta(struct core *c);
 /* An instruction slice (with scalar-head events when it has them). */
 void trace_slice(struct core *c, int lane, const char *name, size_t name_n, const char *detail,

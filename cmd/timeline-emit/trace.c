@@ -268,3 +268,44 @@ void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start,
 	json_value_done(&trace, p);
 	check_size();
 }
+
+/* MTE bandwidth buckets (spec 6.3) as counter events on their own process,
+ * written as they arrive.  The producer (mte-parse) already appends the
+ * all-zero row after the last bucket. */
+void trace_mte(const struct rec *r)
+{
+	static const char *const series[6] = { "GM_TO_UB", "GM_TO_L1", "GM_TO_TOTAL",
+	                                       "UB_TO_GM", "L1_TO_GM", "TOTAL_TO_GM" };
+	static int meta_done;
+	int i;
+
+	if (!meta_done) {
+		/* A sort index on every process, this one after the cores. */
+		json_begin_object(&trace);
+		json_kv_cstr(&trace, "name", "process_sort_index");
+		json_kv_cstr(&trace, "ph", "M");
+		json_kv_cstr(&trace, "pid", "MTE Throughput");
+		json_kv_cstr(&trace, "tid", "NA");
+		json_key(&trace, "args");
+		json_begin_object(&trace);
+		json_kv_uint(&trace, "sort_index", 1000000);
+		json_end_object(&trace);
+		json_end_object(&trace);
+		meta_done = 1;
+	}
+	for (i = 0; i < 6; i++) {
+		json_begin_object(&trace);
+		json_key(&trace, "args");
+		json_begin_object(&trace);
+		json_key(&trace, "throughput(MB/s)");
+		json_double(&trace, r->n[W_GM_TO_UB + i].f);
+		json_end_object(&trace);
+		json_kv_cstr(&trace, "name", series[i]);
+		json_kv_cstr(&trace, "ph", "C");
+		json_kv_cstr(&trace, "pid", "MTE Throughput");
+		json_kv_uint(&trace, "tid", 0);
+		json_kv_uint(&trace, "ts", r->n[W_BUCKET].u);
+		json_end_object(&trace);
+	}
+	check_size();
+}

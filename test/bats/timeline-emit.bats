@@ -595,3 +595,21 @@ many_cores() { # ncores rounds
 	[ -z "$(find out -name '*.tmp*')" ]
 	check all out/trace.json
 }
+
+@test "MTE bandwidth records become the MTE Throughput counter tracks" {
+	dump-split "$BATS_TEST_DIRNAME/../data/910B" 2>/dev/null | instr-parse -q --json | grep -v '"trailer"' > "$BATS_TEST_TMPDIR/s"
+	cat >> "$BATS_TEST_TMPDIR/s" <<'JSON'
+{"kind":"mte_bw","bucket_us":6,"GM_TO_UB":122.0703125,"GM_TO_L1":0,"GM_TO_TOTAL":122.0703125,"UB_TO_GM":0,"L1_TO_GM":0,"TOTAL_TO_GM":0}
+{"kind":"mte_bw","bucket_us":7,"GM_TO_UB":0,"GM_TO_L1":0,"GM_TO_TOTAL":0,"UB_TO_GM":0,"L1_TO_GM":0,"TOTAL_TO_GM":0}
+{"kind":"trailer","records":0,"bad":0,"dropped":0,"interrupted":0,"producer":"test"}
+JSON
+	run bash -c "timeline-emit -q '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == \"C\")] | [length, (map(select(.ts == 6 and .name == \"GM_TO_UB\")) | .[0].args[\"throughput(MB/s)\"]), (map(.pid) | unique)]'"
+	[ "$status" -eq 0 ]
+	[ "$output" = '[12,122.0703125,["MTE Throughput"]]' ]
+	# the counter process has a sort index like every other
+	run bash -c "timeline-emit -q '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.name == \"process_sort_index\" and .pid == \"MTE Throughput\")] | length'"
+	[ "$output" = 1 ]
+	# a window in us keeps the buckets it overlaps
+	run bash -c "timeline-emit -q --from=7 '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == \"C\") | .ts] | unique'"
+	[ "$output" = '[7]' ]
+}

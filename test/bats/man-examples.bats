@@ -33,3 +33,12 @@ examples() {
 		done < <(examples "$page")
 	done
 }
+
+@test "every man page renders without warnings" {
+	command -v groff >/dev/null || skip "groff is not installed"
+	for page in "$top"/man/*.[15]; do
+		run groff -man -ww -z "$page"
+		[ "$status" -eq 0 ] || { echo "$page: groff failed"; return 1; }
+		[ -z "$output" ] || { echo "$page: $output"; return 1; }
+	done
+}

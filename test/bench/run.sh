@@ -58,7 +58,7 @@ for mb in $sizes; do
 	if [ -x "$top/pipelines/sim-export" ] && command -v parallel >/dev/null 2>&1; then
 		mkdir -p "$scratch/export"
 		measure "sim-export (whole OPPROF tree, 2 jobs)" "$bytes" \
-			sh -c "PATH='$bin':\$PATH '$top/pipelines/sim-export' -q -j 2 -o '$scratch/export' '$d' > /dev/null 2>&1"
+			sh -c "PATH='$bin':\$PATH '$top/pipelines/sim-export' -q --force -j 2 -o '$scratch/export' '$d' > /dev/null 2>&1"
 		ls "$scratch"/export/OPPROF_*/simulator/trace.json >/dev/null
 		rm -rf "$scratch/export"
 	fi

@@ -48,7 +48,7 @@ for mb in $sizes; do
 	"$bin/decode-bench" "$scratch/instr.rec" | sed 's/^/   instr records: /'
 	if [ -x "$bin/timeline-emit" ]; then
 		events=$("$bin/rec-cat" --count "$scratch/instr.rec" | awk '$1 == "instr" { print $2 }')
-		"$bin/peakrss" -o "$scratch/m" -- sh -c "'$bin/timeline-emit' -q '$scratch/instr.rec' > /dev/null"
+		"$bin/peakrss" -o "$scratch/m" -- sh -c "'$bin/timeline-emit' -q --force '$scratch/instr.rec' > /dev/null"
 		line=$(tail -n 1 "$scratch/m")
 		echo "$line" | awk -v ev="$events" '{
 			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }

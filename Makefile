@@ -11,7 +11,7 @@ BASEFLAGS := -std=c11 -D_GNU_SOURCE -Ilib $(WARN)
 LDLIBS  := -llz4 -lm
 PREFIX  ?= /usr/local
 
-TOOLS   := dump-split instr-parse rec-cat timeline-emit
+TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean
 LIBSRC  := $(wildcard lib/*.c)
 LIBHDR  := $(wildcard lib/*.h)
 
@@ -94,12 +94,20 @@ build/bin/vdata-dump: test/tools/vdata-dump.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
 
+build/bin/gen-vdata: test/bench/gen-vdata.c build/liboptrace.a
+	@mkdir -p build/bin
+	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
+
+# The trace-clean unit test compiles some of the tool's private files in.
+build/unit/test_trace_clean build-san/unit/test_trace_clean: $(wildcard cmd/trace-clean/*.[ch])
+
 # Fault injection for test/bats/faults.bats (test/fault/README).
 build/fault.so: test/fault/fault.c
 	@mkdir -p build
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
 
-HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump build/fault.so
+HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
+           build/bin/gen-vdata build/fault.so
 
 check: deps-quiet build/bin/.ok $(TOOLS:%=build-san/bin/%) $(UNIT:%=build/unit/%) $(UNIT:%=build-san/unit/%) $(HELPERS)
 	@sh test/run-all.sh "$(UNIT)"
@@ -109,6 +117,7 @@ demo: deps-quiet build/bin/.ok
 
 bench: deps-quiet build/bin/.ok $(HELPERS)
 	@sh test/bench/run.sh
+	@sh test/bench/trace-clean.sh
 
 install: build/bin/.ok
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5

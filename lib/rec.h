@@ -36,7 +36,8 @@ struct rec_schema {
 
 /* Record kinds and the index of each field. */
 enum { K_HEADER = 'H', K_TRAILER = 'T', K_SOURCE = 'F', K_LINE = 'L',
-       K_INSTR = 'I', K_MARK = 'K', K_DIAG = 'D', K_MTEBW = 'W' };
+       K_INSTR = 'I', K_MARK = 'K', K_DIAG = 'D', K_MTEBW = 'W', K_FETCH = 'S',
+       K_MTEXFER = 'X' };
 
 enum { H_VERSION, H_MHZ, H_NNUM };
 enum { HS_PRODUCER, HS_SOC, HS_ORIGIN, HS_NSTR };
@@ -57,6 +58,13 @@ enum { M_CORE, M_SUBTYPE, M_SUBIDX, M_BLOCK, M_SUBBLOCK, M_MARK, M_START, M_END,
        M_STARTPC, M_ENDPC, M_NNUM };
 enum { MS_NAME, MS_DETAIL, MS_NSTR };
 enum { D_LEVEL, D_COUNT, D_LINE, D_NNUM };
+/* A scalar fetch block read by the icache (A2/A3 "lookup_tag is fetch req
+ * addr" lines): four instructions from pc. */
+enum { S_CORE, S_SUBTYPE, S_SUBIDX, S_TICK, S_PC, S_NNUM };
+/* One MTE request of a transfer instruction (spec 4.1). */
+enum mte_path { MTE_GM_TO_UB, MTE_GM_TO_L1, MTE_UB_TO_GM, MTE_L1_TO_GM, MTE_GM_TO_OTHER,
+                MTE_OTHER_TO_GM, MTE_UNKNOWN };
+enum { X_CORE, X_INSTR_ID, X_REQ_ID, X_PATH, X_BYTES, X_TICK, X_NNUM };
 /* MTE bandwidth of one 1-us bucket, MiB/s per path (spec 4.1 column order). */
 enum { W_BUCKET, W_GM_TO_UB, W_GM_TO_L1, W_GM_TO_TOTAL, W_UB_TO_GM, W_L1_TO_GM, W_TOTAL_TO_GM,
        W_NNUM };

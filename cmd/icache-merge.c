@@ -1,0 +1,731 @@
+/* icache-merge: turn icache-log line records into cache-miss instruction
+ * records (the CACHEMISS lane) and scalar fetch records, and optionally
+ * annotate passing instruction records with the fetch tick of their pc.
+ *
+ * One pass, one line at a time: a miss becomes a record at once, so memory
+ * holds only the per-pc fetch history of --annotate (a fixed number of
+ * ticks per distinct pc), never the log. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chip.h"
+#include "cli.h"
+#include "io.h"
+#include "rec.h"
+#include "scan.h"
+
+#define NEXAMPLES 5
+/* Fetch ticks kept per pc for --annotate (the newest ones). */
+#define FETCH_KEEP 16
+/* A2/A3 fetch blocks: four instructions, 4 bytes apart (spec 2.5). */
+#define FETCH_BLOCK 4
+#define FETCH_GAP 4
+
+/* ---- loss accounting, as in instr-parse ---- */
+
+enum loss { LOSS_UNPARSED, LOSS_BAD_RECORD, LOSS_NKINDS };
+static const char *const loss_text[LOSS_NKINDS] = {
+	"icache miss lines not in the icache grammar",
+	"records that could not be decoded",
+};
+
+struct example {
+	uint32_t file;
+	uint64_t line;
+	char what[64];
+};
+static uint64_t loss[LOSS_NKINDS];
+static struct example examples[LOSS_NKINDS][NEXAMPLES];
+
+static char **file_paths;
+static size_t nfile_paths;
+
+static const char *file_name(uint32_t id)
+{
+	static char buf[32];
+	if (id < nfile_paths && file_paths[id])
+		return file_paths[id];
+	snprintf(buf, sizeof buf, "(file %u)", id);
+	return buf;
+}
+
+static void lose(enum loss k, uint32_t file, uint64_t line, const char *what)
+{
+	if (loss[k] < NEXAMPLES) {
+		struct example *e = &examples[k][loss[k]];
+		e->file = file;
+		e->line = line;
+		snprintf(e->what, sizeof e->what, "%s", what ? what : "");
+	}
+	loss[k]++;
+}
+
+/* ---- the three miss grammars and the fetch line (spec 2.5) ---- */
+
+enum grammar { G_A2, G_310P, G_310B, G_NGRAMMARS };
+static const char *const grammar_name[G_NGRAMMARS] = { "A2/A3 'tick:'", "310P '[tick]:'", "310B '@tick:'" };
+
+struct miss {
+	enum grammar g;
+	uint64_t tick, addr;
+	const char *addr_s;         /* "0x..." as in the log */
+	size_t addr_n;
+	const char *tail;           /* "size is 0x..., ..., status is MISS" */
+	size_t tail_n;
+};
+
+static int lower_hex(int c)
+{
+	return (unsigned)(c - '0') < 10 || (unsigned)(c - 'a') < 6;
+}
+
+static int lit(const char **p, const char *end, const char *s, size_t n)
+{
+	if ((size_t)(end - *p) < n || memcmp(*p, s, n))
+		return 0;
+	*p += n;
+	return 1;
+}
+#define LIT(p, end, s) lit(&(p), (end), (s), sizeof(s) - 1)
+
+/* [0-9]{0,3} */
+static void upto3_digits(const char **p, const char *end)
+{
+	int i;
+	for (i = 0; i < 3 && *p < end && (unsigned)(**p - '0') < 10; i++)
+		(*p)++;
+}
+
+enum { LINE_OTHER, LINE_MISS, LINE_FETCH };
+
+/* Classify one line (without CR) by the fast path: the tick prefix, then
+ * the fixed text after it.  A miss must match its grammar to the end of
+ * the line (regex_match); a fetch line here is the usual "[info] N:"
+ * form; everything else is LINE_OTHER and is looked at again slowly. */
+static int parse_line(const char *p, const char *end, struct miss *m, int *fetch_prefix)
+{
+	const char *q;
+	int info = LIT(p, end, "[info] ");
+	size_t n;
+
+	*fetch_prefix = 0;
+	if (p < end && *p == '[') {
+		m->g = G_310P;
+		p++;
+	} else if (p < end && *p == '@') {
+		m->g = G_310B;
+		p++;
+	} else {
+		m->g = G_A2;
+	}
+	if (!(n = scan_dec(p, end, &m->tick)))
+		return LINE_OTHER;
+	p += n;
+	if (m->g == G_310P && !LIT(p, end, "]"))
+		return LINE_OTHER;
+	if (!LIT(p, end, ": "))
+		return LINE_OTHER;
+	if (!LIT(p, end, "icache read address is 0x")) {
+		*fetch_prefix = info && m->g == G_A2;
+		return LINE_OTHER;
+	}
+	m->addr_s = p - 2;
+	for (q = p; q < end && q - p <= 16 && lower_hex((unsigned char)*q); q++)
+		;
+	if (q == p || q - p > 16)
+		return LINE_OTHER;
+	scan_hex(p, q, &m->addr);
+	m->addr_n = (size_t)(q - m->addr_s);
+	p = q;
+	if (!LIT(p, end, ", "))
+		return LINE_OTHER;
+	m->tail = p;
+	if (!LIT(p, end, "size is 0x") || end - p < 8)
+		return LINE_OTHER;
+	for (q = p + 8; p < q; p++)
+		if (!lower_hex((unsigned char)*p))
+			return LINE_OTHER;
+	if (m->g == G_A2) {
+		if (!LIT(p, end, ", type:"))
+			return LINE_OTHER;
+		upto3_digits(&p, end);
+		if (!LIT(p, end, ", last:"))
+			return LINE_OTHER;
+		upto3_digits(&p, end);
+	}
+	if (!LIT(p, end, ", status is MISS") || p != end)
+		return LINE_OTHER;
+	m->tail_n = (size_t)(end - m->tail);
+	return LINE_MISS;
+}
+
+static const char fetch_text[] = "lookup_tag is fetch req addr:";
+#define FETCH_TEXT_N (sizeof fetch_text - 1)
+
+/* "0x[0-9a-f]+" at p; at most 16 digits (a longer address does not fit
+ * the pc field). */
+static int fetch_addr(const char *p, const char *end, uint64_t *addr)
+{
+	const char *q;
+	if (!LIT(p, end, "0x"))
+		return 0;
+	for (q = p; q < end && lower_hex((unsigned char)*q); q++)
+		;
+	if (q == p || q - p > 16)
+		return 0;
+	scan_hex(p, q, addr);
+	return 1;
+}
+
+/* regex_search of "\[info\] ([0-9]+): lookup_tag is fetch req addr:(0x[0-9a-f]+)"
+ * anywhere in the line. */
+static int find_fetch(const char *line, const char *end, uint64_t *tick, uint64_t *addr)
+{
+	const char *p = line, *hit;
+	while ((hit = memmem(p, (size_t)(end - p), fetch_text, FETCH_TEXT_N))) {
+		const char *d = hit - 2;
+		p = hit + 1;
+		if (d < line || d[0] != ':' || d[1] != ' ')
+			continue;
+		while (d > line && (unsigned)(d[-1] - '0') < 10)
+			d--;
+		if (d == hit - 2 || d - line < 7 || memcmp(d - 7, "[info] ", 7))
+			continue;
+		if (!fetch_addr(hit + FETCH_TEXT_N, end, addr))
+			continue;
+		scan_dec(d, hit - 2, tick);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- cores ---- */
+
+struct unit {
+	uint32_t core, subtype, subidx;
+};
+static struct unit *units;
+static size_t nunits;
+
+static uint32_t unit_id(uint32_t core, uint32_t subtype, uint32_t subidx)
+{
+	static size_t last;
+	size_t i;
+	if (last < nunits && units[last].core == core && units[last].subtype == subtype &&
+	    units[last].subidx == subidx)
+		return (uint32_t)last;
+	for (i = 0; i < nunits; i++)
+		if (units[i].core == core && units[i].subtype == subtype && units[i].subidx == subidx)
+			return (uint32_t)(last = i);
+	if (!(units = realloc(units, (nunits + 1) * sizeof *units)))
+		cli_die(EXIT_IO, "out of memory");
+	units[nunits].core = core;
+	units[nunits].subtype = subtype;
+	units[nunits].subidx = subidx;
+	return (uint32_t)(last = nunits++);
+}
+
+/* ---- --annotate: the newest fetch ticks of each (core, pc) ---- */
+
+struct pcfetch {
+	uint64_t pc;
+	uint32_t unit;              /* UINT32_MAX: empty slot */
+	uint32_t n;                 /* ticks kept, ascending */
+	uint64_t tick[FETCH_KEEP];
+};
+static struct pcfetch *fetches;
+static size_t fetch_cap, fetch_used;
+
+static size_t pc_hash(uint32_t unit, uint64_t pc)
+{
+	uint64_t h = (pc ^ ((uint64_t)unit << 48)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20);
+}
+
+static struct pcfetch *pc_slot(uint32_t unit, uint64_t pc, int create)
+{
+	size_t i;
+	if (create && (fetch_used + 1) * 2 > fetch_cap) {
+		struct pcfetch *old = fetches;
+		size_t oldcap = fetch_cap, j;
+		fetch_cap = fetch_cap ? 2 * fetch_cap : 1024;
+		if (!(fetches = malloc(fetch_cap * sizeof *fetches)))
+			cli_die(EXIT_IO, "out of memory");
+		for (j = 0; j < fetch_cap; j++)
+			fetches[j].unit = UINT32_MAX;
+		for (j = 0; j < oldcap; j++) {
+			if (old[j].unit == UINT32_MAX)
+				continue;
+			for (i = pc_hash(old[j].unit, old[j].pc) & (fetch_cap - 1); fetches[i].unit != UINT32_MAX;
+			     i = (i + 1) & (fetch_cap - 1))
+				;
+			fetches[i] = old[j];
+		}
+		free(old);
+	}
+	if (!fetch_cap)
+		return NULL;
+	for (i = pc_hash(unit, pc) & (fetch_cap - 1); fetches[i].unit != UINT32_MAX; i = (i + 1) & (fetch_cap - 1))
+		if (fetches[i].unit == unit && fetches[i].pc == pc)
+			return &fetches[i];
+	if (!create)
+		return NULL;
+	fetches[i].unit = unit;
+	fetches[i].pc = pc;
+	fetches[i].n = 0;
+	fetch_used++;
+	return &fetches[i];
+}
+
+/* Keep the tick in the pc's ascending, de-duplicated list (the reference's
+ * per-pc set), dropping the oldest when the list is full. */
+static void remember_fetch(uint32_t unit, uint64_t pc, uint64_t tick)
+{
+	struct pcfetch *f = pc_slot(unit, pc, 1);
+	uint32_t i = f->n;
+	while (i > 0 && f->tick[i - 1] > tick)
+		i--;
+	if (i > 0 && f->tick[i - 1] == tick)
+		return;
+	if (f->n == FETCH_KEEP) {
+		if (i == 0)
+			return;         /* older than everything kept */
+		memmove(f->tick, f->tick + 1, (i - 1) * sizeof *f->tick);
+		f->tick[i - 1] = tick;
+		return;
+	}
+	memmove(f->tick + i + 1, f->tick + i, (f->n - i) * sizeof *f->tick);
+	f->tick[i] = tick;
+	f->n++;
+}
+
+static uint64_t n_annotated, n_no_fetch, n_evicted;
+
+static void annotate(struct rec *r)
+{
+	struct pcfetch *f;
+	uint32_t i;
+	if (r->n[I_ICACHE].u != REC_NONE)
+		return;         /* set upstream (scalar-merge): keep it */
+	if (r->s[IS_PIPE].n == 9 && !memcmp(r->s[IS_PIPE].p, "CACHEMISS", 9))
+		return;
+	f = pc_slot(unit_id((uint32_t)r->n[I_CORE].u, (uint32_t)r->n[I_SUBTYPE].u, (uint32_t)r->n[I_SUBIDX].u),
+	            r->n[I_PC].u, 0);
+	if (!f) {
+		n_no_fetch++;
+		return;
+	}
+	for (i = f->n; i > 0 && f->tick[i - 1] > r->n[I_START].u; i--)
+		;
+	if (!i) {
+		/* A fetch at or before the start may have been dropped as old
+		 * (or never happened): leave the field empty. */
+		n_evicted += f->n == FETCH_KEEP;
+		n_no_fetch += f->n < FETCH_KEEP;
+		return;
+	}
+	r->n[I_ICACHE].u = f->tick[i - 1];
+	n_annotated++;
+}
+
+/* ---- the icache lines ---- */
+
+static enum grammar want_grammar;
+static int annotating;
+static uint64_t n_lines, n_miss[G_NGRAMMARS], n_fetch, n_hit, n_other;
+
+static void put_miss(struct rec_out *o, const struct rec *in, const struct miss *m)
+{
+	struct rec r;
+	char detail[96];
+	size_t i, dn = 0;
+
+	for (i = 0; i < m->tail_n && dn < sizeof detail; i++)
+		if (m->tail[i] != ' ')
+			detail[dn++] = m->tail[i];
+	rec_init(&r, K_INSTR);
+	r.n[I_CORE].u = in->n[L_CORE].u;
+	r.n[I_SUBTYPE].u = in->n[L_SUBTYPE].u;
+	r.n[I_SUBIDX].u = in->n[L_SUBIDX].u;
+	r.n[I_BLOCK].i = -1;
+	r.n[I_SUBBLOCK].i = -1;
+	r.n[I_START].u = m->tick;
+	r.n[I_END].u = m->tick + 1;
+	r.n[I_PC].u = m->addr;
+	r.n[I_WARP].i = r.n[I_SCH].i = r.n[I_THREADS].i = -1;
+	r.n[I_GPR].i = 0;
+	r.n[I_BYTES].i = -1;
+	r.n[I_VECUTIL].f = -1;
+	r.n[I_UBREAD].i = r.n[I_UBWRITE].i = -1;
+	r.n[I_ICACHE].u = REC_NONE;
+	r.n[I_CCU].u = REC_NONE;
+	rec_text_set(&r, IS_PIPE, "CACHEMISS", 9);
+	rec_text_set(&r, IS_NAME, m->addr_s, m->addr_n);
+	rec_text_set(&r, IS_DETAIL, detail, dn);
+	rec_out_put(o, &r);
+}
+
+static void put_fetch(struct rec_out *o, const struct rec *in, uint64_t tick, uint64_t addr)
+{
+	struct rec r;
+	rec_init(&r, K_FETCH);
+	r.n[S_CORE].u = in->n[L_CORE].u;
+	r.n[S_SUBTYPE].u = in->n[L_SUBTYPE].u;
+	r.n[S_SUBIDX].u = in->n[L_SUBIDX].u;
+	r.n[S_TICK].u = tick;
+	r.n[S_PC].u = addr;
+	rec_out_put(o, &r);
+	n_fetch++;
+	if (annotating) {
+		uint32_t u = unit_id((uint32_t)in->n[L_CORE].u, (uint32_t)in->n[L_SUBTYPE].u,
+		                     (uint32_t)in->n[L_SUBIDX].u);
+		int k;
+		for (k = 0; k < FETCH_BLOCK; k++)
+			remember_fetch(u, addr + (uint64_t)k * FETCH_GAP, tick);
+	}
+}
+
+static void take_line(struct rec_out *o, const struct rec *in)
+{
+	const char *text = in->s[LS_TEXT].p;
+	size_t len = in->s[LS_TEXT].n;
+	const char *end;
+	struct miss m;
+	uint64_t tick, addr;
+	int fetch_prefix;
+
+	n_lines++;
+	if (len && text[len - 1] == '\r')
+		len--;          /* CRLF dumps: the reference loses every A2 miss here */
+	end = text + len;
+	if (parse_line(text, end, &m, &fetch_prefix) == LINE_MISS) {
+		n_miss[m.g]++;
+		put_miss(o, in, &m);
+		return;
+	}
+	if (fetch_prefix) {
+		/* "[info] N: " was read; the usual fetch line follows it. */
+		const char *p = text + 7;
+		while ((unsigned)(*p - '0') < 10)
+			p++;
+		p += 2;
+		if ((size_t)(end - p) >= FETCH_TEXT_N && !memcmp(p, fetch_text, FETCH_TEXT_N) &&
+		    fetch_addr(p + FETCH_TEXT_N, end, &addr)) {
+			put_fetch(o, in, m.tick, addr);
+			return;
+		}
+	}
+	if (len >= 13 && !memcmp(end - 13, "status is HIT", 13)) {
+		n_hit++;
+		return;
+	}
+	if (memmem(text, len, "status is MISS", 14)) {
+		lose(LOSS_UNPARSED, (uint32_t)in->n[L_FILE].u, in->n[L_LINE].u, "icache");
+		return;
+	}
+	if (find_fetch(text, end, &tick, &addr)) {
+		put_fetch(o, in, tick, addr);
+		return;
+	}
+	n_other++;
+}
+
+/* ---- main ---- */
+
+static struct wr *pending_out;
+
+static void abort_pending_output(void)
+{
+	if (pending_out)
+		wr_abort(pending_out);
+	pending_out = NULL;
+}
+
+static void release_all(void)
+{
+	size_t i;
+	for (i = 0; i < nfile_paths; i++)
+		free(file_paths[i]);
+	free(file_paths);
+	free(units);
+	free(fetches);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: icache-merge [options] [FILE...]\n"
+	        "Turn icache-log line records (from dump-split) into cache-miss instruction\n"
+	        "records (pipe CACHEMISS) and scalar fetch records; other records pass through.\n"
+	        "  --annotate         set icache_tick of passing instruction records to the\n"
+	        "                     latest fetch tick of their pc at or before their start\n"
+	        "  --soc-version=SOC  SoC of the dump (default: the stream header, else %s)\n"
+	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
+	        "  --lz4              compress the output\n"
+	        "  -o FILE            write to FILE (replaced only on success)\n"
+	        "  -q, -v             fewer / more messages\n"
+	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+}
+
+static enum grammar grammar_of(enum chip_family f)
+{
+	switch (f) {
+	case CHIP_A2:
+	case CHIP_A3: return G_A2;
+	case CHIP_310B: return G_310B;
+	default: return G_310P;
+	}
+}
+
+static void report(const struct chip *chip)
+{
+	int k, i;
+	uint64_t other = 0;
+	for (k = 0; k < LOSS_NKINDS; k++) {
+		if (!loss[k])
+			continue;
+		cli_warn("%llu %s", (unsigned long long)loss[k], loss_text[k]);
+		for (i = 0; i < NEXAMPLES && (uint64_t)i < loss[k]; i++)
+			if (examples[k][i].line && (cli_verbosity >= 2 || i < 3))
+				cli_warn_at(file_name(examples[k][i].file), examples[k][i].line, "%s",
+				            examples[k][i].what);
+	}
+	for (k = 0; k < G_NGRAMMARS; k++)
+		if (k != (int)want_grammar)
+			other += n_miss[k];
+	if (other)
+		cli_note("%llu miss lines in another chip's grammar than %s's %s (accepted)",
+		         (unsigned long long)other, chip->soc, grammar_name[want_grammar]);
+	if (n_evicted)
+		cli_note("%llu instruction records left without icache_tick: the %d newest fetch ticks kept "
+		         "for their pc are all after their start", (unsigned long long)n_evicted, FETCH_KEEP);
+	if (cli_verbosity >= 2) {
+		cli_note("%llu icache lines: %llu misses (%llu %s, %llu %s, %llu %s), %llu fetch blocks, "
+		         "%llu hits, %llu other lines ignored",
+		         (unsigned long long)n_lines,
+		         (unsigned long long)(n_miss[G_A2] + n_miss[G_310P] + n_miss[G_310B]),
+		         (unsigned long long)n_miss[G_A2], grammar_name[G_A2],
+		         (unsigned long long)n_miss[G_310P], grammar_name[G_310P],
+		         (unsigned long long)n_miss[G_310B], grammar_name[G_310B],
+		         (unsigned long long)n_fetch, (unsigned long long)n_hit, (unsigned long long)n_other);
+		if (annotating)
+			cli_note("--annotate: %llu instruction records annotated, %llu without a fetch at or "
+			         "before their start, %llu pcs tracked",
+			         (unsigned long long)n_annotated, (unsigned long long)(n_no_fetch + n_evicted),
+			         (unsigned long long)fetch_used);
+	}
+}
+
+static void diag_records(struct rec_out *o)
+{
+	int k;
+	for (k = 0; k < LOSS_NKINDS; k++) {
+		struct rec r;
+		const char *f = "";
+		if (!loss[k])
+			continue;
+		rec_init(&r, K_DIAG);
+		r.n[D_LEVEL].u = 1;
+		r.n[D_COUNT].u = loss[k];
+		if (examples[k][0].line) {
+			f = file_name(examples[k][0].file);
+			r.n[D_LINE].u = examples[k][0].line;
+		}
+		rec_text_set(&r, DS_TOOL, "icache-merge", 12);
+		rec_text_set(&r, DS_FILE, f, strlen(f));
+		rec_text_set(&r, DS_MESSAGE, loss_text[k], strlen(loss_text[k]));
+		rec_out_put(o, &r);
+	}
+}
+
+static void keep_source(const struct rec *r)
+{
+	uint64_t id = r->n[F_FILE].u;
+	if (id >= 1u << 20)
+		return;
+	if (id >= nfile_paths) {
+		char **fp = realloc(file_paths, (id + 1) * sizeof *file_paths);
+		if (!fp)
+			cli_die(EXIT_IO, "out of memory");
+		file_paths = fp;
+		memset(file_paths + nfile_paths, 0, (id + 1 - nfile_paths) * sizeof *file_paths);
+		nfile_paths = id + 1;
+	}
+	free(file_paths[id]);
+	if (!(file_paths[id] = strndup(r->s[FS_PATH].p, r->s[FS_PATH].n)))
+		cli_die(EXIT_IO, "out of memory");
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_ANNOTATE = 256 };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "text", no_argument, NULL, 't' },
+		{ "bin", no_argument, NULL, 'b' },
+		{ "lz4", no_argument, NULL, 'z' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "soc-version", required_argument, NULL, 's' },
+		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, got_header = 0, started = 0;
+	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
+	uint64_t upstream_bad = 0, upstream_dropped = 0;
+	const char *out = "-", *soc = NULL;
+	char *header_soc = NULL, *header_origin = NULL;
+	const struct chip *chip = NULL;
+	struct rec_dec dec = { 0 };
+	struct rec_out o = { 0 };
+	struct rd **in;
+
+	cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version();
+		case 'j': json = 1; break;
+		case 't': text = 1; break;
+		case 'b': bin = 1; break;
+		case 'z': lz4 = 1; break;
+		case 'o': out = optarg; break;
+		case 's': soc = optarg; break;
+		case OPT_ANNOTATE: annotating = 1; break;
+		case 'q': cli_verbosity = 0; break;
+		case 'v': cli_verbosity = 2; break;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
+		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend310B1)", soc);
+
+	nin = argc > optind ? argc - optind : 1;
+	if (!(in = calloc((size_t)nin, sizeof *in)))
+		cli_die(EXIT_IO, "out of memory");
+	for (i = 0; i < nin; i++) {
+		const char *path = argc > optind ? argv[optind + i] : "-";
+		if (!(in[i] = rd_open(path)))
+			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
+	}
+	o.producer = "icache-merge";
+	if (!(o.w = wr_open(out, lz4 ? WR_LZ4 : 0)))
+		cli_die(EXIT_IO, "%s: cannot create:", out);
+	pending_out = o.w;
+	atexit(abort_pending_output);
+	o.mode = cli_out_mode(json, text, bin, strcmp(out, "-") ? -1 : 1);
+	if (lz4 && o.mode == REC_TEXT)
+		o.mode = REC_BIN;
+
+	for (i = 0; i < nin && !cli_interrupted; i++) {
+		const char *line, *why;
+		size_t len;
+		struct rec r;
+		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
+			int k = rec_decode(&dec, line, len, &r, &why);
+			if (k == DEC_BAD) {
+				lose(LOSS_BAD_RECORD, 0, 0, why);
+				if (loss[LOSS_BAD_RECORD] <= 3)
+					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
+				continue;
+			}
+			upstream_trailer = 0;
+			if (k == DEC_OK && r.sc->kind == K_HEADER) {
+				if (!got_header) {
+					header_soc = strndup(r.s[HS_SOC].p, r.s[HS_SOC].n);
+					header_origin = strndup(r.s[HS_ORIGIN].p, r.s[HS_ORIGIN].n);
+					got_header = 1;
+				}
+				continue;
+			}
+			if (!started) {
+				/* The header goes out once the SoC is known: from the
+				 * option, else the first upstream header. */
+				chip = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
+				want_grammar = grammar_of(chip->family);
+				rec_out_header(&o, chip->soc, chip->mhz, header_origin ? header_origin : rd_name(in[i]));
+				started = 1;
+			}
+			if (k == DEC_UNKNOWN) {
+				rec_out_raw(&o, line, len);
+				continue;
+			}
+			switch (r.sc->kind) {
+			case K_TRAILER:
+				upstream_trailer = 1;
+				upstream_bad += r.n[T_BAD].u;
+				upstream_dropped += r.n[T_DROPPED].u;
+				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
+				continue;
+			case K_SOURCE:
+				keep_source(&r);
+				break;
+			case K_LINE:
+				if (r.n[L_LOG].u == LOG_ICACHE) {
+					take_line(&o, &r);
+					if (wr_error(o.w))
+						goto out_failed;
+					continue;
+				}
+				break;
+			case K_INSTR:
+				if (annotating)
+					annotate(&r);
+				break;
+			}
+			rec_out_put(&o, &r);
+			if (wr_error(o.w))
+				goto out_failed;
+		}
+		if (rd_error(in[i])) {
+			cli_warn("%s: read error: %s", rd_name(in[i]), rd_strerror(in[i]));
+			read_failed = 1;
+		}
+	}
+out_failed:
+	if (!started) {
+		chip = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
+		want_grammar = grammar_of(chip->family);
+		rec_out_header(&o, chip->soc, chip->mhz, header_origin ? header_origin : "");
+	}
+	if (!cli_interrupted && !upstream_trailer && !read_failed && cli_verbosity >= 1 && !wr_error(o.w))
+		cli_warn("input ended without a trailer record: the stream upstream was cut short");
+	if (!wr_error(o.w) && !read_failed) {
+		diag_records(&o);
+		rec_out_trailer(&o, upstream_bad + loss[LOSS_UNPARSED] + loss[LOSS_BAD_RECORD], upstream_dropped,
+		                cli_interrupted || upstream_interrupted);
+		/* Counts of a run cut short by an output error would mislead. */
+		report(chip);
+	}
+	release_all();
+	free(header_soc);
+	free(header_origin);
+	for (i = 0; i < nin; i++)
+		rd_close(in[i]);
+	free(in);
+	rec_dec_free(&dec);
+	pending_out = NULL;
+	if (read_failed) {
+		wr_abort(o.w);
+		return EXIT_IO;
+	}
+	c = wr_close(o.w);
+	if (c == EPIPE)
+		return EXIT_OK;
+	if (c) {
+		errno = c;
+		cli_warn("%s: write error:", strcmp(out, "-") ? out : "standard output");
+		return EXIT_IO;
+	}
+	if (cli_interrupted)
+		return EXIT_INTR;
+	if (loss[LOSS_UNPARSED] || loss[LOSS_BAD_RECORD] || !upstream_trailer)
+		return EXIT_PARTIAL;
+	return EXIT_OK;
+}

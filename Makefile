@@ -11,7 +11,7 @@ BASEFLAGS := -std=c11 -D_GNU_SOURCE -Ilib $(WARN)
 LDLIBS  := -llz4 -lm
 PREFIX  ?= /usr/local
 
-TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge
+TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge mte-parse
 LIBSRC  := $(wildcard lib/*.c)
 LIBHDR  := $(wildcard lib/*.h)
 

@@ -1,0 +1,911 @@
+/* mte-parse: MTE request records and the MTE bandwidth chart from the
+ * simulator's core<N>.mte_log.dump lines (spec 2.7 and 4.1).
+ *
+ * Each MTE file is an independent table instr_id -> {type, requests}, as in
+ * the reference.  Lines of the B (bus) interface give a request's time and
+ * size; lines of any other interface classify the instruction.  A request's
+ * bytes go into the 1-us bucket of its last B event, in its instruction's
+ * column.  The chart needs every bucket until the end, but the tables do
+ * not: an instruction that has seen no line for --window ticks of its file
+ * is retired (its records written, its bytes added to the chart, its
+ * requests freed) and kept as a small tombstone for another window, so a
+ * line arriving later is noticed and counted rather than silently merged. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chip.h"
+#include "cli.h"
+#include "io.h"
+#include "rec.h"
+#include "scan.h"
+
+#define NEXAMPLES 5
+#define NIL UINT32_MAX
+#define SMALL_FILE 500                  /* the reference skips files up to this size */
+#define MAX_BUCKET 60000000u            /* the reference drops buckets beyond 60 s */
+#define MIB_PER_BYTE_US 0.95367431640625 /* 10^6 / 2^20: bytes per us -> MiB/s */
+
+/* ---- loss accounting ---- */
+
+enum loss { LOSS_UNPARSED, LOSS_NO_ID, LOSS_RW, LOSS_UNDETERMINED, LOSS_LATE, LOSS_SMALL,
+            LOSS_BEYOND, LOSS_BAD_RECORD, LOSS_NKINDS };
+static const char *const loss_text[LOSS_NKINDS] = {
+	"lines not in the MTE log grammar",
+	"interface lines without a numeric instr_id (or, on the B interface, req_id/gid)",
+	"interface lines whose type is neither R nor W",
+	"instructions whose direction was never determined (only B-interface lines): left out of the chart",
+	"lines for an instruction already retired (more than --window ticks after its previous line)",
+	"MTE files of 500 bytes or less skipped, as the reference does (--keep-small reads them)",
+	"requests in buckets beyond 60,000,000 us left out of the chart",
+	"records that could not be decoded",
+};
+/* Which categories make the exit status 1, and which are bad lines rather
+ * than dropped data in the trailer. */
+static const int loss_is_problem[LOSS_NKINDS] = { 1, 1, 1, 0, 1, 0, 0, 1 };
+static const int loss_is_bad[LOSS_NKINDS] = { 1, 1, 1, 0, 0, 0, 0, 1 };
+
+struct example {
+	uint32_t file;
+	uint64_t line;
+	char what[64];
+};
+static uint64_t loss[LOSS_NKINDS];
+static struct example examples[LOSS_NKINDS][NEXAMPLES];
+
+static char **file_paths;
+static size_t nfile_paths;
+
+static const char *file_name(uint32_t id)
+{
+	static char buf[32];
+	if (id < nfile_paths && file_paths[id])
+		return file_paths[id];
+	snprintf(buf, sizeof buf, "(file %u)", id);
+	return buf;
+}
+
+static void lose(enum loss k, uint32_t file, uint64_t line, const char *what)
+{
+	if (loss[k] < NEXAMPLES) {
+		struct example *e = &examples[k][loss[k]];
+		e->file = file;
+		e->line = line;
+		snprintf(e->what, sizeof e->what, "%s", what ? what : "");
+	}
+	loss[k]++;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		cli_die(EXIT_IO, "out of memory");
+	return p;
+}
+
+/* ---- a hash of (a, b) -> index: linear probing, backward-shift delete ---- */
+
+struct hslot {
+	uint64_t a, b;
+	uint32_t v, used;
+};
+struct htab {
+	struct hslot *s;
+	size_t cap, n;              /* cap a power of two */
+};
+
+static size_t hmix(uint64_t a, uint64_t b)
+{
+	uint64_t x = a * 0x9e3779b97f4a7c15u ^ (b + 0x632be59bd9b4e019u);
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9u;
+	x ^= x >> 32;
+	return (size_t)x;
+}
+
+static struct hslot *hfind(const struct htab *h, uint64_t a, uint64_t b)
+{
+	size_t i;
+	if (!h->cap)
+		return NULL;
+	for (i = hmix(a, b) & (h->cap - 1); h->s[i].used; i = (i + 1) & (h->cap - 1))
+		if (h->s[i].a == a && h->s[i].b == b)
+			return &h->s[i];
+	return NULL;
+}
+
+static void hgrow(struct htab *h)
+{
+	struct htab n = { 0 };
+	size_t i;
+	n.cap = h->cap ? 2 * h->cap : 1024;
+	n.s = calloc(n.cap, sizeof *n.s);
+	if (!n.s)
+		cli_die(EXIT_IO, "out of memory");
+	for (i = 0; i < h->cap; i++)
+		if (h->s[i].used) {
+			size_t j = hmix(h->s[i].a, h->s[i].b) & (n.cap - 1);
+			while (n.s[j].used)
+				j = (j + 1) & (n.cap - 1);
+			n.s[j] = h->s[i];
+		}
+	n.n = h->n;
+	free(h->s);
+	*h = n;
+}
+
+/* The slot of (a, b), added with v = NIL when absent. */
+static struct hslot *hget(struct htab *h, uint64_t a, uint64_t b)
+{
+	size_t i;
+	if (2 * (h->n + 1) > h->cap)
+		hgrow(h);
+	for (i = hmix(a, b) & (h->cap - 1); h->s[i].used; i = (i + 1) & (h->cap - 1))
+		if (h->s[i].a == a && h->s[i].b == b)
+			return &h->s[i];
+	h->s[i].a = a;
+	h->s[i].b = b;
+	h->s[i].v = NIL;
+	h->s[i].used = 1;
+	h->n++;
+	return &h->s[i];
+}
+
+static void hdel(struct htab *h, struct hslot *s)
+{
+	size_t i = (size_t)(s - h->s), j = i, mask = h->cap - 1;
+	h->s[i].used = 0;
+	h->n--;
+	for (;;) {
+		size_t home;
+		j = (j + 1) & mask;
+		if (!h->s[j].used)
+			return;
+		home = hmix(h->s[j].a, h->s[j].b) & mask;
+		/* Move j back into the hole unless its home lies in (i, j]. */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		h->s[i] = h->s[j];
+		h->s[j].used = 0;
+		i = j;
+	}
+}
+
+/* ---- tables ---- */
+
+struct req {
+	uint64_t id, tick, bytes;   /* tick of its last B event; first non-zero size */
+	uint32_t next;
+};
+
+struct instr {
+	uint64_t id, last;          /* last: tick of its latest line, for retirement */
+	uint32_t file, core;        /* file: index into files[] */
+	uint32_t prev, next;        /* the file's list, oldest line first */
+	uint32_t req_head, req_tail;
+	int8_t type;                /* enum mte_path, MTE_UNKNOWN until classified */
+	uint8_t retired, counted_undetermined;
+};
+
+struct mfile {
+	uint32_t id;                /* file id in the stream */
+	uint64_t bytes, lines, now; /* now: greatest tick seen in the file */
+	uint32_t head, tail;        /* instructions by time of their latest line */
+	int committed;              /* larger than SMALL_FILE: retirement allowed */
+};
+
+static struct instr *instrs;
+static uint32_t ninstrs, capinstrs, free_instr = NIL;
+static struct req *reqs;
+static uint32_t nreqs, capreqs, free_req = NIL;
+static struct htab instr_tab, req_tab;
+static struct mfile *files;
+static uint32_t nfiles;
+
+static uint64_t window = 1000000; /* ticks; 0 = keep everything until the end */
+static int keep_small;
+static unsigned mhz;
+
+/* The chart: six columns per 1-us bucket. */
+static double (*chart)[6];
+static uint64_t chart_cap, chart_max;
+static int chart_used;
+
+static struct rec_out out;
+
+static uint32_t new_instr(void)
+{
+	uint32_t i;
+	if (free_instr != NIL) {
+		i = free_instr;
+		free_instr = instrs[i].next;
+		return i;
+	}
+	if (ninstrs == capinstrs) {
+		capinstrs = capinstrs ? 2 * capinstrs : 1024;
+		instrs = xrealloc(instrs, (size_t)capinstrs * sizeof *instrs);
+	}
+	return ninstrs++;
+}
+
+static uint32_t new_req(void)
+{
+	uint32_t i;
+	if (free_req != NIL) {
+		i = free_req;
+		free_req = reqs[i].next;
+		return i;
+	}
+	if (nreqs == capreqs) {
+		if (capreqs >= UINT32_MAX / 2)
+			cli_die(EXIT_IO, "too many MTE requests in flight (lower --window)");
+		capreqs = capreqs ? 2 * capreqs : 4096;
+		reqs = xrealloc(reqs, (size_t)capreqs * sizeof *reqs);
+	}
+	return nreqs++;
+}
+
+static struct mfile *file_for(uint32_t id)
+{
+	static uint32_t last = NIL;
+	uint32_t i;
+	if (last != NIL && files[last].id == id)
+		return &files[last];
+	for (i = 0; i < nfiles; i++)
+		if (files[i].id == id)
+			return &files[last = i];
+	files = xrealloc(files, (nfiles + 1) * sizeof *files);
+	memset(&files[nfiles], 0, sizeof files[nfiles]);
+	files[nfiles].id = id;
+	files[nfiles].head = files[nfiles].tail = NIL;
+	return &files[last = nfiles++];
+}
+
+static void list_unlink(struct mfile *f, uint32_t i)
+{
+	struct instr *in = &instrs[i];
+	if (in->prev != NIL)
+		instrs[in->prev].next = in->next;
+	else
+		f->head = in->next;
+	if (in->next != NIL)
+		instrs[in->next].prev = in->prev;
+	else
+		f->tail = in->prev;
+}
+
+static void list_append(struct mfile *f, uint32_t i)
+{
+	instrs[i].prev = f->tail;
+	instrs[i].next = NIL;
+	if (f->tail != NIL)
+		instrs[f->tail].next = i;
+	else
+		f->head = i;
+	f->tail = i;
+}
+
+/* ts = round3(tick / MHz) us; its bucket floor(ts), in integers. */
+static uint64_t bucket_of(uint64_t tick)
+{
+	uint64_t r;
+	if (tick > UINT64_MAX / 2000)
+		return UINT64_MAX;
+	r = (tick * 2000 + mhz) / (2 * (uint64_t)mhz);
+	return r / 1000;
+}
+
+static void chart_add(uint64_t bucket, int type, uint64_t bytes, uint32_t file, uint64_t instr)
+{
+	double v = (double)bytes * MIB_PER_BYTE_US;
+	if (bucket > MAX_BUCKET) {
+		char what[64];
+		snprintf(what, sizeof what, "instr_id %llu", (unsigned long long)instr);
+		lose(LOSS_BEYOND, file, 0, what);
+		return;
+	}
+	if (bucket >= chart_cap) {
+		uint64_t cap = chart_cap ? chart_cap : 1024;
+		while (cap <= bucket)
+			cap *= 2;
+		chart = xrealloc(chart, cap * sizeof *chart);
+		memset(chart + chart_cap, 0, (cap - chart_cap) * sizeof *chart);
+		chart_cap = cap;
+	}
+	if (!chart_used || bucket > chart_max)
+		chart_max = bucket;
+	chart_used = 1;
+	chart[bucket][type == MTE_GM_TO_UB ? 0 : type == MTE_GM_TO_L1 ? 1 : type == MTE_GM_TO_OTHER ? 2 :
+	              type == MTE_UB_TO_GM ? 3 : type == MTE_L1_TO_GM ? 4 : 5] += v;
+	if (type == MTE_GM_TO_UB || type == MTE_GM_TO_L1)
+		chart[bucket][2] += v;
+	else if (type == MTE_UB_TO_GM || type == MTE_L1_TO_GM)
+		chart[bucket][5] += v;
+}
+
+static void free_reqs(struct instr *in)
+{
+	uint32_t r = in->req_head;
+	while (r != NIL) {
+		uint32_t next = reqs[r].next;
+		hdel(&req_tab, hfind(&req_tab, (uint64_t)(in - instrs), reqs[r].id));
+		reqs[r].next = free_req;
+		free_req = r;
+		r = next;
+	}
+	in->req_head = in->req_tail = NIL;
+}
+
+/* Write an instruction's requests and add them to the chart; free them. */
+static void retire(struct instr *in, int emit)
+{
+	struct mfile *f = &files[in->file];
+	uint32_t r;
+	if (emit && in->req_head != NIL && in->type == MTE_UNKNOWN && !in->counted_undetermined) {
+		char what[64];
+		snprintf(what, sizeof what, "instr_id %llu", (unsigned long long)in->id);
+		lose(LOSS_UNDETERMINED, f->id, 0, what);
+		in->counted_undetermined = 1;
+	}
+	for (r = in->req_head; emit && r != NIL; r = reqs[r].next) {
+		struct rec x;
+		rec_init(&x, K_MTEXFER);
+		x.n[X_CORE].u = in->core;
+		x.n[X_INSTR_ID].u = in->id;
+		x.n[X_REQ_ID].u = reqs[r].id;
+		x.n[X_PATH].u = (uint64_t)in->type;
+		x.n[X_BYTES].u = reqs[r].bytes;
+		x.n[X_TICK].u = reqs[r].tick;
+		rec_out_put(&out, &x);
+		if (in->type != MTE_UNKNOWN)
+			chart_add(bucket_of(reqs[r].tick), in->type, reqs[r].bytes, f->id, in->id);
+	}
+	free_reqs(in);
+	in->retired = 1;
+}
+
+static void forget(struct mfile *f, uint32_t i)
+{
+	list_unlink(f, i);
+	hdel(&instr_tab, hfind(&instr_tab, (uint64_t)(f - files), instrs[i].id));
+	instrs[i].next = free_instr;
+	free_instr = i;
+}
+
+/* Retire what has been quiet for a window; forget tombstones after two. */
+static void advance(struct mfile *f)
+{
+	while (f->head != NIL) {
+		uint32_t i = f->head;
+		struct instr *in = &instrs[i];
+		if (in->last + window >= f->now)
+			return;
+		if (!in->retired) {
+			retire(in, 1);
+			/* Back of the queue: its tombstone lives one more window. */
+			list_unlink(f, i);
+			in->last += window;
+			list_append(f, i);
+		} else {
+			forget(f, i);
+		}
+	}
+}
+
+/* ---- the tokenizer (spec 2.7) ---- */
+
+struct mline {
+	uint64_t tick, instr_id, req_id, size;
+	const char *unit;
+	size_t unit_n;
+	char rw;
+	int has_instr, has_req, has_gid;
+	uint64_t gid;
+};
+
+enum { ML_OK, ML_IGNORED, ML_BAD };
+
+/* A value: from 2 chars after the ':' to the next ',' (or the end, less a
+ * trailing '.'); its leading decimal digits. */
+static int value_of(const char *v, const char *end, uint64_t *x)
+{
+	const char *ve;
+	if (v >= end)
+		return 0;
+	ve = memchr(v, ',', (size_t)(end - v));
+	if (!ve) {
+		ve = end;
+		if (ve > v && ve[-1] == '.')
+			ve--;
+	}
+	return ve > v && scan_dec(v, ve, x) > 0;
+}
+
+static int tokenize(const char *s, size_t n, struct mline *m, const char **why)
+{
+	const char *end = s + n, *p, *colon, *name, *sp, *c;
+	size_t nl;
+
+	if (n < 8 || memcmp(s, "[info]", 6)) {
+		*why = "no [info] at column 0";
+		return ML_BAD;
+	}
+	p = s + 7;
+	colon = memchr(p, ':', (size_t)(end - p));
+	if (!colon) {
+		*why = "no tick";
+		return ML_BAD;
+	}
+	if (*p == '-') {
+		*why = "negative tick";
+		return ML_BAD;
+	}
+	if (*p == '+')
+		p++;
+	if (p == colon || scan_dec(p, colon, &m->tick) != (size_t)(colon - p)) {
+		*why = "tick not a number";
+		return ML_BAD;
+	}
+	name = colon + 2;
+	if (name >= end)
+		return ML_IGNORED;
+	sp = memchr(name, ' ', (size_t)(end - name));
+	if (!sp)
+		sp = end;
+	nl = (size_t)(sp - name);
+	if (nl >= 2 && name[nl - 2] == 'I' && name[nl - 1] == 'F') {
+		if (nl < 3)
+			return ML_IGNORED;
+		m->rw = name[nl - 3];
+		m->unit = name;
+		m->unit_n = nl - 3;
+	} else {
+		const char *f = memmem(name, nl, "IF.", 3), *u;
+		if (!f || f == name)
+			return ML_IGNORED;
+		m->rw = f[-1];
+		for (u = f - 1; u > name && u[-1] != '.'; u--)
+			;
+		m->unit = u;
+		m->unit_n = (size_t)(f - 1 - u);
+	}
+	m->has_instr = m->has_req = m->has_gid = 0;
+	m->size = 0;
+	/* key: value pairs; the key is the word before each ':'. */
+	for (c = sp; c < end && (c = memchr(c, ':', (size_t)(end - c))); c++) {
+		const char *k = c;
+		size_t kn;
+		uint64_t x;
+		while (k > sp && k[-1] != ' ')
+			k--;
+		kn = (size_t)(c - k);
+		if (kn == 4 && !memcmp(k, "size", 4)) {
+			m->size = value_of(c + 2, end, &x) ? x : 0;
+		} else if (kn == 8 && !memcmp(k, "instr_id", 8)) {
+			m->has_instr = value_of(c + 2, end, &m->instr_id);
+		} else if (kn == 6 && !memcmp(k, "req_id", 6)) {
+			m->has_req = value_of(c + 2, end, &m->req_id);
+		} else if (kn == 3 && !memcmp(k, "gid", 3)) {
+			m->has_gid = value_of(c + 2, end, &m->gid);
+		}
+	}
+	return ML_OK;
+}
+
+static int classify(const struct mline *m)
+{
+	int w = m->rw == 'W';
+	if (m->unit_n == 2 && !memcmp(m->unit, "L1", 2))
+		return w ? MTE_GM_TO_L1 : MTE_L1_TO_GM;
+	if (m->unit_n >= 2 && !memcmp(m->unit, "UB", 2))
+		return w ? MTE_GM_TO_UB : MTE_UB_TO_GM;
+	return w ? MTE_GM_TO_OTHER : MTE_OTHER_TO_GM;
+}
+
+static void take_line(const struct rec *in)
+{
+	const char *text = in->s[LS_TEXT].p, *why = "";
+	size_t len = in->s[LS_TEXT].n;
+	uint32_t fid = (uint32_t)in->n[L_FILE].u;
+	uint64_t lineno = in->n[L_LINE].u;
+	struct mfile *f = file_for(fid);
+	struct mline m;
+	struct hslot *hs;
+	struct instr *ins;
+	uint32_t idx;
+	int is_b, k;
+
+	f->bytes += len + 1;
+	f->lines++;
+	if (!f->committed && (f->bytes > SMALL_FILE || keep_small))
+		f->committed = 1;
+	if (len && text[len - 1] == '\r')
+		len--;
+	k = tokenize(text, len, &m, &why);
+	if (k == ML_BAD) {
+		lose(LOSS_UNPARSED, fid, lineno, why);
+		return;
+	}
+	if (k == ML_IGNORED)
+		return;         /* no interface: the reference ignores it too */
+	is_b = m.unit_n == 1 && m.unit[0] == 'B';
+	if (!m.has_instr || (is_b && !m.has_req && !m.has_gid)) {
+		lose(LOSS_NO_ID, fid, lineno, m.has_instr ? "no req_id or gid" : "no instr_id");
+		return;
+	}
+	if (!is_b && m.rw != 'R' && m.rw != 'W') {
+		lose(LOSS_RW, fid, lineno, "");
+		return;
+	}
+	if (m.tick > f->now)
+		f->now = m.tick;
+	hs = hget(&instr_tab, (uint64_t)(f - files), m.instr_id);
+	if (hs->v == NIL) {
+		idx = new_instr();
+		hs->v = idx;
+		ins = &instrs[idx];
+		memset(ins, 0, sizeof *ins);
+		ins->id = m.instr_id;
+		ins->file = (uint32_t)(f - files);
+		ins->core = (uint32_t)in->n[L_CORE].u;
+		ins->type = MTE_UNKNOWN;
+		ins->req_head = ins->req_tail = NIL;
+		list_append(f, idx);
+	} else {
+		idx = hs->v;
+		ins = &instrs[idx];
+		if (ins->retired) {
+			/* Classifying a known instruction changes nothing. */
+			if (is_b || ins->type == MTE_UNKNOWN)
+				lose(LOSS_LATE, fid, lineno, "");
+			ins->retired = 0;
+		}
+		list_unlink(f, idx);
+		list_append(f, idx);
+	}
+	ins->last = m.tick > ins->last ? m.tick : ins->last;
+	if (is_b) {
+		uint64_t rid = m.has_req ? m.req_id : m.gid;
+		struct hslot *rs = hget(&req_tab, idx, rid);
+		struct req *r;
+		if (rs->v == NIL) {
+			uint32_t ri = new_req();
+			rs->v = ri;
+			r = &reqs[ri];
+			r->id = rid;
+			r->tick = m.tick;
+			r->bytes = m.size;
+			r->next = NIL;
+			if (ins->req_tail != NIL)
+				reqs[ins->req_tail].next = ri;
+			else
+				ins->req_head = ri;
+			ins->req_tail = ri;
+		} else {
+			r = &reqs[rs->v];
+			if (!r->bytes)
+				r->bytes = m.size;
+			if (m.tick > r->tick)
+				r->tick = m.tick;
+		}
+	} else if (ins->type == MTE_UNKNOWN) {
+		ins->type = (int8_t)classify(&m);
+	}
+	if (window && f->committed)
+		advance(f);
+}
+
+/* At the end: every file's remaining instructions, then the chart. */
+static void finish(void)
+{
+	uint32_t fi, i;
+	uint64_t b;
+
+	for (fi = 0; fi < nfiles; fi++) {
+		struct mfile *f = &files[fi];
+		int use = f->committed || keep_small;
+		if (!use) {
+			char what[64];
+			snprintf(what, sizeof what, "%llu bytes, %llu lines skipped", (unsigned long long)f->bytes,
+			         (unsigned long long)f->lines);
+			lose(LOSS_SMALL, f->id, 0, what);
+		}
+		while ((i = f->head) != NIL) {
+			if (!instrs[i].retired)
+				retire(&instrs[i], use);
+			forget(f, i);
+		}
+	}
+	if (!chart_used)
+		return;
+	for (b = 0; b <= chart_max + 1; b++) {
+		struct rec w;
+		int c;
+		rec_init(&w, K_MTEBW);
+		w.n[W_BUCKET].u = b;
+		for (c = 0; c < 6; c++)
+			w.n[W_GM_TO_UB + c].f = b <= chart_max ? chart[b][c] : 0;
+		rec_out_put(&out, &w);
+		if (wr_error(out.w))
+			return;
+	}
+}
+
+/* ---- main ---- */
+
+static struct wr *pending_out;
+
+static void abort_pending_output(void)
+{
+	if (pending_out)
+		wr_abort(pending_out);
+	pending_out = NULL;
+}
+
+static void release_all(void)
+{
+	size_t i;
+	free(instrs);
+	free(reqs);
+	free(instr_tab.s);
+	free(req_tab.s);
+	free(files);
+	free(chart);
+	for (i = 0; i < nfile_paths; i++)
+		free(file_paths[i]);
+	free(file_paths);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: mte-parse [options] [FILE...]\n"
+	        "Turn MTE log line records (from dump-split) into MTE request records and\n"
+	        "1-us bandwidth records; other records pass through.\n"
+	        "  --soc-version=SOC  SoC for the clock (default: the stream header, else %s)\n"
+	        "  --window=TICKS     retire an instruction after TICKS quiet ticks (default 1000000;\n"
+	        "                     0 = keep every instruction until the end)\n"
+	        "  --keep-small       also read MTE files of 500 bytes or less (the reference skips them)\n"
+	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
+	        "  --lz4              compress the output\n"
+	        "  -o FILE            write to FILE (replaced only on success)\n"
+	        "  -q, -v             fewer / more messages\n"
+	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+}
+
+static void report(void)
+{
+	int k, i;
+	for (k = 0; k < LOSS_NKINDS; k++) {
+		if (!loss[k] || (cli_verbosity < 1 && !loss_is_problem[k]))
+			continue;
+		cli_warn("%llu %s", (unsigned long long)loss[k], loss_text[k]);
+		for (i = 0; i < NEXAMPLES && (uint64_t)i < loss[k]; i++)
+			if ((cli_verbosity >= 2 || i < 3) && examples[k][i].file != NIL)
+				cli_warn_at(file_name(examples[k][i].file), examples[k][i].line, "%s",
+				            examples[k][i].what);
+	}
+}
+
+static void diag_records(void)
+{
+	int k;
+	for (k = 0; k < LOSS_NKINDS; k++) {
+		struct rec r;
+		const char *f = "";
+		if (!loss[k])
+			continue;
+		rec_init(&r, K_DIAG);
+		r.n[D_LEVEL].u = loss_is_problem[k] ? 1 : 2;
+		r.n[D_COUNT].u = loss[k];
+		if (examples[k][0].file != NIL) {
+			f = file_name(examples[k][0].file);
+			r.n[D_LINE].u = examples[k][0].line;
+		}
+		rec_text_set(&r, DS_TOOL, "mte-parse", 9);
+		rec_text_set(&r, DS_FILE, f, strlen(f));
+		rec_text_set(&r, DS_MESSAGE, loss_text[k], strlen(loss_text[k]));
+		rec_out_put(&out, &r);
+	}
+}
+
+static void note_source(const struct rec *r)
+{
+	uint64_t id = r->n[F_FILE].u;
+	if (id >= 1u << 20)
+		return;
+	if (id >= nfile_paths) {
+		file_paths = xrealloc(file_paths, (id + 1) * sizeof *file_paths);
+		memset(file_paths + nfile_paths, 0, (id + 1 - nfile_paths) * sizeof *file_paths);
+		nfile_paths = id + 1;
+	}
+	free(file_paths[id]);
+	file_paths[id] = strndup(r->s[FS_PATH].p, r->s[FS_PATH].n);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "text", no_argument, NULL, 't' },
+		{ "bin", no_argument, NULL, 'b' },
+		{ "lz4", no_argument, NULL, 'z' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "soc-version", required_argument, NULL, 's' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "keep-small", no_argument, NULL, 'k' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, got_header = 0, started = 0;
+	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
+	uint64_t upstream_bad = 0, upstream_dropped = 0, bad = 0, dropped = 0, problems = 0;
+	unsigned header_mhz = 0;
+	const char *outpath = "-", *soc = NULL;
+	char *header_soc = NULL, *header_origin = NULL;
+	struct rec_dec dec = { 0 };
+	struct rd **in;
+
+	cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version();
+		case 'j': json = 1; break;
+		case 't': text = 1; break;
+		case 'b': bin = 1; break;
+		case 'z': lz4 = 1; break;
+		case 'o': outpath = optarg; break;
+		case 's': soc = optarg; break;
+		case 'w': window = cli_num("--window", optarg); break;
+		case 'k': keep_small = 1; break;
+		case 'q': cli_verbosity = 0; break;
+		case 'v': cli_verbosity = 2; break;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
+		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc);
+
+	nin = argc > optind ? argc - optind : 1;
+	in = calloc((size_t)nin, sizeof *in);
+	if (!in)
+		cli_die(EXIT_IO, "out of memory");
+	for (i = 0; i < nin; i++) {
+		const char *path = argc > optind ? argv[optind + i] : "-";
+		in[i] = rd_open(path);
+		if (!in[i])
+			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
+	}
+	out.producer = "mte-parse";
+	out.w = wr_open(outpath, lz4 ? WR_LZ4 : 0);
+	if (!out.w)
+		cli_die(EXIT_IO, "%s: cannot create:", outpath);
+	pending_out = out.w;
+	atexit(abort_pending_output);
+	out.mode = cli_out_mode(json, text, bin, strcmp(outpath, "-") ? -1 : 1);
+	if (lz4 && out.mode == REC_TEXT)
+		out.mode = REC_BIN;
+
+	for (i = 0; i < nin && !cli_interrupted; i++) {
+		const char *line, *why;
+		size_t len;
+		struct rec r;
+		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
+			int k = rec_decode(&dec, line, len, &r, &why);
+			if (k == DEC_BAD) {
+				lose(LOSS_BAD_RECORD, NIL, 0, why);
+				if (loss[LOSS_BAD_RECORD] <= 3)
+					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
+				continue;
+			}
+			upstream_trailer = 0;
+			if (k == DEC_OK && r.sc->kind == K_HEADER) {
+				if (!got_header) {
+					header_soc = strndup(r.s[HS_SOC].p, r.s[HS_SOC].n);
+					header_origin = strndup(r.s[HS_ORIGIN].p, r.s[HS_ORIGIN].n);
+					header_mhz = (unsigned)r.n[H_MHZ].u;
+					got_header = 1;
+				}
+				continue;
+			}
+			if (!started) {
+				/* The clock: the option's SoC, else the header's clock,
+				 * else the header's SoC, else the default. */
+				const struct chip *ch = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
+				mhz = !soc && header_mhz ? header_mhz : ch->mhz;
+				rec_out_header(&out, soc || !header_soc || !*header_soc ? ch->soc : header_soc, mhz,
+				               header_origin ? header_origin : rd_name(in[i]));
+				started = 1;
+			}
+			if (k == DEC_UNKNOWN) {
+				rec_out_raw(&out, line, len);
+				continue;
+			}
+			switch (r.sc->kind) {
+			case K_TRAILER:
+				upstream_trailer = 1;
+				upstream_bad += r.n[T_BAD].u;
+				upstream_dropped += r.n[T_DROPPED].u;
+				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
+				continue;
+			case K_SOURCE:
+				note_source(&r);
+				break;
+			case K_LINE:
+				if (r.n[L_LOG].u == LOG_MTE) {
+					take_line(&r);
+					if (wr_error(out.w))
+						break;
+					continue;
+				}
+				break;
+			}
+			rec_out_put(&out, &r);
+			if (wr_error(out.w))
+				break;
+		}
+		if (rd_error(in[i])) {
+			cli_warn("%s: read error: %s", rd_name(in[i]), rd_strerror(in[i]));
+			read_failed = 1;
+		}
+		if (wr_error(out.w))
+			break;
+	}
+	if (!started) {
+		const struct chip *ch = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
+		mhz = !soc && header_mhz ? header_mhz : ch->mhz;
+		rec_out_header(&out, soc || !header_soc || !*header_soc ? ch->soc : header_soc, mhz,
+		               header_origin ? header_origin : "");
+	}
+	if (!cli_interrupted && !upstream_trailer && !read_failed && cli_verbosity >= 1 &&
+	    !wr_error(out.w))
+		cli_warn("input ended without a trailer record: the stream upstream was cut short");
+	if (!wr_error(out.w) && !read_failed && !cli_interrupted)
+		finish();
+	for (c = 0; c < LOSS_NKINDS; c++) {
+		if (loss_is_bad[c])
+			bad += loss[c];
+		else
+			dropped += loss[c];
+		if (loss_is_problem[c])
+			problems += loss[c];
+	}
+	if (!wr_error(out.w) && !read_failed) {
+		diag_records();
+		rec_out_trailer(&out, upstream_bad + bad, upstream_dropped + dropped,
+		                cli_interrupted || upstream_interrupted);
+		report();
+	}
+	release_all();
+	free(header_soc);
+	free(header_origin);
+	for (i = 0; i < nin; i++)
+		rd_close(in[i]);
+	free(in);
+	rec_dec_free(&dec);
+	pending_out = NULL;
+	if (read_failed) {
+		wr_abort(out.w);
+		return EXIT_IO;
+	}
+	c = wr_close(out.w);
+	if (c == EPIPE)
+		return EXIT_OK;
+	if (c) {
+		errno = c;
+		cli_warn("%s: write error:", strcmp(outpath, "-") ? outpath : "standard output");
+		return EXIT_IO;
+	}
+	if (cli_interrupted)
+		return EXIT_INTR;
+	if (problems || !upstream_trailer)
+		return EXIT_PARTIAL;
+	return EXIT_OK;
+}

@@ -1,0 +1,665 @@
+/* scalar-merge: the scalar head overhead of A2/A3 (spec 4.3).  Fills the
+ * icache_tick and ccu_tick of instruction records from the CCU log's issue
+ * lines and the icache's fetch records.
+ *
+ * Per core it keeps, per pc, the CCU ticks in file order and, per fetch
+ * block address, the fetch ticks; a fetch block covers pc..pc+12, so the
+ * fetch set of a pc is the union of the blocks at pc, pc-4, pc-8 and pc-12
+ * and each fetch record is stored once, not four times.  The first
+ * instruction record of a core closes its inputs: the merge runs then, and
+ * from there each record takes the next CCU entry of its pc, so the records
+ * of a pc must come in start order (instr-parse writes them so: the n-th
+ * pop of a pc pairs with its n-th execution). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chip.h"
+#include "cli.h"
+#include "io.h"
+#include "rec.h"
+#include "scan.h"
+
+#define NEXAMPLES 5
+
+/* ---- loss accounting ---- */
+
+enum loss { LOSS_UNPARSED, LOSS_BAD_RECORD, LOSS_LATE, LOSS_ORDER, LOSS_NKINDS };
+static const char *const loss_text[LOSS_NKINDS] = {
+	"CCU issue lines not in the grammar",
+	"records that could not be decoded",
+	"CCU lines or fetch records after their core's instructions (ignored)",
+	"instruction records of a pc out of start order (assigned in arrival order)",
+};
+static const int loss_is_problem[LOSS_NKINDS] = { 1, 1, 1, 1 };
+/* Unparsed lines and undecodable records go into the trailer's "bad". */
+static const int loss_is_bad[LOSS_NKINDS] = { 1, 1, 0, 0 };
+
+struct example {
+	uint32_t file;
+	uint64_t line;
+	char what[64];
+};
+static uint64_t loss[LOSS_NKINDS];
+static struct example examples[LOSS_NKINDS][NEXAMPLES];
+
+static char **file_paths;
+static size_t nfile_paths;
+
+static const char *file_name(uint32_t id)
+{
+	static char buf[32];
+	if (id < nfile_paths && file_paths[id])
+		return file_paths[id];
+	snprintf(buf, sizeof buf, "(file %u)", id);
+	return buf;
+}
+
+static void lose(enum loss k, uint32_t file, uint64_t line, const char *what)
+{
+	if (loss[k] < NEXAMPLES) {
+		struct example *e = &examples[k][loss[k]];
+		e->file = file;
+		e->line = line;
+		snprintf(e->what, sizeof e->what, "%s", what ? what : "");
+	}
+	loss[k]++;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	if (!(p = realloc(p, n ? n : 1)))
+		cli_die(EXIT_IO, "out of memory");
+	return p;
+}
+
+/* ---- per-pc state in an open-addressing table ---- */
+
+struct pcst {
+	uint64_t pc;
+	uint64_t *ccu;              /* CCU ticks in file order */
+	uint64_t *icache;           /* after the merge: fetch tick per entry, REC_NONE = MAX */
+	uint64_t *fetch;            /* ticks of fetch blocks starting at pc */
+	uint32_t nccu, capccu, nfetch, capfetch;
+	uint32_t next;              /* next CCU entry to hand out */
+	uint64_t last_start;
+	unsigned char stopped, seen;
+};
+
+struct unit {
+	uint32_t core, subtype, subidx;
+	struct pcst *slots;         /* pc == UINT64_MAX: empty */
+	size_t cap, n;
+	uint64_t nccu, nfetch, ninstr, assigned;
+	int closed;                 /* the merge has run */
+};
+
+static struct unit **units;
+static size_t nunits;
+
+static size_t hash_pc(uint64_t pc, size_t cap)
+{
+	pc ^= pc >> 29;
+	pc *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(pc >> 17) & (cap - 1);
+}
+
+static struct pcst *pc_find(const struct unit *u, uint64_t pc)
+{
+	size_t i;
+	if (!u->cap)
+		return NULL;
+	for (i = hash_pc(pc, u->cap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (u->cap - 1))
+		if (u->slots[i].pc == pc)
+			return &u->slots[i];
+	return NULL;
+}
+
+static struct pcst *pc_get(struct unit *u, uint64_t pc)
+{
+	size_t i;
+	struct pcst *s;
+	if (u->cap && (s = pc_find(u, pc)))
+		return s;
+	if (2 * (u->n + 1) > u->cap) {
+		size_t ncap = u->cap ? 2 * u->cap : 256, k;
+		struct pcst *old = u->slots;
+		u->slots = xrealloc(NULL, ncap * sizeof *u->slots);
+		memset(u->slots, 0, ncap * sizeof *u->slots);
+		for (k = 0; k < ncap; k++)
+			u->slots[k].pc = UINT64_MAX;
+		for (k = 0; k < u->cap; k++)
+			if (old[k].pc != UINT64_MAX) {
+				for (i = hash_pc(old[k].pc, ncap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (ncap - 1))
+					;
+				u->slots[i] = old[k];
+			}
+		free(old);
+		u->cap = ncap;
+	}
+	for (i = hash_pc(pc, u->cap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (u->cap - 1))
+		;
+	u->slots[i].pc = pc;
+	u->n++;
+	return &u->slots[i];
+}
+
+static struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
+{
+	static struct unit *last;
+	size_t i;
+	struct unit *u;
+
+	if (last && last->core == core && last->subtype == subtype && last->subidx == subidx)
+		return last;
+	for (i = 0; i < nunits; i++)
+		if (units[i]->core == core && units[i]->subtype == subtype && units[i]->subidx == subidx)
+			return last = units[i];
+	u = xrealloc(NULL, sizeof *u);
+	memset(u, 0, sizeof *u);
+	u->core = core;
+	u->subtype = subtype;
+	u->subidx = subidx;
+	units = xrealloc(units, (nunits + 1) * sizeof *units);
+	units[nunits++] = u;
+	return last = u;
+}
+
+static void push(uint64_t **v, uint32_t *n, uint32_t *cap, uint64_t x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 4;
+		*v = xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = x;
+}
+
+/* ---- the CCU line grammar ---- */
+
+/* regex_search \[info\] ([0-9]+): (is_single_issue instr, pc|ccu do issue
+ * success.issue isa pc ):(0x[0-9a-f]+) at its leftmost match. */
+static int ccu_at(const char *p, const char *end, uint64_t *tick, uint64_t *pc)
+{
+	static const char single[] = "is_single_issue instr, pc";
+	static const char issue1[] = "ccu do issue success", issue2[] = "issue isa pc ";
+	size_t nd = scan_dec(p, end, tick);
+	uint64_t x = 0;
+	int digits = 0;
+
+	if (!nd)
+		return -1;
+	p += nd;
+	if (end - p < 2 || p[0] != ':' || p[1] != ' ')
+		return -1;
+	p += 2;
+	if ((size_t)(end - p) >= sizeof single - 1 && !memcmp(p, single, sizeof single - 1)) {
+		p += sizeof single - 1;
+	} else if ((size_t)(end - p) >= sizeof issue1 + sizeof issue2 - 1 &&
+	           !memcmp(p, issue1, sizeof issue1 - 1) && p[sizeof issue1 - 1] != '\n' &&
+	           p[sizeof issue1 - 1] != '\r' &&
+	           !memcmp(p + sizeof issue1, issue2, sizeof issue2 - 1)) {
+		p += sizeof issue1 + sizeof issue2 - 1;
+	} else {
+		return -1;
+	}
+	if (end - p < 4 || p[0] != ':' || p[1] != '0' || p[2] != 'x')
+		return -1;
+	for (p += 3; p < end; p++) {
+		unsigned c = (unsigned char)*p;
+		unsigned d = c - '0' < 10 ? c - '0' : c - 'a' < 6 ? c - 'a' + 10 : 16;
+		if (d > 15)
+			break;
+		x = (x << 4) | d;
+		digits++;
+	}
+	if (!digits)
+		return -1;
+	*pc = x;
+	return 0;
+}
+
+/* memmem for short words in short lines: glibc's memmem costs more to set
+ * up than these lines take to scan. */
+static const char *find(const char *p, const char *end, const char *w, size_t n)
+{
+	while ((size_t)(end - p) >= n && (p = memchr(p, w[0], (size_t)(end - p) - n + 1))) {
+		if (!memcmp(p, w, n))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* 0 = an issue line, 1 = another CCU line, -1 = looks like an issue line
+ * but is not in the grammar. */
+static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
+{
+	const char *end = s + n, *p = s;
+	while ((p = find(p, end, "[info] ", 7))) {
+		p += 7;
+		if (!ccu_at(p, end, tick, pc))
+			return 0;
+	}
+	if (find(s, end, "_single_issue", 13) || find(s, end, "ccu do issue", 12))
+		return -1;
+	return 1;
+}
+
+/* ---- the merge (spec 4.3 step 1) ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The greatest fetch tick strictly less than t among the blocks that cover
+ * pc, or REC_NONE. */
+static uint64_t fetch_before(const struct unit *u, uint64_t pc, uint64_t t)
+{
+	uint64_t best = REC_NONE, d;
+	for (d = 0; d <= 12 && d <= pc; d += 4) {
+		const struct pcst *b = pc_find(u, pc - d);
+		size_t lo = 0, hi;
+		if (!b || !b->nfetch)
+			continue;
+		hi = b->nfetch;
+		while (lo < hi) {           /* lower_bound(t) */
+			size_t mid = lo + (hi - lo) / 2;
+			if (b->fetch[mid] < t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && (best == REC_NONE || b->fetch[lo - 1] > best))
+			best = b->fetch[lo - 1];
+	}
+	return best;
+}
+
+static void close_unit(struct unit *u)
+{
+	size_t i;
+	u->closed = 1;
+	if (!u->nccu || !u->nfetch)
+		return;             /* both tables must exist */
+	for (i = 0; i < u->cap; i++) {
+		struct pcst *s = &u->slots[i];
+		if (s->pc != UINT64_MAX && s->nfetch > 1) {
+			size_t k, m = 1;
+			qsort(s->fetch, s->nfetch, sizeof *s->fetch, cmp_u64);
+			for (k = 1; k < s->nfetch; k++)     /* a set: no duplicates */
+				if (s->fetch[k] != s->fetch[m - 1])
+					s->fetch[m++] = s->fetch[k];
+			s->nfetch = (uint32_t)m;
+		}
+	}
+	for (i = 0; i < u->cap; i++) {
+		struct pcst *s = &u->slots[i];
+		uint32_t k;
+		int stop = 0;
+		if (s->pc == UINT64_MAX || !s->nccu)
+			continue;
+		s->icache = xrealloc(NULL, s->nccu * sizeof *s->icache);
+		for (k = 0; k < s->nccu; k++) {
+			if (!stop && (s->icache[k] = fetch_before(u, s->pc, s->ccu[k])) == REC_NONE)
+				stop = 1;   /* the rest keep icacheTick = MAX */
+			if (stop)
+				s->icache[k] = REC_NONE;
+		}
+	}
+	/* The fetch sets are not needed any more. */
+	for (i = 0; i < u->cap; i++) {
+		free(u->slots[i].fetch);
+		u->slots[i].fetch = NULL;
+	}
+}
+
+/* ---- step 2: one instruction record ---- */
+
+static void assign(struct unit *u, struct rec *r)
+{
+	uint64_t start = r->n[I_START].u;
+	struct pcst *s;
+
+	u->ninstr++;
+	if (!u->closed)
+		close_unit(u);
+	if (!u->nccu || !u->nfetch || !(s = pc_find(u, r->n[I_PC].u)) || !s->nccu)
+		return;
+	if (s->seen && start < s->last_start)
+		lose(LOSS_ORDER, 0, 0, NULL);
+	s->seen = 1;
+	s->last_start = start;
+	if (s->stopped)
+		return;
+	if (s->next >= s->nccu || s->ccu[s->next] > start) {
+		s->stopped = 1;     /* the rest of this pc is skipped */
+		return;
+	}
+	r->n[I_CCU].u = s->ccu[s->next];
+	r->n[I_ICACHE].u = s->icache[s->next];
+	if (s->icache[s->next] != REC_NONE)
+		u->assigned++;
+	s->next++;
+}
+
+/* ---- main ---- */
+
+static struct wr *pending_out;
+
+static void abort_pending_output(void)
+{
+	if (pending_out)
+		wr_abort(pending_out);
+	pending_out = NULL;
+}
+
+static void release_all(void)
+{
+	size_t i, k;
+	for (i = 0; i < nunits; i++) {
+		struct unit *u = units[i];
+		for (k = 0; k < u->cap; k++) {
+			free(u->slots[k].ccu);
+			free(u->slots[k].icache);
+			free(u->slots[k].fetch);
+		}
+		free(u->slots);
+		free(u);
+	}
+	free(units);
+	for (i = 0; i < nfile_paths; i++)
+		free(file_paths[i]);
+	free(file_paths);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: scalar-merge [options] [FILE...]\n"
+	        "Fill the icache and CCU ticks of instruction records (the A2/A3 scalar head\n"
+	        "overhead) from CCU log line records and fetch records; other records pass through.\n"
+	        "  --soc-version=SOC  SoC of the dump (default: the stream header, else %s)\n"
+	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
+	        "  --lz4              compress the output\n"
+	        "  -o FILE            write to FILE (replaced only on success)\n"
+	        "  -q, -v             fewer / more messages\n"
+	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+}
+
+static void report(void)
+{
+	int k, i;
+	for (k = 0; k < LOSS_NKINDS; k++) {
+		if (!loss[k] || (cli_verbosity < 1 && !loss_is_problem[k]))
+			continue;
+		cli_warn("%llu %s", (unsigned long long)loss[k], loss_text[k]);
+		for (i = 0; i < NEXAMPLES && (uint64_t)i < loss[k]; i++)
+			if (examples[k][i].line && (cli_verbosity >= 2 || i < 3))
+				cli_warn_at(file_name(examples[k][i].file), examples[k][i].line, "%s",
+				            examples[k][i].what);
+	}
+}
+
+static void diag_records(struct rec_out *o)
+{
+	int k;
+	for (k = 0; k < LOSS_NKINDS; k++) {
+		struct rec r;
+		const char *f = "";
+		if (!loss[k])
+			continue;
+		rec_init(&r, K_DIAG);
+		r.n[D_LEVEL].u = loss_is_problem[k] ? 1 : 2;
+		r.n[D_COUNT].u = loss[k];
+		if (examples[k][0].line) {
+			f = file_name(examples[k][0].file);
+			r.n[D_LINE].u = examples[k][0].line;
+		}
+		rec_text_set(&r, DS_TOOL, "scalar-merge", 12);
+		rec_text_set(&r, DS_FILE, f, strlen(f));
+		rec_text_set(&r, DS_MESSAGE, loss_text[k], strlen(loss_text[k]));
+		rec_out_put(o, &r);
+	}
+}
+
+/* What each core got, as notes: missing inputs are not errors. */
+static void notes(void)
+{
+	size_t i;
+	for (i = 0; i < nunits; i++) {
+		const struct unit *u = units[i];
+		char core[48];
+		rec_core_name(core, u->core, u->subtype, u->subidx);
+		if (!u->ninstr)
+			continue;
+		if (!u->nccu && !u->nfetch)
+			cli_note("%s: no CCU log and no fetch records: no scalar overhead", core);
+		else if (!u->nccu)
+			cli_note("%s: no CCU log: no scalar overhead", core);
+		else if (!u->nfetch)
+			cli_note("%s: no fetch records (icache log through icache-merge): no scalar overhead", core);
+		else if (cli_verbosity >= 2)
+			cli_note("%s: %llu CCU issues, %llu fetches, %llu of %llu instructions with overhead", core,
+			         (unsigned long long)u->nccu, (unsigned long long)u->nfetch,
+			         (unsigned long long)u->assigned, (unsigned long long)u->ninstr);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "text", no_argument, NULL, 't' },
+		{ "bin", no_argument, NULL, 'b' },
+		{ "lz4", no_argument, NULL, 'z' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "soc-version", required_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, got_header = 0, started = 0, active = 0;
+	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
+	uint64_t upstream_bad = 0, upstream_dropped = 0, bad = 0, dropped = 0, problems = 0;
+	const char *out = "-", *soc = NULL;
+	char *header_soc = NULL, *header_origin = NULL;
+	const struct chip *chip = NULL;
+	struct rec_dec dec = { 0 };
+	struct rec_out o = { 0 };
+	struct rd **in;
+
+	cli_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': cli_version();
+		case 'j': json = 1; break;
+		case 't': text = 1; break;
+		case 'b': bin = 1; break;
+		case 'z': lz4 = 1; break;
+		case 'o': out = optarg; break;
+		case 's': soc = optarg; break;
+		case 'q': cli_verbosity = 0; break;
+		case 'v': cli_verbosity = 2; break;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
+		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend910_9391)", soc);
+
+	nin = argc > optind ? argc - optind : 1;
+	in = xrealloc(NULL, (size_t)nin * sizeof *in);
+	for (i = 0; i < nin; i++) {
+		const char *path = argc > optind ? argv[optind + i] : "-";
+		if (!(in[i] = rd_open(path)))
+			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
+	}
+	o.producer = "scalar-merge";
+	if (!(o.w = wr_open(out, lz4 ? WR_LZ4 : 0)))
+		cli_die(EXIT_IO, "%s: cannot create:", out);
+	pending_out = o.w;
+	atexit(abort_pending_output);
+	o.mode = cli_out_mode(json, text, bin, strcmp(out, "-") ? -1 : 1);
+	if (lz4 && o.mode == REC_TEXT)
+		o.mode = REC_BIN;
+
+	for (i = 0; i < nin && !cli_interrupted; i++) {
+		const char *line, *why;
+		size_t len;
+		struct rec r;
+		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
+			int k = rec_decode(&dec, line, len, &r, &why);
+			if (k == DEC_BAD) {
+				lose(LOSS_BAD_RECORD, 0, 0, why);
+				if (loss[LOSS_BAD_RECORD] <= 3)
+					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
+				continue;
+			}
+			upstream_trailer = 0;
+			if (k == DEC_OK && r.sc->kind == K_HEADER) {
+				if (!got_header) {
+					header_soc = strndup(r.s[HS_SOC].p, r.s[HS_SOC].n);
+					header_origin = strndup(r.s[HS_ORIGIN].p, r.s[HS_ORIGIN].n);
+					got_header = 1;
+				}
+				continue;
+			}
+			if (!started) {
+				chip = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
+				active = chip->family == CHIP_A2 || chip->family == CHIP_A3;
+				if (!active)
+					cli_note("%s is not an A2/A3 SoC: no scalar overhead, records pass through",
+					         chip->soc);
+				rec_out_header(&o, chip->soc, chip->mhz, header_origin ? header_origin : rd_name(in[i]));
+				started = 1;
+			}
+			if (k == DEC_UNKNOWN) {
+				rec_out_raw(&o, line, len);
+				continue;
+			}
+			switch (active ? r.sc->kind : 0) {
+			case K_TRAILER:
+				break;
+			case K_SOURCE: {
+				uint64_t id = r.n[F_FILE].u;
+				if (id < 1u << 20) {
+					if (id >= nfile_paths) {
+						file_paths = xrealloc(file_paths, (id + 1) * sizeof *file_paths);
+						memset(file_paths + nfile_paths, 0,
+						       (id + 1 - nfile_paths) * sizeof *file_paths);
+						nfile_paths = id + 1;
+					}
+					free(file_paths[id]);
+					file_paths[id] = strndup(r.s[FS_PATH].p, r.s[FS_PATH].n);
+				}
+				break;
+			}
+			case K_LINE:
+				if (r.n[L_LOG].u == LOG_CCU) {
+					struct unit *u = unit_for((uint32_t)r.n[L_CORE].u, (uint32_t)r.n[L_SUBTYPE].u,
+					                          (uint32_t)r.n[L_SUBIDX].u);
+					uint64_t tick, pc;
+					int got = ccu_parse(r.s[LS_TEXT].p, r.s[LS_TEXT].n, &tick, &pc);
+					if (got < 0)
+						lose(LOSS_UNPARSED, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "ccu");
+					if (got)
+						continue;
+					if (u->closed) {
+						lose(LOSS_LATE, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "after the instructions");
+						continue;
+					}
+					{
+						struct pcst *s = pc_get(u, pc);
+						push(&s->ccu, &s->nccu, &s->capccu, tick);
+					}
+					u->nccu++;
+					continue;
+				}
+				break;
+			case K_FETCH: {
+				struct unit *u = unit_for((uint32_t)r.n[S_CORE].u, (uint32_t)r.n[S_SUBTYPE].u,
+				                          (uint32_t)r.n[S_SUBIDX].u);
+				struct pcst *s;
+				if (u->closed) {
+					lose(LOSS_LATE, 0, 0, NULL);
+					break;
+				}
+				s = pc_get(u, r.n[S_PC].u);
+				push(&s->fetch, &s->nfetch, &s->capfetch, r.n[S_TICK].u);
+				u->nfetch++;
+				break;
+			}
+			case K_INSTR:
+				assign(unit_for((uint32_t)r.n[I_CORE].u, (uint32_t)r.n[I_SUBTYPE].u,
+				                (uint32_t)r.n[I_SUBIDX].u), &r);
+				break;
+			}
+			if (r.sc->kind == K_TRAILER) {
+				upstream_trailer = 1;
+				upstream_bad += r.n[T_BAD].u;
+				upstream_dropped += r.n[T_DROPPED].u;
+				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
+				continue;
+			}
+			rec_out_put(&o, &r);
+			if (wr_error(o.w))
+				break;
+		}
+		if (rd_error(in[i])) {
+			cli_warn("%s: read error: %s", rd_name(in[i]), rd_strerror(in[i]));
+			read_failed = 1;
+		}
+		if (wr_error(o.w))
+			break;
+	}
+	if (!started) {
+		chip = chip_find(soc ? soc : header_soc);
+		rec_out_header(&o, chip->soc, chip->mhz, header_origin ? header_origin : "");
+	}
+	if (!cli_interrupted && !upstream_trailer && !read_failed && cli_verbosity >= 1 && !wr_error(o.w))
+		cli_warn("input ended without a trailer record: the stream upstream was cut short");
+	for (c = 0; c < LOSS_NKINDS; c++) {
+		if (loss_is_bad[c])
+			bad += loss[c];
+		else
+			dropped += loss[c];
+		if (loss_is_problem[c])
+			problems += loss[c];
+	}
+	if (!wr_error(o.w) && !read_failed) {
+		diag_records(&o);
+		rec_out_trailer(&o, upstream_bad + bad, upstream_dropped + dropped,
+		                cli_interrupted || upstream_interrupted);
+		notes();
+		report();
+	}
+	release_all();
+	free(header_soc);
+	free(header_origin);
+	for (i = 0; i < nin; i++)
+		rd_close(in[i]);
+	free(in);
+	rec_dec_free(&dec);
+	pending_out = NULL;
+	if (read_failed) {
+		wr_abort(o.w);
+		return EXIT_IO;
+	}
+	c = wr_close(o.w);
+	if (c == EPIPE)
+		return EXIT_OK;
+	if (c) {
+		errno = c;
+		cli_warn("%s: write error:", strcmp(out, "-") ? out : "standard output");
+		return EXIT_IO;
+	}
+	if (cli_interrupted)
+		return EXIT_INTR;
+	return problems || !upstream_trailer ? EXIT_PARTIAL : EXIT_OK;
+}

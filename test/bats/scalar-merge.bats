@@ -1,0 +1,200 @@
+#!/usr/bin/env bats
+# scalar-merge: the A2/A3 scalar head overhead from CCU lines and fetch records.
+
+setup() {
+	data="$BATS_TEST_DIRNAME/../data"
+	tmp="$BATS_TEST_TMPDIR"
+}
+
+header() { echo "{\"kind\":\"header\",\"version\":1,\"mhz\":1850,\"producer\":\"test\",\"soc\":\"${1:-Ascend910B1}\",\"origin\":\"test\"}"; }
+trailer() { echo '{"kind":"trailer","records":0,"bad":0,"dropped":0,"interrupted":0,"producer":"test"}'; }
+# ccu 'text'... : CCU raw-line records of core0.veccore0
+ccu() {
+	local n=0
+	for t in "$@"; do
+		n=$((n + 1))
+		jq -nc --arg t "$t" --argjson n "$n" '{kind:"line",file:7,core:0,sub:"veccore",subidx:0,log:"ccu",line:$n,text:$t}'
+	done
+}
+# fetch TICK PC
+fetch() { echo "{\"kind\":\"fetch\",\"core\":0,\"sub\":\"veccore\",\"subidx\":0,\"tick\":$1,\"pc\":\"$2\"}"; }
+# instr START PC
+instr() { echo "{\"kind\":\"instr\",\"core\":0,\"sub\":\"veccore\",\"subidx\":0,\"block\":-1,\"subblock\":-1,\"start\":$1,\"end\":$(($1 + 1)),\"pc\":\"$2\",\"id\":0,\"warp\":-1,\"sch\":-1,\"threads\":-1,\"gpr\":0,\"bytes\":0,\"vec_util\":-1,\"ub_read\":-1,\"ub_write\":-1,\"icache_tick\":null,\"ccu_tick\":null,\"pipe\":\"SCALAR\",\"name\":\"ADD\",\"detail\":\"\"}"; }
+ticks() { jq -c 'select(.kind=="instr") | [.pc,.start,.icache_tick,.ccu_tick]'; }
+export -f ticks
+
+@test "the greatest fetch tick strictly before the CCU tick; fetch blocks cover pc..pc+12" {
+	{
+		header
+		fetch 10 0x1000; fetch 50 0x1000; fetch 100 0x1000; fetch 40 0x1000
+		ccu '[info] 100: is_single_issue instr, pc:0x1000' '[info] 120: ccu do issue success.issue isa pc :0x100c'
+		instr 110 0x1000; instr 130 0x100c
+		trailer
+	} >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' | jq -c 'select(.kind==\"instr\") | [.pc,.icache_tick,.ccu_tick]'"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '["0x1000",50,100]' ]
+	[ "${lines[1]}" = '["0x100c",100,120]' ]
+	# CCU lines are consumed, fetch records pass through
+	[ "$(scalar-merge --json "$tmp/in" | jq -c 'select(.kind=="line")' | wc -l)" -eq 0 ]
+	[ "$(scalar-merge --json "$tmp/in" | jq -c 'select(.kind=="fetch")' | wc -l)" -eq 4 ]
+}
+
+@test "no fetch before a CCU entry: that pc's remaining entries get no overhead" {
+	{
+		header
+		fetch 50 0x2000
+		ccu '[info] 100: is_single_issue instr, pc:0x2000' '[info] 20: is_single_issue instr, pc:0x2000' \
+			'[info] 300: is_single_issue instr, pc:0x2000'
+		instr 110 0x2000; instr 150 0x2000; instr 310 0x2000
+		trailer
+	} >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' | jq -c 'select(.kind==\"instr\") | [.start,.icache_tick]'"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '[110,50]' ]
+	[ "${lines[1]}" = '[150,null]' ]
+	[ "${lines[2]}" = '[310,null]' ]
+}
+
+@test "the j-th record of a pc gets the j-th CCU entry; ccuTick > start stops the pc" {
+	{
+		header
+		fetch 1 0x3000
+		ccu '[info] 100: is_single_issue instr, pc:0x3000' '[info] 200: is_single_issue instr, pc:0x3000' \
+			'[info] 400: is_single_issue instr, pc:0x3000' '[info] 500: is_single_issue instr, pc:0x3000'
+		instr 105 0x3000; instr 205 0x3000; instr 300 0x3000; instr 505 0x3000
+		trailer
+	} >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' | jq -c 'select(.kind==\"instr\") | [.start,.ccu_tick]'"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '[105,100]' ]
+	[ "${lines[1]}" = '[205,200]' ]
+	[ "${lines[2]}" = '[300,null]' ]
+	[ "${lines[3]}" = '[505,null]' ]
+}
+
+@test "entries running out leave the rest of the pc; pcs without CCU data are untouched" {
+	{
+		header
+		fetch 1 0x4000
+		ccu '[info] 100: is_single_issue instr, pc:0x4000'
+		instr 105 0x4000; instr 205 0x4000; instr 50 0x4004; instr 60 0x5000
+		trailer
+	} >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' | ticks"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '["0x4000",105,1,100]' ]
+	[ "${lines[1]}" = '["0x4000",205,null,null]' ]
+	[ "${lines[2]}" = '["0x4004",50,null,null]' ]
+	[ "${lines[3]}" = '["0x5000",60,null,null]' ]
+}
+
+@test "instruction records interleaved across pcs: each pc in its own start order" {
+	{
+		header
+		fetch 5 0x6000
+		ccu '[info] 10: is_single_issue instr, pc:0x6000' '[info] 11: is_single_issue instr, pc:0x6004' \
+			'[info] 20: is_single_issue instr, pc:0x6000' '[info] 21: is_single_issue instr, pc:0x6004'
+		instr 12 0x6004; instr 11 0x6000; instr 22 0x6004; instr 25 0x6000
+		trailer
+	} >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' | ticks"
+	[ "$output" = "$(printf '%s\n' '["0x6004",12,5,11]' '["0x6000",11,5,10]' '["0x6004",22,5,21]' '["0x6000",25,5,20]')" ]
+}
+
+@test "a non-A2/A3 SoC passes everything through with a note" {
+	{
+		header Ascend310P1
+		fetch 1 0x1000
+		ccu '[info] 100: is_single_issue instr, pc:0x1000'
+		instr 105 0x1000
+		trailer
+	} >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' 2>$tmp/err"
+	[ "$status" -eq 0 ]
+	grep -q 'not an A2/A3' "$tmp/err"
+	[ "$(jq -c 'select(.kind=="instr") | [.icache_tick,.ccu_tick]' <<<"$output")" = '[null,null]' ]
+	[ "$(jq -c 'select(.kind=="line")' <<<"$output" | wc -l)" -eq 1 ]
+}
+
+@test "a missing CCU log is a note, not an error; records pass through" {
+	run bash -c "dump-split '$data/910B' 2>/dev/null | instr-parse 2>/dev/null | scalar-merge --json 2>$tmp/err"
+	[ "$status" -eq 0 ]
+	grep -q 'core0.veccore0: no CCU log' "$tmp/err"
+	[ "$(jq -c 'select(.kind=="instr")' <<<"$output" | wc -l)" -eq 12 ]
+	[ "$(jq -c 'select(.kind=="instr" and .ccu_tick != null)' <<<"$output" | wc -l)" -eq 0 ]
+	[ "$(jq -c 'select(.kind=="line" and .log=="icache")' <<<"$output" | wc -l)" -eq 6 ]
+}
+
+@test "missing fetch records: a note" {
+	{ header; ccu '[info] 100: is_single_issue instr, pc:0x1000'; instr 105 0x1000; trailer; } >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' 2>$tmp/err | ticks"
+	[ "$output" = '["0x1000",105,null,null]' ]
+	grep -q 'no fetch records' "$tmp/err"
+}
+
+@test "CCU lines out of the grammar are counted with file:line; other CCU lines are ignored" {
+	{
+		header
+		jq -nc '{kind:"source",file:7,core:0,sub:"veccore",subidx:0,log:"ccu",part:0,path:"d/core0.veccore0.ccu_log.dump"}'
+		fetch 1 0x1000
+		ccu '[info] 100: is_single_issue instr, pc:0x1000' '[info] 101: is_single_issue instr, pc:0xZZ' \
+			'[info] 102: something else entirely' '[info] 103: ccu do issue successXissue isa pc :0x1000'
+		instr 105 0x1000; instr 106 0x1000
+		trailer
+	} >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' 2>$tmp/err"
+	[ "$status" -eq 1 ]
+	grep -q '1 CCU issue lines not in the grammar' "$tmp/err"
+	grep -q 'd/core0.veccore0.ccu_log.dump:2: ccu' "$tmp/err"
+	[ "$(jq -c 'select(.kind=="trailer") | .bad' <<<"$output")" -eq 1 ]
+	[ "$(jq -c 'select(.kind=="diag") | [.count,.line]' <<<"$output")" = '[1,2]' ]
+	[ "$(jq -c 'select(.kind=="instr") | .ccu_tick' <<<"$output" | tr '\n' ' ')" = '100 103 ' ]
+}
+
+@test "CCU lines after their core's instructions are counted as late" {
+	{ header; fetch 1 0x1000; instr 105 0x1000; ccu '[info] 100: is_single_issue instr, pc:0x1000'; trailer; } >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' 2>$tmp/err"
+	[ "$status" -eq 1 ]
+	grep -q '1 CCU lines or fetch records after' "$tmp/err"
+}
+
+# A copy of the A2 sample with a CCU log; the fetch records (icache-merge's
+# output) are spliced in by hand after the header.
+@test "pipeline: dump-split | instr-parse | scalar-merge | timeline-emit draws cache_time and ccu_time" {
+	cp -r "$data/910B" "$tmp/d"
+	printf '%s\n' '[info] 11030: is_single_issue instr, pc:0x10f86000' \
+		'[info] 11032: ccu do issue success.issue isa pc :0x10f86004' >"$tmp/d/core0.veccore0.ccu_log.dump"
+	dump-split --json "$tmp/d" 2>/dev/null | instr-parse --json 2>/dev/null |
+		sed '1a {"kind":"fetch","core":0,"sub":"veccore","subidx":0,"tick":11020,"pc":"0x10f86000"}' >"$tmp/in"
+	run bash -c "scalar-merge --json '$tmp/in' 2>/dev/null | ticks | grep -v null"
+	[ "$output" = "$(printf '%s\n' '["0x10f86000",11035,11020,11030]' '["0x10f86004",11036,11020,11032]')" ]
+	scalar-merge "$tmp/in" 2>/dev/null | timeline-emit -o "$tmp/out" >/dev/null 2>&1
+	tr="$tmp/out/trace.json"
+	[ -n "$tr" ]
+	run jq -c '[.traceEvents[] | select(.name=="cache_time" or .name=="ccu_time") | [.name,.pid]] | sort' "$tr"
+	[ "$output" = '[["cache_time","core0.veccore0"],["cache_time","core0.veccore0"],["ccu_time","core0.veccore0"],["ccu_time","core0.veccore0"]]' ]
+}
+
+@test "lz4 output, -o only on success, usage errors" {
+	{ header; fetch 1 0x1000; ccu '[info] 100: is_single_issue instr, pc:0x1000'; instr 105 0x1000; trailer; } >"$tmp/in"
+	scalar-merge --lz4 -o "$tmp/out.lz4" "$tmp/in"
+	[ "$(lz4 -dc "$tmp/out.lz4" | rec-cat --json | ticks)" = '["0x1000",105,1,100]' ]
+	run scalar-merge --soc-version=NoSuchChip -o "$tmp/out" "$tmp/in"
+	[ "$status" -eq 2 ]
+	[ ! -e "$tmp/out" ]
+	run scalar-merge --no-such-option
+	[ "$status" -eq 2 ]
+	run scalar-merge "$tmp/missing"
+	[ "$status" -eq 3 ]
+	run scalar-merge --help
+	[ "$status" -eq 0 ]
+	run scalar-merge --version
+	[ "$status" -eq 0 ]
+}
+
+@test "a broken pipe downstream ends quietly" {
+	run bash -c "dump-split --json '$data/910B' 2>/dev/null | scalar-merge --json 2>$tmp/err | head -n 1"
+	[ "$status" -eq 0 ]
+	! grep -q 'write' "$tmp/err"
+}

@@ -596,6 +596,11 @@ int main(int argc, char **argv)
 				break;
 			}
 			case K_INSTR:
+				/* Cache misses (icache-merge writes them while the
+				 * icache log passes) take no overhead and do not
+				 * mean the core's instructions have begun. */
+				if (r.s[IS_PIPE].n == 9 && !memcmp(r.s[IS_PIPE].p, "CACHEMISS", 9))
+					break;
 				assign(unit_for((uint32_t)r.n[I_CORE].u, (uint32_t)r.n[I_SUBTYPE].u,
 				                (uint32_t)r.n[I_SUBIDX].u), &r);
 				break;

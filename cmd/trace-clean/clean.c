@@ -13,15 +13,19 @@
  * and sub-lane are appended to the track's anchor list.
  *
  * Anchor lists are in start order by construction.  Full chunks of them
- * go to an unlinked temporary file, so memory stays bounded however long
- * the trace is; at the end the SET->WAIT pairs' anchor queries, sorted by
- * time, are merged with each list in one sequential read.
+ * go to an unlinked temporary file, each chunk naming where the track's
+ * next one goes, so memory stays bounded however long the trace is.
  *
- * Flags are kept (begin, end: 24 bytes each) per (core, producer pipe,
- * consumer pipe, flag id) and paired at the end, the i-th SET by begin
- * time with the i-th WAIT, whatever order they came in: the reference
- * writes a core's flags after its slices, grouped by detail. */
-#include <errno.h>
+ * Flags are paired per (core, producer pipe, consumer pipe, flag id), the
+ * i-th SET by begin time with the i-th WAIT, whatever order they came in:
+ * the reference writes a core's flags after its slices, grouped by
+ * detail.  So nothing about a flag is kept in memory: SETs and WAITs go
+ * to two external sorts (spill.c) by (key, begin), and at the end the two
+ * sorted streams are zipped key by key into pairs.  The pairs are sorted
+ * by consumer track and WAIT end and anchored on the consumers, one track
+ * at a time, in one sequential read of its anchors; then sorted by SET
+ * begin (the arrows' order) and anchored on the producers by one cursor
+ * per track moving forward, and written out as they come. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +44,8 @@ char clean_error[200];
 #define WINDOW_DURS_MAX 256.0
 #define PENDING_BYTES_MAX (96u << 20)     /* ... and all tracks together */
 #define ANCH_CHUNK 512u                   /* anchor entries per spilled chunk */
+#define ANCH_PIECE 64u                    /* ... read back this many at a time */
+#define SORT_RUN_BYTES (2u << 20)         /* one in-memory run of a flag or pair sort */
 #define SUB_MAX 99999u                    /* sub-lanes of one pipe (tid room) */
 #define TID_STRIDE 100000u
 #define PID_OTHER 1000000u                /* cores with names not coreN[.subM] */
@@ -205,14 +211,9 @@ struct anchor {                 /* where a slice landed, for the arrows */
 	unsigned char tsn;          /* its ts as written, when short enough */
 	char ts[TS_TEXT];
 };
-struct chunkref {
-	uint64_t off;
-	struct anchor *mem;         /* when there is no spill file */
-	uint32_t n;
-};
-struct query {
-	double t;
-	uint32_t pair;
+struct achunk {                 /* ANCH_CHUNK anchors, as spilled */
+	uint64_t next;              /* where the track's next chunk is (file offset, or address) */
+	struct anchor a[ANCH_CHUNK];
 };
 
 struct core;
@@ -226,14 +227,13 @@ struct track {
 	int released;
 	double *tree;               /* sub-lane end keys, a min tournament */
 	uint32_t leaves, nsub;
-	struct anchor *cur;         /* the open chunk */
+	struct achunk *cur;         /* the open chunk */
 	uint32_t ncur;
-	struct chunkref *chunks;
-	uint32_t nchunks, capchunks;
+	uint64_t first, next;       /* the first spilled chunk, where the next goes */
+	uint64_t nchunks;
 	struct anchor *late;        /* slices that left out of start order */
 	size_t nlate, caplate;
-	struct query *pq, *cq;      /* producer / consumer queries */
-	uint32_t npq, ncq, cappq, capcq;
+	uint32_t id;                /* index in tracks[] */
 };
 
 struct openflag {
@@ -257,6 +257,8 @@ struct core {
 
 static struct core **cores;
 static uint32_t ncores, capcores;
+static struct track **tracks;   /* every track, by id */
+static uint32_t ntracks, captracks;
 static int *core_ht;
 static uint32_t core_ht_mask;
 static struct core *last_core;
@@ -358,6 +360,12 @@ static struct track *track_of(struct core *c, int lane)
 	t->emax = -INFINITY;
 	t->mult = WINDOW_DURS;
 	c->tracks[lane] = t;
+	if (ntracks == captracks) {
+		captracks = captracks ? 2 * captracks : 64;
+		tracks = xrealloc(tracks, captracks * sizeof *tracks);
+	}
+	t->id = ntracks;
+	tracks[ntracks++] = t;
 	cstats.tracks++;
 	return t;
 }
@@ -572,46 +580,43 @@ static uint32_t tree_first_free(const struct track *t, double s)
 static int spill_fd = -2;       /* -2: not yet tried, -1: none (keep in memory) */
 static uint64_t spill_off;
 
+static uint64_t slot_reserve(void)
+{
+	uint64_t off = spill_off;
+	spill_off += sizeof(struct achunk);
+	return off;
+}
+
+/* The open chunk is full: to the file, at the place the previous chunk
+ * named, naming a place for the next (a hole if there is none).  Without
+ * a file the chunks stay in memory, chained the same way. */
 static int anchor_flush(struct track *t)
 {
-	struct chunkref *r;
-	if (!t->ncur)
-		return 0;
-	if (t->nchunks == t->capchunks) {
-		t->capchunks = t->capchunks ? 2 * t->capchunks : 8;
-		t->chunks = xrealloc(t->chunks, t->capchunks * sizeof *t->chunks);
-	}
-	r = &t->chunks[t->nchunks++];
-	r->n = t->ncur;
-	r->mem = NULL;
-	if (spill_fd == -2) {
-		spill_fd = io_tmpfd();
-		if (spill_fd < 0)
-			cli_warn("cannot create a temporary file (anchors kept in memory):");
-	}
+	if (spill_fd == -2)
+		spill_fd = xs_tmpfd();
 	if (spill_fd >= 0) {
-		size_t len = t->ncur * sizeof *t->cur;
-		const char *p = (const char *)t->cur;
-		uint64_t off = spill_off;
-		while (len) {
-			ssize_t k = pwrite(spill_fd, p, len, (off_t)off);
-			if (k < 0) {
-				if (errno == EINTR)
-					continue;
-				snprintf(clean_error, sizeof clean_error, "temporary file: write error: %s",
-				         strerror(errno));
-				return -1;
-			}
-			p += k;
-			off += (uint64_t)k;
-			len -= (size_t)k;
+		uint64_t at;
+		int e;
+		if (!t->nchunks)
+			t->first = t->next = slot_reserve();
+		at = t->next;
+		t->next = t->cur->next = slot_reserve();
+		e = xs_pwrite(spill_fd, t->cur, sizeof *t->cur, at);
+		if (e) {
+			snprintf(clean_error, sizeof clean_error, "temporary file: write error: %s", strerror(e));
+			return -1;
 		}
-		r->off = spill_off;
-		spill_off = off;
 	} else {
-		r->mem = t->cur;
+		struct achunk *ch = t->cur;
+		ch->next = 0;
+		if (!t->nchunks)
+			t->first = (uint64_t)(uintptr_t)ch;
+		else
+			((struct achunk *)(uintptr_t)t->next)->next = (uint64_t)(uintptr_t)ch;
+		t->next = (uint64_t)(uintptr_t)ch;
 		t->cur = NULL;
 	}
+	t->nchunks++;
 	t->ncur = 0;
 	return 0;
 }
@@ -627,8 +632,8 @@ static int anchor_add(struct track *t, const struct pev *x, uint32_t sub, int la
 		a = &t->late[t->nlate++];
 	} else {
 		if (!t->cur)
-			t->cur = xmalloc(ANCH_CHUNK * sizeof *t->cur);
-		a = &t->cur[t->ncur++];
+			t->cur = xmalloc(sizeof *t->cur);
+		a = &t->cur->a[t->ncur++];
 	}
 	a->s = x->s;
 	a->seq = x->seq;
@@ -781,37 +786,41 @@ static int push_slice(struct core *c, int lane, const char *name, size_t name_n,
 
 /* ---- flags ---- */
 
-struct flag {
-	double b, e;                /* begin and end */
-	uint64_t seq;               /* input order, for ties */
-};
-struct flagq {
-	struct flag *v;
-	uint32_t n, cap;
-};
 struct fkey {
 	uint32_t core;
 	int prod, cons;             /* lanes, -1 when the detail names none */
 	char *id;
 	size_t id_n;
 	char *label;
-	struct flagq q[2];          /* sets, waits */
 };
-struct pair {
+/* A SET or WAIT on its way to be paired. */
+struct frec {
 	uint32_t key;
+	double b, e;                /* begin and end */
+	uint64_t seq;               /* input order, for ties */
+};
+/* A pair on its way to its consumer anchor ... */
+struct crec {
+	uint32_t track;             /* the consumer's kept track, or NO_TRACK */
+	uint32_t key;
+	double t_wait, t_set;       /* anchored after the WAIT ended, before the SET began */
+	uint64_t seq;               /* the SET's */
+};
+#define NO_TRACK UINT32_MAX
+/* ... and then to its producer anchor, in arrow order. */
+struct prec {
+	double t_set;
 	uint64_t seq;
-	double t_set, t_wait;
-	double ps, cs;              /* the anchors' starts */
-	uint32_t psub, csub;
-	unsigned char pok, cok, pn, cn;
-	char pts[TS_TEXT], cts[TS_TEXT];    /* ... as written, when short */
+	double cs;                  /* the consumer anchor's start */
+	uint32_t key, csub;
+	unsigned char cok, cn;
+	char cts[TS_TEXT];          /* ... as written, when short */
 };
 
 static struct fkey *fkeys;
 static uint32_t nfkeys, capfkeys;
 static uint32_t *fkey_ht, fkey_ht_mask;
-static struct pair *pairs;
-static uint32_t npairs, cappairs;
+static struct xsort *fsort[2];  /* SETs, WAITs */
 
 static uint32_t fkey_hash(uint32_t core, int prod, int cons, const char *id, size_t n)
 {
@@ -936,73 +945,33 @@ static uint32_t flag_key(struct core *c, const char *d, size_t dn)
 	return nfkeys++;
 }
 
-/* A whole flag (kind 0 SET, 1 WAIT).  Pairing waits for the end: the
- * i-th SET of a key by begin time goes with its i-th WAIT whatever order
- * the input gave them in, and the pairs are only anchored at the end
- * anyway (the slices they point at may come later). */
-static void flag_done(uint32_t key, int kind, double begin, double end)
+static int frec_cmp(const void *a, const void *b)
 {
-	struct flagq *q = &fkeys[key].q[kind];
-	cstats.flags++;
-	if (q->n == q->cap) {
-		q->cap = q->cap ? 2 * q->cap : 8;
-		q->v = xrealloc(q->v, q->cap * sizeof *q->v);
-	}
-	q->v[q->n].b = begin;
-	q->v[q->n].e = end;
-	q->v[q->n++].seq = seq_next++;
-}
-
-static int flag_cmp(const void *a, const void *b)
-{
-	const struct flag *x = a, *y = b;
+	const struct frec *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
 	if (x->b != y->b)
 		return x->b < y->b ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int pair_cmp(const void *a, const void *b)
+/* A whole flag (kind 0 SET, 1 WAIT).  Pairing waits for the end: the
+ * i-th SET of a key by begin time goes with its i-th WAIT whatever order
+ * the input gave them in, and the pairs are only anchored at the end
+ * anyway (the slices they point at may come later).  Meanwhile the flag
+ * waits in an external sort, not in memory. */
+static void flag_done(uint32_t key, int kind, double begin, double end)
 {
-	const struct pair *x = a, *y = b;
-	if (x->t_set != y->t_set)
-		return x->t_set < y->t_set ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static void make_pairs(void)
-{
-	uint32_t i, j;
-	for (i = 0; i < nfkeys; i++) {
-		struct fkey *k = &fkeys[i];
-		uint32_t n = k->q[0].n < k->q[1].n ? k->q[0].n : k->q[1].n;
-		if (k->q[0].n > 1)
-			qsort(k->q[0].v, k->q[0].n, sizeof *k->q[0].v, flag_cmp);
-		if (k->q[1].n > 1)
-			qsort(k->q[1].v, k->q[1].n, sizeof *k->q[1].v, flag_cmp);
-		cstats.sets_alone += k->q[0].n - n;
-		cstats.waits_alone += k->q[1].n - n;
-		for (j = 0; j < n; j++) {
-			struct pair *p;
-			if (npairs == cappairs) {
-				cappairs = cappairs ? 2 * cappairs : 256;
-				pairs = xrealloc(pairs, cappairs * sizeof *pairs);
-			}
-			p = &pairs[npairs++];
-			memset(p, 0, sizeof *p);
-			p->key = i;
-			p->t_set = k->q[0].v[j].b;      /* anchored before the SET began */
-			p->t_wait = k->q[1].v[j].e;     /* ... and after the WAIT ended */
-			p->seq = k->q[0].v[j].seq;
-		}
-		free(k->q[0].v);
-		free(k->q[1].v);
-		k->q[0].v = k->q[1].v = NULL;
-		k->q[0].n = k->q[1].n = 0;
-	}
-	/* Arrows numbered in SET order, as the established tool does. */
-	if (npairs > 1)
-		qsort(pairs, npairs, sizeof *pairs, pair_cmp);
-	cstats.pairs = npairs;
+	struct frec f;
+	cstats.flags++;
+	if (!fsort[kind])
+		fsort[kind] = xs_new(sizeof f, frec_cmp, SORT_RUN_BYTES / sizeof f);
+	memset(&f, 0, sizeof f);
+	f.key = key;
+	f.b = begin;
+	f.e = end;
+	f.seq = seq_next++;
+	xs_add(fsort[kind], &f);
 }
 
 static void flag_open(struct core *c, int lane, int kind, uint32_t key, double begin)
@@ -1369,14 +1338,187 @@ int clean_record(const struct rinstr *r)
 
 /* ---- the end: release, anchor, close ---- */
 
-struct anchor_it {
+/* A reader of a track's anchors in start order (the spilled chunks, the
+ * open one, merged with the late ones), grouped by start: what a query
+ * at time t gets is the group starting last at or before t (producer) or
+ * first at or after t (consumer); among slices starting together, the
+ * first of the input (the established tool's stable sort) for a consumer
+ * and the last for a producer.  Queries come in time order. */
+struct acur {
 	const struct track *t;
-	uint32_t chunk, i;          /* position in chunks, then in cur */
-	struct anchor *buf;
-	uint32_t nbuf;
-	int in_cur;
+	uint64_t chunk;             /* spilled chunks passed */
+	uint64_t slot;              /* the current one */
+	uint32_t pos;               /* its next anchor to read */
+	struct anchor *buf;         /* what was read of it (file) */
+	const struct anchor *view;  /* buf, or the chunk itself (memory) */
+	uint32_t bi, bn;
+	int in_cur;                 /* reading the open chunk */
 	size_t li;                  /* position in late */
+	int started;
+	struct anchor nx;           /* the next anchor, when have_nx */
+	int have_nx;
+	struct anchor best;         /* producer: the group before nx */
+	int have_best;
+	struct anchor gmin;         /* consumer: the group at or after the last query */
+	int have_g;
 };
+
+static void acur_start(struct acur *c, const struct track *t)
+{
+	struct anchor *buf = c->buf;
+	memset(c, 0, sizeof *c);
+	c->buf = buf;
+	c->t = t;
+	c->slot = t->first;
+}
+
+/* The next anchor of the main list: 1, 0 at its end, -1 on an error. */
+static int main_peek(struct acur *c, const struct anchor **a)
+{
+	const struct track *t = c->t;
+	for (;;) {
+		uint32_t n;
+		int e;
+		if (c->in_cur) {
+			if (c->pos < t->ncur) {
+				*a = &t->cur->a[c->pos];
+				return 1;
+			}
+			return 0;
+		}
+		if (c->bi < c->bn) {
+			*a = &c->view[c->bi];
+			return 1;
+		}
+		if (c->pos == ANCH_CHUNK) {
+			/* On to the next chunk, where this one says it is. */
+			c->chunk++;
+			c->pos = 0;
+			if (c->chunk < t->nchunks) {
+				if (spill_fd < 0) {
+					c->slot = ((const struct achunk *)(uintptr_t)c->slot)->next;
+				} else if ((e = xs_pread(spill_fd, &c->slot, sizeof c->slot, c->slot)) != 0) {
+					snprintf(clean_error, sizeof clean_error, "temporary file: read error: %s",
+					         strerror(e));
+					return -1;
+				}
+			}
+		}
+		if (c->chunk >= t->nchunks) {
+			c->in_cur = 1;
+			c->pos = 0;
+			continue;
+		}
+		if (spill_fd < 0) {
+			c->view = ((const struct achunk *)(uintptr_t)c->slot)->a;
+			c->bi = 0;
+			c->bn = ANCH_CHUNK;
+			c->pos = ANCH_CHUNK;
+			continue;
+		}
+		if (!c->buf)
+			c->buf = xmalloc(ANCH_PIECE * sizeof *c->buf);
+		n = ANCH_CHUNK - c->pos < ANCH_PIECE ? ANCH_CHUNK - c->pos : ANCH_PIECE;
+		e = xs_pread(spill_fd, c->buf, n * sizeof *c->buf,
+		             c->slot + offsetof(struct achunk, a) + c->pos * sizeof *c->buf);
+		if (e) {
+			snprintf(clean_error, sizeof clean_error, "temporary file: read error: %s", strerror(e));
+			return -1;
+		}
+		c->view = c->buf;
+		c->bi = 0;
+		c->bn = n;
+		c->pos += n;
+	}
+}
+
+/* The next anchor in start order into c->nx (have_nx 0 at the end): the
+ * main list merged with the late ones.  0, or -1 on a read error. */
+static int acur_advance(struct acur *c)
+{
+	const struct anchor *m = NULL;
+	int k = main_peek(c, &m);
+	const struct anchor *l = c->li < c->t->nlate ? &c->t->late[c->li] : NULL;
+	if (k < 0)
+		return -1;
+	if (!k && !l) {
+		c->have_nx = 0;
+		return 0;
+	}
+	c->have_nx = 1;
+	if (k && (!l || m->s <= l->s)) {
+		c->nx = *m;
+		if (c->in_cur)
+			c->pos++;
+		else
+			c->bi++;
+	} else {
+		c->nx = *l;
+		c->li++;
+	}
+	return 0;
+}
+
+static int acur_begin(struct acur *c)
+{
+	if (c->started)
+		return 0;
+	c->started = 1;
+	return acur_advance(c);
+}
+
+/* The producer anchor for a SET beginning at t: 1 found, 0 none, -1 error. */
+static int acur_producer(struct acur *c, double t, struct anchor *out)
+{
+	if (acur_begin(c))
+		return -1;
+	while (c->have_nx && c->nx.s <= t) {
+		double s = c->nx.s;
+		struct anchor rmax = c->nx;
+		for (;;) {
+			if (acur_advance(c))
+				return -1;
+			if (!c->have_nx || c->nx.s != s)
+				break;
+			if (c->nx.seq > rmax.seq)
+				rmax = c->nx;
+		}
+		/* Among equal starts the last in input order is the producer. */
+		c->best = rmax;
+		c->have_best = 1;
+	}
+	if (!c->have_best)
+		return 0;
+	*out = c->best;
+	return 1;
+}
+
+/* The consumer anchor for a WAIT ending at t: 1 found, 0 none, -1 error. */
+static int acur_consumer(struct acur *c, double t, struct anchor *out)
+{
+	if (acur_begin(c))
+		return -1;
+	for (;;) {
+		double s;
+		if (c->have_g && c->gmin.s >= t) {
+			*out = c->gmin;
+			return 1;
+		}
+		if (!c->have_nx)
+			return 0;
+		s = c->nx.s;
+		c->gmin = c->nx;
+		c->have_g = 1;
+		for (;;) {
+			if (acur_advance(c))
+				return -1;
+			if (!c->have_nx || c->nx.s != s)
+				break;
+			if (c->nx.seq < c->gmin.seq)
+				c->gmin = c->nx;
+		}
+	}
+}
 
 static int anchor_cmp(const void *a, const void *b)
 {
@@ -1386,161 +1528,22 @@ static int anchor_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static struct anchor *readback;    /* one spilled chunk read back */
-
-/* The next anchor of the main list (chunks, then the open chunk). */
-static int main_peek(struct anchor_it *it, struct anchor **a)
+static int crec_cmp(const void *a, const void *b)
 {
-	const struct track *t = it->t;
-	for (;;) {
-		if (!it->in_cur) {
-			if (it->buf && it->i < it->nbuf) {
-				*a = &it->buf[it->i];
-				return 1;
-			}
-			if (it->chunk < t->nchunks) {
-				const struct chunkref *r = &t->chunks[it->chunk++];
-				it->i = 0;
-				it->nbuf = r->n;
-				if (r->mem) {
-					it->buf = r->mem;
-				} else {
-					struct anchor *rb;
-					size_t len = r->n * sizeof *rb, got = 0;
-					if (!readback)
-						readback = xmalloc(ANCH_CHUNK * sizeof *readback);
-					rb = readback;
-					while (got < len) {
-						ssize_t k = pread(spill_fd, (char *)rb + got, len - got, (off_t)(r->off + got));
-						if (k < 0 && errno == EINTR)
-							continue;
-						if (k <= 0) {
-							snprintf(clean_error, sizeof clean_error,
-							         "temporary file: read error: %s", k ? strerror(errno) : "cut short");
-							return -1;
-						}
-						got += (size_t)k;
-					}
-					it->buf = rb;
-				}
-				continue;
-			}
-			it->in_cur = 1;
-			it->i = 0;
-		}
-		if (it->i < t->ncur) {
-			*a = &t->cur[it->i];
-			return 1;
-		}
-		return 0;
-	}
+	const struct crec *x = a, *y = b;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	if (x->t_wait != y->t_wait)
+		return x->t_wait < y->t_wait ? -1 : 1;
+	return 0;       /* a query's answer depends on its time alone */
 }
 
-/* The next anchor in start order: the main list merged with the late
- * ones.  1, 0 at the end, -1 on a read error. */
-static int anchor_next(struct anchor_it *it, struct anchor *out)
+static int prec_cmp(const void *a, const void *b)
 {
-	struct anchor *m = NULL;
-	int k = main_peek(it, &m);
-	const struct anchor *l = it->li < it->t->nlate ? &it->t->late[it->li] : NULL;
-	if (k < 0)
-		return -1;
-	if (!k && !l)
-		return 0;
-	if (k && (!l || m->s <= l->s)) {
-		*out = *m;
-		it->i++;
-		return 1;
-	}
-	*out = *l;
-	it->li++;
-	return 1;
-}
-
-static int query_cmp(const void *a, const void *b)
-{
-	const struct query *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->pair < y->pair ? -1 : x->pair > y->pair;
-}
-
-static void set_prod(struct pair *p, const struct anchor *a)
-{
-	p->pok = 1;
-	p->ps = a->s;
-	p->psub = a->sub;
-	p->pn = a->tsn;
-	memcpy(p->pts, a->ts, a->tsn);
-}
-
-/* One pass over a track's anchors answers all its queries: a producer
- * query wants the last slice starting at or before t, a consumer query
- * the first starting at or after t; among slices starting together,
- * the first one of the input (the established tool's stable sort). */
-static int resolve_track(struct track *t)
-{
-	struct anchor_it it = { 0 };
-	struct anchor cur, best = { 0 };
-	uint32_t pi = 0, ci = 0;
-	int have, have_best = 0;
-
-	if (!t->npq && !t->ncq)
-		return 0;
-	it.t = t;
-	if (t->npq)
-		qsort(t->pq, t->npq, sizeof *t->pq, query_cmp);
-	if (t->ncq)
-		qsort(t->cq, t->ncq, sizeof *t->cq, query_cmp);
-	if (t->nlate)
-		qsort(t->late, t->nlate, sizeof *t->late, anchor_cmp);
-	have = anchor_next(&it, &cur);
-	while (have > 0) {
-		double s = cur.s;
-		struct anchor rmin = cur, rmax = cur;
-		while ((have = anchor_next(&it, &cur)) > 0 && cur.s == s) {
-			if (cur.seq < rmin.seq)
-				rmin = cur;
-			if (cur.seq > rmax.seq)
-				rmax = cur;
-		}
-		for (; pi < t->npq && t->pq[pi].t < s; pi++) {
-			struct pair *p = &pairs[t->pq[pi].pair];
-			if (have_best)
-				set_prod(p, &best);
-		}
-		for (; ci < t->ncq && t->cq[ci].t <= s; ci++) {
-			struct pair *p = &pairs[t->cq[ci].pair];
-			p->cok = 1;
-			p->cs = rmin.s;
-			p->csub = rmin.sub;
-			p->cn = rmin.tsn;
-			memcpy(p->cts, rmin.ts, rmin.tsn);
-		}
-		/* Among equal starts the last in input order is the producer. */
-		best = rmax;
-		have_best = 1;
-		if (pi == t->npq && ci == t->ncq)
-			break;
-	}
-	if (have < 0)
-		return -1;
-	for (; pi < t->npq; pi++) {
-		struct pair *p = &pairs[t->pq[pi].pair];
-		if (have_best)
-			set_prod(p, &best);
-	}
-	return 0;
-}
-
-static void add_query(struct query **q, uint32_t *n, uint32_t *cap, double t, uint32_t pair)
-{
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 16;
-		*q = xrealloc(*q, *cap * sizeof **q);
-	}
-	(*q)[*n].t = t;
-	(*q)[(*n)++].pair = pair;
+	const struct prec *x = a, *y = b;
+	if (x->t_set != y->t_set)
+		return x->t_set < y->t_set ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static struct track *kept_track(struct core *c, int lane)
@@ -1550,45 +1553,185 @@ static struct track *kept_track(struct core *c, int lane)
 	return c->tracks[lane]->nsub ? c->tracks[lane] : NULL;
 }
 
-static void write_flows(void)
+static struct xsort *csort, *psort;
+static struct acur *pcur;       /* per track, for the producers */
+
+static int sort_failed(const struct xsort *s)
 {
-	uint32_t i, id = 0;
-	for (i = 0; i < npairs; i++) {
-		const struct pair *p = &pairs[i];
+	snprintf(clean_error, sizeof clean_error, "temporary file: %s", strerror(xs_error(s)));
+	return -1;
+}
+
+/* Zip the sorted SETs and WAITs key by key into pairs, on their way to
+ * the consumer anchors. */
+static int make_pairs(void)
+{
+	const struct frec *st, *wt;
+	struct crec r;
+	int k;
+
+	csort = xs_new(sizeof r, crec_cmp, SORT_RUN_BYTES / sizeof r);
+	for (k = 0; k < 2; k++) {
+		if (!fsort[k])
+			fsort[k] = xs_new(sizeof(struct frec), frec_cmp, 2);
+		if (xs_sort(fsort[k]))
+			return sort_failed(fsort[k]);
+	}
+	st = xs_next(fsort[0]);
+	wt = xs_next(fsort[1]);
+	while (st || wt) {
+		const struct fkey *fk;
+		struct track *ct;
+		if (!wt || (st && st->key < wt->key)) {
+			cstats.sets_alone++;
+			st = xs_next(fsort[0]);
+			continue;
+		}
+		if (!st || wt->key < st->key) {
+			cstats.waits_alone++;
+			wt = xs_next(fsort[1]);
+			continue;
+		}
+		fk = &fkeys[st->key];
+		ct = kept_track(cores[fk->core], fk->cons);
+		memset(&r, 0, sizeof r);
+		r.track = ct ? ct->id : NO_TRACK;
+		r.key = st->key;
+		r.t_set = st->b;        /* anchored before the SET began */
+		r.t_wait = wt->e;       /* ... and after the WAIT ended */
+		r.seq = st->seq;
+		xs_add(csort, &r);
+		cstats.pairs++;
+		st = xs_next(fsort[0]);
+		wt = xs_next(fsort[1]);
+	}
+	for (k = 0; k < 2; k++) {
+		if (xs_error(fsort[k]))
+			return sort_failed(fsort[k]);
+		xs_free(fsort[k]);
+		fsort[k] = NULL;
+	}
+	return 0;
+}
+
+/* The consumer anchors, a track at a time; then on in arrow order. */
+static int anchor_consumers(void)
+{
+	struct acur c = { 0 };
+	const struct crec *r;
+	struct prec p;
+	uint32_t at = NO_TRACK;
+	int status = 0;
+
+	psort = xs_new(sizeof p, prec_cmp, SORT_RUN_BYTES / sizeof p);
+	if (xs_sort(csort))
+		return sort_failed(csort);
+	while ((r = xs_next(csort)) != NULL) {
+		struct anchor a;
+		int k = 0;
+		memset(&p, 0, sizeof p);
+		p.t_set = r->t_set;
+		p.seq = r->seq;
+		p.key = r->key;
+		if (r->track != NO_TRACK) {
+			if (r->track != at) {
+				acur_start(&c, tracks[r->track]);
+				at = r->track;
+			}
+			k = acur_consumer(&c, r->t_wait, &a);
+			if (k < 0) {
+				status = -1;
+				break;
+			}
+		}
+		if (k) {
+			p.cok = 1;
+			p.cs = a.s;
+			p.csub = a.sub;
+			p.cn = a.tsn;
+			memcpy(p.cts, a.ts, a.tsn);
+		}
+		xs_add(psort, &p);
+	}
+	free(c.buf);
+	if (!status && xs_error(csort))
+		status = sort_failed(csort);
+	xs_free(csort);
+	csort = NULL;
+	return status;
+}
+
+static void write_flow(const struct fkey *k, struct core *c, uint32_t id, const struct anchor *pa,
+                       const struct prec *p)
+{
+	size_t ln = strlen(k->label);
+	int ph;
+	for (ph = 0; ph < 2; ph++) {
+		char num[40];
+		size_t nn = ph ? p->cn : pa->tsn;
+		/* The slice's own ts text, or the shortest form of its value. */
+		if (nn)
+			memcpy(num, ph ? p->cts : pa->ts, nn);
+		else
+			nn = fmt_double(num, ph ? p->cs : pa->s);
+		char *q = json_value_start(&J, 200 + JW_STR_MAX(ln));
+		q = ph ? JW_LIT(q, "{\"ph\":\"f\",\"id\":") : JW_LIT(q, "{\"ph\":\"s\",\"id\":");
+		q = jw_uint(q, id);
+		q = JW_LIT(q, ",\"cat\":\"sync\"");
+		if (ph)
+			q = JW_LIT(q, ",\"bp\":\"e\"");
+		q = JW_LIT(q, ",\"name\":");
+		q = jw_str(q, k->label, ln);
+		q = JW_LIT(q, ",\"pid\":");
+		q = jw_uint(q, c->pid);
+		q = JW_LIT(q, ",\"tid\":");
+		q = jw_uint(q, ph ? tid_of(c->tracks[k->cons], p->csub) : tid_of(c->tracks[k->prod], pa->sub));
+		q = JW_LIT(q, ",\"ts\":");
+		q = jw_raw(q, num, nn);
+		*q++ = '}';
+		json_value_done(&J, q);
+	}
+}
+
+/* In arrow order (SET begin, as the established tool numbers them): the
+ * producer anchors, by a cursor per track, and out. */
+static int anchor_producers(void)
+{
+	const struct prec *p;
+	uint32_t id = 0;
+	int status = 0;
+
+	if (xs_sort(psort))
+		return sort_failed(psort);
+	pcur = xcalloc(ntracks ? ntracks : 1, sizeof *pcur);
+	while ((p = xs_next(psort)) != NULL) {
 		const struct fkey *k = &fkeys[p->key];
 		struct core *c = cores[k->core];
-		size_t ln = strlen(k->label);
-		int ph;
-		if (!p->pok || !p->cok)
-			continue;
-		id++;
-		for (ph = 0; ph < 2; ph++) {
-			char num[40];
-			size_t nn = ph ? p->cn : p->pn;
-			/* The slice's own ts text, or the shortest form of its value. */
-			if (nn)
-				memcpy(num, ph ? p->cts : p->pts, nn);
-			else
-				nn = fmt_double(num, ph ? p->cs : p->ps);
-			char *q = json_value_start(&J, 200 + JW_STR_MAX(ln));
-			q = ph ? JW_LIT(q, "{\"ph\":\"f\",\"id\":") : JW_LIT(q, "{\"ph\":\"s\",\"id\":");
-			q = jw_uint(q, id);
-			q = JW_LIT(q, ",\"cat\":\"sync\"");
-			if (ph)
-				q = JW_LIT(q, ",\"bp\":\"e\"");
-			q = JW_LIT(q, ",\"name\":");
-			q = jw_str(q, k->label, ln);
-			q = JW_LIT(q, ",\"pid\":");
-			q = jw_uint(q, c->pid);
-			q = JW_LIT(q, ",\"tid\":");
-			q = jw_uint(q, ph ? tid_of(c->tracks[k->cons], p->csub) : tid_of(c->tracks[k->prod], p->psub));
-			q = JW_LIT(q, ",\"ts\":");
-			q = jw_raw(q, num, nn);
-			*q++ = '}';
-			json_value_done(&J, q);
+		struct track *pt = kept_track(c, k->prod);
+		struct anchor a;
+		int pok = 0;
+		if (pt) {
+			struct acur *cu = &pcur[pt->id];
+			if (!cu->t)
+				acur_start(cu, pt);
+			pok = acur_producer(cu, p->t_set, &a);
+			if (pok < 0) {
+				status = -1;
+				break;
+			}
+		}
+		if (!pok) {
+			cstats.no_producer++;
+		} else if (!p->cok) {
+			cstats.no_consumer++;
+		} else {
+			write_flow(k, c, ++id, &a, p);
 		}
 	}
 	cstats.arrows = id;
+	if (!status && xs_error(psort))
+		status = sort_failed(psort);
+	return status;
 }
 
 int clean_finish(void)
@@ -1604,28 +1747,12 @@ int clean_finish(void)
 				if (release(t))
 					return -1;
 		}
+	for (i = 0; i < ntracks; i++)
+		if (tracks[i]->nlate > 1)
+			qsort(tracks[i]->late, tracks[i]->nlate, sizeof *tracks[i]->late, anchor_cmp);
 	doc_start();
-	make_pairs();
-	for (i = 0; i < npairs; i++) {
-		const struct fkey *k = &fkeys[pairs[i].key];
-		struct core *c = cores[k->core];
-		struct track *pt = kept_track(c, k->prod), *ct = kept_track(c, k->cons);
-		if (pt)
-			add_query(&pt->pq, &pt->npq, &pt->cappq, pairs[i].t_set, i);
-		if (ct)
-			add_query(&ct->cq, &ct->ncq, &ct->capcq, pairs[i].t_wait, i);
-	}
-	for (i = 0; i < ncores; i++)
-		for (l = 0; l < cores[i]->ntracks; l++)
-			if (cores[i]->tracks[l] && resolve_track(cores[i]->tracks[l]))
-				return -1;
-	for (i = 0; i < npairs; i++) {
-		if (!pairs[i].pok)
-			cstats.no_producer++;
-		else if (!pairs[i].cok)
-			cstats.no_consumer++;
-	}
-	write_flows();
+	if (make_pairs() || anchor_consumers() || anchor_producers())
+		return -1;
 	json_close_all(&J);
 	wr_putc(out, '\n');
 	return wr_error(out);
@@ -1651,15 +1778,19 @@ void clean_free(void)
 				continue;
 			for (k = 0; k < t->nheap; k++)
 				free(t->heap[k]);
-			for (k = 0; k < t->nchunks; k++)
-				free(t->chunks[k].mem);
+			if (spill_fd < 0) {
+				/* Chunks kept in memory. */
+				uint64_t n, at = t->first;
+				for (n = 0; n < t->nchunks; n++) {
+					struct achunk *ch = (struct achunk *)(uintptr_t)at;
+					at = ch->next;
+					free(ch);
+				}
+			}
 			free(t->heap);
 			free(t->tree);
 			free(t->cur);
-			free(t->chunks);
 			free(t->late);
-			free(t->pq);
-			free(t->cq);
 			free(t);
 		}
 		free(c->tracks);
@@ -1669,6 +1800,11 @@ void clean_free(void)
 	}
 	free(cores);
 	free(core_ht);
+	free(tracks);
+	if (pcur)
+		for (i = 0; i < ntracks; i++)
+			free(pcur[i].buf);
+	free(pcur);
 	for (l = 0; l < nlanes; l++)
 		free(lanes[l].name);
 	free(lanes);
@@ -1676,16 +1812,16 @@ void clean_free(void)
 	for (i = 0; i < nfkeys; i++) {
 		free(fkeys[i].id);
 		free(fkeys[i].label);
-		free(fkeys[i].q[0].v);
-		free(fkeys[i].q[1].v);
 	}
 	free(fkeys);
 	free(fkey_ht);
-	free(pairs);
+	xs_free(fsort[0]);
+	xs_free(fsort[1]);
+	xs_free(csort);
+	xs_free(psort);
 	free(hdr_type);
 	free(hdr_schema);
 	jobj_free(&args_obj);
-	free(readback);
 	if (spill_fd >= 0)
 		close(spill_fd);
 }

@@ -9,9 +9,11 @@
  * then copied out in order: memory holds one record, never the block.
  *
  * From a record stream, the same table is built as the reference builds
- * INSTR_API (spec/sim-formats.md 6.5): per pc and core, executions,
- * cycles, max GPRs, process bytes, min vector utilisation, max UB
- * conflicts, scalar-head cycles. */
+ * INSTR_API (spec/sim-formats.md 6.5), and as timeline-emit writes it:
+ * per pc and core, executions, cycles, max GPRs, process bytes, min
+ * vector utilisation, max UB conflicts, scalar-head cycles; trace marks
+ * included (pipe USERMARK, their metrics -1), cache misses not (the
+ * caller leaves them out). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -756,7 +758,7 @@ static void metrics_write_form(struct wr *w, int raw)
 			COL("Cycles", "cycles");
 			EACH(wr_printf(w, "%llu", (unsigned long long)x->cycles), wr_putc(w, '0'));
 			COL("GPR Count", "gpr_count");
-			EACH(wr_printf(w, "%lld", (long long)(x->gpr > 0 ? x->gpr : 0)), wr_putc(w, '0'));
+			EACH(wr_printf(w, "%lld", (long long)x->gpr), wr_putc(w, '0'));
 			if (any_overhead) {
 				COL("ICacheCycles", "icachecycles");
 				EACH(wr_printf(w, "%llu", (unsigned long long)x->icache), wr_putc(w, '0'));

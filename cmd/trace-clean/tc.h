@@ -169,6 +169,26 @@ void metrics_set_raw(int raw);
 void metrics_write(struct wr *w);
 void metrics_free(void);
 
+/* ---- spill.c: an external sort of fixed-size records ---- */
+struct xsort;
+/* Records of rs bytes, ordered by cmp; at most run_records of them in
+ * memory while adding, the rest in runs on an unlinked temporary file. */
+struct xsort *xs_new(size_t rs, int (*cmp)(const void *, const void *), size_t run_records);
+void xs_add(struct xsort *s, const void *rec);
+/* No more adds: sort, and get ready to hand them out.  0 or an errno. */
+int xs_sort(struct xsort *s);
+/* The next record in order, valid until the next call; NULL at the end
+ * or after an error (xs_error). */
+const void *xs_next(struct xsort *s);
+uint64_t xs_count(const struct xsort *s);
+int xs_error(const struct xsort *s);       /* 0, or the errno of a temporary file's failure */
+void xs_free(struct xsort *s);
+/* An unlinked temporary file in $TMPDIR, or -1 (said once, with why). */
+int xs_tmpfd(void);
+/* Whole positioned reads and writes: 0 or an errno (EIO: cut short). */
+int xs_pwrite(int fd, const void *p, size_t len, uint64_t off);
+int xs_pread(int fd, void *p, size_t len, uint64_t off);
+
 /* ---- rawcopy.c: <OUT>/raw_simulator ---- */
 /* Copy the input trace file and its simulator siblings from srcdir into
  * outdir/raw_simulator.  0, or -1 after a message. */

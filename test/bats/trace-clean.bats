@@ -686,7 +686,8 @@ def xs(p):
     return sorted(json.dumps(e, sort_keys=True) for e in d["traceEvents"])
 assert xs("direct/trace.clean.json") == xs("via/trace.clean.json")
 EOF
-	jq -e '.cores == ["core0.veccore0","core0.veccore1"] and (.instructions["core0.veccore0"] | length) == 6' direct/instr_metrics.json
+	# six instruction addresses and the trace mark's
+	jq -e '.cores == ["core0.veccore0","core0.veccore1"] and (.instructions["core0.veccore0"] | length) == 7' direct/instr_metrics.json
 	jq -e '.instructions["core0.veccore0"][] | select(.address=="0x10f86084") | .source == "SET_FLAG SCALAR ID:0" and .cycles == 274' direct/instr_metrics.json
 	jq -e '.instructions["core0.veccore0"][] | select(.address=="0x10f8600c") | .source == "ADD dtype:S64,XD:X29,XN:X29,XM:X15=0"' direct/instr_metrics.json
 	# no path and standard input not a terminal: the same
@@ -704,6 +705,35 @@ EOF
 	vd rt.bin a/trace.clean.json b/instr_metrics.json
 	trace-clean -q rt.bin -o c
 	[ "$(jq -cS . a/instr_metrics.json)" = "$(jq -cS . c/instr_metrics.json)" ]
+}
+
+@test "records: the metrics are INSTR_API's, as through timeline-emit: marks in, cache misses out" {
+	command -v timeline-emit >/dev/null || skip "timeline-emit not built"
+	dump-split "$DATA/910B" 2>/dev/null | instr-parse 2>/dev/null | rec-cat --json > recs.jsonl
+	grep -q '"kind":"mark"' recs.jsonl
+	# Two cache misses by hand: at a pc nothing executes, and at an executed one.
+	jq -c 'select(.kind=="instr" and .pc=="0x10f86000" and .subidx==0)' recs.jsonl | head -n 1 > first
+	[ -s first ]
+	jq -c '.pipe="CACHEMISS" | .name=.pc | .start=23071 | .end=23072 | .gpr=0 | .bytes=-1
+		| .detail="size is 0x00000080,type:1,last:0,status is MISS"' first > miss0
+	jq -c '.pc="0x10f86a80" | .name=.pc' miss0 > miss1
+	{ grep -v '"kind":"trailer"' recs.jsonl; cat miss0 miss1; grep '"kind":"trailer"' recs.jsonl; } > in.jsonl
+	run bash -c "trace-clean -o direct - < in.jsonl"
+	[ "$status" -eq 0 ]
+	timeline-emit -o emitted < in.jsonl >/dev/null 2>&1
+	run trace-clean --no-copy-raw -o via emitted
+	[ "$status" -eq 0 ]
+	cmp direct/instr_metrics.json via/instr_metrics.json
+	# the mark, on its start pc, with no metrics of its own
+	jq -e '[.instructions[][] | select(.pipe=="USERMARK")] | length == 2 and all(.address == "0x10f86148"
+		and .source == "Mark 0x1 SPR:LPCNT,XN:X6" and .instructions_executed == 1 and .cycles == 2264
+		and .gpr_count == -1 and .process_bytes == -1 and .vector_utilization_percentage == -1)' direct/instr_metrics.json
+	# no cache miss: no row of its own, nothing added to the instruction's
+	jq -e '[.instructions[][] | select(.pipe=="CACHEMISS" or .address=="0x10f86a80")] | length == 0' direct/instr_metrics.json
+	jq -e '.instructions["core0.veccore0"][] | select(.address=="0x10f86000") | .pipe == "SCALAR" and .instructions_executed == 1 and .cycles == 1' direct/instr_metrics.json
+	# the raw form says the same
+	trace-clean -q --raw-metrics -o raw - < in.jsonl
+	[ "$(jq -cS . raw/instr_metrics.json)" = "$(vdata-dump --payload INSTR_API emitted/visualize_data.bin | jq -cS .)" ]
 }
 
 @test "records: a stream cut short, or with bad lines, still gives a trace, exit 1" {

@@ -1,8 +1,10 @@
 /* Unit tests of trace-clean's streaming JSON scanner (cmd/trace-clean/jscan.c):
  * numbers read exactly as strtod (and Python's float) reads them, values
  * and errors at the right offsets, documents scanned through a window far
- * smaller than they are.  The tool's rules are tested by
- * test/bats/trace-clean.bats.
+ * smaller than they are; and of its external sort (cmd/trace-clean/spill.c):
+ * every record back, in order, from memory, from runs on disk, through
+ * merges of merges, and without a temporary file.  The tool's rules are
+ * tested by test/bats/trace-clean.bats.
  *
  *   make build/liboptrace.a
  *   cc -std=c11 -D_GNU_SOURCE -Ilib -Wall -Wextra -Werror -g -o /tmp/t \
@@ -11,6 +13,7 @@
  * Prints one line per failing check, then "N passed, N failed". */
 #include "../../cmd/trace-clean/jscan.c"
 #include "../../cmd/trace-clean/util.c"
+#include "../../cmd/trace-clean/spill.c"
 
 #include <stdarg.h>
 #include <string.h>
@@ -302,12 +305,121 @@ static void test_documents(void)
 	}
 }
 
+/* ---- the external sort ---- */
+
+struct xr {
+	uint32_t key;
+	uint32_t pad;
+	double t;
+	uint64_t seq;
+};
+
+static int xr_cmp(const void *a, const void *b)
+{
+	const struct xr *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* n records with few distinct keys and times, sorted through runs of
+ * run records: every one back, in order, none twice. */
+static void sort_case(size_t n, size_t run, const char *what)
+{
+	struct xsort *s = xs_new(sizeof(struct xr), xr_cmp, run);
+	struct xr *want = xmalloc((n ? n : 1) * sizeof *want);
+	const struct xr *r;
+	size_t i, got = 0, bad = 0;
+	int e;
+
+	for (i = 0; i < n; i++) {
+		memset(&want[i], 0, sizeof want[i]);
+		want[i].key = (uint32_t)(rnd() % 7);
+		want[i].t = (double)(rnd() % 50) / 4;
+		want[i].seq = i;
+		xs_add(s, &want[i]);
+	}
+	CHECK(xs_count(s) == n, "%s: %zu records, count %llu", what, n, (unsigned long long)xs_count(s));
+	qsort(want, n, sizeof *want, xr_cmp);
+	e = xs_sort(s);
+	CHECK(e == 0, "%s: sort: %s", what, strerror(e));
+	while ((r = xs_next(s)) != NULL) {
+		if (got >= n || xr_cmp(r, &want[got]))
+			bad++;
+		got++;
+	}
+	CHECK(got == n && !bad && !xs_error(s), "%s: %zu records in, %zu out, %zu out of place", what, n, got,
+	      bad);
+	CHECK(xs_next(s) == NULL, "%s: nothing after the end", what);
+	xs_free(s);
+	free(want);
+}
+
+static void test_sort(void)
+{
+	char what[80];
+	static const size_t runs[] = { 2, 3, 16, 1000, 100000 };
+	static const size_t ns[] = { 0, 1, 2, 5, 999, 1000, 1001, 5000 };
+	size_t i, j;
+
+	for (i = 0; i < sizeof runs / sizeof runs[0]; i++)
+		for (j = 0; j < sizeof ns / sizeof ns[0]; j++) {
+			snprintf(what, sizeof what, "runs of %zu", runs[i]);
+			sort_case(ns[j], runs[i], what);
+		}
+	/* More than XS_FANIN runs: merged in rounds. */
+	sort_case(XS_FANIN * 3 * 16 + 7, 16, "merges of merges");
+	sort_case(XS_FANIN * XS_FANIN * 2 + 1, 2, "three rounds");
+	{
+		/* No temporary file to be had: it all stays in memory. */
+		char *old = getenv("TMPDIR") ? xstrndup(getenv("TMPDIR"), strlen(getenv("TMPDIR"))) : NULL;
+		int fd;
+		setenv("TMPDIR", "/nonexistent/trace-clean-test", 1);
+		fprintf(stderr, "(a warning expected:) ");
+		sort_case(5000, 16, "without a temporary file");
+		fd = xs_tmpfd();
+		CHECK(fd == -1, "xs_tmpfd after a failure: %d", fd);
+		if (old) {
+			setenv("TMPDIR", old, 1);
+			free(old);
+		} else {
+			unsetenv("TMPDIR");
+		}
+	}
+}
+
+static void test_pio(void)
+{
+	int fd = io_tmpfd();
+	char buf[64], back[64];
+	size_t i;
+	int e;
+
+	if (fd < 0) {
+		CHECK(0, "io_tmpfd: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < sizeof buf; i++)
+		buf[i] = (char)i;
+	e = xs_pwrite(fd, buf, sizeof buf, 4096);
+	CHECK(e == 0, "xs_pwrite: %s", strerror(e));
+	e = xs_pread(fd, back, sizeof back, 4096);
+	CHECK(e == 0 && !memcmp(buf, back, sizeof buf), "xs_pread: %s", strerror(e));
+	e = xs_pread(fd, back, sizeof back, 4096 + 32);
+	CHECK(e == EIO, "xs_pread past the end: %d", e);
+	close(fd);
+}
+
 int main(void)
 {
 	test_numbers();
 	test_values();
 	test_decode();
 	test_documents();
+	test_pio();
+	test_sort();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

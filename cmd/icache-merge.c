@@ -14,10 +14,10 @@
 #include "chip.h"
 #include "cli.h"
 #include "io.h"
+#include "loss.h"
 #include "rec.h"
 #include "scan.h"
 
-#define NEXAMPLES 5
 /* Fetch ticks kept per pc for --annotate (the newest ones). */
 #define FETCH_KEEP 16
 /* A2/A3 fetch blocks: four instructions, 4 bytes apart (spec 2.5). */
@@ -27,41 +27,12 @@
 /* ---- loss accounting, as in instr-parse ---- */
 
 enum loss { LOSS_UNPARSED, LOSS_BAD_RECORD, LOSS_NKINDS };
-static const char *const loss_text[LOSS_NKINDS] = {
-	"icache miss lines not in the icache grammar",
-	"records that could not be decoded",
+static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
+	/* text, problem (exit status 1), bad (else dropped, in the trailer) */
+	{ "icache miss lines not in the icache grammar", 1, 1 },
+	{ "records that could not be decoded", 1, 1 },
 };
-
-struct example {
-	uint32_t file;
-	uint64_t line;
-	char what[64];
-};
-static uint64_t loss[LOSS_NKINDS];
-static struct example examples[LOSS_NKINDS][NEXAMPLES];
-
-static char **file_paths;
-static size_t nfile_paths;
-
-static const char *file_name(uint32_t id)
-{
-	static char buf[32];
-	if (id < nfile_paths && file_paths[id])
-		return file_paths[id];
-	snprintf(buf, sizeof buf, "(file %u)", id);
-	return buf;
-}
-
-static void lose(enum loss k, uint32_t file, uint64_t line, const char *what)
-{
-	if (loss[k] < NEXAMPLES) {
-		struct example *e = &examples[k][loss[k]];
-		e->file = file;
-		e->line = line;
-		snprintf(e->what, sizeof e->what, "%s", what ? what : "");
-	}
-	loss[k]++;
-}
+static struct losses losses;
 
 /* ---- the three miss grammars and the fetch line (spec 2.5) ---- */
 
@@ -423,7 +394,7 @@ static void take_line(struct rec_out *o, const struct rec *in)
 		return;
 	}
 	if (memmem(text, len, "status is MISS", 14)) {
-		lose(LOSS_UNPARSED, (uint32_t)in->n[L_FILE].u, in->n[L_LINE].u, "icache");
+		loss_add(&losses, LOSS_UNPARSED, (uint32_t)in->n[L_FILE].u, in->n[L_LINE].u, "icache");
 		return;
 	}
 	if (find_fetch(text, end, &tick, &addr)) {
@@ -446,10 +417,7 @@ static void abort_pending_output(void)
 
 static void release_all(void)
 {
-	size_t i;
-	for (i = 0; i < nfile_paths; i++)
-		free(file_paths[i]);
-	free(file_paths);
+	loss_free(&losses);
 	free(units);
 	free(fetches);
 }
@@ -482,17 +450,9 @@ static enum grammar grammar_of(enum chip_family f)
 
 static void report(const struct chip *chip)
 {
-	int k, i;
+	int k;
 	uint64_t other = 0;
-	for (k = 0; k < LOSS_NKINDS; k++) {
-		if (!loss[k])
-			continue;
-		cli_warn("%llu %s", (unsigned long long)loss[k], loss_text[k]);
-		for (i = 0; i < NEXAMPLES && (uint64_t)i < loss[k]; i++)
-			if (examples[k][i].line && (cli_verbosity >= 2 || i < 3))
-				cli_warn_at(file_name(examples[k][i].file), examples[k][i].line, "%s",
-				            examples[k][i].what);
-	}
+	loss_report(&losses);
 	for (k = 0; k < G_NGRAMMARS; k++)
 		if (k != (int)want_grammar)
 			other += n_miss[k];
@@ -519,46 +479,6 @@ static void report(const struct chip *chip)
 	}
 }
 
-static void diag_records(struct rec_out *o)
-{
-	int k;
-	for (k = 0; k < LOSS_NKINDS; k++) {
-		struct rec r;
-		const char *f = "";
-		if (!loss[k])
-			continue;
-		rec_init(&r, K_DIAG);
-		r.n[D_LEVEL].u = 1;
-		r.n[D_COUNT].u = loss[k];
-		if (examples[k][0].line) {
-			f = file_name(examples[k][0].file);
-			r.n[D_LINE].u = examples[k][0].line;
-		}
-		rec_text_set(&r, DS_TOOL, "icache-merge", 12);
-		rec_text_set(&r, DS_FILE, f, strlen(f));
-		rec_text_set(&r, DS_MESSAGE, loss_text[k], strlen(loss_text[k]));
-		rec_out_put(o, &r);
-	}
-}
-
-static void keep_source(const struct rec *r)
-{
-	uint64_t id = r->n[F_FILE].u;
-	if (id >= 1u << 20)
-		return;
-	if (id >= nfile_paths) {
-		char **fp = realloc(file_paths, (id + 1) * sizeof *file_paths);
-		if (!fp)
-			cli_die(EXIT_IO, "out of memory");
-		file_paths = fp;
-		memset(file_paths + nfile_paths, 0, (id + 1 - nfile_paths) * sizeof *file_paths);
-		nfile_paths = id + 1;
-	}
-	free(file_paths[id]);
-	if (!(file_paths[id] = strndup(r->s[FS_PATH].p, r->s[FS_PATH].n)))
-		cli_die(EXIT_IO, "out of memory");
-}
-
 int main(int argc, char **argv)
 {
 	enum { OPT_ANNOTATE = 256 };
@@ -578,7 +498,7 @@ int main(int argc, char **argv)
 	};
 	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, got_header = 0, started = 0;
 	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
-	uint64_t upstream_bad = 0, upstream_dropped = 0;
+	uint64_t upstream_bad = 0, upstream_dropped = 0, bad, dropped, problems;
 	const char *out = "-", *soc = NULL;
 	char *header_soc = NULL, *header_origin = NULL;
 	const struct chip *chip = NULL;
@@ -587,6 +507,7 @@ int main(int argc, char **argv)
 	struct rd **in;
 
 	cli_init(argv[0]);
+	loss_init(&losses, "icache-merge", loss_kinds, LOSS_NKINDS);
 	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
@@ -630,8 +551,8 @@ int main(int argc, char **argv)
 		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
 			int k = rec_decode(&dec, line, len, &r, &why);
 			if (k == DEC_BAD) {
-				lose(LOSS_BAD_RECORD, 0, 0, why);
-				if (loss[LOSS_BAD_RECORD] <= 3)
+				loss_add(&losses, LOSS_BAD_RECORD, 0, 0, why);
+				if (losses.count[LOSS_BAD_RECORD] <= 3)
 					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
 				continue;
 			}
@@ -664,7 +585,7 @@ int main(int argc, char **argv)
 				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
 				continue;
 			case K_SOURCE:
-				keep_source(&r);
+				loss_source(&losses, &r);
 				break;
 			case K_LINE:
 				if (r.n[L_LOG].u == LOG_ICACHE) {
@@ -696,9 +617,10 @@ out_failed:
 	}
 	if (!cli_interrupted && !upstream_trailer && !read_failed && cli_verbosity >= 1 && !wr_error(o.w))
 		cli_warn("input ended without a trailer record: the stream upstream was cut short");
+	loss_totals(&losses, &bad, &dropped, &problems);
 	if (!wr_error(o.w) && !read_failed) {
-		diag_records(&o);
-		rec_out_trailer(&o, upstream_bad + loss[LOSS_UNPARSED] + loss[LOSS_BAD_RECORD], upstream_dropped,
+		loss_diag(&losses, &o);
+		rec_out_trailer(&o, upstream_bad + bad, upstream_dropped + dropped,
 		                cli_interrupted || upstream_interrupted);
 		/* Counts of a run cut short by an output error would mislead. */
 		report(chip);
@@ -725,7 +647,7 @@ out_failed:
 	}
 	if (cli_interrupted)
 		return EXIT_INTR;
-	if (loss[LOSS_UNPARSED] || loss[LOSS_BAD_RECORD] || !upstream_trailer)
+	if (problems || !upstream_trailer)
 		return EXIT_PARTIAL;
 	return EXIT_OK;
 }

@@ -22,12 +22,12 @@
 #include "cli.h"
 #include "grammar.h"
 #include "io.h"
+#include "loss.h"
 #include "rec.h"
 #include "scan.h"
 #include "spool.h"
 #include "table.h"
 
-#define NEXAMPLES 5
 #define NMARKS 10
 
 /* Spool entries: a fixed header, then name and detail bytes.  The spools
@@ -53,48 +53,17 @@ struct exec_entry {             /* one exec line: only its tick and threads matt
 
 enum loss { LOSS_UNPARSED, LOSS_POP_UNMATCHED, LOSS_EXEC_UNMATCHED, LOSS_POP_AFTER_EXEC,
             LOSS_PRUNED, LOSS_BAD_RECORD, LOSS_MARK, LOSS_NKINDS };
-static const char *const loss_text[LOSS_NKINDS] = {
-	"lines not in the instr/popped grammar",
-	"popped lines without an executed partner",
-	"executed lines without a popped partner",
-	"pairs dropped because the pop tick is after the exec tick",
-	"micro-op lines merged by the prune rules",
-	"records that could not be decoded",
-	"trace marks removed (nested, orphan or unclosed)",
+static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
+	/* text, problem (exit status 1), bad (else dropped, in the trailer) */
+	{ "lines not in the instr/popped grammar", 1, 1 },
+	{ "popped lines without an executed partner", 0, 0 },
+	{ "executed lines without a popped partner", 0, 0 },
+	{ "pairs dropped because the pop tick is after the exec tick", 0, 0 },
+	{ "micro-op lines merged by the prune rules", 0, 0 },
+	{ "records that could not be decoded", 1, 1 },
+	{ "trace marks removed (nested, orphan or unclosed)", 1, 0 },
 };
-/* Which categories make the exit status 1 (input problems). */
-static const int loss_is_problem[LOSS_NKINDS] = { 1, 0, 0, 0, 0, 1, 1 };
-
-struct example {
-	uint32_t file;
-	uint64_t line;
-	char what[64];
-};
-static uint64_t loss[LOSS_NKINDS];
-static struct example examples[LOSS_NKINDS][NEXAMPLES];
-
-static char **file_paths;
-static size_t nfile_paths;
-
-static const char *file_name(uint32_t id)
-{
-	static char buf[32];
-	if (id < nfile_paths && file_paths[id])
-		return file_paths[id];
-	snprintf(buf, sizeof buf, "(file %u)", id);
-	return buf;
-}
-
-static void lose(enum loss k, uint32_t file, uint64_t line, const char *what)
-{
-	if (loss[k] < NEXAMPLES) {
-		struct example *e = &examples[k][loss[k]];
-		e->file = file;
-		e->line = line;
-		snprintf(e->what, sizeof e->what, "%s", what ? what : "");
-	}
-	loss[k]++;
-}
+static struct losses losses;
 
 /* ---- options and the chip ---- */
 
@@ -270,7 +239,7 @@ static void mark_line(struct unit *u, const struct iline *l, int usermark, uint3
 		if (m[2] == '8') {
 			if (ms->n && ms->iv[ms->n - 1].end == UINT64_MAX) {
 				if (!ms->invalid)
-					lose(LOSS_MARK, file, line, "nested start");
+					loss_add(&losses, LOSS_MARK, file, line, "nested start");
 				ms->invalid = 1;
 				return;
 			}
@@ -294,7 +263,7 @@ static void mark_line(struct unit *u, const struct iline *l, int usermark, uint3
 		} else {
 			if (!ms->n) {
 				if (!ms->invalid)
-					lose(LOSS_MARK, file, line, "stop without start");
+					loss_add(&losses, LOSS_MARK, file, line, "stop without start");
 				ms->invalid = 1;
 				return;
 			}
@@ -380,13 +349,13 @@ static void take_line(const struct rec *in)
 	if (len && text[len - 1] == '\r')
 		len--;          /* CRLF dumps: the reference loses every line here */
 	if (grammar_parse(text, len, &l)) {
-		lose(LOSS_UNPARSED, file, lineno, is_pop ? "popped" : "instr");
+		loss_add(&losses, LOSS_UNPARSED, file, lineno, is_pop ? "popped" : "instr");
 		return;
 	}
 	if (is_pop && l.pop == POP_FROM_IQ)
 		return;         /* the issue attempt, not the pop */
 	if (by_id && !l.has_id) {
-		lose(LOSS_UNPARSED, file, lineno, "no (ID: n) on an A5 line");
+		loss_add(&losses, LOSS_UNPARSED, file, lineno, "no (ID: n) on an A5 line");
 		return;
 	}
 	if (!is_pop) {
@@ -682,7 +651,7 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 	(void)k;
 	if (p->tick > e->tick) {
 		if (pg->final)
-			lose(LOSS_POP_AFTER_EXEC, p->file, p->line, "pop after exec");
+			loss_add(&losses, LOSS_POP_AFTER_EXEC, p->file, p->line, "pop after exec");
 		return;
 	}
 	/* The merged detail: the pop's, plus the SIMT thread count. */
@@ -761,8 +730,8 @@ static void drain_key(struct pairing *pg, struct keyinfo *k, uint64_t key)
 		} else {
 			/* Beyond min(len): the reference drops the tail. */
 			if (pg->final) {
-				lose(LOSS_POP_UNMATCHED, p->file, p->line, "beyond the shorter log");
-				lose(LOSS_EXEC_UNMATCHED, e->file, e->line, "beyond the shorter log");
+				loss_add(&losses, LOSS_POP_UNMATCHED, p->file, p->line, "beyond the shorter log");
+				loss_add(&losses, LOSS_EXEC_UNMATCHED, e->file, e->line, "beyond the shorter log");
 			}
 		}
 		node_free(p);
@@ -806,7 +775,7 @@ static void feed(struct pairing *pg, struct node *n, int is_pop)
 			merge = is_pop ? n->tick - (*pend)->tick == 1 : n->tick - (*pend)->tick <= 8;
 			if (merge) {
 				if (pg->final)
-					lose(LOSS_PRUNED, (*pend)->file, (*pend)->line, is_pop ? "pop" : "exec");
+					loss_add(&losses, LOSS_PRUNED, (*pend)->file, (*pend)->line, is_pop ? "pop" : "exec");
 				node_free(*pend);
 			} else if (is_pop) {
 				push(&k->pop_h, &k->pop_t, *pend);
@@ -830,7 +799,7 @@ static void leftovers(struct pairing *pg, struct node **h, struct node **t, enum
 	while (*h) {
 		struct node *n = pop_front(h, t);
 		if (pg->final)
-			lose(kind, n->file, n->line, "no partner");
+			loss_add(&losses, kind, n->file, n->line, "no partner");
 		node_free(n);
 	}
 }
@@ -1049,7 +1018,7 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 				rec_text_set(&rec, MS_DETAIL, iv->detail, strlen(iv->detail));
 				rec_out_put(o, &rec);
 			} else if (!ms->invalid) {
-				lose(LOSS_MARK, 0, 0, "unclosed");
+				loss_add(&losses, LOSS_MARK, 0, 0, "unclosed");
 			}
 			free(iv->detail);
 		}
@@ -1101,9 +1070,7 @@ static void release_all(void)
 	free(units);
 	units = NULL;
 	nunits = 0;
-	for (i = 0; i < nfile_paths; i++)
-		free(file_paths[i]);
-	free(file_paths);
+	loss_free(&losses);
 	while (free_nodes) {
 		struct node *n = free_nodes;
 		free_nodes = n->next;
@@ -1128,42 +1095,6 @@ static void usage(FILE *f)
 	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
 }
 
-static void report(void)
-{
-	int k, i;
-	for (k = 0; k < LOSS_NKINDS; k++) {
-		if (!loss[k] || (cli_verbosity < 1 && !loss_is_problem[k]))
-			continue;
-		cli_warn("%llu %s", (unsigned long long)loss[k], loss_text[k]);
-		for (i = 0; i < NEXAMPLES && (uint64_t)i < loss[k]; i++)
-			if (examples[k][i].line && (cli_verbosity >= 2 || i < 3))
-				cli_warn_at(file_name(examples[k][i].file), examples[k][i].line, "%s",
-				            examples[k][i].what);
-	}
-}
-
-static void diag_records(struct rec_out *o)
-{
-	int k;
-	for (k = 0; k < LOSS_NKINDS; k++) {
-		struct rec r;
-		const char *f = "";
-		if (!loss[k])
-			continue;
-		rec_init(&r, K_DIAG);
-		r.n[D_LEVEL].u = loss_is_problem[k] ? 1 : 2;
-		r.n[D_COUNT].u = loss[k];
-		if (examples[k][0].line) {
-			f = file_name(examples[k][0].file);
-			r.n[D_LINE].u = examples[k][0].line;
-		}
-		rec_text_set(&r, DS_TOOL, "instr-parse", 11);
-		rec_text_set(&r, DS_FILE, f, strlen(f));
-		rec_text_set(&r, DS_MESSAGE, loss_text[k], strlen(loss_text[k]));
-		rec_out_put(o, &r);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1181,7 +1112,7 @@ int main(int argc, char **argv)
 	};
 	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, status = EXIT_OK, nin, got_header = 0;
 	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
-	uint64_t upstream_bad = 0, upstream_dropped = 0, total_loss = 0, problems = 0;
+	uint64_t upstream_bad = 0, upstream_dropped = 0, bad, dropped, problems;
 	const char *out = "-", *soc = NULL, *origin = NULL;
 	char *header_soc = NULL, *header_origin = NULL;
 	struct rec_dec dec = { 0 };
@@ -1190,6 +1121,7 @@ int main(int argc, char **argv)
 	int started = 0;
 
 	cli_init(argv[0]);
+	loss_init(&losses, "instr-parse", loss_kinds, LOSS_NKINDS);
 	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
@@ -1235,8 +1167,8 @@ int main(int argc, char **argv)
 		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
 			int k = rec_decode(&dec, line, len, &r, &why);
 			if (k == DEC_BAD) {
-				lose(LOSS_BAD_RECORD, 0, 0, why);
-				if (loss[LOSS_BAD_RECORD] <= 3)
+				loss_add(&losses, LOSS_BAD_RECORD, 0, 0, why);
+				if (losses.count[LOSS_BAD_RECORD] <= 3)
 					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
 				continue;
 			}
@@ -1270,22 +1202,10 @@ int main(int argc, char **argv)
 				upstream_dropped += r.n[T_DROPPED].u;
 				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
 				continue;
-			case K_SOURCE: {
-				uint64_t id = r.n[F_FILE].u;
-				if (id < 1u << 20) {
-					if (id >= nfile_paths) {
-						file_paths = realloc(file_paths, (id + 1) * sizeof *file_paths);
-						if (!file_paths)
-							cli_die(EXIT_IO, "out of memory");
-						memset(file_paths + nfile_paths, 0, (id + 1 - nfile_paths) * sizeof *file_paths);
-						nfile_paths = id + 1;
-					}
-					free(file_paths[id]);
-					file_paths[id] = strndup(r.s[FS_PATH].p, r.s[FS_PATH].n);
-				}
+			case K_SOURCE:
+				loss_source(&losses, &r);
 				rec_out_put(&o, &r);
 				continue;
-			}
 			case K_LINE:
 				if (r.n[L_LOG].u == LOG_INSTR || r.n[L_LOG].u == LOG_POPPED) {
 					take_line(&r);
@@ -1317,18 +1237,13 @@ int main(int argc, char **argv)
 		if (!wr_error(o.w) && !cli_interrupted && !read_failed)
 			finish_unit(units[i], &o);
 	}
-	for (c = 0; c < LOSS_NKINDS; c++) {
-		total_loss += loss[c];
-		if (loss_is_problem[c])
-			problems += loss[c];
-	}
+	loss_totals(&losses, &bad, &dropped, &problems);
 	if (!wr_error(o.w) && !read_failed) {
-		diag_records(&o);
-		rec_out_trailer(&o, upstream_bad + loss[LOSS_UNPARSED] + loss[LOSS_BAD_RECORD],
-		                upstream_dropped + total_loss - loss[LOSS_UNPARSED] - loss[LOSS_BAD_RECORD],
+		loss_diag(&losses, &o);
+		rec_out_trailer(&o, upstream_bad + bad, upstream_dropped + dropped,
 		                cli_interrupted || upstream_interrupted);
 		/* Counts of a run cut short by an output error would mislead. */
-		report();
+		loss_report(&losses);
 	}
 	release_all();
 	free(header_soc);

@@ -19,10 +19,10 @@
 #include "chip.h"
 #include "cli.h"
 #include "io.h"
+#include "loss.h"
 #include "rec.h"
 #include "scan.h"
 
-#define NEXAMPLES 5
 #define NIL UINT32_MAX
 #define SMALL_FILE 500                  /* the reference skips files up to this size */
 #define MAX_BUCKET 60000000u            /* the reference drops buckets beyond 60 s */
@@ -32,51 +32,18 @@
 
 enum loss { LOSS_UNPARSED, LOSS_NO_ID, LOSS_RW, LOSS_UNDETERMINED, LOSS_LATE, LOSS_SMALL,
             LOSS_BEYOND, LOSS_BAD_RECORD, LOSS_NKINDS };
-static const char *const loss_text[LOSS_NKINDS] = {
-	"lines not in the MTE log grammar",
-	"interface lines without a numeric instr_id (or, on the B interface, req_id/gid)",
-	"interface lines whose type is neither R nor W",
-	"instructions whose direction was never determined (only B-interface lines): left out of the chart",
-	"lines for an instruction already retired (more than --window ticks after its previous line)",
-	"MTE files of 500 bytes or less skipped, as the reference does (--keep-small reads them)",
-	"requests in buckets beyond 60,000,000 us left out of the chart",
-	"records that could not be decoded",
+static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
+	/* text, problem (exit status 1), bad (lines; else dropped data) in the trailer */
+	{ "lines not in the MTE log grammar", 1, 1 },
+	{ "interface lines without a numeric instr_id (or, on the B interface, req_id/gid)", 1, 1 },
+	{ "interface lines whose type is neither R nor W", 1, 1 },
+	{ "instructions whose direction was never determined (only B-interface lines): left out of the chart", 0, 0 },
+	{ "lines for an instruction already retired (more than --window ticks after its previous line)", 1, 0 },
+	{ "MTE files of 500 bytes or less skipped, as the reference does (--keep-small reads them)", 0, 0 },
+	{ "requests in buckets beyond 60,000,000 us left out of the chart", 0, 0 },
+	{ "records that could not be decoded", 1, 1 },
 };
-/* Which categories make the exit status 1, and which are bad lines rather
- * than dropped data in the trailer. */
-static const int loss_is_problem[LOSS_NKINDS] = { 1, 1, 1, 0, 1, 0, 0, 1 };
-static const int loss_is_bad[LOSS_NKINDS] = { 1, 1, 1, 0, 0, 0, 0, 1 };
-
-struct example {
-	uint32_t file;
-	uint64_t line;
-	char what[64];
-};
-static uint64_t loss[LOSS_NKINDS];
-static struct example examples[LOSS_NKINDS][NEXAMPLES];
-
-static char **file_paths;
-static size_t nfile_paths;
-
-static const char *file_name(uint32_t id)
-{
-	static char buf[32];
-	if (id < nfile_paths && file_paths[id])
-		return file_paths[id];
-	snprintf(buf, sizeof buf, "(file %u)", id);
-	return buf;
-}
-
-static void lose(enum loss k, uint32_t file, uint64_t line, const char *what)
-{
-	if (loss[k] < NEXAMPLES) {
-		struct example *e = &examples[k][loss[k]];
-		e->file = file;
-		e->line = line;
-		snprintf(e->what, sizeof e->what, "%s", what ? what : "");
-	}
-	loss[k]++;
-}
+static struct losses losses;
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -304,7 +271,7 @@ static void chart_add(uint64_t bucket, int type, uint64_t bytes, uint32_t file, 
 	if (bucket > MAX_BUCKET) {
 		char what[64];
 		snprintf(what, sizeof what, "instr_id %llu", (unsigned long long)instr);
-		lose(LOSS_BEYOND, file, 0, what);
+		loss_add(&losses, LOSS_BEYOND, file, 0, what);
 		return;
 	}
 	if (bucket >= chart_cap) {
@@ -347,7 +314,7 @@ static void retire(struct instr *in, int emit)
 	if (emit && in->req_head != NIL && in->type == MTE_UNKNOWN && !in->counted_undetermined) {
 		char what[64];
 		snprintf(what, sizeof what, "instr_id %llu", (unsigned long long)in->id);
-		lose(LOSS_UNDETERMINED, f->id, 0, what);
+		loss_add(&losses, LOSS_UNDETERMINED, f->id, 0, what);
 		in->counted_undetermined = 1;
 	}
 	for (r = in->req_head; emit && r != NIL; r = reqs[r].next) {
@@ -526,18 +493,18 @@ static void take_line(const struct rec *in)
 		len--;
 	k = tokenize(text, len, &m, &why);
 	if (k == ML_BAD) {
-		lose(LOSS_UNPARSED, fid, lineno, why);
+		loss_add(&losses, LOSS_UNPARSED, fid, lineno, why);
 		return;
 	}
 	if (k == ML_IGNORED)
 		return;         /* no interface: the reference ignores it too */
 	is_b = m.unit_n == 1 && m.unit[0] == 'B';
 	if (!m.has_instr || (is_b && !m.has_req && !m.has_gid)) {
-		lose(LOSS_NO_ID, fid, lineno, m.has_instr ? "no req_id or gid" : "no instr_id");
+		loss_add(&losses, LOSS_NO_ID, fid, lineno, m.has_instr ? "no req_id or gid" : "no instr_id");
 		return;
 	}
 	if (!is_b && m.rw != 'R' && m.rw != 'W') {
-		lose(LOSS_RW, fid, lineno, "");
+		loss_add(&losses, LOSS_RW, fid, lineno, "");
 		return;
 	}
 	if (m.tick > f->now)
@@ -560,7 +527,7 @@ static void take_line(const struct rec *in)
 		if (ins->retired) {
 			/* Classifying a known instruction changes nothing. */
 			if (is_b || ins->type == MTE_UNKNOWN)
-				lose(LOSS_LATE, fid, lineno, "");
+				loss_add(&losses, LOSS_LATE, fid, lineno, "");
 			ins->retired = 0;
 		}
 		list_unlink(f, idx);
@@ -611,7 +578,7 @@ static void finish(void)
 			char what[64];
 			snprintf(what, sizeof what, "%llu bytes, %llu lines skipped", (unsigned long long)f->bytes,
 			         (unsigned long long)f->lines);
-			lose(LOSS_SMALL, f->id, 0, what);
+			loss_add(&losses, LOSS_SMALL, f->id, 0, what);
 		}
 		while ((i = f->head) != NIL) {
 			if (!instrs[i].retired)
@@ -647,16 +614,13 @@ static void abort_pending_output(void)
 
 static void release_all(void)
 {
-	size_t i;
 	free(instrs);
 	free(reqs);
 	free(instr_tab.s);
 	free(req_tab.s);
 	free(files);
 	free(chart);
-	for (i = 0; i < nfile_paths; i++)
-		free(file_paths[i]);
-	free(file_paths);
+	loss_free(&losses);
 }
 
 static void usage(FILE *f)
@@ -674,56 +638,6 @@ static void usage(FILE *f)
 	        "  -o FILE            write to FILE (replaced only on success)\n"
 	        "  -q, -v             fewer / more messages\n"
 	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
-}
-
-static void report(void)
-{
-	int k, i;
-	for (k = 0; k < LOSS_NKINDS; k++) {
-		if (!loss[k] || (cli_verbosity < 1 && !loss_is_problem[k]))
-			continue;
-		cli_warn("%llu %s", (unsigned long long)loss[k], loss_text[k]);
-		for (i = 0; i < NEXAMPLES && (uint64_t)i < loss[k]; i++)
-			if ((cli_verbosity >= 2 || i < 3) && examples[k][i].file != NIL)
-				cli_warn_at(file_name(examples[k][i].file), examples[k][i].line, "%s",
-				            examples[k][i].what);
-	}
-}
-
-static void diag_records(void)
-{
-	int k;
-	for (k = 0; k < LOSS_NKINDS; k++) {
-		struct rec r;
-		const char *f = "";
-		if (!loss[k])
-			continue;
-		rec_init(&r, K_DIAG);
-		r.n[D_LEVEL].u = loss_is_problem[k] ? 1 : 2;
-		r.n[D_COUNT].u = loss[k];
-		if (examples[k][0].file != NIL) {
-			f = file_name(examples[k][0].file);
-			r.n[D_LINE].u = examples[k][0].line;
-		}
-		rec_text_set(&r, DS_TOOL, "mte-parse", 9);
-		rec_text_set(&r, DS_FILE, f, strlen(f));
-		rec_text_set(&r, DS_MESSAGE, loss_text[k], strlen(loss_text[k]));
-		rec_out_put(&out, &r);
-	}
-}
-
-static void note_source(const struct rec *r)
-{
-	uint64_t id = r->n[F_FILE].u;
-	if (id >= 1u << 20)
-		return;
-	if (id >= nfile_paths) {
-		file_paths = xrealloc(file_paths, (id + 1) * sizeof *file_paths);
-		memset(file_paths + nfile_paths, 0, (id + 1 - nfile_paths) * sizeof *file_paths);
-		nfile_paths = id + 1;
-	}
-	free(file_paths[id]);
-	file_paths[id] = strndup(r->s[FS_PATH].p, r->s[FS_PATH].n);
 }
 
 int main(int argc, char **argv)
@@ -745,7 +659,7 @@ int main(int argc, char **argv)
 	};
 	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, got_header = 0, started = 0;
 	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
-	uint64_t upstream_bad = 0, upstream_dropped = 0, bad = 0, dropped = 0, problems = 0;
+	uint64_t upstream_bad = 0, upstream_dropped = 0, bad, dropped, problems;
 	unsigned header_mhz = 0;
 	const char *outpath = "-", *soc = NULL;
 	char *header_soc = NULL, *header_origin = NULL;
@@ -753,6 +667,8 @@ int main(int argc, char **argv)
 	struct rd **in;
 
 	cli_init(argv[0]);
+	loss_init(&losses, "mte-parse", loss_kinds, LOSS_NKINDS);
+	losses.by_file = 1;         /* whole-file and per-instruction losses have no line */
 	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
@@ -800,8 +716,8 @@ int main(int argc, char **argv)
 		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
 			int k = rec_decode(&dec, line, len, &r, &why);
 			if (k == DEC_BAD) {
-				lose(LOSS_BAD_RECORD, NIL, 0, why);
-				if (loss[LOSS_BAD_RECORD] <= 3)
+				loss_add(&losses, LOSS_BAD_RECORD, LOSS_NOFILE, 0, why);
+				if (losses.count[LOSS_BAD_RECORD] <= 3)
 					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
 				continue;
 			}
@@ -836,7 +752,7 @@ int main(int argc, char **argv)
 				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
 				continue;
 			case K_SOURCE:
-				note_source(&r);
+				loss_source(&losses, &r);
 				break;
 			case K_LINE:
 				if (r.n[L_LOG].u == LOG_MTE) {
@@ -869,19 +785,12 @@ int main(int argc, char **argv)
 		cli_warn("input ended without a trailer record: the stream upstream was cut short");
 	if (!wr_error(out.w) && !read_failed && !cli_interrupted)
 		finish();
-	for (c = 0; c < LOSS_NKINDS; c++) {
-		if (loss_is_bad[c])
-			bad += loss[c];
-		else
-			dropped += loss[c];
-		if (loss_is_problem[c])
-			problems += loss[c];
-	}
+	loss_totals(&losses, &bad, &dropped, &problems);
 	if (!wr_error(out.w) && !read_failed) {
-		diag_records();
+		loss_diag(&losses, &out);
 		rec_out_trailer(&out, upstream_bad + bad, upstream_dropped + dropped,
 		                cli_interrupted || upstream_interrupted);
-		report();
+		loss_report(&losses);
 	}
 	release_all();
 	free(header_soc);

@@ -19,54 +19,23 @@
 #include "chip.h"
 #include "cli.h"
 #include "io.h"
+#include "loss.h"
 #include "rec.h"
 #include "scan.h"
 
-#define NEXAMPLES 5
 
 /* ---- loss accounting ---- */
 
 enum loss { LOSS_UNPARSED, LOSS_BAD_RECORD, LOSS_LATE, LOSS_ORDER, LOSS_NKINDS };
-static const char *const loss_text[LOSS_NKINDS] = {
-	"CCU issue lines not in the grammar",
-	"records that could not be decoded",
-	"CCU lines or fetch records after their core's instructions (ignored)",
-	"instruction records of a pc out of start order (assigned in arrival order)",
+static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
+	/* text, problem (exit status 1), bad (else dropped, in the trailer):
+	 * unparsed lines and undecodable records go into the trailer's "bad" */
+	{ "CCU issue lines not in the grammar", 1, 1 },
+	{ "records that could not be decoded", 1, 1 },
+	{ "CCU lines or fetch records after their core's instructions (ignored)", 1, 0 },
+	{ "instruction records of a pc out of start order (assigned in arrival order)", 1, 0 },
 };
-static const int loss_is_problem[LOSS_NKINDS] = { 1, 1, 1, 1 };
-/* Unparsed lines and undecodable records go into the trailer's "bad". */
-static const int loss_is_bad[LOSS_NKINDS] = { 1, 1, 0, 0 };
-
-struct example {
-	uint32_t file;
-	uint64_t line;
-	char what[64];
-};
-static uint64_t loss[LOSS_NKINDS];
-static struct example examples[LOSS_NKINDS][NEXAMPLES];
-
-static char **file_paths;
-static size_t nfile_paths;
-
-static const char *file_name(uint32_t id)
-{
-	static char buf[32];
-	if (id < nfile_paths && file_paths[id])
-		return file_paths[id];
-	snprintf(buf, sizeof buf, "(file %u)", id);
-	return buf;
-}
-
-static void lose(enum loss k, uint32_t file, uint64_t line, const char *what)
-{
-	if (loss[k] < NEXAMPLES) {
-		struct example *e = &examples[k][loss[k]];
-		e->file = file;
-		e->line = line;
-		snprintf(e->what, sizeof e->what, "%s", what ? what : "");
-	}
-	loss[k]++;
-}
+static struct losses losses;
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -330,7 +299,7 @@ static void assign(struct unit *u, struct rec *r)
 	if (!u->nccu || !u->nfetch || !(s = pc_find(u, r->n[I_PC].u)) || !s->nccu)
 		return;
 	if (s->seen && start < s->last_start)
-		lose(LOSS_ORDER, 0, 0, NULL);
+		loss_add(&losses, LOSS_ORDER, 0, 0, NULL);
 	s->seen = 1;
 	s->last_start = start;
 	if (s->stopped)
@@ -371,9 +340,7 @@ static void release_all(void)
 		free(u);
 	}
 	free(units);
-	for (i = 0; i < nfile_paths; i++)
-		free(file_paths[i]);
-	free(file_paths);
+	loss_free(&losses);
 }
 
 static void usage(FILE *f)
@@ -388,42 +355,6 @@ static void usage(FILE *f)
 	        "  -o FILE            write to FILE (replaced only on success)\n"
 	        "  -q, -v             fewer / more messages\n"
 	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
-}
-
-static void report(void)
-{
-	int k, i;
-	for (k = 0; k < LOSS_NKINDS; k++) {
-		if (!loss[k] || (cli_verbosity < 1 && !loss_is_problem[k]))
-			continue;
-		cli_warn("%llu %s", (unsigned long long)loss[k], loss_text[k]);
-		for (i = 0; i < NEXAMPLES && (uint64_t)i < loss[k]; i++)
-			if (examples[k][i].line && (cli_verbosity >= 2 || i < 3))
-				cli_warn_at(file_name(examples[k][i].file), examples[k][i].line, "%s",
-				            examples[k][i].what);
-	}
-}
-
-static void diag_records(struct rec_out *o)
-{
-	int k;
-	for (k = 0; k < LOSS_NKINDS; k++) {
-		struct rec r;
-		const char *f = "";
-		if (!loss[k])
-			continue;
-		rec_init(&r, K_DIAG);
-		r.n[D_LEVEL].u = loss_is_problem[k] ? 1 : 2;
-		r.n[D_COUNT].u = loss[k];
-		if (examples[k][0].line) {
-			f = file_name(examples[k][0].file);
-			r.n[D_LINE].u = examples[k][0].line;
-		}
-		rec_text_set(&r, DS_TOOL, "scalar-merge", 12);
-		rec_text_set(&r, DS_FILE, f, strlen(f));
-		rec_text_set(&r, DS_MESSAGE, loss_text[k], strlen(loss_text[k]));
-		rec_out_put(o, &r);
-	}
 }
 
 /* What each core got, as notes: missing inputs are not errors. */
@@ -466,7 +397,7 @@ int main(int argc, char **argv)
 	};
 	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, got_header = 0, started = 0, active = 0;
 	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
-	uint64_t upstream_bad = 0, upstream_dropped = 0, bad = 0, dropped = 0, problems = 0;
+	uint64_t upstream_bad = 0, upstream_dropped = 0, bad, dropped, problems;
 	const char *out = "-", *soc = NULL;
 	char *header_soc = NULL, *header_origin = NULL;
 	const struct chip *chip = NULL;
@@ -475,6 +406,7 @@ int main(int argc, char **argv)
 	struct rd **in;
 
 	cli_init(argv[0]);
+	loss_init(&losses, "scalar-merge", loss_kinds, LOSS_NKINDS);
 	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
@@ -516,8 +448,8 @@ int main(int argc, char **argv)
 		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
 			int k = rec_decode(&dec, line, len, &r, &why);
 			if (k == DEC_BAD) {
-				lose(LOSS_BAD_RECORD, 0, 0, why);
-				if (loss[LOSS_BAD_RECORD] <= 3)
+				loss_add(&losses, LOSS_BAD_RECORD, 0, 0, why);
+				if (losses.count[LOSS_BAD_RECORD] <= 3)
 					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
 				continue;
 			}
@@ -546,20 +478,9 @@ int main(int argc, char **argv)
 			switch (active ? r.sc->kind : 0) {
 			case K_TRAILER:
 				break;
-			case K_SOURCE: {
-				uint64_t id = r.n[F_FILE].u;
-				if (id < 1u << 20) {
-					if (id >= nfile_paths) {
-						file_paths = xrealloc(file_paths, (id + 1) * sizeof *file_paths);
-						memset(file_paths + nfile_paths, 0,
-						       (id + 1 - nfile_paths) * sizeof *file_paths);
-						nfile_paths = id + 1;
-					}
-					free(file_paths[id]);
-					file_paths[id] = strndup(r.s[FS_PATH].p, r.s[FS_PATH].n);
-				}
+			case K_SOURCE:
+				loss_source(&losses, &r);
 				break;
-			}
 			case K_LINE:
 				if (r.n[L_LOG].u == LOG_CCU) {
 					struct unit *u = unit_for((uint32_t)r.n[L_CORE].u, (uint32_t)r.n[L_SUBTYPE].u,
@@ -567,11 +488,11 @@ int main(int argc, char **argv)
 					uint64_t tick, pc;
 					int got = ccu_parse(r.s[LS_TEXT].p, r.s[LS_TEXT].n, &tick, &pc);
 					if (got < 0)
-						lose(LOSS_UNPARSED, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "ccu");
+						loss_add(&losses, LOSS_UNPARSED, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "ccu");
 					if (got)
 						continue;
 					if (u->closed) {
-						lose(LOSS_LATE, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "after the instructions");
+						loss_add(&losses, LOSS_LATE, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "after the instructions");
 						continue;
 					}
 					{
@@ -587,7 +508,7 @@ int main(int argc, char **argv)
 				                          (uint32_t)r.n[S_SUBIDX].u);
 				struct pcst *s;
 				if (u->closed) {
-					lose(LOSS_LATE, 0, 0, NULL);
+					loss_add(&losses, LOSS_LATE, 0, 0, NULL);
 					break;
 				}
 				s = pc_get(u, r.n[S_PC].u);
@@ -629,20 +550,13 @@ int main(int argc, char **argv)
 	}
 	if (!cli_interrupted && !upstream_trailer && !read_failed && cli_verbosity >= 1 && !wr_error(o.w))
 		cli_warn("input ended without a trailer record: the stream upstream was cut short");
-	for (c = 0; c < LOSS_NKINDS; c++) {
-		if (loss_is_bad[c])
-			bad += loss[c];
-		else
-			dropped += loss[c];
-		if (loss_is_problem[c])
-			problems += loss[c];
-	}
+	loss_totals(&losses, &bad, &dropped, &problems);
 	if (!wr_error(o.w) && !read_failed) {
-		diag_records(&o);
+		loss_diag(&losses, &o);
 		rec_out_trailer(&o, upstream_bad + bad, upstream_dropped + dropped,
 		                cli_interrupted || upstream_interrupted);
 		notes();
-		report();
+		loss_report(&losses);
 	}
 	release_all();
 	free(header_soc);

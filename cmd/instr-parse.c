@@ -10,7 +10,6 @@
  *      prune and truncation the reference applies to that pc; spool pairs;
  *   3. compute what depends on the whole core in (pc, start) order (live
  *      GPRs, vector-mask state) per pc, and write the records. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "calc.h"
 #include "chip.h"
 #include "cli.h"
+#include "filter.h"
 #include "grammar.h"
 #include "io.h"
 #include "loss.h"
@@ -1037,14 +1037,6 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 
 /* The output, while it is open: an exit through cli_die (out of memory, a
  * spool failure) must not leave a temporary file behind. */
-static struct wr *pending_out;
-
-static void abort_pending_output(void)
-{
-	if (pending_out)
-		wr_abort(pending_out);
-	pending_out = NULL;
-}
 
 /* Give everything back, so leak checkers see only real leaks. */
 static void release_all(void)
@@ -1110,15 +1102,14 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, status = EXIT_OK, nin, got_header = 0;
-	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
-	uint64_t upstream_bad = 0, upstream_dropped = 0, bad, dropped, problems;
+	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, started = 0;
+	int read_failed = 0;
+	uint64_t bad, dropped, problems;
 	const char *out = "-", *soc = NULL, *origin = NULL;
-	char *header_soc = NULL, *header_origin = NULL;
 	struct rec_dec dec = { 0 };
 	struct rec_out o = { 0 };
+	struct upstream up = { 0 };
 	struct rd **in;
-	int started = 0;
 
 	cli_init(argv[0]);
 	loss_init(&losses, "instr-parse", loss_kinds, LOSS_NKINDS);
@@ -1142,23 +1133,8 @@ int main(int argc, char **argv)
 	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
 		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc);
 
-	nin = argc > optind ? argc - optind : 1;
-	in = calloc((size_t)nin, sizeof *in);
-	for (i = 0; i < nin; i++) {
-		const char *path = argc > optind ? argv[optind + i] : "-";
-		in[i] = rd_open(path);
-		if (!in[i])
-			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
-	}
-	o.producer = "instr-parse";
-	o.w = wr_open(out, lz4 ? WR_LZ4 : 0);
-	if (!o.w)
-		cli_die(EXIT_IO, "%s: cannot create:", out);
-	pending_out = o.w;
-	atexit(abort_pending_output);
-	o.mode = cli_out_mode(json, text, bin, strcmp(out, "-") ? -1 : 1);
-	if (lz4 && o.mode == REC_TEXT)
-		o.mode = REC_BIN;
+	in = filter_open_inputs(argc, argv, optind, &nin);
+	filter_open_output(&o, "instr-parse", out, json, text, bin, lz4);
 
 	for (i = 0; i < nin && !cli_interrupted; i++) {
 		const char *line, *why;
@@ -1167,27 +1143,18 @@ int main(int argc, char **argv)
 		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
 			int k = rec_decode(&dec, line, len, &r, &why);
 			if (k == DEC_BAD) {
-				loss_add(&losses, LOSS_BAD_RECORD, 0, 0, why);
-				if (losses.count[LOSS_BAD_RECORD] <= 3)
-					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
+				filter_bad_record(&losses, LOSS_BAD_RECORD, 0, in[i], why);
 				continue;
 			}
-			upstream_trailer = 0;
-			if (k == DEC_OK && r.sc->kind == K_HEADER) {
-				if (!got_header) {
-					header_soc = strndup(r.s[HS_SOC].p, r.s[HS_SOC].n);
-					header_origin = strndup(r.s[HS_ORIGIN].p, r.s[HS_ORIGIN].n);
-					got_header = 1;
-				}
+			if (upstream_record(&up, k, &r))
 				continue;
-			}
 			if (!started) {
 				/* The header goes out once the SoC is known: from the
 				 * option, else the first upstream header. */
-				chip = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
+				chip = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
 				family = calc_family_of(chip->family);
 				by_id = chip->family == CHIP_A5;
-				origin = header_origin ? header_origin : rd_name(in[i]);
+				origin = up.origin ? up.origin : rd_name(in[i]);
 				rec_out_header(&o, chip->soc, chip->mhz, origin);
 				started = 1;
 			}
@@ -1197,10 +1164,7 @@ int main(int argc, char **argv)
 			}
 			switch (r.sc->kind) {
 			case K_TRAILER:
-				upstream_trailer = 1;
-				upstream_bad += r.n[T_BAD].u;
-				upstream_dropped += r.n[T_DROPPED].u;
-				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
+				upstream_trailer(&up, &r);
 				continue;
 			case K_SOURCE:
 				loss_source(&losses, &r);
@@ -1217,58 +1181,31 @@ int main(int argc, char **argv)
 			if (wr_error(o.w))
 				break;
 		}
-		if (rd_error(in[i])) {
-			cli_warn("%s: read error: %s", rd_name(in[i]), rd_strerror(in[i]));
+		if (filter_read_error(in[i]))
 			read_failed = 1;
-		}
 		if (wr_error(o.w))
 			break;
 	}
 	if (!started) {
-		chip = chip_find(soc ? soc : header_soc);
+		chip = chip_find(soc ? soc : up.soc);
 		family = calc_family_of(chip->family);
 		by_id = chip->family == CHIP_A5;
-		rec_out_header(&o, chip->soc, chip->mhz, header_origin ? header_origin : "");
+		rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : "");
 	}
-	if (!cli_interrupted && !upstream_trailer && !read_failed && cli_verbosity >= 1 &&
-	    !wr_error(o.w))
-		cli_warn("input ended without a trailer record: the stream upstream was cut short");
+	upstream_check_end(&up, &o, read_failed);
 	for (i = 0; i < (int)nunits; i++) {
 		if (!wr_error(o.w) && !cli_interrupted && !read_failed)
 			finish_unit(units[i], &o);
 	}
 	loss_totals(&losses, &bad, &dropped, &problems);
 	if (!wr_error(o.w) && !read_failed) {
-		loss_diag(&losses, &o);
-		rec_out_trailer(&o, upstream_bad + bad, upstream_dropped + dropped,
-		                cli_interrupted || upstream_interrupted);
+		upstream_put_trailer(&up, &losses, &o, bad, dropped);
 		/* Counts of a run cut short by an output error would mislead. */
 		loss_report(&losses);
 	}
 	release_all();
-	free(header_soc);
-	free(header_origin);
-	for (i = 0; i < nin; i++)
-		rd_close(in[i]);
-	free(in);
+	upstream_free(&up);
+	filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
-	pending_out = NULL;
-	if (read_failed) {
-		/* Keep whatever -o named: the input could not be read. */
-		wr_abort(o.w);
-		return EXIT_IO;
-	}
-	c = wr_close(o.w);
-	if (c == EPIPE)
-		return EXIT_OK;
-	if (c) {
-		errno = c;
-		cli_warn("%s: write error:", strcmp(out, "-") ? out : "standard output");
-		return EXIT_IO;
-	}
-	if (cli_interrupted)
-		return EXIT_INTR;
-	if (problems || !upstream_trailer)
-		status = EXIT_PARTIAL;
-	return status;
+	return filter_close_output(&o, out, read_failed, problems, &up);
 }

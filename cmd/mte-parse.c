@@ -10,7 +10,6 @@
  * is retired (its records written, its bytes added to the chart, its
  * requests freed) and kept as a small tombstone for another window, so a
  * line arriving later is noticed and counted rather than silently merged. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 
 #include "chip.h"
 #include "cli.h"
+#include "filter.h"
 #include "io.h"
 #include "loss.h"
 #include "rec.h"
@@ -603,14 +603,6 @@ static void finish(void)
 
 /* ---- main ---- */
 
-static struct wr *pending_out;
-
-static void abort_pending_output(void)
-{
-	if (pending_out)
-		wr_abort(pending_out);
-	pending_out = NULL;
-}
 
 static void release_all(void)
 {
@@ -657,13 +649,12 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, got_header = 0, started = 0;
-	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
-	uint64_t upstream_bad = 0, upstream_dropped = 0, bad, dropped, problems;
-	unsigned header_mhz = 0;
+	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, started = 0;
+	int read_failed = 0;
+	uint64_t bad, dropped, problems;
 	const char *outpath = "-", *soc = NULL;
-	char *header_soc = NULL, *header_origin = NULL;
 	struct rec_dec dec = { 0 };
+	struct upstream up = { 0 };
 	struct rd **in;
 
 	cli_init(argv[0]);
@@ -689,25 +680,8 @@ int main(int argc, char **argv)
 	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
 		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc);
 
-	nin = argc > optind ? argc - optind : 1;
-	in = calloc((size_t)nin, sizeof *in);
-	if (!in)
-		cli_die(EXIT_IO, "out of memory");
-	for (i = 0; i < nin; i++) {
-		const char *path = argc > optind ? argv[optind + i] : "-";
-		in[i] = rd_open(path);
-		if (!in[i])
-			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
-	}
-	out.producer = "mte-parse";
-	out.w = wr_open(outpath, lz4 ? WR_LZ4 : 0);
-	if (!out.w)
-		cli_die(EXIT_IO, "%s: cannot create:", outpath);
-	pending_out = out.w;
-	atexit(abort_pending_output);
-	out.mode = cli_out_mode(json, text, bin, strcmp(outpath, "-") ? -1 : 1);
-	if (lz4 && out.mode == REC_TEXT)
-		out.mode = REC_BIN;
+	in = filter_open_inputs(argc, argv, optind, &nin);
+	filter_open_output(&out, "mte-parse", outpath, json, text, bin, lz4);
 
 	for (i = 0; i < nin && !cli_interrupted; i++) {
 		const char *line, *why;
@@ -716,28 +690,18 @@ int main(int argc, char **argv)
 		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
 			int k = rec_decode(&dec, line, len, &r, &why);
 			if (k == DEC_BAD) {
-				loss_add(&losses, LOSS_BAD_RECORD, LOSS_NOFILE, 0, why);
-				if (losses.count[LOSS_BAD_RECORD] <= 3)
-					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
+				filter_bad_record(&losses, LOSS_BAD_RECORD, LOSS_NOFILE, in[i], why);
 				continue;
 			}
-			upstream_trailer = 0;
-			if (k == DEC_OK && r.sc->kind == K_HEADER) {
-				if (!got_header) {
-					header_soc = strndup(r.s[HS_SOC].p, r.s[HS_SOC].n);
-					header_origin = strndup(r.s[HS_ORIGIN].p, r.s[HS_ORIGIN].n);
-					header_mhz = (unsigned)r.n[H_MHZ].u;
-					got_header = 1;
-				}
+			if (upstream_record(&up, k, &r))
 				continue;
-			}
 			if (!started) {
 				/* The clock: the option's SoC, else the header's clock,
 				 * else the header's SoC, else the default. */
-				const struct chip *ch = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
-				mhz = !soc && header_mhz ? header_mhz : ch->mhz;
-				rec_out_header(&out, soc || !header_soc || !*header_soc ? ch->soc : header_soc, mhz,
-				               header_origin ? header_origin : rd_name(in[i]));
+				const struct chip *ch = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
+				mhz = !soc && up.mhz ? up.mhz : ch->mhz;
+				rec_out_header(&out, soc || !up.soc || !*up.soc ? ch->soc : up.soc, mhz,
+				               up.origin ? up.origin : rd_name(in[i]));
 				started = 1;
 			}
 			if (k == DEC_UNKNOWN) {
@@ -746,10 +710,7 @@ int main(int argc, char **argv)
 			}
 			switch (r.sc->kind) {
 			case K_TRAILER:
-				upstream_trailer = 1;
-				upstream_bad += r.n[T_BAD].u;
-				upstream_dropped += r.n[T_DROPPED].u;
-				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
+				upstream_trailer(&up, &r);
 				continue;
 			case K_SOURCE:
 				loss_source(&losses, &r);
@@ -767,54 +728,28 @@ int main(int argc, char **argv)
 			if (wr_error(out.w))
 				break;
 		}
-		if (rd_error(in[i])) {
-			cli_warn("%s: read error: %s", rd_name(in[i]), rd_strerror(in[i]));
+		if (filter_read_error(in[i]))
 			read_failed = 1;
-		}
 		if (wr_error(out.w))
 			break;
 	}
 	if (!started) {
-		const struct chip *ch = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
-		mhz = !soc && header_mhz ? header_mhz : ch->mhz;
-		rec_out_header(&out, soc || !header_soc || !*header_soc ? ch->soc : header_soc, mhz,
-		               header_origin ? header_origin : "");
+		const struct chip *ch = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
+		mhz = !soc && up.mhz ? up.mhz : ch->mhz;
+		rec_out_header(&out, soc || !up.soc || !*up.soc ? ch->soc : up.soc, mhz,
+		               up.origin ? up.origin : "");
 	}
-	if (!cli_interrupted && !upstream_trailer && !read_failed && cli_verbosity >= 1 &&
-	    !wr_error(out.w))
-		cli_warn("input ended without a trailer record: the stream upstream was cut short");
+	upstream_check_end(&up, &out, read_failed);
 	if (!wr_error(out.w) && !read_failed && !cli_interrupted)
 		finish();
 	loss_totals(&losses, &bad, &dropped, &problems);
 	if (!wr_error(out.w) && !read_failed) {
-		loss_diag(&losses, &out);
-		rec_out_trailer(&out, upstream_bad + bad, upstream_dropped + dropped,
-		                cli_interrupted || upstream_interrupted);
+		upstream_put_trailer(&up, &losses, &out, bad, dropped);
 		loss_report(&losses);
 	}
 	release_all();
-	free(header_soc);
-	free(header_origin);
-	for (i = 0; i < nin; i++)
-		rd_close(in[i]);
-	free(in);
+	upstream_free(&up);
+	filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
-	pending_out = NULL;
-	if (read_failed) {
-		wr_abort(out.w);
-		return EXIT_IO;
-	}
-	c = wr_close(out.w);
-	if (c == EPIPE)
-		return EXIT_OK;
-	if (c) {
-		errno = c;
-		cli_warn("%s: write error:", strcmp(outpath, "-") ? outpath : "standard output");
-		return EXIT_IO;
-	}
-	if (cli_interrupted)
-		return EXIT_INTR;
-	if (problems || !upstream_trailer)
-		return EXIT_PARTIAL;
-	return EXIT_OK;
+	return filter_close_output(&out, outpath, read_failed, problems, &up);
 }

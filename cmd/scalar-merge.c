@@ -10,7 +10,6 @@
  * from there each record takes the next CCU entry of its pc, so the records
  * of a pc must come in start order (instr-parse writes them so: the n-th
  * pop of a pc pairs with its n-th execution). */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 
 #include "chip.h"
 #include "cli.h"
+#include "filter.h"
 #include "io.h"
 #include "loss.h"
 #include "rec.h"
@@ -317,14 +317,6 @@ static void assign(struct unit *u, struct rec *r)
 
 /* ---- main ---- */
 
-static struct wr *pending_out;
-
-static void abort_pending_output(void)
-{
-	if (pending_out)
-		wr_abort(pending_out);
-	pending_out = NULL;
-}
 
 static void release_all(void)
 {
@@ -395,14 +387,14 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, got_header = 0, started = 0, active = 0;
-	int upstream_trailer = 0, upstream_interrupted = 0, read_failed = 0;
-	uint64_t upstream_bad = 0, upstream_dropped = 0, bad, dropped, problems;
+	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, started = 0, active = 0;
+	int read_failed = 0;
+	uint64_t bad, dropped, problems;
 	const char *out = "-", *soc = NULL;
-	char *header_soc = NULL, *header_origin = NULL;
 	const struct chip *chip = NULL;
 	struct rec_dec dec = { 0 };
 	struct rec_out o = { 0 };
+	struct upstream up = { 0 };
 	struct rd **in;
 
 	cli_init(argv[0]);
@@ -425,21 +417,8 @@ int main(int argc, char **argv)
 	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
 		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend910_9391)", soc);
 
-	nin = argc > optind ? argc - optind : 1;
-	in = xrealloc(NULL, (size_t)nin * sizeof *in);
-	for (i = 0; i < nin; i++) {
-		const char *path = argc > optind ? argv[optind + i] : "-";
-		if (!(in[i] = rd_open(path)))
-			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
-	}
-	o.producer = "scalar-merge";
-	if (!(o.w = wr_open(out, lz4 ? WR_LZ4 : 0)))
-		cli_die(EXIT_IO, "%s: cannot create:", out);
-	pending_out = o.w;
-	atexit(abort_pending_output);
-	o.mode = cli_out_mode(json, text, bin, strcmp(out, "-") ? -1 : 1);
-	if (lz4 && o.mode == REC_TEXT)
-		o.mode = REC_BIN;
+	in = filter_open_inputs(argc, argv, optind, &nin);
+	filter_open_output(&o, "scalar-merge", out, json, text, bin, lz4);
 
 	for (i = 0; i < nin && !cli_interrupted; i++) {
 		const char *line, *why;
@@ -448,27 +427,18 @@ int main(int argc, char **argv)
 		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
 			int k = rec_decode(&dec, line, len, &r, &why);
 			if (k == DEC_BAD) {
-				loss_add(&losses, LOSS_BAD_RECORD, 0, 0, why);
-				if (losses.count[LOSS_BAD_RECORD] <= 3)
-					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
+				filter_bad_record(&losses, LOSS_BAD_RECORD, 0, in[i], why);
 				continue;
 			}
-			upstream_trailer = 0;
-			if (k == DEC_OK && r.sc->kind == K_HEADER) {
-				if (!got_header) {
-					header_soc = strndup(r.s[HS_SOC].p, r.s[HS_SOC].n);
-					header_origin = strndup(r.s[HS_ORIGIN].p, r.s[HS_ORIGIN].n);
-					got_header = 1;
-				}
+			if (upstream_record(&up, k, &r))
 				continue;
-			}
 			if (!started) {
-				chip = chip_find(soc ? soc : header_soc && *header_soc ? header_soc : NULL);
+				chip = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
 				active = chip->family == CHIP_A2 || chip->family == CHIP_A3;
 				if (!active)
 					cli_note("%s is not an A2/A3 SoC: no scalar overhead, records pass through",
 					         chip->soc);
-				rec_out_header(&o, chip->soc, chip->mhz, header_origin ? header_origin : rd_name(in[i]));
+				rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : rd_name(in[i]));
 				started = 1;
 			}
 			if (k == DEC_UNKNOWN) {
@@ -527,58 +497,32 @@ int main(int argc, char **argv)
 				break;
 			}
 			if (r.sc->kind == K_TRAILER) {
-				upstream_trailer = 1;
-				upstream_bad += r.n[T_BAD].u;
-				upstream_dropped += r.n[T_DROPPED].u;
-				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
+				upstream_trailer(&up, &r);
 				continue;
 			}
 			rec_out_put(&o, &r);
 			if (wr_error(o.w))
 				break;
 		}
-		if (rd_error(in[i])) {
-			cli_warn("%s: read error: %s", rd_name(in[i]), rd_strerror(in[i]));
+		if (filter_read_error(in[i]))
 			read_failed = 1;
-		}
 		if (wr_error(o.w))
 			break;
 	}
 	if (!started) {
-		chip = chip_find(soc ? soc : header_soc);
-		rec_out_header(&o, chip->soc, chip->mhz, header_origin ? header_origin : "");
+		chip = chip_find(soc ? soc : up.soc);
+		rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : "");
 	}
-	if (!cli_interrupted && !upstream_trailer && !read_failed && cli_verbosity >= 1 && !wr_error(o.w))
-		cli_warn("input ended without a trailer record: the stream upstream was cut short");
+	upstream_check_end(&up, &o, read_failed);
 	loss_totals(&losses, &bad, &dropped, &problems);
 	if (!wr_error(o.w) && !read_failed) {
-		loss_diag(&losses, &o);
-		rec_out_trailer(&o, upstream_bad + bad, upstream_dropped + dropped,
-		                cli_interrupted || upstream_interrupted);
+		upstream_put_trailer(&up, &losses, &o, bad, dropped);
 		notes();
 		loss_report(&losses);
 	}
 	release_all();
-	free(header_soc);
-	free(header_origin);
-	for (i = 0; i < nin; i++)
-		rd_close(in[i]);
-	free(in);
+	upstream_free(&up);
+	filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
-	pending_out = NULL;
-	if (read_failed) {
-		wr_abort(o.w);
-		return EXIT_IO;
-	}
-	c = wr_close(o.w);
-	if (c == EPIPE)
-		return EXIT_OK;
-	if (c) {
-		errno = c;
-		cli_warn("%s: write error:", strcmp(out, "-") ? out : "standard output");
-		return EXIT_IO;
-	}
-	if (cli_interrupted)
-		return EXIT_INTR;
-	return problems || !upstream_trailer ? EXIT_PARTIAL : EXIT_OK;
+	return filter_close_output(&o, out, read_failed, problems, &up);
 }

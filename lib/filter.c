@@ -1,0 +1,134 @@
+/* The record filters' shared skeleton (see filter.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "filter.h"
+
+int upstream_record(struct upstream *u, int k, const struct rec *r)
+{
+	u->trailer = 0;
+	if (k != DEC_OK || r->sc->kind != K_HEADER)
+		return 0;
+	if (!u->got_header) {
+		u->soc = strndup(r->s[HS_SOC].p, r->s[HS_SOC].n);
+		u->origin = strndup(r->s[HS_ORIGIN].p, r->s[HS_ORIGIN].n);
+		u->mhz = (unsigned)r->n[H_MHZ].u;
+		u->got_header = 1;
+	}
+	return 1;
+}
+
+void upstream_trailer(struct upstream *u, const struct rec *r)
+{
+	u->trailer = 1;
+	u->bad += r->n[T_BAD].u;
+	u->dropped += r->n[T_DROPPED].u;
+	u->interrupted |= r->n[T_INTERRUPTED].u != 0;
+}
+
+void upstream_free(struct upstream *u)
+{
+	free(u->soc);
+	free(u->origin);
+	u->soc = u->origin = NULL;
+}
+
+void upstream_check_end(const struct upstream *u, const struct rec_out *o, int read_failed)
+{
+	if (!cli_interrupted && !u->trailer && !read_failed && cli_verbosity >= 1 && !wr_error(o->w))
+		cli_warn("input ended without a trailer record: the stream upstream was cut short");
+}
+
+void upstream_put_trailer(const struct upstream *u, struct losses *ls, struct rec_out *o,
+                          uint64_t bad, uint64_t dropped)
+{
+	loss_diag(ls, o);
+	rec_out_trailer(o, u->bad + bad, u->dropped + dropped, cli_interrupted || u->interrupted);
+}
+
+struct rd **filter_open_inputs(int argc, char **argv, int first, int *nin)
+{
+	struct rd **in;
+	int i, n = argc > first ? argc - first : 1;
+	if (!(in = calloc((size_t)n, sizeof *in)))
+		cli_die(EXIT_IO, "out of memory");
+	for (i = 0; i < n; i++) {
+		const char *path = argc > first ? argv[first + i] : "-";
+		if (!(in[i] = rd_open(path)))
+			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
+	}
+	*nin = n;
+	return in;
+}
+
+void filter_close_inputs(struct rd **in, int nin)
+{
+	int i;
+	for (i = 0; i < nin; i++)
+		rd_close(in[i]);
+	free(in);
+}
+
+void filter_bad_record(struct losses *ls, int k, uint32_t file, const struct rd *in, const char *why)
+{
+	loss_add(ls, k, file, 0, why);
+	if (ls->count[k] <= 3)
+		cli_warn_at(rd_name(in), rd_lineno(in), "bad record: %s", why);
+}
+
+int filter_read_error(const struct rd *in)
+{
+	if (!rd_error(in))
+		return 0;
+	cli_warn("%s: read error: %s", rd_name(in), rd_strerror(in));
+	return 1;
+}
+
+/* The output an exit (cli_die, a signal's exit) must abort; the only state
+ * here, cleared by filter_close_output. */
+static struct wr *pending_out;
+
+static void abort_pending_output(void)
+{
+	if (pending_out)
+		wr_abort(pending_out);
+	pending_out = NULL;
+}
+
+void filter_open_output(struct rec_out *o, const char *producer, const char *path,
+                        int json, int text, int bin, int lz4)
+{
+	o->producer = producer;
+	if (!(o->w = wr_open(path, lz4 ? WR_LZ4 : 0)))
+		cli_die(EXIT_IO, "%s: cannot create:", path);
+	pending_out = o->w;
+	atexit(abort_pending_output);
+	o->mode = cli_out_mode(json, text, bin, strcmp(path, "-") ? -1 : 1);
+	if (lz4 && o->mode == REC_TEXT)
+		o->mode = REC_BIN;
+}
+
+int filter_close_output(struct rec_out *o, const char *path, int read_failed,
+                        uint64_t problems, const struct upstream *u)
+{
+	int e;
+	pending_out = NULL;
+	if (read_failed) {
+		/* Keep whatever -o named: the input could not be read. */
+		wr_abort(o->w);
+		return EXIT_IO;
+	}
+	e = wr_close(o->w);
+	if (e == EPIPE)
+		return EXIT_OK;
+	if (e) {
+		errno = e;
+		cli_warn("%s: write error:", strcmp(path, "-") ? path : "standard output");
+		return EXIT_IO;
+	}
+	if (cli_interrupted)
+		return EXIT_INTR;
+	return problems || !u->trailer ? EXIT_PARTIAL : EXIT_OK;
+}

@@ -537,7 +537,7 @@ int main(int argc, char **argv)
 			if (!started) {
 				/* The header goes out once the SoC is known: from the
 				 * option, else the first upstream header. */
-				chip = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
+				chip = upstream_chip(&up, soc);
 				want_grammar = grammar_of(chip->family);
 				rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : rd_name(in[i]));
 				started = 1;
@@ -575,7 +575,7 @@ int main(int argc, char **argv)
 	}
 out_failed:
 	if (!started) {
-		chip = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
+		chip = upstream_chip(&up, soc);
 		want_grammar = grammar_of(chip->family);
 		rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : "");
 	}

@@ -1151,7 +1151,7 @@ int main(int argc, char **argv)
 			if (!started) {
 				/* The header goes out once the SoC is known: from the
 				 * option, else the first upstream header. */
-				chip = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
+				chip = upstream_chip(&up, soc);
 				family = calc_family_of(chip->family);
 				by_id = chip->family == CHIP_A5;
 				origin = up.origin ? up.origin : rd_name(in[i]);
@@ -1187,7 +1187,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (!started) {
-		chip = chip_find(soc ? soc : up.soc);
+		chip = upstream_chip(&up, soc);
 		family = calc_family_of(chip->family);
 		by_id = chip->family == CHIP_A5;
 		rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : "");

@@ -698,7 +698,7 @@ int main(int argc, char **argv)
 			if (!started) {
 				/* The clock: the option's SoC, else the header's clock,
 				 * else the header's SoC, else the default. */
-				const struct chip *ch = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
+				const struct chip *ch = upstream_chip(&up, soc);
 				mhz = !soc && up.mhz ? up.mhz : ch->mhz;
 				rec_out_header(&out, soc || !up.soc || !*up.soc ? ch->soc : up.soc, mhz,
 				               up.origin ? up.origin : rd_name(in[i]));
@@ -734,7 +734,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (!started) {
-		const struct chip *ch = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
+		const struct chip *ch = upstream_chip(&up, soc);
 		mhz = !soc && up.mhz ? up.mhz : ch->mhz;
 		rec_out_header(&out, soc || !up.soc || !*up.soc ? ch->soc : up.soc, mhz,
 		               up.origin ? up.origin : "");

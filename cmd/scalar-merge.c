@@ -433,7 +433,7 @@ int main(int argc, char **argv)
 			if (upstream_record(&up, k, &r))
 				continue;
 			if (!started) {
-				chip = chip_find(soc ? soc : up.soc && *up.soc ? up.soc : NULL);
+				chip = upstream_chip(&up, soc);
 				active = chip->family == CHIP_A2 || chip->family == CHIP_A3;
 				if (!active)
 					cli_note("%s is not an A2/A3 SoC: no scalar overhead, records pass through",
@@ -510,7 +510,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (!started) {
-		chip = chip_find(soc ? soc : up.soc);
+		chip = upstream_chip(&up, soc);
 		rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : "");
 	}
 	upstream_check_end(&up, &o, read_failed);

@@ -132,3 +132,10 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
 		return EXIT_INTR;
 	return problems || !u->trailer ? EXIT_PARTIAL : EXIT_OK;
 }
+
+const struct chip *upstream_chip(const struct upstream *u, const char *soc_option)
+{
+	if (soc_option)
+		return chip_find(soc_option);
+	return chip_find(u->soc && *u->soc ? u->soc : NULL);
+}

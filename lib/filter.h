@@ -11,6 +11,7 @@
 
 #include "io.h"
 #include "loss.h"
+#include "chip.h"
 #include "rec.h"
 
 /* What came from upstream: the first header's fields and the trailers'
@@ -30,6 +31,9 @@ int upstream_record(struct upstream *u, int k, const struct rec *r);
 /* Fold the trailer record r into the totals; it is to be absorbed. */
 void upstream_trailer(struct upstream *u, const struct rec *r);
 void upstream_free(struct upstream *u);
+/* The SoC of the stream: the --soc-version option when given, else the
+ * first upstream header's, else the default (never NULL). */
+const struct chip *upstream_chip(const struct upstream *u, const char *soc_option);
 
 /* The warning when the input ended without a trailer, unless the run was
  * interrupted, failed, or is quiet. */

@@ -15,13 +15,22 @@ TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge
 LIBSRC  := $(wildcard lib/*.c)
 LIBHDR  := $(wildcard lib/*.h)
 
+# Fragments in mk/*.mk add their own parts (the stand-in simulator, inject/,
+# sim-capture...) by appending to TOOLS and to these lists.
+EXTRA_ALL   :=
+EXTRA_CHECK :=
+EXTRA_BENCH :=
+EXTRA_INSTALL :=
+.DEFAULT_GOAL := all
+include $(wildcard mk/*.mk)
+
 # Per-tool private sources live in cmd/<tool>/.
 tool_srcs = cmd/$(1).c $(wildcard cmd/$(1)/*.c)
 tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(call tool_srcs,$(1)))
 
 .PHONY: all deps demo check check-unit check-bats bench install clean fuzz golden
 
-all: deps-quiet build/bin/.ok
+all: deps-quiet build/bin/.ok $(EXTRA_ALL)
 
 # ---- dependencies: installed with apt-get when absent (needs root or sudo) ----
 deps:
@@ -109,13 +118,13 @@ build/fault.so: test/fault/fault.c
 HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
            build/bin/gen-vdata build/fault.so
 
-check: deps-quiet build/bin/.ok $(TOOLS:%=build-san/bin/%) $(UNIT:%=build/unit/%) $(UNIT:%=build-san/unit/%) $(HELPERS)
+check: deps-quiet build/bin/.ok $(EXTRA_ALL) $(EXTRA_CHECK) $(TOOLS:%=build-san/bin/%) $(UNIT:%=build/unit/%) $(UNIT:%=build-san/unit/%) $(HELPERS)
 	@sh test/run-all.sh "$(UNIT)"
 
-demo: deps-quiet build/bin/.ok
+demo: deps-quiet build/bin/.ok $(EXTRA_ALL)
 	@sh pipelines/demo
 
-bench: deps-quiet build/bin/.ok $(HELPERS)
+bench: deps-quiet build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
 	@sh test/bench/run.sh
 	@sh test/bench/trace-clean.sh
 
@@ -124,6 +133,7 @@ install: build/bin/.ok
 	install -m 755 $(TOOLS:%=build/bin/%) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	$(EXTRA_INSTALL)
 
 # Regenerate the golden outputs after an intended change; review with git diff.
 golden: build/bin/.ok

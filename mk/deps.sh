@@ -10,6 +10,8 @@ command -v parallel >/dev/null 2>&1 || need="$need parallel"
 command -v jq >/dev/null 2>&1       || need="$need jq"
 command -v lz4 >/dev/null 2>&1      || need="$need lz4"
 command -v tar >/dev/null 2>&1      || need="$need tar"
+command -v addr2line >/dev/null 2>&1 || need="$need binutils"
+command -v python3 >/dev/null 2>&1  || need="$need python3"
 [ -n "$need" ] || exit 0
 echo "optrace: installing missing packages:$need" >&2
 sudo=""

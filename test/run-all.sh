@@ -46,7 +46,7 @@ for variant in build build-san; do
 	done
 	for b in test/bats/*.bats; do
 		[ -f "$b" ] || continue
-		PATH="$top/$variant/bin:$top/build/bin:$PATH" OPTRACE_TOP="$top" \
+		PATH="$top/$variant/bin:$top/build/bin:$PATH" OPTRACE_TOP="$top" OPTRACE_VARIANT="$variant" \
 			bats --tap "$b" >"$log/out" 2>&1
 		grep -v '^ok ' "$log/out" | grep -v '^#' | grep -v '^1\.\.' || true
 		grep '^not ok' -A 20 "$log/out" | grep '^#' | head -40

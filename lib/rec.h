@@ -37,7 +37,7 @@ struct rec_schema {
 /* Record kinds and the index of each field. */
 enum { K_HEADER = 'H', K_TRAILER = 'T', K_SOURCE = 'F', K_LINE = 'L',
        K_INSTR = 'I', K_MARK = 'K', K_DIAG = 'D', K_MTEBW = 'W', K_FETCH = 'S',
-       K_MTEXFER = 'X' };
+       K_MTEXFER = 'X', K_CODE = 'C' };
 
 enum { H_VERSION, H_MHZ, H_NNUM };
 enum { HS_PRODUCER, HS_SOC, HS_ORIGIN, HS_NSTR };
@@ -69,6 +69,11 @@ enum { X_CORE, X_INSTR_ID, X_REQ_ID, X_PATH, X_BYTES, X_TICK, X_NNUM };
 enum { W_BUCKET, W_GM_TO_UB, W_GM_TO_L1, W_GM_TO_TOTAL, W_UB_TO_GM, W_L1_TO_GM, W_TOTAL_TO_GM,
        W_NNUM };
 enum { DS_TOOL, DS_FILE, DS_MESSAGE, DS_NSTR };
+/* The source of one pc (src-map): its inline stack, innermost first, as
+ * "file:line" entries joined by LF; one letter per entry, 'u' user or 'l'
+ * library (a toolkit path); the function of each entry, joined by LF. */
+enum { C_PC, C_OFFSET, C_NNUM };
+enum { CS_STACK, CS_KINDS, CS_FUNC, CS_NSTR };
 
 struct rec_text {
 	const char *p;

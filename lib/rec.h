@@ -37,7 +37,7 @@ struct rec_schema {
 /* Record kinds and the index of each field. */
 enum { K_HEADER = 'H', K_TRAILER = 'T', K_SOURCE = 'F', K_LINE = 'L',
        K_INSTR = 'I', K_MARK = 'K', K_DIAG = 'D', K_MTEBW = 'W', K_FETCH = 'S',
-       K_MTEXFER = 'X', K_CODE = 'C' };
+       K_MTEXFER = 'X', K_CODE = 'C', K_LAUNCH = 'N', K_API = 'A' };
 
 enum { H_VERSION, H_MHZ, H_NNUM };
 enum { HS_PRODUCER, HS_SOC, HS_ORIGIN, HS_NSTR };
@@ -74,6 +74,17 @@ enum { DS_TOOL, DS_FILE, DS_MESSAGE, DS_NSTR };
  * library (a toolkit path); the function of each entry, joined by LF. */
 enum { C_PC, C_OFFSET, C_NNUM };
 enum { CS_STACK, CS_KINDS, CS_FUNC, CS_NSTR };
+/* A kernel launch seen by the preload library (inject/): process, thread,
+ * launch index in the process, the <n> of its capture directory (-1 when
+ * not captured), blockDim, tiling key, kernel start pc, monotonic ns of the
+ * call and of the end of its stream synchronisation. */
+enum { N_PID, N_TID, N_LAUNCH, N_ORDER, N_BLOCKDIM, N_TILINGKEY, N_PCSTART, N_BEGIN, N_END,
+       N_NNUM };
+enum { NS_NAME, NS_API, NS_SOC, NS_DIR, NS_NSTR };
+/* A hijacked host API call: monotonic ns begin and end, its return value
+ * and up to three key arguments (see optrace-records(5) per call). */
+enum { A_PID, A_TID, A_BEGIN, A_END, A_RET, A_ARG0, A_ARG1, A_ARG2, A_NNUM };
+enum { AS_NAME, AS_ARGS, AS_NSTR };
 
 struct rec_text {
 	const char *p;

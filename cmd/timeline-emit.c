@@ -139,6 +139,8 @@ static void usage(FILE *f)
 	        "                     suffixes; default 1G; 0 = no limit)\n"
 	        "  --force            no size limit\n"
 	        "  --soc-version=SOC  SoC when the stream header does not name one (default %s)\n"
+	        "  --report[=N]       print each core's top N (default 10) source lines and\n"
+	        "                     instructions by cycles (on stderr without -o DIR)\n"
 	        "  -q, -v             fewer / more messages\n"
 	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
 }
@@ -718,9 +720,10 @@ static void take_mark(const struct rec *r)
 		return;
 	stats_take(c, LANE_USERMARK, name, nn, r->s[MS_DETAIL].p, r->s[MS_DETAIL].n, start, end,
 	           r->n[M_STARTPC].u, &calc_none, 1);
-	trace_mark(c, name, nn, start, end);
+	trace_mark(c, name, nn, start, end, r->n[M_STARTPC].u, r->n[M_ENDPC].u);
 	if (c->out)
-		sub_mark(c, (unsigned)(r->n[M_MARK].u % 10), name, nn, start, end);
+		sub_mark(c, (unsigned)(r->n[M_MARK].u % 10), name, nn, start, end, r->n[M_STARTPC].u,
+		         r->n[M_ENDPC].u);
 }
 
 /* ---- the run ---- */
@@ -812,6 +815,7 @@ static void release_all(void)
 	flags_release();
 	subs_release();
 	lanes_free();
+	code_release();
 	free(core_ids);
 	free(hdr_soc);
 }
@@ -828,12 +832,14 @@ int main(int argc, char **argv)
 		{ "max-size", required_argument, NULL, 'm' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "soc-version", required_argument, NULL, 's' },
+		{ "report", optional_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, i, nin, status = EXIT_OK, trailer = 0, upstream_interrupted = 0, read_failed = 0;
 	int force = 0, size_given = 0;
+	unsigned report_top = 0;
 	uint64_t bad = 0, instrs = 0, trace_bytes = 0;
 	const char *out = NULL;
 	struct rec_dec dec = { 0 };
@@ -851,6 +857,11 @@ int main(int argc, char **argv)
 		case 'm': opt.max_size = parse_size(optarg); size_given = 1; break;
 		case 'F': force = 1; break;
 		case 's': soc_opt = optarg; break;
+		case 'R':
+			report_top = optarg ? (unsigned)cli_num("--report", optarg) : 10;
+			if (!report_top)
+				cli_die(EXIT_USAGE, "option --report: N must be at least 1");
+			break;
 		case 'q': cli_verbosity = 0; break;
 		case 'v': cli_verbosity = 2; break;
 		default: usage(stderr); return EXIT_USAGE;
@@ -935,6 +946,9 @@ int main(int argc, char **argv)
 			case K_MARK:
 				start();
 				take_mark(&r);
+				break;
+			case K_CODE:
+				code_take(&r);
 				break;
 			case K_MTEBW:
 				start();
@@ -1047,6 +1061,12 @@ int main(int argc, char **argv)
 		if (f) {
 			stats_summary(sel, n, f);
 			fflush(f);
+		}
+		if (report_top) {
+			/* Beside the summary; on stderr when the trace is on stdout. */
+			FILE *rf = opt.dir ? stdout : stderr;
+			code_report(sel, n, report_top, rf);
+			fflush(rf);
 		}
 		for (k = 0; k < n; k++) {
 			const char *w = warn_core(sel[k], buf, sizeof buf);

@@ -78,6 +78,8 @@ struct pcstat {
 	double vec;                 /* vector utilisation: min */
 	int32_t gpr, ubr, ubw;      /* live GPRs, UB read/write conflicts: max */
 	int64_t icache_cyc, ccu_cyc;/* scalar head: sum of ccu - icache, start - ccu */
+	uint32_t code;              /* its source: index in codes + 1, 0 none */
+	uint64_t icount, icycles;   /* of instructions only (a mark may share the pc) */
 };
 /* What the calculators said about one record (-1: not applicable;
  * icache/ccu REC_NONE: unknown). */
@@ -98,6 +100,40 @@ struct pipestat {
 	uint64_t count, cycles;
 	struct uacc busy;
 };
+
+/* ---- source lines (code.c), from src-map's code records ---- */
+struct srcfile {
+	char *path;
+	size_t path_n;
+	unsigned char user, readable;
+};
+struct srcline {
+	char *text;                 /* "file:line" */
+	size_t text_n;
+	uint32_t hash, file;        /* file: index in srcfiles */
+	uint64_t line;
+	unsigned char user;         /* a user entry of some pc's stack */
+};
+struct codeent {
+	uint64_t pc;
+	char *json;                 /* the stack as a JSON string: the code argument */
+	uint32_t json_n;
+	uint32_t *lines, nlines;    /* the stack's entries (srclines), innermost first */
+	uint64_t user_mask;         /* bit i: entry i is a user entry */
+	uint32_t inner;             /* "AscendC Inner Code": first user entry, else first */
+	char *func;                 /* the inner entry's function */
+};
+struct linestat {
+	uint64_t count, cycles;
+	struct uacc run;
+};
+extern struct codeent *codes;
+extern uint32_t ncodes;
+extern size_t code_json_max;        /* the longest code argument, quotes included */
+extern struct srcline *srclines;
+extern uint32_t nsrclines;
+extern struct srcfile *srcfiles;
+extern uint32_t nsrcfiles;
 
 /* ---- flags waiting for their partner ---- */
 enum { FN_SET_FLAG, FN_WAIT_FLAG, FN_SET_EVENT, FN_WAIT_EVENT,
@@ -165,6 +201,8 @@ struct core {
 	struct pctab pcs;
 	struct pipestat *pipes;
 	struct uacc busy;
+	struct linestat *lines;     /* per source line (srclines index) */
+	uint32_t nline_alloc;
 	uint64_t ninstr, min_start, max_end_i, nmarks, ncache, nsimt;
 };
 
@@ -204,7 +242,8 @@ void trace_slice(struct core *c, int lane, const char *name, size_t name_n, cons
                  uint64_t icache, uint64_t ccu, int simt);
 void trace_flag(const struct flag *f, const char *detail, size_t detail_n, const char *id, size_t id_n);
 void trace_flow(const struct flag *set, const struct flag *wait, const char *id, size_t id_n);
-void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end);
+void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end,
+                uint64_t start_pc, uint64_t end_pc);
 size_t fmt_pc(char *buf, uint64_t pc);
 
 /* sub.c: the per-core traces */
@@ -215,7 +254,8 @@ int sub_slice(struct core *c, int sub_lane, const char *name, size_t name_n, con
               const char *detail, size_t detail_n, uint64_t pack_s, uint64_t pack_e,
               uint64_t ts, uint64_t te, uint64_t pc, int64_t bytes);
 void sub_flow(struct core *c, const struct flag *set, const struct flag *wait);
-void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end);
+void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end,
+              uint64_t start_pc, uint64_t end_pc);
 void sub_seal(struct core *c);      /* close its JSON document */
 int sub_commit(struct core *c);     /* move it into place: 0 or errno */
 void sub_abort(struct core *c);
@@ -238,6 +278,34 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 int stats_write_csv(struct core *c);  /* 0 or errno */
 void stats_summary(struct core **cores, size_t n, FILE *f);
 void stats_free(struct core *c);
+
+/* code.c: source lines */
+struct rec;
+struct vdata_w;
+struct wr;
+void code_take(const struct rec *r);            /* a code record */
+const struct codeent *code_of(uint64_t pc);     /* NULL: no source */
+/* The code argument of pc as JSON, quotes included ("" without source). */
+static inline const char *code_json(uint64_t pc, size_t *n)
+{
+	const struct codeent *e = ncodes ? code_of(pc) : NULL;
+	if (!e) {
+		*n = 2;
+		return "\"\"";
+	}
+	*n = e->json_n;
+	return e->json;
+}
+/* Count an instruction on its pc's user lines; *code_ix is the pcstat's
+ * code field, looked up when fresh. */
+void code_stats(struct core *c, uint64_t pc, uint32_t *code_ix, int fresh, uint64_t start, uint64_t end,
+                int count);
+void code_csv_rows(struct wr *w, struct core *c);
+int code_blocks(struct vdata_w *w);
+int code_file_api(struct wr *w, struct core **cores, size_t n);
+void code_report(struct core **sel, size_t n, unsigned top, FILE *out);
+void code_free_core(struct core *c);
+void code_release(void);
 
 /* vis.c: DIR/visualize_data.bin (spec 6.5) */
 extern int emit_310p;               /* the chip is a 310P: set_event/wait_event */

@@ -152,6 +152,12 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 	p->count++;
 	p->cycles += cyc;
 	uacc_add(&p->run, start, end);
+	/* Marks are not instructions: no cycles on source lines. */
+	code_stats(c, pc, &p->code, fresh, start, end, !is_mark);
+	if (!is_mark) {
+		p->icount++;
+		p->icycles += cyc;
+	}
 	if (k->icache != REC_NONE && k->ccu != REC_NONE) {
 		/* Signed, as the reference's int casts of its differences. */
 		p->icache_cyc += (int64_t)(k->ccu - k->icache);
@@ -254,8 +260,10 @@ static int write_file(const char *path, struct core *c, int code)
 	if (!w)
 		return errno ? errno : EIO;
 	if (code) {
-		/* Per-line rows need source mapping, which is not done yet. */
+		/* Rows only for user lines, when src-map gave the stream code
+		 * records (code.c). */
 		wr_puts(w, "code,call_count,cycles,running_time(us)\n");
+		code_csv_rows(w, c);
 		return wr_close(w);
 	}
 	wr_puts(w, "instr,addr,addr_hex,pipe,call_count,cycles,running_time(us),detail\n");
@@ -374,4 +382,5 @@ void stats_free(struct core *c)
 		free(c->pipes ? c->pipes[i].busy.v : NULL);
 	free(c->pipes);
 	free(c->busy.v);
+	code_free_core(c);
 }

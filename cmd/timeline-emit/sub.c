@@ -225,7 +225,13 @@ static char *args(char *p, uint64_t pc, const char *detail, size_t detail_n, int
 {
 	p = JW_LIT(p, ",\"args\":{\"pc_addr\":\"");
 	p += fmt_pc(p, pc);
-	p = JW_LIT(p, "\",\"code\":\"\",\"detail\":");
+	{
+		size_t cn;
+		const char *cj = code_json(pc, &cn);
+		p = JW_LIT(p, "\",\"code\":");
+		p = jw_raw(p, cj, cn);
+	}
+	p = JW_LIT(p, ",\"detail\":");
 	p = jw_str(p, detail, detail_n);
 	if (bytes > 0) {
 		p = JW_LIT(p, ",\"process_bytes\":\"");
@@ -252,7 +258,7 @@ int sub_slice(struct core *c, int lane, const char *name, size_t name_n, const c
 		core_lanes(c);
 	lane_used(c, j, lane);
 	tid = pack(c, j, lane, pack_s, pack_e >= pack_s ? pack_e : pack_s);
-	p = json_value_start(j, EV_FIXED + JW_STR_MAX(name_n) + cn + JW_STR_MAX(detail_n));
+	p = json_value_start(j, EV_FIXED + code_json_max + JW_STR_MAX(name_n) + cn + JW_STR_MAX(detail_n));
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
 	p = JW_LIT(p, ",\"cname\":\"");
@@ -305,8 +311,10 @@ void sub_flow(struct core *c, const struct flag *set, const struct flag *wait)
 	check_size(c->out);
 }
 
-void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end)
+void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end,
+              uint64_t start_pc, uint64_t end_pc)
 {
+	const struct codeent *sa = ncodes ? code_of(start_pc) : NULL, *sb = ncodes ? code_of(end_pc) : NULL;
 	struct json *j = use(c->out);
 	uint64_t a = us6(start), b = us6(end >= start ? end : start);
 
@@ -328,8 +336,16 @@ void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, u
 	json_kv_int(j, "tid", (int)digit);
 	json_key(j, "args");
 	json_begin_object(j);
-	json_kv_str(j, "trace_start", "", 0);
-	json_kv_str(j, "trace_stop", "", 0);
+	json_key(j, "trace_start");
+	if (sa && sb)
+		json_raw_value(j, sa->json, sa->json_n);
+	else
+		json_string(j, "", 0);
+	json_key(j, "trace_stop");
+	if (sa && sb)
+		json_raw_value(j, sb->json, sb->json_n);
+	else
+		json_string(j, "", 0);
 	json_end_object(j);
 	json_end_object(j);
 	check_size(c->out);

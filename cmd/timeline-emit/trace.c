@@ -104,8 +104,15 @@ static char *args(char *p, uint64_t pc, const char *detail, size_t detail_n, int
 {
 	p = JW_LIT(p, ",\"args\":{\"pc_addr\":\"");
 	p += fmt_pc(p, pc);
-	/* No source mapping yet: the reference also writes "" then. */
-	p = JW_LIT(p, "\",\"code\":\"\",\"detail\":");
+	/* The pc's source stack from src-map ("" without one, as the
+	 * reference); callers reserve code_json_max for it. */
+	{
+		size_t cn;
+		const char *cj = code_json(pc, &cn);
+		p = JW_LIT(p, "\",\"code\":");
+		p = jw_raw(p, cj, cn);
+	}
+	p = JW_LIT(p, ",\"detail\":");
 	p = jw_str(p, detail, detail_n);
 	if (bytes > 0) {
 		p = JW_LIT(p, ",\"process_bytes\":\"");
@@ -122,7 +129,7 @@ static void x_event(struct core *c, int lane, const char *name, size_t name_n, c
 {
 	uint64_t ts = us6(s), te = us6(e >= s ? e : s);
 	size_t cn = strlen(cname);
-	char *p = json_value_start(&trace, EV_FIXED + JW_STR_MAX(name_n) + cn + c->pid_json_n +
+	char *p = json_value_start(&trace, EV_FIXED + code_json_max + JW_STR_MAX(name_n) + cn + c->pid_json_n +
 	                                       lanes[lane].json_n + JW_STR_MAX(detail_n) + JW_STR_MAX(group_n));
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
@@ -203,7 +210,7 @@ void trace_flag(const struct flag *f, const char *detail, size_t detail_n, const
 	if (head)
 		head_events(c, f->lane, cname, f->icache, f->ccu, f->begin, f->pc, detail, detail_n, -1, id, id_n);
 	for (ph = 0; ph < 2; ph++) {
-		char *p = json_value_start(&trace, EV_FIXED + nn + cn + c->pid_json_n + lanes[f->lane].json_n +
+		char *p = json_value_start(&trace, EV_FIXED + code_json_max + nn + cn + c->pid_json_n + lanes[f->lane].json_n +
 		                                       JW_STR_MAX(detail_n) + 2 * JW_STR_MAX(id_n));
 		p = JW_LIT(p, "{\"name\":\"");
 		p = jw_raw(p, name, nn);
@@ -249,13 +256,16 @@ void trace_flow(const struct flag *set, const struct flag *wait, const char *id,
 	check_size();
 }
 
-void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end)
+void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end,
+                uint64_t start_pc, uint64_t end_pc)
 {
 	uint64_t ts = us6(start), te = us6(end >= start ? end : start);
+	const struct codeent *a = ncodes ? code_of(start_pc) : NULL, *b = ncodes ? code_of(end_pc) : NULL;
 	char *p;
 
 	lane_meta(c, LANE_USERMARK);
-	p = json_value_start(&trace, EV_FIXED + JW_STR_MAX(name_n) + c->pid_json_n + lanes[LANE_USERMARK].json_n);
+	p = json_value_start(&trace, EV_FIXED + 2 * code_json_max + JW_STR_MAX(name_n) + c->pid_json_n +
+	                                 lanes[LANE_USERMARK].json_n);
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
 	p = JW_LIT(p, ",\"cname\":\"rail_load\",\"ph\":\"X\",\"ts\":");
@@ -263,8 +273,17 @@ void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start,
 	p = JW_LIT(p, ",\"dur\":");
 	p = jw_fixed(p, te - ts, 6);
 	p = pid_tid(p, c, LANE_USERMARK);
-	/* Source lines of the start and stop marks: none without mapping. */
-	p = JW_LIT(p, ",\"args\":{\"trace_start\":\"\",\"trace_stop\":\"\"}}");
+	/* Source lines of the start and stop marks: only when both pcs
+	 * have one, as in the reference. */
+	if (a && b) {
+		p = JW_LIT(p, ",\"args\":{\"trace_start\":");
+		p = jw_raw(p, a->json, a->json_n);
+		p = JW_LIT(p, ",\"trace_stop\":");
+		p = jw_raw(p, b->json, b->json_n);
+		p = JW_LIT(p, "}}");
+	} else {
+		p = JW_LIT(p, ",\"args\":{\"trace_start\":\"\",\"trace_stop\":\"\"}}");
+	}
 	json_value_done(&trace, p);
 	check_size();
 }

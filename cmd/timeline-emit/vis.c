@@ -1,8 +1,8 @@
 /* DIR/visualize_data.bin, the file MindStudio Insight opens (spec 6.5):
  *
  *   TRACE      the all-cores trace.json, copied from the finished file
- *   CODE...    one per source file    } only with source mapping (spec 6.7),
- *   FILE_API   per source line        } not done yet: see source_blocks()
+ *   CODE...    one per user source file that can be read } only with code
+ *   FILE_API   per user source line                      } records (src-map)
  *   INSTR_API  per instruction address, version byte 0; only when some
  *              core executed something
  *
@@ -35,22 +35,36 @@ void vis_abort(void)
 	vis_w = NULL;
 }
 
-/* ---- the hook for source mapping ----
- * Between TRACE and INSTR_API the reference writes one CODE block per
- * source file it could read (at most 10 MiB, the block carries its path),
- * then FILE_API (spec 6.5) when any pc maps to a file:line.  Source mapping
- * (spec 6.7) is a later issue: until then there is nothing to write, as in
- * the reference when the kernel has no debug information.  When it comes,
- * write those blocks here (VDATA_CODE with vdata_block_from_fd on each
- * source file, VDATA_FILE_API streamed like instr_api()) and fill
- * "AscendC Inner Code" in instr_api() with the pc's first stack entry not
- * containing "ascend-toolkit" (else its first entry). */
-static int source_blocks(struct vdata_w *w, struct core **cores, size_t n)
+/* ---- source: CODE blocks, then FILE_API (code.c) ---- */
+static int source_blocks(struct vdata_w *w, struct core **cores, size_t n, const char **what)
 {
-	(void)w;
-	(void)cores;
-	(void)n;
-	return 0;
+	int err, t;
+	struct wr *fw;
+
+	if (!ncodes)
+		return 0;
+	err = code_blocks(w);
+	if (err)
+		return err;
+	t = io_tmpfd();
+	fw = t < 0 ? NULL : wr_fdopen(t, "(FILE_API)", 0);
+	if (!fw) {
+		err = errno ? errno : EIO;
+		*what = "cannot create a temporary file";
+		if (t >= 0)
+			close(t);
+		return err;
+	}
+	if (code_file_api(fw, cores, n)) {
+		err = wr_flush(fw);
+		if (err)
+			*what = "cannot write a temporary file";
+		else
+			err = vdata_block_from_fd(w, VDATA_FILE_API, VDATA_VERSION, t);
+	}
+	wr_abort(fw);
+	close(t);
+	return err;
 }
 
 /* ---- INSTR_API ---- */
@@ -314,8 +328,12 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 		source_text(&src, &tmp, first->name, first->name_n, first->detail, first->detail_n);
 		json_begin_object(&j);
 		json_kv_cstr(&j, "Address", v[i].addr);
-		/* Source mapping is not done yet: see source_blocks(). */
-		json_kv_cstr(&j, "AscendC Inner Code", "");
+		if (first->code) {
+			const struct srcline *l = &srclines[codes[first->code - 1].inner];
+			json_kv_str(&j, "AscendC Inner Code", l->text, l->text_n);
+		} else {
+			json_kv_cstr(&j, "AscendC Inner Code", "");
+		}
 		if (scalar)
 			put_col(&j, "CcuCycles", COL_CCU, row, n);
 		put_col(&j, "Cycles", COL_CYCLES, row, n);
@@ -407,7 +425,7 @@ int vis_write(struct core **sel, size_t n, const char *trace_path, uint64_t trac
 	}
 	err = vdata_block_from_fd(vis_w, VDATA_TRACE, VDATA_VERSION, fd);
 	if (!err)
-		err = source_blocks(vis_w, cores, n);
+		err = source_blocks(vis_w, cores, n, what);
 	if (!err) {
 		int t = io_tmpfd();
 		struct wr *w = t < 0 ? NULL : wr_fdopen(t, "(INSTR_API)", 0);

@@ -1,0 +1,1008 @@
+/* sim-capture: run an application in the CANN simulator under the optrace
+ * preload library and keep each captured kernel launch's dumps in
+ *   OUT/OPPROF_<stamp>_<16 A-Z>/device0/<kernel>/<n>/dump/
+ * with aicore_binary.o and pc_start_addr.txt, plus capture.rec (launch and
+ * host API records) and manifest.json.  --live streams the simulator's
+ * events as records on stdout instead of writing dumps.  See sim-capture(1). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "chip.h"
+#include "cli.h"
+#include "io.h"
+#include "json.h"
+#include "rec.h"
+
+extern char **environ;
+
+static const char usage_text[] =
+	"usage: sim-capture [options] [--] app [args...]\n"
+	"       sim-capture [options] --config=FILE\n"
+	"Run app in the CANN simulator and capture its kernel launches into OUT/OPPROF_<stamp>_<letters>/.\n"
+	"  -o, --output=DIR        where the OPPROF_* directory goes (default .)\n"
+	"      --soc-version=SOC   simulator to use (default: from LD_LIBRARY_PATH, else Ascend910B1)\n"
+	"      --kernel-name=N|N2  capture kernels whose name starts with or matches (*) a token\n"
+	"      --launch-count=N    capture at most N launches per process (1..5000, default 1)\n"
+	"      --timeout=MIN       stop the application after MIN minutes (1..2880; Ns: seconds)\n"
+	"      --dump=on|off       keep the simulator's dump files (default on; off with --live)\n"
+	"      --live              stream the simulator's events as records on stdout, no dumps\n"
+	"      --replay            also save what --config needs to replay each captured kernel\n"
+	"      --config=FILE       run one kernel described by a JSON file (or a kernel_config.bin)\n"
+	"      --core-id=0|3       cores to parse later (recorded in the manifest for sim-flow)\n"
+	"      --cann-root=DIR     CANN root (default $ASCEND_HOME_PATH, else the bundled stand-in)\n"
+	"      --no-api-spans      do not record host API calls\n"
+	"  -q, -v                  quieter, more verbose\n"
+	"  -h, --help, --version\n";
+
+/* ---- options ---- */
+
+static const char *out_dir, *soc_opt, *kernel_names, *core_ids, *cann_root, *config_file;
+static unsigned long launch_count = 1;
+static unsigned long timeout_s;
+static int dump_on = -1, live, replay, no_spans;
+static char **app;
+
+static volatile sig_atomic_t sigints;
+static volatile sig_atomic_t got_term;
+
+static void on_sigint(int sig)
+{
+	if (sig == SIGINT)
+		sigints++;
+	else
+		got_term = 1;
+}
+
+static int take(const char *arg, const char *name, int *i, int argc, char **argv, const char **val)
+{
+	size_t n = strlen(name);
+	if (strncmp(arg, name, n))
+		return 0;
+	if (arg[n] == '=') {
+		*val = arg + n + 1;
+		return 1;
+	}
+	if (arg[n])
+		return 0;
+	if (*i + 1 >= argc)
+		cli_die(EXIT_USAGE, "%s needs a value", name);
+	*val = argv[++*i];
+	return 1;
+}
+
+static unsigned long ranged(const char *opt, const char *s, unsigned long lo, unsigned long hi)
+{
+	char *end;
+	unsigned long v;
+	errno = 0;
+	if (!*s || strlen(s) > 8 || *s == '-' || *s == '+')
+		cli_die(EXIT_USAGE, "%s=%s: should be a number in [%lu, %lu]", opt, s, lo, hi);
+	v = strtoul(s, &end, 10);
+	if (*end || errno || v < lo || v > hi)
+		cli_die(EXIT_USAGE, "%s=%s: should be a number in [%lu, %lu]", opt, s, lo, hi);
+	return v;
+}
+
+static void check_kernel_names(const char *s)
+{
+	const char *p;
+	size_t tok = 0;
+	if (strlen(s) >= 1023)
+		cli_die(EXIT_USAGE, "--kernel-name: longer than 1022 characters");
+	for (p = s;; p++) {
+		if (*p == '|' || !*p) {
+			if (tok == 0)
+				cli_die(EXIT_USAGE, "--kernel-name=%s: an empty name", s);
+			tok = 0;
+			if (!*p)
+				break;
+			continue;
+		}
+		if (!(*p == '_' || *p == '*' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= 'A' && *p <= 'Z')))
+			cli_die(EXIT_USAGE, "--kernel-name=%s: '%c' is not allowed (A-Z a-z 0-9 _ *)", s, *p);
+		tok++;
+	}
+}
+
+static void check_core_ids(const char *s)
+{
+	const char *p = s;
+	if (strlen(s) > 200)
+		cli_die(EXIT_USAGE, "--core-id: longer than 200 characters");
+	while (*p) {
+		unsigned v = 0, n = 0;
+		while (*p >= '0' && *p <= '9' && n < 4) {
+			v = v * 10 + (unsigned)(*p++ - '0');
+			n++;
+		}
+		if (!n || v > 49 || (*p && *p != '|'))
+			cli_die(EXIT_USAGE, "--core-id=%s: core ids are integers in [0, 49] separated by '|'", s);
+		if (*p)
+			p++;
+	}
+}
+
+static void parse_timeout(const char *s)
+{
+	size_t n = strlen(s);
+	if (n > 1 && s[n - 1] == 's') {
+		char num[16];
+		if (n > sizeof num)
+			cli_die(EXIT_USAGE, "--timeout=%s: too long", s);
+		memcpy(num, s, n - 1);
+		num[n - 1] = 0;
+		timeout_s = ranged("--timeout", num, 1, 2880ul * 60);
+	} else {
+		timeout_s = ranged("--timeout", s, 1, 2880) * 60;
+	}
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int i;
+	const char *v;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || !a[1])
+			break;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if (!strcmp(a, "--version")) {
+			cli_version();
+		} else if (!strcmp(a, "-q")) {
+			cli_verbosity = 0;
+		} else if (!strcmp(a, "-v")) {
+			cli_verbosity = 2;
+		} else if (!strcmp(a, "--live")) {
+			live = 1;
+		} else if (!strcmp(a, "--replay")) {
+			replay = 1;
+		} else if (!strcmp(a, "--no-api-spans")) {
+			no_spans = 1;
+		} else if (take(a, "-o", &i, argc, argv, &v) || take(a, "--output", &i, argc, argv, &v)) {
+			out_dir = *v ? v : NULL;
+		} else if (take(a, "--soc-version", &i, argc, argv, &v)) {
+			soc_opt = *v ? v : NULL;
+		} else if (take(a, "--kernel-name", &i, argc, argv, &v)) {
+			check_kernel_names(v);
+			kernel_names = v;
+		} else if (take(a, "--launch-count", &i, argc, argv, &v)) {
+			launch_count = ranged("--launch-count", v, 1, 5000);
+		} else if (take(a, "--timeout", &i, argc, argv, &v)) {
+			parse_timeout(v);
+		} else if (take(a, "--dump", &i, argc, argv, &v)) {
+			if (strcmp(v, "on") && strcmp(v, "off"))
+				cli_die(EXIT_USAGE, "--dump should be on or off");
+			dump_on = !strcmp(v, "on");
+		} else if (take(a, "--core-id", &i, argc, argv, &v)) {
+			check_core_ids(v);
+			core_ids = v;
+		} else if (take(a, "--cann-root", &i, argc, argv, &v)) {
+			cann_root = v;
+		} else if (take(a, "--config", &i, argc, argv, &v)) {
+			config_file = v;
+		} else {
+			cli_warn("unknown option %s", a);
+			fputs(usage_text, stderr);
+			exit(EXIT_USAGE);
+		}
+	}
+	app = argv + i;
+	if (!!config_file + !!app[0] != 1) {
+		cli_warn(config_file ? "--config and an application cannot be used together"
+		                     : "no application to run (or --config=FILE)");
+		fputs(usage_text, stderr);
+		exit(EXIT_USAGE);
+	}
+	if (config_file && kernel_names)
+		cli_die(EXIT_USAGE, "--kernel-name only works with an application, not with --config");
+	if (config_file && soc_opt)
+		cli_die(EXIT_USAGE, "--soc-version does not apply to --config: the simulator comes from LD_LIBRARY_PATH");
+	if (live && dump_on == 1)
+		cli_die(EXIT_USAGE, "--live and --dump=on cannot be used together");
+	if (dump_on == 0)
+		live = 1;
+	if (live && isatty(1))
+		cli_die(EXIT_USAGE, "--live writes records to stdout: redirect it or pipe it to instr-parse");
+}
+
+/* ---- GE_PROFILING_OPTIONS: defaults in the graph engine's convention ---- */
+
+static char ge_output[4096], ge_metrics[256];
+
+/* The string value of "key" in a flat JSON object (no escapes handled). */
+static int json_str_value(const char *js, const char *key, char *buf, size_t cap)
+{
+	char pat[64];
+	const char *p, *e;
+	snprintf(pat, sizeof pat, "\"%s\"", key);
+	if (!(p = strstr(js, pat)))
+		return 0;
+	p += strlen(pat);
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (*p++ != ':')
+		return 0;
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (*p++ != '"' || !(e = strchr(p, '"')) || (size_t)(e - p) >= cap)
+		return 0;
+	memcpy(buf, p, (size_t)(e - p));
+	buf[e - p] = 0;
+	return 1;
+}
+
+static void ge_defaults(void)
+{
+	const char *mode = getenv("GE_PROFILING_MODE"), *opts = getenv("GE_PROFILING_OPTIONS");
+	if (!mode || (strcmp(mode, "true") && strcmp(mode, "1")) || !opts)
+		return;
+	if (json_str_value(opts, "output", ge_output, sizeof ge_output) && !out_dir && ge_output[0]) {
+		out_dir = ge_output;
+		if (cli_verbosity > 1)
+			cli_note("output directory %s from GE_PROFILING_OPTIONS", out_dir);
+	}
+	json_str_value(opts, "aic_metrics", ge_metrics, sizeof ge_metrics);
+}
+
+/* ---- paths ---- */
+
+static char exe_dir[PATH_MAX];
+
+static void find_exe_dir(void)
+{
+	ssize_t n = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
+	char *s;
+	if (n <= 0)
+		n = 0;
+	exe_dir[n] = 0;
+	if ((s = strrchr(exe_dir, '/')))
+		*s = 0;
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char inject_lib[PATH_MAX];
+
+static void find_inject(void)
+{
+	const char *e = getenv("OPTRACE_INJECT_LIB");
+	static const char *const rel[] = { "../lib/liboptrace-inject.so", "../lib/optrace/liboptrace-inject.so" };
+	size_t i;
+	char p[PATH_MAX * 2];
+	if (e && *e) {
+		if (!is_file(e))
+			cli_die(EXIT_UNUSABLE, "OPTRACE_INJECT_LIB=%s: no such file", e);
+		snprintf(inject_lib, sizeof inject_lib, "%s", e);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s/%s", exe_dir, rel[i]);
+		if (is_file(p) && realpath(p, inject_lib))
+			return;
+	}
+	cli_die(EXIT_UNUSABLE, "the preload library liboptrace-inject.so is not installed next to %s/ "
+	        "(set OPTRACE_INJECT_LIB)", exe_dir);
+}
+
+/* ---- the simulator ---- */
+
+static char root[PATH_MAX], soc[128], sim_lib[PATH_MAX * 2];
+
+static void find_simulator(void)
+{
+	const char *r = cann_root ? cann_root : getenv("ASCEND_HOME_PATH");
+	char p[PATH_MAX * 2], dir[PATH_MAX * 2], fromld[128];
+	const char *simdir;
+	const struct chip *ch;
+	if (!r || !*r) {
+		snprintf(p, sizeof p, "%s/../cann", exe_dir);
+		if (!is_dir(p))
+			cli_die(EXIT_UNUSABLE, "no simulator found: set ASCEND_HOME_PATH or --cann-root "
+			        "(and the bundled stand-in is not built: %s)", p);
+		r = p;
+	}
+	if (!realpath(r, root))
+		cli_die(EXIT_UNUSABLE, "%s: no such CANN root:", r);
+	snprintf(dir, sizeof dir, "%s/tools/simulator", root);
+	if (!is_dir(dir))
+		cli_die(EXIT_UNUSABLE, "no simulator found: %s is not a directory", dir);
+	if (soc_opt) {
+		snprintf(soc, sizeof soc, "%s", soc_opt);
+	} else if (soc_from_ld_path(getenv("LD_LIBRARY_PATH"), root, fromld, sizeof fromld)) {
+		snprintf(soc, sizeof soc, "%s", fromld);
+	} else {
+		snprintf(soc, sizeof soc, "%s", CHIP_DEFAULT_SOC);
+	}
+	ch = chip_find(soc);
+	/* The Ascend950 family shares one simulator: dav_3510. */
+	simdir = !strncmp(soc, "Ascend950", 9) && ch->family == CHIP_A5 ? "dav_3510" : soc;
+	if (snprintf(p, sizeof p, "%s/%s", dir, simdir) >= (int)sizeof p)
+		cli_die(EXIT_USAGE, "%s: path too long", dir);
+	if (!is_dir(p)) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		char list[1024] = "";
+		size_t n = 0;
+		while (d && (e = readdir(d)))
+			if ((!strncmp(e->d_name, "Ascend", 6) || !strncmp(e->d_name, "dav_", 4)) &&
+			    n + strlen(e->d_name) + 2 < sizeof list)
+				n += (size_t)snprintf(list + n, sizeof list - n, " %s", e->d_name);
+		if (d)
+			closedir(d);
+		if (n == 0)
+			cli_die(EXIT_UNUSABLE, "no simulator found in %s", dir);
+		cli_die(EXIT_USAGE, "unknown SoC %s: %s has:%s", soc, dir, list);
+	}
+	if (snprintf(sim_lib, sizeof sim_lib, "%s/lib", p) >= (int)sizeof sim_lib ||
+	    snprintf(p, sizeof p, "%s/libruntime_camodel.so", sim_lib) >= (int)sizeof p)
+		cli_die(EXIT_USAGE, "%s: path too long", dir);
+	if (!is_file(p))
+		cli_die(EXIT_UNUSABLE, "no simulator found: %s is missing", p);
+}
+
+/* The application: a path with '/' as is, else the first executable in
+ * PATH (not the current directory first, as the reference does). */
+static void check_app(const char *a)
+{
+	struct stat st;
+	char p[PATH_MAX * 2];
+	const char *path = getenv("PATH"), *s, *e;
+	if (strchr(a, '/')) {
+		if (stat(a, &st) || S_ISDIR(st.st_mode) || access(a, X_OK))
+			cli_die(EXIT_USAGE, "%s: the application does not exist or is not executable", a);
+		return;
+	}
+	for (s = path ? path : "/usr/bin:/bin"; s; s = e ? e + 1 : NULL) {
+		e = strchr(s, ':');
+		snprintf(p, sizeof p, "%.*s/%s", e ? (int)(e - s) : (int)strlen(s), *s && s != e ? s : ".", a);
+		if (stat(p, &st) == 0 && !S_ISDIR(st.st_mode) && access(p, X_OK) == 0)
+			return;
+	}
+	cli_die(EXIT_USAGE, "%s: the application is not found in PATH or is not executable", a);
+}
+
+/* ---- the run directory ---- */
+
+static char run[PATH_MAX], dev0[PATH_MAX + 16], tmpd[PATH_MAX + 32], fifo[PATH_MAX + 32];
+
+static void mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	char *p;
+	snprintf(buf, sizeof buf, "%s", path);
+	for (p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(buf, 0750);
+			*p = '/';
+		}
+	if (mkdir(buf, 0750) && errno != EEXIST)
+		cli_die(EXIT_IO, "%s: cannot create:", path);
+}
+
+static void make_run_dir(void)
+{
+	const char *o = out_dir ? out_dir : ".";
+	struct stat st;
+	char abs[PATH_MAX], stamp[32];
+	time_t now = time(NULL);
+	int tries;
+	const char *bad;
+	for (bad = o; *bad; bad++)
+		if (*bad == '\n' || *bad == '\r' || *bad == '\t' || *bad == '\f' || *bad == '\v' ||
+		    *bad == '\b' || *bad == 0x7f)
+			cli_die(EXIT_USAGE, "--output: the path contains a control character");
+	if (lstat(o, &st) == 0) {
+		if (S_ISLNK(st.st_mode))
+			cli_die(EXIT_USAGE, "%s: the output path is a symbolic link; give the directory itself", o);
+		if (!S_ISDIR(st.st_mode))
+			cli_die(EXIT_USAGE, "%s: the output path exists and is not a directory", o);
+	} else {
+		mkdir_p(o);
+	}
+	if (!realpath(o, abs))
+		cli_die(EXIT_IO, "%s:", o);
+	strftime(stamp, sizeof stamp, "%Y%m%d%H%M%S", localtime(&now));
+	for (tries = 0; tries < 100; tries++) {
+		unsigned char rnd[16];
+		char letters[17];
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), i;
+		if (fd < 0 || read(fd, rnd, sizeof rnd) != (ssize_t)sizeof rnd)
+			cli_die(EXIT_IO, "/dev/urandom:");
+		close(fd);
+		for (i = 0; i < 16; i++)
+			letters[i] = (char)('A' + rnd[i] % 26);
+		letters[16] = 0;
+		if ((size_t)snprintf(run, sizeof run, "%s/OPPROF_%s_%s", abs, stamp, letters) >= sizeof run - 64)
+			cli_die(EXIT_USAGE, "%s: the output path is too long", abs);
+		if (mkdir(run, 0750) == 0)
+			break;
+		if (errno != EEXIST)
+			cli_die(EXIT_IO, "%s: cannot create:", run);
+	}
+	snprintf(dev0, sizeof dev0, "%s/device0", run);
+	snprintf(tmpd, sizeof tmpd, "%s/tmp_dump", dev0);
+	if (mkdir(dev0, 0750) || mkdir(tmpd, 0750))
+		cli_die(EXIT_IO, "%s: cannot create:", tmpd);
+	{
+		char p[PATH_MAX + 64];
+		snprintf(p, sizeof p, "%s/host", tmpd);
+		mkdir(p, 0750);
+		snprintf(p, sizeof p, "%s/bin", tmpd);
+		mkdir(p, 0750);
+	}
+}
+
+/* ---- after the run ---- */
+
+struct kernel {
+	char *name, *dir;
+	int order;
+	unsigned block_dim;
+};
+static struct kernel *kernels;
+static size_t nkernels;
+static unsigned long long nlaunches, nspans, ndropped;
+static char *launched_names;
+
+static void note_name(const char *n, size_t len)
+{
+	size_t have = launched_names ? strlen(launched_names) : 0;
+	char *p;
+	if (have > 4000)
+		return;
+	if (launched_names) {
+		for (p = launched_names; (p = strstr(p, n)); p += len)
+			if ((p == launched_names || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+				return;
+	}
+	launched_names = realloc(launched_names, have + len + 2);
+	if (!launched_names)
+		cli_die(EXIT_IO, "out of memory");
+	if (have)
+		launched_names[have++] = ' ';
+	memcpy(launched_names + have, n, len);
+	launched_names[have + len] = 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_kernels(void)
+{
+	size_t i;
+	for (i = 0; i < nkernels; i++) {
+		free(kernels[i].name);
+		free(kernels[i].dir);
+	}
+	free(kernels);
+	kernels = NULL;
+	nkernels = 0;
+	free(launched_names);
+	launched_names = NULL;
+}
+
+/* The per-process host record files into OPPROF/capture.rec. */
+static void merge_host_records(void)
+{
+	char dir[PATH_MAX + 64], path[PATH_MAX * 2];
+	DIR *d;
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, i;
+	struct wr *w;
+	struct rec_out out;
+	struct rec_dec dec = { 0 };
+	snprintf(dir, sizeof dir, "%s/host", tmpd);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			names = realloc(names, (n + 1) * sizeof *names);
+			if (!names)
+				cli_die(EXIT_IO, "out of memory");
+			names[n++] = strdup(e->d_name);
+		}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, cmp_str);
+	snprintf(path, sizeof path, "%s/capture.rec", run);
+	if (!(w = wr_open(path, 0)))
+		cli_die(EXIT_IO, "%s:", path);
+	out.w = w;
+	out.mode = REC_BIN;
+	out.records = 0;
+	out.producer = "sim-capture";
+	rec_out_header(&out, soc, chip_find(soc)->mhz, app ? app[0] : config_file);
+	for (i = 0; i < n; i++) {
+		struct rd *r;
+		const char *line;
+		size_t len;
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		if (!(r = rd_open(path)))
+			continue;
+		while ((line = rd_line(r, &len))) {
+			struct rec rc;
+			const char *why;
+			if (!len || rec_decode(&dec, line, len, &rc, &why) != DEC_OK)
+				continue;
+			if (rc.sc->kind == K_HEADER || rc.sc->kind == K_TRAILER)
+				continue;
+			if (rc.sc->kind == K_LAUNCH) {
+				nlaunches++;
+				note_name(rc.s[NS_NAME].p, rc.s[NS_NAME].n);
+				if (rc.n[N_ORDER].i >= 0) {
+					kernels = realloc(kernels, (nkernels + 1) * sizeof *kernels);
+					if (!kernels)
+						cli_die(EXIT_IO, "out of memory");
+					kernels[nkernels].name = strndup(rc.s[NS_NAME].p, rc.s[NS_NAME].n);
+					kernels[nkernels].dir = strndup(rc.s[NS_DIR].p, rc.s[NS_DIR].n);
+					kernels[nkernels].order = (int)rc.n[N_ORDER].i;
+					kernels[nkernels].block_dim = (unsigned)rc.n[N_BLOCKDIM].u;
+					nkernels++;
+				}
+			} else if (rc.sc->kind == K_API) {
+				nspans++;
+			}
+			rec_out_put(&out, &rc);
+		}
+		rd_close(r);
+		free(names[i]);
+	}
+	free(names);
+	rec_dec_free(&dec);
+	rec_out_trailer(&out, 0, 0, sigints > 0);
+	if (wr_close(w))
+		cli_warn("%s/capture.rec: write failed", run);
+}
+
+/* A launch cut short (Ctrl+C, timeout, crash): its dumps are still in
+ * tmp_dump; object_dump.txt says where they belong. */
+static void rescue_interrupted(void)
+{
+	char path[PATH_MAX + 64], dest[PATH_MAX + 8];
+	FILE *f;
+	DIR *d;
+	struct dirent *e;
+	size_t n;
+	snprintf(path, sizeof path, "%s/object_dump.txt", tmpd);
+	if (!(f = fopen(path, "r")))
+		return;
+	if (!fgets(dest, sizeof dest, f)) {
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	n = strlen(dest);
+	if (n && dest[n - 1] == '\n')
+		dest[--n] = 0;
+	/* Only a directory of this run. */
+	if (strncmp(dest, dev0, strlen(dev0)) || strstr(dest, "/../") || !is_dir(dest))
+		return;
+	if (!(d = opendir(tmpd)))
+		return;
+	while ((e = readdir(d))) {
+		char src[PATH_MAX * 2], dst[PATH_MAX * 2];
+		struct stat st;
+		if (e->d_name[0] == '.' || !strstr(e->d_name, "dump") || !strcmp(e->d_name, "object_dump.txt"))
+			continue;
+		snprintf(src, sizeof src, "%s/%s", tmpd, e->d_name);
+		snprintf(dst, sizeof dst, "%s/%s", dest, e->d_name);
+		if (lstat(src, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
+			continue;
+		if (rename(src, dst))
+			cli_warn("%s:", dst);
+	}
+	closedir(d);
+	/* Its launch record was never written: list it from the path
+	 * (<dev0>/<kernel>/<n>/dump). */
+	{
+		char *k = strdup(dest + strlen(dev0) + 1), *slash, *num;
+		size_t i;
+		int dup = 0;
+		for (i = 0; i < nkernels; i++)
+			dup |= !strcmp(kernels[i].dir, dest);
+		if (k && !dup && (slash = strchr(k, '/'))) {
+			*slash = 0;
+			num = slash + 1;
+			kernels = realloc(kernels, (nkernels + 1) * sizeof *kernels);
+			if (!kernels)
+				cli_die(EXIT_IO, "out of memory");
+			kernels[nkernels].name = k;
+			kernels[nkernels].dir = strdup(dest);
+			kernels[nkernels].order = atoi(num);
+			kernels[nkernels].block_dim = 0;
+			nkernels++;
+		}
+	}
+	if (cli_verbosity)
+		cli_note("kept what the interrupted launch wrote in %s", dest);
+}
+
+static void write_manifest(int app_status, int timed_out, const char *live_note)
+{
+	char path[PATH_MAX + 32];
+	struct wr *w;
+	struct json j;
+	size_t i;
+	char **a;
+	snprintf(path, sizeof path, "%s/manifest.json", run);
+	if (!(w = wr_open(path, 0)))
+		cli_die(EXIT_IO, "%s:", path);
+	json_init(&j, w);
+	json_lines_at(&j, 1);
+	json_begin_object(&j);
+	json_kv_cstr(&j, "producer", "sim-capture " OPTRACE_VERSION);
+	json_key(&j, "command");
+	json_begin_array(&j);
+	if (app)
+		for (a = app; *a; a++)
+			json_cstring(&j, *a);
+	json_end_array(&j);
+	if (config_file)
+		json_kv_cstr(&j, "config", config_file);
+	json_kv_cstr(&j, "soc", soc);
+	json_kv_uint(&j, "mhz", chip_find(soc)->mhz);
+	json_kv_cstr(&j, "simulator", sim_lib);
+	json_kv_cstr(&j, "mode", live ? "live" : "dump");
+	if (kernel_names)
+		json_kv_cstr(&j, "kernel_name", kernel_names);
+	json_kv_uint(&j, "launch_count", launch_count);
+	if (core_ids)
+		json_kv_cstr(&j, "core_id", core_ids);
+	if (ge_metrics[0])
+		json_kv_cstr(&j, "aic_metrics", ge_metrics);
+	json_kv_uint(&j, "launches", nlaunches);
+	json_key(&j, "kernels");
+	json_begin_array(&j);
+	for (i = 0; i < nkernels; i++) {
+		json_begin_object(&j);
+		json_kv_cstr(&j, "name", kernels[i].name);
+		json_kv_uint(&j, "n", (uint64_t)kernels[i].order);
+		json_kv_uint(&j, "block_dim", kernels[i].block_dim);
+		json_kv_cstr(&j, "dir", kernels[i].dir);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_kv_uint(&j, "api_spans", nspans);
+	json_kv_uint(&j, "dropped", ndropped);
+	json_key(&j, "app_status");
+	if (WIFEXITED(app_status))
+		json_int(&j, WEXITSTATUS(app_status));
+	else
+		json_int(&j, -(int64_t)WTERMSIG(app_status));
+	json_key(&j, "interrupted");
+	json_bool(&j, sigints > 0);
+	json_key(&j, "timed_out");
+	json_bool(&j, timed_out);
+	if (live_note)
+		json_kv_cstr(&j, "note", live_note);
+	json_end_object(&j);
+	wr_putc(w, '\n');
+	if (wr_close(w))
+		cli_die(EXIT_IO, "%s: write failed", path);
+}
+
+/* ---- live stream: FIFO -> stdout ---- */
+
+static struct wr *live_out;
+static struct rec_out live_rec;
+static char lbuf[1 << 16];
+static size_t llen;
+static struct rec_dec live_dec;
+static unsigned long long live_bad;
+
+static void live_lines(int final)
+{
+	size_t start = 0;
+	char *nl;
+	while ((nl = memchr(lbuf + start, '\n', llen - start))) {
+		size_t len = (size_t)(nl - (lbuf + start));
+		const char *line = lbuf + start;
+		struct rec r;
+		const char *why;
+		int st = len ? rec_decode(&live_dec, line, len, &r, &why) : DEC_BAD;
+		start += len + 1;
+		if (st == DEC_BAD) {
+			live_bad++;
+			continue;
+		}
+		if (st == DEC_OK && r.sc->kind == K_TRAILER) {
+			ndropped += r.n[T_DROPPED].u;
+			continue;
+		}
+		if (st == DEC_OK && r.sc->kind == K_HEADER)
+			continue;
+		if (st == DEC_OK)
+			rec_out_put(&live_rec, &r);
+		else
+			rec_out_raw(&live_rec, line, len);
+	}
+	memmove(lbuf, lbuf + start, llen - start);
+	llen -= start;
+	if (final && llen) {
+		live_bad++;
+		llen = 0;
+	}
+}
+
+static int live_read(int fd)
+{
+	ssize_t n;
+	int any = 0;
+	while ((n = read(fd, lbuf + llen, sizeof lbuf - llen)) > 0) {
+		llen += (size_t)n;
+		any = 1;
+		live_lines(0);
+		if (llen == sizeof lbuf) { /* a line longer than the buffer */
+			live_bad++;
+			llen = 0;
+		}
+	}
+	return any;
+}
+
+/* ---- main ---- */
+
+int main(int argc, char **argv)
+{
+	struct env env;
+	char buf[PATH_MAX * 2], cfgbin[PATH_MAX + 64];
+	char *cfg_argv[4];
+	char **child_argv;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t defsigs, none;
+	struct sigaction sa;
+	pid_t pid;
+	int status = 0, fd = -1, rc, timed_out = 0, exited = 0;
+	time_t started, kill_at = 0;
+	const char *live_note = NULL;
+
+	cli_init("sim-capture");
+	atexit(free_kernels);
+	parse_args(argc, argv);
+	ge_defaults();
+	find_exe_dir();
+	find_inject();
+	if (config_file) {
+		/* The simulator comes from LD_LIBRARY_PATH, as with the reference. */
+		const char *r = cann_root ? cann_root : getenv("ASCEND_HOME_PATH");
+		char fromld[128];
+		if (r && *r && realpath(r, root) && soc_from_ld_path(getenv("LD_LIBRARY_PATH"), root, fromld,
+		                                                     sizeof fromld))
+			soc_opt = NULL, snprintf(soc, sizeof soc, "%s", fromld);
+		find_simulator();
+	} else {
+		find_simulator();
+		check_app(app[0]);
+	}
+	make_run_dir();
+	child_argv = app;
+	if (config_file) {
+		snprintf(cfgbin, sizeof cfgbin, "%s", tmpd);
+		config_translate(config_file, tmpd, cfgbin, sizeof cfgbin);
+		snprintf(buf, sizeof buf, "%s/../libexec/optrace/kernel-launcher", exe_dir);
+		if (!is_file(buf))
+			snprintf(buf, sizeof buf, "%s/kernel-launcher", exe_dir);
+		if (!is_file(buf))
+			snprintf(buf, sizeof buf, "%s/tools/msopt/bin/kernel-launcher", root);
+		if (!is_file(buf)) {
+			rm_tree(run);
+			cli_die(EXIT_UNUSABLE, "no kernel-launcher found (next to sim-capture or in %s/tools/msopt/bin)",
+			        root);
+		}
+		cfg_argv[0] = strdup(buf);
+		cfg_argv[1] = "-c";
+		cfg_argv[2] = cfgbin;
+		cfg_argv[3] = NULL;
+		child_argv = cfg_argv;
+	}
+
+	/* The child's environment. */
+	env_init(&env, environ);
+	snprintf(buf, sizeof buf, "%s:libruntime_camodel.so", inject_lib);
+	env_prepend(&env, "LD_PRELOAD", buf);
+	env_prepend(&env, "LD_LIBRARY_PATH", sim_lib);
+	if (config_file) {
+		/* kernel-launcher links libruntime.so: make it resolve to the
+		 * preload library, which forwards to the simulator. */
+		snprintf(buf, sizeof buf, "%s/libruntime.so", tmpd);
+		unlink(buf);
+		if (symlink(inject_lib, buf))
+			cli_warn("%s:", buf);
+		env_prepend(&env, "LD_LIBRARY_PATH", tmpd);
+	}
+	env_set(&env, "CAMODEL_SOC_VERSION", soc);
+	env_set(&env, "CAMODEL_LOG_PATH", tmpd);
+	env_set(&env, "IS_SIMULATOR_ENV", "true");
+	env_set(&env, "TASK_QUEUE_ENABLE", "0");
+	env_set(&env, "GE_INIT_DISABLE", "1");
+	env_set(&env, "ASCEND_HOME_PATH", root);
+	env_unset(&env, "ASCEND_RT_VISIBLE_DEVICES");
+	env_set(&env, "OPTRACE_CAPTURE_DIR", run);
+	snprintf(buf, sizeof buf, "%lu", launch_count);
+	env_set(&env, "OPTRACE_LAUNCH_COUNT", buf);
+	if (kernel_names)
+		env_set(&env, "OPTRACE_KERNEL_NAME", kernel_names);
+	else
+		env_unset(&env, "OPTRACE_KERNEL_NAME");
+	env_set(&env, "OPTRACE_SPANS", no_spans ? "0" : "1");
+	env_set(&env, "OPTRACE_REPLAY", replay ? "1" : "0");
+	env_unset(&env, "OPTRACE_LIVE");
+	if (live) {
+		snprintf(fifo, sizeof fifo, "%s/live.fifo", dev0);
+		if (mkfifo(fifo, 0600))
+			cli_die(EXIT_IO, "%s:", fifo);
+		/* Read-write: the FIFO never reports end-of-file while we wait. */
+		fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			cli_die(EXIT_IO, "%s:", fifo);
+		fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+		env_set(&env, "OPTRACE_LIVE", fifo);
+		live_out = wr_fdopen(1, "stdout", 0);
+		live_rec.w = live_out;
+		live_rec.mode = REC_BIN;
+		live_rec.producer = "sim-capture";
+		live_rec.records = 0;
+		rec_out_header(&live_rec, soc, chip_find(soc)->mhz, "live");
+		wr_flush(live_out);
+	}
+
+	/* Ctrl+C: the first stops the application and keeps what was
+	 * collected, the second aborts. */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	posix_spawn_file_actions_init(&fa);
+	if (live) /* stdout carries the records: the application's goes to stderr */
+		posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	posix_spawnattr_init(&attr);
+	sigemptyset(&defsigs);
+	sigaddset(&defsigs, SIGPIPE);
+	sigaddset(&defsigs, SIGINT);
+	sigaddset(&defsigs, SIGTERM);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(&attr, &defsigs);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	if (cli_verbosity > 1)
+		cli_note("running %s in simulator %s (%s)", child_argv[0], soc, sim_lib);
+	rc = posix_spawnp(&pid, child_argv[0], &fa, &attr, child_argv, env.v);
+	if (rc) {
+		errno = rc;
+		rm_tree(run);
+		cli_die(EXIT_UNUSABLE, "%s: cannot start:", child_argv[0]);
+	}
+	started = time(NULL);
+	env_free(&env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (config_file)
+		free(cfg_argv[0]);
+
+	while (!exited) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		pid_t w;
+		int handled = sigints;
+		if (live) {
+			if (poll(&pf, 1, 50) > 0)
+				live_read(fd);
+		} else {
+			struct timespec ts = { 0, 50000000 };
+			nanosleep(&ts, NULL);
+		}
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid) {
+			exited = 1;
+			break;
+		}
+		if (sigints >= 2 || (got_term && sigints)) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			if (live_out)
+				wr_close(live_out);
+			rm_tree(tmpd);
+			cli_warn("aborted; %s is incomplete", run);
+			return EXIT_INTR;
+		}
+		if ((handled || got_term) && !kill_at) {
+			if (got_term)
+				sigints = 1;
+			if (cli_verbosity)
+				cli_note("interrupted: stopping the application (Ctrl+C again to abort)");
+			kill(pid, SIGINT);
+			kill_at = time(NULL) + 5;
+		}
+		if (timeout_s && !timed_out && time(NULL) - started >= (time_t)timeout_s) {
+			timed_out = 1;
+			cli_warn("the timeout of %lus has been reached: stopping the application", timeout_s);
+			kill(pid, SIGINT);
+			kill_at = time(NULL) + 3;
+		}
+		if (kill_at && time(NULL) >= kill_at) {
+			kill(pid, SIGKILL);
+			kill_at = 0;
+		}
+	}
+	if (live) {
+		while (live_read(fd))
+			;
+		live_lines(1);
+		close(fd);
+		unlink(fifo);
+		if (live_rec.records == 0)
+			live_note = "no live events: the simulator has no log callbacks, dump files were kept";
+	}
+
+	merge_host_records();
+	rescue_interrupted();
+	rm_tree(tmpd);
+	if (live) {
+		rec_out_trailer(&live_rec, live_bad, ndropped, sigints > 0 || timed_out);
+		if (wr_close(live_out))
+			cli_warn("stdout: write failed");
+	}
+
+	if (WIFSIGNALED(status) && !sigints && !timed_out)
+		cli_warn("the application was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status) && WEXITSTATUS(status) && !sigints && !timed_out)
+		cli_warn("the application exited with status %d", WEXITSTATUS(status));
+
+	if (nkernels == 0) {
+		rm_tree(run);
+		if (sigints)
+			return EXIT_INTR;
+		if (nlaunches == 0)
+			cli_die(EXIT_UNUSABLE, "no kernel launched by %s", child_argv[0]);
+		if (kernel_names)
+			cli_die(EXIT_UNUSABLE, "no kernel matched --kernel-name=%s (launched: %s)", kernel_names,
+			        launched_names ? launched_names : "");
+		cli_die(EXIT_UNUSABLE, "no kernel captured (%llu launches)", nlaunches);
+	}
+	write_manifest(status, timed_out, live_note);
+	if (cli_verbosity)
+		cli_note("%zu launch%s captured in %s", nkernels, nkernels == 1 ? "" : "es", run);
+	if (ndropped || live_bad)
+		cli_warn("%llu live events dropped, %llu bad lines", ndropped, live_bad);
+	if (sigints)
+		return EXIT_INTR;
+	if (timed_out || ndropped || live_bad || !WIFEXITED(status) || WEXITSTATUS(status))
+		return EXIT_PARTIAL;
+	return EXIT_OK;
+}

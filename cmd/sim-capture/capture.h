@@ -1,0 +1,34 @@
+/* sim-capture's private parts. */
+#ifndef SIM_CAPTURE_H
+#define SIM_CAPTURE_H
+
+#include <stddef.h>
+
+/* A growable NULL-terminated list of "KEY=value" strings. */
+struct env {
+	char **v;
+	size_t n, cap;
+};
+/* Start from the inherited environment (entries without '=' are kept). */
+void env_init(struct env *e, char **environ_);
+/* Set KEY (replacing every inherited KEY=...). */
+void env_set(struct env *e, const char *key, const char *val);
+/* KEY=val:old, or KEY=val when unset or empty. */
+void env_prepend(struct env *e, const char *key, const char *val);
+void env_unset(struct env *e, const char *key);
+void env_free(struct env *e);
+const char *env_get(const struct env *e, const char *key);
+
+/* The SoC named in LD_LIBRARY_PATH: an entry under dirname(root) holding
+ * "<Ascend\d{3}...|dav_\d{4}>/lib"; dav_ names map to a SoC.  buf gets it;
+ * returns buf or NULL. */
+char *soc_from_ld_path(const char *ldpath, const char *root, char *buf, size_t cap);
+
+/* --config: check the JSON kernel description and write kernel_config.bin
+ * (capture.md 6.2) into dir.  Returns 0, or exits with a message. */
+int config_translate(const char *json_path, const char *dir, char *bin_path, size_t cap);
+
+/* Remove a directory tree (no symlink is followed). */
+int rm_tree(const char *path);
+
+#endif

@@ -1,0 +1,126 @@
+/* The aclrt* hooks (capture.md 3.3): each call under its public name
+ * (libascendcl.so) and its Impl name (libacl_rt_impl.so), which the public
+ * one forwards to; a hook entered from inside another only forwards. */
+#include "hook.h"
+
+#include <string.h>
+
+#define ACL_SPAN(fn, args, a0, a1, a2, text, post) \
+	SPAN_CALL(LIB_ACL, fn, ACL_ERROR_INTERNAL_ERROR, args, a0, a1, a2, text, post)
+
+/* Both names of a span-only call. */
+#define ACL_HOOK(fn, params, args, a0, a1, a2, text, post)                         \
+	INJ_API aclError fn params { ACL_SPAN(fn, args, a0, a1, a2, text, post) }    \
+	INJ_API aclError fn##Impl params { ACL_SPAN(fn##Impl, args, a0, a1, a2, text, post) }
+
+ACL_HOOK(aclrtSetDevice, (int32_t dev), (dev), dev, NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtResetDevice, (int32_t dev), (dev), dev, NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtGetDevice, (int32_t *dev), (dev), dev ? (uint64_t)*dev : NONE, NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtMalloc, (void **p, size_t size, int policy), (p, size, policy), size, policy, OUTPTR(p),
+         NULL, (void)0)
+ACL_HOOK(aclrtFree, (void *p), (p), PTR(p), NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtMallocHost, (void **p, size_t size), (p, size), size, NONE, OUTPTR(p), NULL, (void)0)
+ACL_HOOK(aclrtFreeHost, (void *p), (p), PTR(p), NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtMemset, (void *p, size_t max, int32_t val, size_t cnt), (p, max, val, cnt), cnt, val,
+         PTR(p), NULL, (void)0)
+ACL_HOOK(aclrtMemcpy, (void *dst, size_t max, const void *src, size_t cnt, int kind),
+         (dst, max, src, cnt, kind), cnt, kind, PTR(dst), NULL, (void)0)
+ACL_HOOK(aclrtMemcpyAsync, (void *dst, size_t max, const void *src, size_t cnt, int kind, void *stm),
+         (dst, max, src, cnt, kind, stm), cnt, kind, PTR(stm), NULL, (void)0)
+ACL_HOOK(aclrtCreateStream, (void **stm), (stm), OUTPTR(stm), NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtDestroyStream, (void *stm), (stm), PTR(stm), NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtSynchronizeStream, (void *stm), (stm), PTR(stm), NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtBinaryLoadFromFile, (const char *path, void *opts, void **bh), (path, opts, bh), OUTPTR(bh),
+         NONE, NONE, path, if (bh) inj_bin_register_file(*bh, path))
+ACL_HOOK(aclrtBinaryUnLoad, (void *bh), (bh), PTR(bh), NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtBinaryGetFunction, (void *bh, const char *name, void **fh), (bh, name, fh), PTR(bh),
+         OUTPTR(fh), NONE, name, if (fh) inj_func_register(bh, *fh, name, 0, 0))
+ACL_HOOK(aclrtBinaryGetFunctionByEntry, (void *bh, uint64_t entry, void **fh), (bh, entry, fh), PTR(bh),
+         OUTPTR(fh), entry, NULL, if (fh) inj_func_register(bh, *fh, NULL, entry, 1))
+ACL_HOOK(aclrtKernelArgsInit, (void *fh, void **ah), (fh, ah), PTR(fh), OUTPTR(ah), NONE, NULL, (void)0)
+ACL_HOOK(aclrtKernelArgsAppend, (void *ah, void *param, size_t size, void **ph), (ah, param, size, ph),
+         PTR(ah), size, NONE, NULL, (void)0)
+ACL_HOOK(aclrtKernelArgsFinalize, (void *ah), (ah), PTR(ah), NONE, NONE, NULL, (void)0)
+
+/* aclrtBinaryLoadFromData: the magic is an option (type 2). */
+struct load_opt {
+	int type;
+	union {
+		uint32_t magic;
+		uint32_t rsv[4];
+	} value;
+};
+struct load_opts {
+	struct load_opt *options;
+	size_t num;
+};
+
+static uint32_t opt_magic(const void *opts)
+{
+	const struct load_opts *o = opts;
+	size_t i;
+	if (o && o->options)
+		for (i = 0; i < o->num && i < 16; i++)
+			if (o->options[i].type == 2)
+				return o->options[i].value.magic;
+	return RT_DEV_BINARY_MAGIC_ELF;
+}
+
+ACL_HOOK(aclrtBinaryLoadFromData, (const void *data, size_t len, const void *opts, void **bh),
+         (data, len, opts, bh), len, OUTPTR(bh), NONE, NULL,
+         if (bh) inj_bin_register(*bh, data, len, opt_magic(opts)))
+
+aclError inj_acl_sync(void *stm)
+{
+	static void *o;
+	__typeof__(&aclrtSynchronizeStream) f = ORIG(LIB_ACL, aclrtSynchronizeStream, o);
+	return f ? f(stm) : ACL_ERROR_INTERNAL_ERROR;
+}
+
+aclError inj_acl_func_addr(void *fh, void **aic, void **aiv)
+{
+	typedef aclError (*fn)(void *, void **, void **);
+	static void *o;
+	fn f = (fn)inj_orig(LIB_ACL, "aclrtGetFunctionAddr", &o, NULL);
+	return f ? f(fh, aic, aiv) : ACL_ERROR_INTERNAL_ERROR;
+}
+
+/* ---- launches ---- */
+
+#define ACL_LAUNCH(fn, apiname, fh, bd, stm, call, a1)                  \
+	static void *o_;                                           \
+	__typeof__(&fn) f_ = ORIG(LIB_ACL, fn, o_);                 \
+	struct inj_launch l;                                       \
+	aclError r;                                                \
+	if (!f_)                                                   \
+		return ACL_ERROR_INTERNAL_ERROR;                   \
+	if (!inj_span_begin(&l.span))                              \
+		return f_ call;                                    \
+	memset(&l, 0, sizeof l);                                   \
+	l.span.on = 1;                                             \
+	l.api = apiname;                                             \
+	l.block_dim = bd;                                          \
+	l.stream = stm;                                            \
+	inj_launch_by_func(&l, fh);                                \
+	inj_launch_begin(&l);                                      \
+	r = f_ call;                                               \
+	inj_launch_end(&l, r);                                     \
+	inj_span_end(&l.span, apiname, r, bd, (uint64_t)(a1), PTR(fh), l.name); \
+	return r;
+
+#define ACL_LAUNCH_PAIR(fn, params, fh, bd, stm, call, a1)                                  \
+	INJ_API aclError fn params { ACL_LAUNCH(fn, #fn, fh, bd, stm, call, a1) }            \
+	INJ_API aclError fn##Impl params { ACL_LAUNCH(fn##Impl, #fn, fh, bd, stm, call, a1) }
+
+ACL_LAUNCH_PAIR(aclrtLaunchKernel, (void *fh, uint32_t bd, const void *args, size_t size, void *stm), fh,
+                bd, stm, (fh, bd, args, size, stm), size)
+ACL_LAUNCH_PAIR(aclrtLaunchKernelV2,
+                (void *fh, uint32_t bd, const void *args, size_t size, void *cfg, void *stm), fh, bd, stm,
+                (fh, bd, args, size, cfg, stm), size)
+ACL_LAUNCH_PAIR(aclrtLaunchKernelWithConfig,
+                (void *fh, uint32_t bd, void *stm, void *cfg, void *ah, void *reserve), fh, bd, stm,
+                (fh, bd, stm, cfg, ah, reserve), PTR(ah))
+ACL_LAUNCH_PAIR(aclrtLaunchKernelWithHostArgs,
+                (void *fh, uint32_t bd, void *stm, void *cfg, void *host, size_t size, void *ph,
+                 size_t nph),
+                fh, bd, stm, (fh, bd, stm, cfg, host, size, ph, nph), size)

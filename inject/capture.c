@@ -1,0 +1,594 @@
+/* Registered binaries and functions, and what happens around a launch:
+ * the kernel name, the --kernel-name / --launch-count choice, the capture
+ * directory <capdir>/device0/<kernel>/<n>/dump with aicore_binary.o and
+ * pc_start_addr.txt, and after the launch (simulator) the stream sync and
+ * the move of the simulator's dumps out of CAMODEL_LOG_PATH. */
+#include "inject.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct bin {
+	const void *key;
+	unsigned char *data;
+	uint64_t len;
+	uint32_t magic;
+	struct inj_sym *syms;
+	size_t nsyms;
+	int saved;          /* 1 saved to tmp_dump/bin, -1 saving failed */
+	char path[512];
+};
+struct stub {
+	const void *stub;
+	int bin;
+	char *name;
+};
+struct func {
+	const void *fh;
+	int bin;
+	char *name;
+	uint64_t key;
+	int haskey;
+};
+
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct bin *bins;
+static size_t nbins, capbins;
+static struct stub *stubs;
+static size_t nstubs, capstubs;
+static struct func *funcs;
+static size_t nfuncs, capfuncs;
+static uint64_t launches;
+static unsigned long granted;
+
+void inj_cap_fork(int phase)
+{
+	if (phase == 0)
+		pthread_mutex_lock(&reg_mu);
+	else if (phase == 1)
+		pthread_mutex_unlock(&reg_mu);
+	else
+		pthread_mutex_init(&reg_mu, NULL);
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t sz)
+{
+	void *nv;
+	if (n < *cap)
+		return 1;
+	nv = realloc(*v, (*cap ? *cap * 2 : 16) * sz);
+	if (!nv)
+		return 0;
+	*v = nv;
+	*cap = *cap ? *cap * 2 : 16;
+	return 1;
+}
+
+/* ---- registration ---- */
+
+static int find_bin(const void *key)
+{
+	size_t i;
+	for (i = nbins; i-- > 0;)
+		if (bins[i].key == key)
+			return (int)i;
+	return -1;
+}
+
+void inj_bin_register(const void *key, const void *data, uint64_t len, uint32_t magic)
+{
+	struct bin b;
+	if (inj.disabled || !data || len == 0 || len >= (30ull << 30))
+		return;
+	memset(&b, 0, sizeof b);
+	b.key = key;
+	b.magic = magic;
+	b.len = len;
+	b.data = malloc(len);
+	if (!b.data) {
+		inj_fail("out of memory copying a device binary", ENOMEM);
+		return;
+	}
+	memcpy(b.data, data, len);
+	b.nsyms = inj_elf_kernels(b.data, len, &b.syms);
+	pthread_mutex_lock(&reg_mu);
+	if (grow((void **)&bins, &capbins, nbins, sizeof *bins))
+		bins[nbins++] = b;
+	else
+		free(b.data);
+	pthread_mutex_unlock(&reg_mu);
+}
+
+void inj_bin_register_file(const void *key, const char *path)
+{
+	FILE *f;
+	struct stat st;
+	unsigned char *d;
+	uint32_t magic = RT_DEV_BINARY_MAGIC_ELF;
+	char json[4096];
+	if (inj.disabled || !path || !(f = fopen(path, "rb")))
+		return;
+	if (fstat(fileno(f), &st) || st.st_size <= 0 || !(d = malloc((size_t)st.st_size))) {
+		fclose(f);
+		return;
+	}
+	if (fread(d, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
+		/* The kernel type comes from a sibling x.json ("magic"). */
+		const char *dot = strrchr(path, '.');
+		size_t base = dot && !strchr(dot, '/') ? (size_t)(dot - path) : strlen(path);
+		FILE *j;
+		if (base + 6 < sizeof json) {
+			memcpy(json, path, base);
+			strcpy(json + base, ".json");
+			if ((j = fopen(json, "r"))) {
+				size_t n = fread(json, 1, sizeof json - 1, j);
+				json[n] = 0;
+				fclose(j);
+				if (strstr(json, "RT_DEV_BINARY_MAGIC_ELF_AIVEC"))
+					magic = RT_DEV_BINARY_MAGIC_ELF_AIVEC;
+				else if (strstr(json, "RT_DEV_BINARY_MAGIC_ELF_AICUBE"))
+					magic = RT_DEV_BINARY_MAGIC_ELF_AICUBE;
+			}
+		}
+		inj_bin_register(key, d, (uint64_t)st.st_size, magic);
+	}
+	free(d);
+	fclose(f);
+}
+
+/* The kernel symbol a name stands for: equal, or with a mix suffix. */
+static const char *sym_match(const struct bin *b, const char *s)
+{
+	size_t i, n;
+	char aic[1100], aiv[1100];
+	if (!s)
+		return NULL;
+	n = strnlen(s, 1024);
+	if (n == 0 || n >= 1024)
+		return NULL;
+	snprintf(aic, sizeof aic, "%.*s_mix_aic", (int)n, s);
+	snprintf(aiv, sizeof aiv, "%.*s_mix_aiv", (int)n, s);
+	for (i = 0; i < b->nsyms; i++)
+		if (!strcmp(b->syms[i].name, s) || strstr(b->syms[i].name, aic) ||
+		    strstr(b->syms[i].name, aiv))
+			return b->syms[i].name;
+	return NULL;
+}
+
+void inj_stub_register(const void *binkey, const void *stub, const char *stubname,
+                       const char *devfunc)
+{
+	const char *name = NULL;
+	char *copy;
+	int b;
+	if (inj.disabled)
+		return;
+	pthread_mutex_lock(&reg_mu);
+	b = find_bin(binkey);
+	if (b >= 0 && !(name = sym_match(&bins[b], stubname)))
+		name = sym_match(&bins[b], devfunc);
+	if (!name)
+		name = stubname ? stubname : "anonymous";
+	copy = strndup(name, 1023);
+	if (copy && grow((void **)&stubs, &capstubs, nstubs, sizeof *stubs)) {
+		stubs[nstubs].stub = stub;
+		stubs[nstubs].bin = b;
+		stubs[nstubs].name = copy;
+		nstubs++;
+	} else {
+		free(copy);
+	}
+	pthread_mutex_unlock(&reg_mu);
+}
+
+/* The symbol of a tiling key: the only kernel, or the one ending in
+ * _<key>, _<key>_mix_aic or _<key>_mix_aiv. */
+static const char *sym_by_key(const struct bin *b, uint64_t key)
+{
+	char k[64];
+	size_t i, kl;
+	if (b->nsyms == 1)
+		return b->syms[0].name;
+	kl = (size_t)snprintf(k, sizeof k, "_%llu", (unsigned long long)key);
+	for (i = 0; i < b->nsyms; i++) {
+		const char *s = b->syms[i].name;
+		size_t n = strlen(s);
+		if (n >= 8 && (!strcmp(s + n - 8, "_mix_aic") || !strcmp(s + n - 8, "_mix_aiv")))
+			n -= 8;
+		if (n >= kl && !memcmp(s + n - kl, k, kl))
+			return s;
+	}
+	return NULL;
+}
+
+void inj_func_register(const void *binkey, const void *fh, const char *name, uint64_t key, int bykey)
+{
+	const char *n = NULL;
+	char *copy;
+	int b;
+	if (inj.disabled)
+		return;
+	pthread_mutex_lock(&reg_mu);
+	b = find_bin(binkey);
+	if (bykey)
+		n = b >= 0 ? sym_by_key(&bins[b], key) : NULL;
+	else if (b >= 0)
+		n = sym_match(&bins[b], name);
+	if (!n)
+		n = name ? name : "";
+	copy = strndup(n, 1023);
+	if (copy && grow((void **)&funcs, &capfuncs, nfuncs, sizeof *funcs)) {
+		funcs[nfuncs].fh = fh;
+		funcs[nfuncs].bin = b;
+		funcs[nfuncs].name = copy;
+		funcs[nfuncs].key = key;
+		funcs[nfuncs].haskey = bykey;
+		nfuncs++;
+	} else {
+		free(copy);
+	}
+	pthread_mutex_unlock(&reg_mu);
+}
+
+/* ---- launch lookup ---- */
+
+static void launch_init(struct inj_launch *l, int bin, const char *name)
+{
+	size_t i;
+	l->bin = bin;
+	l->order = -1;
+	l->dir[0] = 0;
+	l->tiling_key = REC_NONE;
+	l->pc_start = REC_NONE;
+	l->has_sym = 0;
+	snprintf(l->name, sizeof l->name, "%s", name ? name : "");
+	if (bin >= 0)
+		for (i = 0; i < bins[bin].nsyms; i++)
+			if (!strcmp(bins[bin].syms[i].name, l->name)) {
+				l->sym_off = bins[bin].syms[i].off;
+				l->has_sym = 1;
+				break;
+			}
+}
+
+int inj_launch_by_stub(struct inj_launch *l, const void *stub)
+{
+	size_t i;
+	int found = 0;
+	pthread_mutex_lock(&reg_mu);
+	for (i = nstubs; i-- > 0;)
+		if (stubs[i].stub == stub) {
+			launch_init(l, stubs[i].bin, stubs[i].name);
+			l->q_hdl = stubs[i].bin >= 0 ? bins[stubs[i].bin].key : NULL;
+			found = 1;
+			break;
+		}
+	if (!found)
+		launch_init(l, -1, "");
+	pthread_mutex_unlock(&reg_mu);
+	l->q_stub = stub;
+	l->q_flag = 0;
+	return found;
+}
+
+int inj_launch_by_handle(struct inj_launch *l, const void *hdl, uint64_t key)
+{
+	const char *n = NULL;
+	int b;
+	pthread_mutex_lock(&reg_mu);
+	b = find_bin(hdl);
+	if (b >= 0)
+		n = sym_by_key(&bins[b], key);
+	launch_init(l, b, n);
+	pthread_mutex_unlock(&reg_mu);
+	l->tiling_key = key;
+	l->q_hdl = hdl;
+	l->q_stub = NULL;
+	l->q_flag = 1;
+	return n != NULL;
+}
+
+int inj_launch_by_func(struct inj_launch *l, const void *fh)
+{
+	size_t i;
+	int found = 0;
+	pthread_mutex_lock(&reg_mu);
+	for (i = nfuncs; i-- > 0;)
+		if (funcs[i].fh == fh) {
+			launch_init(l, funcs[i].bin, funcs[i].name);
+			if (funcs[i].haskey)
+				l->tiling_key = funcs[i].key;
+			found = 1;
+			break;
+		}
+	if (!found)
+		launch_init(l, -1, "");
+	pthread_mutex_unlock(&reg_mu);
+	l->q_fh = fh;
+	l->acl = 1;
+	return found;
+}
+
+/* ---- the capture directory ---- */
+
+static int selected(const char *name)
+{
+	char **t;
+	if (!name[0])
+		return 0;
+	if (!inj.names)
+		return 1;
+	for (t = inj.names; *t; t++)
+		if (!strncmp(name, *t, strlen(*t)) || !fnmatch(*t, name, 0))
+			return 1;
+	return 0;
+}
+
+/* A kernel name as a directory name: long names keep 72 characters and a
+ * FNV-1a hash of the rest (64-bit, decimal); '/' never appears. */
+static void dir_name(char *out, size_t cap, const char *name)
+{
+	size_t n = strlen(name), i;
+	if (n < 255) {
+		snprintf(out, cap, "%s", name);
+	} else {
+		uint64_t h = 14695981039346656037ull;
+		for (i = 72; i < n; i++)
+			h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+		snprintf(out, cap, "%.72s_%llu", name, (unsigned long long)h);
+	}
+	for (i = 0; out[i]; i++)
+		if (out[i] == '/')
+			out[i] = '_';
+}
+
+static int write_file(const char *path, const void *p, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	const char *c = p;
+	if (fd < 0)
+		return -1;
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			unlink(path);
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return close(fd);
+}
+
+/* Save a binary once per handle (A2 e_flags fix-up applied), then hard
+ * link it into each launch directory. */
+static int save_binary(int b, const char *dest)
+{
+	struct bin *bi;
+	int r = -1;
+	pthread_mutex_lock(&reg_mu);
+	bi = &bins[b];
+	if (!bi->saved) {
+		unsigned char *d = bi->data;
+		uint32_t flags;
+		snprintf(bi->path, sizeof bi->path, "%s/device0/tmp_dump/bin/%u_%d.o", inj.capdir,
+		         (unsigned)getpid(), b);
+		if (bi->len >= 52 && inj.soc && strstr(inj.soc, "Ascend910B")) {
+			memcpy(&flags, d + 48, 4);
+			if (flags == 0x810000) {
+				flags = bi->magic == RT_DEV_BINARY_MAGIC_ELF_AIVEC ? 0x930000 : 0x940000;
+				memcpy(d + 48, &flags, 4);
+			}
+		}
+		bi->saved = write_file(bi->path, d, bi->len) == 0 ? 1 : -1;
+	}
+	if (bi->saved == 1 && link(bi->path, dest) == 0)
+		r = 0;
+	else
+		r = write_file(dest, bi->data, bi->len);
+	pthread_mutex_unlock(&reg_mu);
+	return r;
+}
+
+static int make_dirs(struct inj_launch *l)
+{
+	char dn[300];
+	size_t base;
+	int n;
+	dir_name(dn, sizeof dn, l->name);
+	base = (size_t)snprintf(l->dir, sizeof l->dir, "%s/device0/%s", inj.capdir, dn);
+	if (base >= sizeof l->dir - 16)
+		return -1;
+	if (mkdir(l->dir, 0750) && errno != EEXIST)
+		return -1;
+	/* mkdir is atomic: processes of one application never share an <n>. */
+	for (n = 0; n < 1000; n++) {
+		snprintf(l->dir + base, sizeof l->dir - base, "/%d", n);
+		if (mkdir(l->dir, 0750) == 0)
+			break;
+		if (errno != EEXIST)
+			return -1;
+	}
+	if (n == 1000)
+		return -1;
+	l->order = n;
+	strcat(l->dir, "/dump");
+	return mkdir(l->dir, 0750);
+}
+
+void inj_launch_begin(struct inj_launch *l)
+{
+	char path[4200];
+	int take = 0;
+	l->index = __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
+	l->order = -1;
+	if (inj.capdir && !inj.disabled && selected(l->name)) {
+		pthread_mutex_lock(&reg_mu);
+		if (granted < inj.count) {
+			granted++;
+			take = 1;
+		}
+		pthread_mutex_unlock(&reg_mu);
+	}
+	if (take) {
+		if (make_dirs(l)) {
+			inj_note("%s: cannot create the capture directory: %s (launch not captured)", l->dir,
+			         strerror(errno));
+			l->order = -1;
+			l->dir[0] = 0;
+		}
+	}
+	if (l->order >= 0) {
+		void *addr = NULL, *aiv = NULL;
+		char buf[64];
+		if (l->bin >= 0) {
+			snprintf(path, sizeof path, "%s/aicore_binary.o", l->dir);
+			if (save_binary(l->bin, path))
+				inj_note("%s: %s", path, strerror(errno));
+		}
+		if (l->acl ? inj_acl_func_addr((void *)l->q_fh, &addr, &aiv) == 0
+		           : inj_rt_kernel_addr((void *)l->q_hdl, l->tiling_key == REC_NONE ? 0 : l->tiling_key,
+		                                l->q_stub, l->q_flag, &addr) == 0) {
+			uint64_t a = (uint64_t)(uintptr_t)(addr ? addr : aiv);
+			if (a && l->has_sym && a >= l->sym_off)
+				a -= l->sym_off;
+			if (a) {
+				int n = snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)a);
+				l->pc_start = a;
+				snprintf(path, sizeof path, "%s/pc_start_addr.txt", l->dir);
+				write_file(path, buf, (size_t)n);
+			}
+		}
+		if (inj.logdir) {
+			/* For the host's Ctrl+C rescue: where this launch's dumps go. */
+			int n = snprintf(path, sizeof path, "%s\n%s\n", l->dir, l->name);
+			char obj[4200];
+			snprintf(obj, sizeof obj, "%s/object_dump.txt", inj.logdir);
+			if (n > 0 && (size_t)n < sizeof path)
+				write_file(obj, path, (size_t)n);
+		}
+		if (inj.live)
+			inj_live_launch(1, l->name, l->order);
+	}
+	l->span.t0 = inj_now();
+}
+
+/* Copy src to dst (a fresh file); 0 on success. */
+static int copy_file(int sfd, const char *dst)
+{
+	char buf[65536];
+	int dfd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+	ssize_t r;
+	if (dfd < 0)
+		return -1;
+	for (;;) {
+		r = copy_file_range(sfd, NULL, dfd, NULL, 1 << 30, 0);
+		if (r > 0)
+			continue;
+		if (r == 0)
+			break;
+		/* Not supported here: plain reads and writes. */
+		while ((r = read(sfd, buf, sizeof buf)) > 0) {
+			char *p = buf;
+			while (r > 0) {
+				ssize_t w = write(dfd, p, (size_t)r);
+				if (w <= 0) {
+					close(dfd);
+					return -1;
+				}
+				p += w;
+				r -= w;
+			}
+		}
+		break;
+	}
+	return close(dfd) || r < 0 ? -1 : 0;
+}
+
+/* Every regular file of CAMODEL_LOG_PATH whose name holds "dump" (not our
+ * own object_dump.txt): copied to dest when the launch is captured, then
+ * truncated in place, so the next launch's logs start empty even while
+ * the simulator keeps them open. */
+static void move_dumps(const char *dest)
+{
+	DIR *d = opendir(inj.logdir);
+	struct dirent *e;
+	char src[4200], dst[8400];
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+		int fd;
+		if (e->d_name[0] == '.' || !strstr(e->d_name, "dump") ||
+		    !strcmp(e->d_name, "object_dump.txt"))
+			continue;
+		snprintf(src, sizeof src, "%s/%s", inj.logdir, e->d_name);
+		fd = open(src, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
+			close(fd);
+			continue;
+		}
+		if (dest) {
+			snprintf(dst, sizeof dst, "%s/%s", dest, e->d_name);
+			if (copy_file(fd, dst))
+				inj_note("%s: %s (dump not saved)", dst, strerror(errno));
+		}
+		if (ftruncate(fd, 0))
+			inj_note("%s: cannot truncate: %s", src, strerror(errno));
+		close(fd);
+	}
+	closedir(d);
+}
+
+void inj_launch_end(struct inj_launch *l, int64_t ret)
+{
+	struct rec r;
+	uint64_t end;
+	char obj[4200];
+	(void)ret;
+	if (inj.sim && inj.logdir && !inj.disabled) {
+		if (l->acl)
+			inj_acl_sync(l->stream);
+		else
+			inj_rt_sync(l->stream);
+		if (l->order >= 0 && inj.live)
+			inj_live_launch(0, l->name, l->order);
+		move_dumps(l->order >= 0 ? l->dir : NULL);
+		if (l->order >= 0) {
+			snprintf(obj, sizeof obj, "%s/object_dump.txt", inj.logdir);
+			unlink(obj);
+		}
+	}
+	end = inj_now();
+	if (!inj.capdir || inj.disabled)
+		return;
+	rec_init(&r, K_LAUNCH);
+	r.n[N_PID].u = (uint32_t)getpid();
+	r.n[N_TID].u = inj_tid();
+	r.n[N_LAUNCH].u = l->index;
+	r.n[N_ORDER].i = l->order;
+	r.n[N_BLOCKDIM].u = l->block_dim;
+	r.n[N_TILINGKEY].u = l->tiling_key;
+	r.n[N_PCSTART].u = l->pc_start;
+	r.n[N_BEGIN].u = l->span.t0;
+	r.n[N_END].u = end;
+	rec_text_set(&r, NS_NAME, l->name, strlen(l->name));
+	rec_text_set(&r, NS_API, l->api, strlen(l->api));
+	rec_text_set(&r, NS_SOC, inj.soc ? inj.soc : "", inj.soc ? strlen(inj.soc) : 0);
+	rec_text_set(&r, NS_DIR, l->order >= 0 ? l->dir : "", l->order >= 0 ? strlen(l->dir) : 0);
+	inj_emit(&r);
+	inj_flush();
+}

@@ -1,0 +1,155 @@
+/* The preload library's private interface (see inject/README).
+ *
+ * Everything here has hidden visibility (the whole library is built with
+ * -fvisibility=hidden); only the hooked rt / acl / camodel names are
+ * exported, with the runtime's exact C signatures. */
+#ifndef OPTRACE_INJECT_H
+#define OPTRACE_INJECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rec.h"
+
+#define INJ_API __attribute__((visibility("default")))
+
+typedef int32_t rtError_t;
+typedef int aclError;
+#define RT_ERROR_RESERVED 0x99
+#define ACL_ERROR_INTERNAL_ERROR 500000
+
+/* The runtime structs the hooks read (capture.md 3.4, LP64). */
+typedef struct {
+	uint32_t magic;
+	uint32_t version;
+	const void *data;
+	uint64_t length;
+} rtDevBinary_t;
+typedef struct {
+	uint32_t addrOffset;
+	uint32_t dataOffset;
+} rtHostInputInfo_t;
+typedef struct {
+	void *args;
+	rtHostInputInfo_t *hostInputInfoPtr;
+	uint32_t argsSize;
+	uint32_t tilingAddrOffset;
+	uint32_t tilingDataOffset;
+	uint16_t hostInputInfoNum;
+	uint8_t hasTiling;
+	uint8_t isNoNeedH2DCopy;
+	uint8_t reserved[4];
+} rtArgsEx_t;
+
+#define RT_DEV_BINARY_MAGIC_ELF 0x43554245u
+#define RT_DEV_BINARY_MAGIC_ELF_AICPU 0x41415243u
+#define RT_DEV_BINARY_MAGIC_ELF_AIVEC 0x41415246u
+#define RT_DEV_BINARY_MAGIC_ELF_AICUBE 0x41494343u
+
+enum inj_lib { LIB_RT, LIB_ACL, LIB_NLIBS };
+
+/* Global state, set once by inj_init (pthread_once). */
+struct inj_state {
+	int ready;           /* init done */
+	int disabled;        /* a failure: hooks only forward */
+	int sim;             /* IS_SIMULATOR_ENV=true */
+	int spans;           /* record host API spans */
+	int replay;          /* save inputs and kernel_config.bin per launch */
+	const char *capdir;  /* OPTRACE_CAPTURE_DIR: the OPPROF_* run directory */
+	const char *logdir;  /* CAMODEL_LOG_PATH */
+	const char *soc;     /* CAMODEL_SOC_VERSION */
+	const char *live;    /* OPTRACE_LIVE: FIFO of the live record stream */
+	char **names;        /* --kernel-name tokens (NULL = any) */
+	unsigned long count; /* --launch-count */
+};
+extern struct inj_state inj __attribute__((visibility("hidden")));
+
+void inj_init(void);
+/* Report a failure once on stderr and stop profiling (hooks forward). */
+void inj_fail(const char *what, int err);
+/* A note on stderr (not a failure), at most once per distinct call site. */
+void inj_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The original of a hooked function; *cache holds it after the first call.
+ * self is the hook itself (never returned). */
+void *inj_orig(int lib, const char *name, void **cache, void *self);
+uint64_t inj_now(void);
+uint32_t inj_tid(void);
+
+/* Host API spans.  begin returns 0 when the call must only be forwarded
+ * (nested inside another hook, profiling off); otherwise end must follow. */
+struct inj_span {
+	uint64_t t0;
+	int on;
+};
+int inj_span_begin(struct inj_span *s);
+void inj_span_end(struct inj_span *s, const char *name, int64_t ret, uint64_t a0, uint64_t a1,
+                  uint64_t a2, const char *text);
+/* Enter/leave a hook without a span (forwarding inner calls). */
+int inj_enter(void);
+void inj_leave(void);
+
+/* Append a record to this process's host record file. */
+void inj_emit(const struct rec *r);
+void inj_flush(void);
+/* Registry lock around fork (capture.c). */
+void inj_cap_fork(int phase); /* 0 prepare, 1 parent, 2 child */
+
+/* ---- binaries, functions, launches (capture.c) ---- */
+/* Register a device binary under key (an rt handle or an acl bin handle). */
+void inj_bin_register(const void *key, const void *data, uint64_t len, uint32_t magic);
+void inj_bin_register_file(const void *key, const char *path);
+void inj_stub_register(const void *bin, const void *stub, const char *stubname, const char *devfunc);
+/* An acl function handle: by name, or by tiling key (name found in the ELF). */
+void inj_func_register(const void *bin, const void *fh, const char *name, uint64_t key, int bykey);
+
+struct inj_launch {
+	struct inj_span span;
+	uint64_t index;      /* launch index in the process */
+	int order;           /* <n> of the capture directory, -1 if not captured */
+	int bin;             /* binary index or -1 */
+	const char *api;
+	char name[256];
+	char dir[4096];
+	uint32_t block_dim;
+	uint64_t tiling_key;
+	uint64_t pc_start;
+	void *stream;
+	int acl;             /* synchronise with aclrtSynchronizeStream */
+	/* How to ask the runtime where the kernel was loaded (pc_start). */
+	const void *q_hdl, *q_stub, *q_fh;
+	int q_flag;
+	uint64_t sym_off;
+	int has_sym;
+};
+/* Find what a launch runs; then begin (before the original launch) and end
+ * (after it: synchronise, move the dumps, write the records). */
+int inj_launch_by_stub(struct inj_launch *l, const void *stub);
+int inj_launch_by_handle(struct inj_launch *l, const void *hdl, uint64_t tiling_key);
+int inj_launch_by_func(struct inj_launch *l, const void *fh);
+void inj_launch_begin(struct inj_launch *l);
+void inj_launch_end(struct inj_launch *l, int64_t ret);
+/* Replayable captures: the launch's argument blob (rt path). */
+void inj_launch_save_args(struct inj_launch *l, const void *args, uint32_t size,
+                          const rtArgsEx_t *ex);
+
+/* ---- ELF symbols (elf.c) ---- */
+struct inj_sym {
+	char *name;
+	uint64_t off;
+};
+/* Global functions in .text; returns the count (0 if not an ELF). */
+size_t inj_elf_kernels(const unsigned char *data, uint64_t len, struct inj_sym **out);
+
+/* ---- live mode (live.c) ---- */
+void inj_live_init(void);
+void inj_live_launch(int on, const char *name, int order);
+void inj_live_after_fork(void);
+
+/* ---- the stream/sync originals the capture needs ---- */
+rtError_t inj_rt_sync(void *stream);
+aclError inj_acl_sync(void *stream);
+rtError_t inj_rt_kernel_addr(void *hdl, uint64_t key, const void *stub, int flag, void **addr);
+aclError inj_acl_func_addr(void *fh, void **aic, void **aiv);
+rtError_t inj_rt_memcpy_d2h(void *dst, const void *src, uint64_t n);
+
+#endif

@@ -1,0 +1,206 @@
+#!/usr/bin/env bats
+# The preload library and sim-capture against the small test runtime of
+# test/bench/inject-rt.c (a libruntime_camodel.so in build/inject-test/cann)
+# and its application test/bench/inject-app.c, which registers its own ELF
+# (kernels add_custom and mul_custom) and launches them.  The end-to-end
+# tests with the stand-in simulator are in sim-capture.bats.
+
+setup() {
+	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
+	app=$top/build/inject-test/inject-app
+	cann=$top/build/inject-test/cann
+	[ -x "$app" ] || skip "build/inject-test is not built (make inject-test)"
+	command -v sim-capture >/dev/null || skip "sim-capture is not built"
+	out=$BATS_TEST_TMPDIR/out
+	mkdir -p "$out"
+	unset ASCEND_HOME_PATH OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS
+}
+
+capture() {
+	run sim-capture --cann-root="$cann" -o "$out" "$@"
+}
+
+rundir() {
+	ls -d "$out"/OPPROF_* | head -n 1
+}
+
+@test "one launch: the OPPROF tree, binary, start pc, dumps moved, manifest" {
+	capture -- "$app" -n 2 -k both
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[[ $(basename "$r") =~ ^OPPROF_[0-9]{14}_[A-Z]{16}$ ]]
+	d=$r/device0/add_custom/0/dump
+	cmp "$d/aicore_binary.o" "$app"
+	# pc_start = the runtime's kernel address minus the symbol's offset
+	off=$(nm "$app" | awk '$3 == "add_custom" { print $1 }')
+	[ "$(cat "$d/pc_start_addr.txt")" = "$(printf '0x%x' $((0x10f86000 - 0x$off)))" ]
+	# only the captured launch's lines (2 blocks x 4 instructions)
+	[ "$(wc -l < "$d/core0.veccore0.instr_log.dump")" -eq 8 ]
+	[ ! -e "$r/device0/tmp_dump" ]
+	[ ! -e "$r/device0/mul_custom" ]
+	jq -e '.launches == 4 and (.kernels | length) == 1 and .kernels[0].name == "add_custom"
+	       and .soc == "Ascend910B1" and .mhz == 1850 and .app_status == 0' "$r/manifest.json"
+}
+
+@test "launch and API records in capture.rec" {
+	capture --launch-count=2 -- "$app" -n 1 -k both
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	rec-cat --json "$r/capture.rec" > "$BATS_TEST_TMPDIR/c.json"
+	[ "$(jq -c 'select(.kind == "launch") | [.name, .order, .block_dim, .api]' "$BATS_TEST_TMPDIR/c.json" | tr '\n' ' ')" = \
+	  '["add_custom",0,2,"rtKernelLaunch"] ["mul_custom",0,1,"rtKernelLaunch"] ' ]
+	jq -e -s 'map(select(.kind == "api")) | map(.name) | index("rtDevBinaryRegister") != null
+	          and index("rtKernelLaunch") != null' "$BATS_TEST_TMPDIR/c.json"
+	jq -e -s 'map(select(.kind == "api")) | all(.end_ns >= .begin_ns)' "$BATS_TEST_TMPDIR/c.json"
+}
+
+@test "--kernel-name and --launch-count choose the launches" {
+	capture --kernel-name='mul*' --launch-count=3 -- "$app" -n 4 -k both
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[ "$(ls "$r/device0")" = mul_custom ]
+	[ "$(ls "$r/device0/mul_custom" | tr '\n' ' ')" = "0 1 2 " ]
+	rm -rf "$out"/*
+	capture --kernel-name='xx|ad' -- "$app" -k both
+	[ "$status" -eq 0 ]
+	[ -d "$(rundir)/device0/add_custom/0/dump" ]
+}
+
+@test "no kernel matched the filter: exit 3, names listed, nothing left" {
+	capture --kernel-name=softmax -- "$app" -k both
+	[ "$status" -eq 3 ]
+	[[ $output == *"no kernel matched --kernel-name=softmax (launched: add_custom mul_custom)"* ]]
+	[ -z "$(ls "$out")" ]
+}
+
+@test "an application that launches nothing: exit 3" {
+	capture -- /bin/true
+	[ "$status" -eq 3 ]
+	[[ $output == *"no kernel launched"* ]]
+	[ -z "$(ls "$out")" ]
+}
+
+@test "the application's argv is passed untouched, spaces and all" {
+	capture -- "$app" "a b" '' '$HOME' "c  d"
+	[ "$status" -eq 0 ]
+	[[ $output == *"arg: a b"*"arg: "*'arg: $HOME'*"arg: c  d"* ]]
+	jq -e '.command[1:] == ["a b", "", "$HOME", "c  d"]' "$(rundir)/manifest.json"
+}
+
+@test "the application's exit status and a crash are reported, the capture kept" {
+	capture -- "$app" -e 5
+	[ "$status" -eq 1 ]
+	[[ $output == *"exited with status 5"* ]]
+	jq -e '.app_status == 5 and (.kernels | length) == 1' "$(rundir)/manifest.json"
+	rm -rf "$out"/*
+	capture -- "$app" -x
+	[ "$status" -eq 1 ]
+	[[ $output == *"killed by signal 11"* ]]
+	[ -f "$(rundir)/device0/add_custom/0/dump/aicore_binary.o" ]
+}
+
+@test "a forked child captures too (its own records and directory)" {
+	capture -- "$app" -f
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[ -d "$r/device0/add_custom/0/dump" ]
+	[ -d "$r/device0/mul_custom/0/dump" ]
+	[ "$(rec-cat --json "$r/capture.rec" | jq -r 'select(.kind == "launch") | .pid' | sort -u | wc -l)" -eq 2 ]
+}
+
+@test "the child's environment: keys replaced, never duplicated" {
+	CAMODEL_LOG_PATH=/inherited LD_PRELOAD= ASCEND_RT_VISIBLE_DEVICES=3 \
+		sim-capture --cann-root="$cann" -o "$out" -- sh -c 'env > "$0"' "$BATS_TEST_TMPDIR/env" || true
+	e=$BATS_TEST_TMPDIR/env
+	[ "$(grep -c '^CAMODEL_LOG_PATH=' "$e")" -eq 1 ]
+	grep -q "^CAMODEL_LOG_PATH=$out/OPPROF_.*/device0/tmp_dump\$" "$e"
+	grep -q '^LD_PRELOAD=.*liboptrace-inject.so:libruntime_camodel.so$' "$e"
+	grep -q "^LD_LIBRARY_PATH=.*/tools/simulator/Ascend910B1/lib" "$e"
+	grep -q '^IS_SIMULATOR_ENV=true$' "$e"
+	grep -q '^CAMODEL_SOC_VERSION=Ascend910B1$' "$e"
+	grep -q '^TASK_QUEUE_ENABLE=0$' "$e"
+	! grep -q '^ASCEND_RT_VISIBLE_DEVICES=' "$e"
+}
+
+@test "--soc-version picks the simulator; unknown SoC and no simulator are errors" {
+	capture --soc-version=Ascend310P1 -- "$app"
+	[ "$status" -eq 0 ]
+	jq -e '.soc == "Ascend310P1" and .mhz == 1060 and (.simulator | endswith("/Ascend310P1/lib"))' "$(rundir)/manifest.json"
+	capture --soc-version=Ascend999 -- "$app"
+	[ "$status" -eq 2 ]
+	[[ $output == *"unknown SoC Ascend999"*"Ascend310P1"*"Ascend910B1"* || $output == *"unknown SoC Ascend999"*"Ascend910B1"*"Ascend310P1"* ]]
+	run sim-capture --cann-root="$BATS_TEST_TMPDIR" -o "$out" -- "$app"
+	[ "$status" -eq 3 ]
+	[[ $output == *"no simulator found"* ]]
+}
+
+@test "command-line errors: one line, exit 2, nothing created" {
+	touch "$BATS_TEST_TMPDIR/file"
+	ln -s "$out" "$BATS_TEST_TMPDIR/link"
+	for args in "--launch-count=0 -- $app" "--launch-count=5001 -- $app" "--kernel-name=a-b -- $app" \
+	            "--timeout=0 -- $app" "--dump=maybe -- $app" "--core-id=50 -- $app" "--bogus -- $app" \
+	            "-- $BATS_TEST_TMPDIR/file" "-- no-such-app-here" "-o $BATS_TEST_TMPDIR/file -- $app" \
+	            "-o $BATS_TEST_TMPDIR/link -- $app" ""; do
+		run sim-capture --cann-root="$cann" $args
+		[ "$status" -eq 2 ] || { echo "$args: status $status: $output"; return 1; }
+		[[ $output == sim-capture:* ]] || { echo "$args: $output"; return 1; }
+	done
+	[ -z "$(ls "$out")" ]
+}
+
+@test "Ctrl+C stops the application and keeps what was collected (exit 130)" {
+	FAKE_RT_SLEEP=30 sim-capture --cann-root="$cann" -o "$out" -- "$app" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for i in $(seq 50); do ls "$out"/OPPROF_*/device0/add_custom/0/dump/aicore_binary.o >/dev/null 2>&1 && break; sleep 0.1; done
+	kill -INT $pid
+	st=0
+	wait $pid || st=$?
+	[ "$st" -eq 130 ]
+	r=$(rundir)
+	[ -f "$r/device0/add_custom/0/dump/aicore_binary.o" ]
+	jq -e '.interrupted == true and .kernels[0].name == "add_custom"' "$r/manifest.json"
+	[ ! -e "$r/device0/tmp_dump" ]
+}
+
+@test "--timeout stops a long simulation and keeps what exists" {
+	SECONDS=0
+	FAKE_RT_SLEEP=60 run sim-capture --cann-root="$cann" -o "$out" --timeout=1s -- "$app"
+	[ "$status" -eq 1 ]
+	[ "$SECONDS" -lt 20 ]
+	[[ $output == *"timeout"* ]]
+	jq -e '.timed_out == true and (.kernels | length) == 1' "$(rundir)/manifest.json"
+}
+
+@test "a failure inside the library: reported once, the application runs unprofiled" {
+	# The capture directory vanishes under the application.
+	run env LD_PRELOAD="$top/build/lib/liboptrace-inject.so" OPTRACE_CAPTURE_DIR=/nonexistent/dir \
+		IS_SIMULATOR_ENV=true LD_LIBRARY_PATH="$cann/tools/simulator/Ascend910B1/lib" "$app" -n 3 -k both "ok"
+	[ "$status" -eq 0 ]
+	[[ $output == *"arg: ok"* ]]
+	[ "$(grep -c 'optrace-inject' <<< "$output")" -le 2 ]
+}
+
+@test "live mode: callbacks become line records; the same instructions as the dumps" {
+	run sh -c "sim-capture --cann-root='$cann' -o '$out' --live -- '$app' -n 1 | instr-parse --json > '$BATS_TEST_TMPDIR/live.json'"
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[ -z "$(ls "$r/device0/add_custom/0/dump" | grep '\.dump$')" ]
+	jq -e '.mode == "live"' "$r/manifest.json"
+	rm -rf "$out"/*
+	capture -- "$app" -n 1
+	[ "$status" -eq 0 ]
+	dump-split "$(rundir)/device0/add_custom/0/dump" | instr-parse --json > "$BATS_TEST_TMPDIR/dump.json"
+	sel='select(.kind == "instr") | [.core, .sub, .subidx, .start, .end, .pc, .pipe, .name, .detail]'
+	jq -c "$sel" "$BATS_TEST_TMPDIR/dump.json" > "$BATS_TEST_TMPDIR/d"
+	jq -c "$sel" "$BATS_TEST_TMPDIR/live.json" > "$BATS_TEST_TMPDIR/l"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/d")" -eq 8 ]
+	diff "$BATS_TEST_TMPDIR/d" "$BATS_TEST_TMPDIR/l"
+	jq -e -s 'map(select(.kind == "trailer"))[-1].dropped == 0' "$BATS_TEST_TMPDIR/live.json"
+}
+
+@test "GE_PROFILING_OPTIONS gives the output directory" {
+	GE_PROFILING_MODE=true GE_PROFILING_OPTIONS="{\"output\": \"$out/ge\", \"aic_metrics\": \"PipeUtilization\"}" \
+		run sim-capture --cann-root="$cann" -- "$app"
+	[ "$status" -eq 0 ]
+	jq -e '.aic_metrics == "PipeUtilization"' "$out"/ge/OPPROF_*/manifest.json
+}

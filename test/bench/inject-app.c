@@ -1,0 +1,98 @@
+/* The application of the preload library's tests and benchmark: registers
+ * its own executable as a "device binary" (its ELF symbol table names the
+ * kernels add_custom and mul_custom) and launches them.
+ *   inject-app [-n LAUNCHES] [-k add|mul|both] [-c CALLS] [-f] [-x] [-e STATUS] [ARG...]
+ * -c makes CALLS rtGetDevice calls (the span benchmark), -f forks a child
+ * that launches too, -x crashes after the launches, -e exits with STATUS;
+ * the remaining arguments are printed one per line (argv pass-through). */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct { uint32_t magic, version; const void *data; uint64_t length; } bin_t;
+int32_t rtGetDevice(int32_t *);
+int32_t rtSetDevice(int32_t);
+int32_t rtStreamCreate(void **, int32_t);
+int32_t rtStreamSynchronize(void *);
+int32_t rtDevBinaryRegister(const bin_t *, void **);
+int32_t rtFunctionRegister(void *, const void *, const char *, const void *, uint32_t);
+int32_t rtKernelLaunch(const void *, uint32_t, void *, uint32_t, void *, void *);
+
+void add_custom(void);
+void mul_custom(void);
+void add_custom(void) {}
+void mul_custom(void) {}
+static char stub_add, stub_mul;
+
+int main(int argc, char **argv)
+{
+	int n = 1, opt, forkit = 0, crash = 0, status = 0, i;
+	long calls = 0;
+	const char *which = "add";
+	void *h, *s;
+	bin_t bin;
+	FILE *f;
+	static char elf[1 << 22];
+	while ((opt = getopt(argc, argv, "n:k:c:fxe:")) != -1) {
+		switch (opt) {
+		case 'n': n = atoi(optarg); break;
+		case 'k': which = optarg; break;
+		case 'c': calls = atol(optarg); break;
+		case 'f': forkit = 1; break;
+		case 'x': crash = 1; break;
+		case 'e': status = atoi(optarg); break;
+		default: return 2;
+		}
+	}
+	for (i = optind; i < argc; i++)
+		printf("arg: %s\n", argv[i]);
+	fflush(stdout);
+	if (calls) {
+		struct timespec a, b;
+		int32_t d;
+		long k;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (k = 0; k < calls; k++)
+			rtGetDevice(&d);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("%ld calls: %.1f ns per call\n", calls,
+		       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)calls);
+		return 0;
+	}
+	f = fopen("/proc/self/exe", "rb");
+	if (!f)
+		return 3;
+	bin.length = fread(elf, 1, sizeof elf, f);
+	fclose(f);
+	bin.magic = 0x41415246u;
+	bin.version = 0;
+	bin.data = elf;
+	rtSetDevice(0);
+	rtStreamCreate(&s, 0);
+	if (rtDevBinaryRegister(&bin, &h))
+		return 4;
+	rtFunctionRegister(h, &stub_add, "add_custom", "add_custom", 0);
+	rtFunctionRegister(h, &stub_mul, "mul_custom", "mul_custom", 0);
+	if (forkit && fork() == 0) {
+		rtKernelLaunch(&stub_mul, 2, NULL, 0, NULL, s);
+		rtStreamSynchronize(s);
+		_exit(0);
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(which, "mul"))
+			rtKernelLaunch(&stub_add, 2, NULL, 0, NULL, s);
+		if (strcmp(which, "add"))
+			rtKernelLaunch(&stub_mul, 1, NULL, 0, NULL, s);
+		rtStreamSynchronize(s);
+	}
+	if (forkit)
+		wait(NULL);
+	if (crash)
+		raise(SIGSEGV);
+	return status;
+}

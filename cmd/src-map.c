@@ -335,7 +335,7 @@ static void want(uint64_t pc)
 }
 
 /* The start pc from --pc-start: an address, or a file whose first line is
- * one (pc_start_addr.txt); 0x0 means none. */
+ * one (pc_start_addr.txt). */
 static void read_pc_start(const char *arg)
 {
 	char buf[128], *end;
@@ -367,7 +367,9 @@ static void read_pc_start(const char *arg)
 		cli_warn_at(arg, 1, "not an address; using the lowest pc of the stream");
 		return;
 	}
-	if (v)
+	/* 0x0 in pc_start_addr.txt means none (spec 6.7); given on the
+	 * command line it is the address it says. */
+	if (v || s == arg)
 		start_pc = v;
 }
 
@@ -381,9 +383,9 @@ static void usage(FILE *f)
 	        "file:line) ahead of the first record that uses each pc.\n"
 	        "  --binary FILE      the kernel binary (aicore_binary.o), built with -g\n"
 	        "  --pc-start FILE|ADDR  the pc of the binary's address 0: an address, or a\n"
-	        "                     file whose first line is one (pc_start_addr.txt);\n"
-	        "                     default, or 0x0: the lowest pc of the stream, which\n"
-	        "                     holds the stream back until its end\n"
+	        "                     file whose first line is one (pc_start_addr.txt, where\n"
+	        "                     0x0 means none); default: the lowest pc of the stream,\n"
+	        "                     which holds the stream back until its end\n"
 	        "  --symbolizer CMD   llvm-symbolizer or addr2line (default: the first found)\n"
 	        "  --batch N          pcs looked up at a time (default %d)\n"
 	        "  --json | --text    output encoding (default binary; text on a terminal)\n"

@@ -308,35 +308,70 @@ static enum grammar want_grammar;
 static int annotating;
 static uint64_t n_lines, n_miss[G_NGRAMMARS], n_fetch, n_hit, n_other;
 
+/* The miss record: the fields that never change are set once. */
+static struct rec miss_rec;
+
+/* A run of up to three digits. */
+static char *copy_digits(char *d, const char **p, const char *end)
+{
+	int i;
+	for (i = 0; i < 3 && *p < end && (unsigned)(**p - '0') < 10; i++)
+		*d++ = *(*p)++;
+	return d;
+}
+
+/* The detail is the tail without its spaces.  parse_line has checked the
+ * tail against the grammar, so it is laid out from the known pieces
+ * rather than scanned byte by byte:
+ * "size is 0x%08x[, type:D, last:D], status is MISS". */
+static size_t miss_detail(char *d0, const struct miss *m)
+{
+	const char *p = m->tail + 10, *end = m->tail + m->tail_n;
+	char *d = d0;
+
+	memcpy(d, "sizeis0x", 8);
+	memcpy(d + 8, p, 8);
+	d += 16;
+	p += 8;
+	if (m->g == G_A2) {
+		memcpy(d, ",type:", 6);
+		p += 7;
+		d = copy_digits(d + 6, &p, end);
+		memcpy(d, ",last:", 6);
+		p += 7;
+		d = copy_digits(d + 6, &p, end);
+	}
+	memcpy(d, ",statusisMISS", 13);
+	return (size_t)(d + 13 - d0);
+}
+
 static void put_miss(struct rec_out *o, const struct rec *in, const struct miss *m)
 {
-	struct rec r;
-	char detail[96];
-	size_t i, dn = 0;
+	struct rec *r = &miss_rec;
+	char detail[64];
 
-	for (i = 0; i < m->tail_n && dn < sizeof detail; i++)
-		if (m->tail[i] != ' ')
-			detail[dn++] = m->tail[i];
-	rec_init(&r, K_INSTR);
-	r.n[I_CORE].u = in->n[L_CORE].u;
-	r.n[I_SUBTYPE].u = in->n[L_SUBTYPE].u;
-	r.n[I_SUBIDX].u = in->n[L_SUBIDX].u;
-	r.n[I_BLOCK].i = -1;
-	r.n[I_SUBBLOCK].i = -1;
-	r.n[I_START].u = m->tick;
-	r.n[I_END].u = m->tick + 1;
-	r.n[I_PC].u = m->addr;
-	r.n[I_WARP].i = r.n[I_SCH].i = r.n[I_THREADS].i = -1;
-	r.n[I_GPR].i = 0;
-	r.n[I_BYTES].i = -1;
-	r.n[I_VECUTIL].f = -1;
-	r.n[I_UBREAD].i = r.n[I_UBWRITE].i = -1;
-	r.n[I_ICACHE].u = REC_NONE;
-	r.n[I_CCU].u = REC_NONE;
-	rec_text_set(&r, IS_PIPE, "CACHEMISS", 9);
-	rec_text_set(&r, IS_NAME, m->addr_s, m->addr_n);
-	rec_text_set(&r, IS_DETAIL, detail, dn);
-	rec_out_put(o, &r);
+	if (!r->sc) {
+		rec_init(r, K_INSTR);
+		r->n[I_BLOCK].i = -1;
+		r->n[I_SUBBLOCK].i = -1;
+		r->n[I_WARP].i = r->n[I_SCH].i = r->n[I_THREADS].i = -1;
+		r->n[I_GPR].i = 0;
+		r->n[I_BYTES].i = -1;
+		r->n[I_VECUTIL].f = -1;
+		r->n[I_UBREAD].i = r->n[I_UBWRITE].i = -1;
+		r->n[I_ICACHE].u = REC_NONE;
+		r->n[I_CCU].u = REC_NONE;
+		rec_text_set(r, IS_PIPE, "CACHEMISS", 9);
+	}
+	r->n[I_CORE].u = in->n[L_CORE].u;
+	r->n[I_SUBTYPE].u = in->n[L_SUBTYPE].u;
+	r->n[I_SUBIDX].u = in->n[L_SUBIDX].u;
+	r->n[I_START].u = m->tick;
+	r->n[I_END].u = m->tick + 1;
+	r->n[I_PC].u = m->addr;
+	rec_text_set(r, IS_NAME, m->addr_s, m->addr_n);
+	rec_text_set(r, IS_DETAIL, detail, miss_detail(detail, m));
+	rec_out_put(o, r);
 }
 
 static void put_fetch(struct rec_out *o, const struct rec *in, uint64_t tick, uint64_t addr)

@@ -22,6 +22,7 @@
 #include "loss.h"
 #include "rec.h"
 #include "scan.h"
+#include "tspool.h"
 
 
 /* ---- loss accounting ---- */
@@ -46,27 +47,56 @@ static void *xrealloc(void *p, size_t n)
 
 /* ---- per-pc state in an open-addressing table ---- */
 
+#define NIL UINT32_MAX
+
 struct pcst {
 	uint64_t pc;
-	uint64_t *ccu;              /* CCU ticks in file order */
-	uint64_t *icache;           /* after the merge: fetch tick per entry, REC_NONE = MAX */
-	uint64_t *fetch;            /* ticks of fetch blocks starting at pc */
-	uint32_t nccu, capccu, nfetch, capfetch;
-	uint32_t next;              /* next CCU entry to hand out */
-	uint64_t last_start;
-	unsigned char stopped, seen;
+	uint64_t last_fetch;        /* latest fetch tick read so far of the block at pc, REC_NONE */
+	uint64_t last_start;        /* start of the pc's last instruction record */
+	uint64_t off;               /* sorted mode: the pc's first issue in the sorted spool */
+	uint32_t qhead, qtail;      /* streaming mode: issues read, not yet taken (NIL: none) */
+	uint32_t next, count;       /* sorted mode: issues taken / in the sorted spool */
+	unsigned char stop;         /* step 2 stopped: the rest of the pc keeps no ticks */
+	unsigned char stop_icache;  /* step 1 stopped: the rest of the pc's issues have no fetch */
+	unsigned char seen;
 };
+
+/* Issues read from the CCU spool and not yet taken, in a pool shared by
+ * every pc and core; a freed node is reused. */
+struct qnode {
+	uint64_t ccu, icache;
+	uint32_t next;
+};
+static struct qnode *pool;
+static uint32_t pool_n, pool_cap, pool_free = NIL;
+
+/* Spool entries.  fent: a fetch record; cent: a CCU issue in file order;
+ * tent: an issue with its file position, sorted by tick when the CCU log is
+ * not in tick order; sent: a resolved issue, sorted by (pc, seq). */
+struct fent { uint64_t tick, addr; };
+struct cent { uint64_t tick, pc; };
+struct tent { uint64_t tick, pc, idx, pad; };
+struct sent { uint64_t pc, seq, ccu, icache; };
+
+enum mode { M_COLLECT, M_STREAM, M_SORTED, M_OFF };
 
 struct unit {
 	uint32_t core, subtype, subidx;
 	struct pcst *slots;         /* pc == UINT64_MAX: empty */
 	size_t cap, n;
-	uint64_t nccu, nfetch, ninstr, assigned;
-	int closed;                 /* the merge has run */
+	uint64_t nccu, nfetch, ninstr, assigned, queued;
+	enum mode mode;             /* M_COLLECT until the first instruction record */
+	int ccu_unordered, fetch_unordered, window_spilled;
+	uint64_t ccu_last, fetch_last;
+	struct tspool ccu, fetch, sorted;
+	struct cent la;             /* the CCU reader's next issue (la_ok) */
+	struct fent fla;            /* the fetch reader's next record (fla_ok) */
+	int la_ok, fla_ok;
 };
 
 static struct unit **units;
 static size_t nunits;
+static uint64_t window = 1u << 18;  /* --window: issues held before sorting instead */
 
 static size_t hash_pc(uint64_t pc, size_t cap)
 {
@@ -86,6 +116,8 @@ static struct pcst *pc_find(const struct unit *u, uint64_t pc)
 	return NULL;
 }
 
+/* The pc's entry, created if new.  May move the table: pointers from an
+ * earlier call are stale. */
 static struct pcst *pc_get(struct unit *u, uint64_t pc)
 {
 	size_t i;
@@ -96,7 +128,6 @@ static struct pcst *pc_get(struct unit *u, uint64_t pc)
 		size_t ncap = u->cap ? 2 * u->cap : 256, k;
 		struct pcst *old = u->slots;
 		u->slots = xrealloc(NULL, ncap * sizeof *u->slots);
-		memset(u->slots, 0, ncap * sizeof *u->slots);
 		for (k = 0; k < ncap; k++)
 			u->slots[k].pc = UINT64_MAX;
 		for (k = 0; k < u->cap; k++)
@@ -110,9 +141,13 @@ static struct pcst *pc_get(struct unit *u, uint64_t pc)
 	}
 	for (i = hash_pc(pc, u->cap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (u->cap - 1))
 		;
-	u->slots[i].pc = pc;
+	s = &u->slots[i];
+	memset(s, 0, sizeof *s);
+	s->pc = pc;
+	s->last_fetch = REC_NONE;
+	s->qhead = s->qtail = NIL;
 	u->n++;
-	return &u->slots[i];
+	return s;
 }
 
 static struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
@@ -131,18 +166,49 @@ static struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
 	u->core = core;
 	u->subtype = subtype;
 	u->subidx = subidx;
+	tspool_init(&u->ccu, sizeof(struct cent));
+	tspool_init(&u->fetch, sizeof(struct fent));
+	tspool_init(&u->sorted, sizeof(struct sent));
 	units = xrealloc(units, (nunits + 1) * sizeof *units);
 	units[nunits++] = u;
 	return last = u;
 }
 
-static void push(uint64_t **v, uint32_t *n, uint32_t *cap, uint64_t x)
+static void enqueue(struct unit *u, struct pcst *s, uint64_t ccu, uint64_t icache)
 {
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 4;
-		*v = xrealloc(*v, *cap * sizeof **v);
+	uint32_t k;
+	if (pool_free != NIL) {
+		k = pool_free;
+		pool_free = pool[k].next;
+	} else {
+		if (pool_n == pool_cap) {
+			if (pool_cap >= NIL / 2)
+				cli_die(EXIT_IO, "out of memory");
+			pool_cap = pool_cap ? 2 * pool_cap : 1024;
+			pool = xrealloc(pool, pool_cap * sizeof *pool);
+		}
+		k = pool_n++;
 	}
-	(*v)[(*n)++] = x;
+	pool[k].ccu = ccu;
+	pool[k].icache = icache;
+	pool[k].next = NIL;
+	if (s->qtail == NIL)
+		s->qhead = k;
+	else
+		pool[s->qtail].next = k;
+	s->qtail = k;
+	u->queued++;
+}
+
+static void dequeue(struct unit *u, struct pcst *s)
+{
+	uint32_t k = s->qhead;
+	s->qhead = pool[k].next;
+	if (s->qhead == NIL)
+		s->qtail = NIL;
+	pool[k].next = pool_free;
+	pool_free = k;
+	u->queued--;
 }
 
 /* ---- the CCU line grammar ---- */
@@ -216,103 +282,276 @@ static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
 	return 1;
 }
 
-/* ---- the merge (spec 4.3 step 1) ---- */
+/* ---- the merge (spec 4.3), streaming ----
+ *
+ * Until a core's first instruction record its fetch records and CCU issues
+ * are spooled in arrival order (tspool: memory, then a temporary file).
+ * Then three readers move forward together, all in tick order: an
+ * instruction record starting at tick s first reads every CCU issue with a
+ * tick <= s; an issue at tick c first reads every fetch strictly before c,
+ * so the greatest fetch tick before c among the blocks covering its pc is
+ * the latest one read (step 1), and the issue waits in its pc's queue.  The
+ * record then takes the head of its pc's queue if that issue is not after
+ * s; an empty queue means the pc's next issue, if any, is after s (step 2).
+ * Memory: per distinct pc (and fetch block) a table entry, plus the issues
+ * read and not yet taken (the instructions in flight).
+ *
+ * This needs the CCU issues in tick order (the simulator writes them so)
+ * and, when they are not, or when more than --window issues wait at once
+ * (records not in completion order, issues without records), the issues go
+ * to a spool sorted by (pc, file order) and each record reads its pc's next
+ * one from there.  Fetch records out of tick order are sorted first. */
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_fent(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	const struct fent *x = a, *y = b;
+	if (x->tick != y->tick)
+		return x->tick < y->tick ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The greatest fetch tick strictly less than t among the blocks that cover
- * pc, or REC_NONE. */
-static uint64_t fetch_before(const struct unit *u, uint64_t pc, uint64_t t)
+static int cmp_tent(const void *a, const void *b)
+{
+	const struct tent *x = a, *y = b;
+	if (x->tick != y->tick)
+		return x->tick < y->tick ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_sent(const void *a, const void *b)
+{
+	const struct sent *x = a, *y = b;
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Step 1 for an issue of pc at tick c, the issues coming in tick order:
+ * the greatest fetch tick strictly before c of the blocks at pc, pc-4,
+ * pc-8 and pc-12 (each covers four instructions), or REC_NONE. */
+static uint64_t fetch_before(struct unit *u, uint64_t pc, uint64_t c)
 {
 	uint64_t best = REC_NONE, d;
+	while (u->fla_ok && u->fla.tick < c) {
+		struct pcst *b = pc_get(u, u->fla.addr);
+		b->last_fetch = u->fla.tick;    /* ticks come in order: the latest */
+		u->fla_ok = tspool_next(&u->fetch, &u->fla);
+	}
 	for (d = 0; d <= 12 && d <= pc; d += 4) {
 		const struct pcst *b = pc_find(u, pc - d);
-		size_t lo = 0, hi;
-		if (!b || !b->nfetch)
-			continue;
-		hi = b->nfetch;
-		while (lo < hi) {           /* lower_bound(t) */
-			size_t mid = lo + (hi - lo) / 2;
-			if (b->fetch[mid] < t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo && (best == REC_NONE || b->fetch[lo - 1] > best))
-			best = b->fetch[lo - 1];
+		if (b && b->last_fetch != REC_NONE && (best == REC_NONE || b->last_fetch > best))
+			best = b->last_fetch;
 	}
 	return best;
 }
 
+/* Scan the sorted spool: where each pc's issues are. */
+static void index_sorted(struct unit *u)
+{
+	struct sent e;
+	uint64_t i = 0;
+	struct pcst *s = NULL;
+	size_t k;
+
+	for (k = 0; k < u->cap; k++)
+		if (u->slots[k].pc != UINT64_MAX)
+			u->slots[k].next = u->slots[k].count = 0;
+	while (tspool_next(&u->sorted, &e)) {
+		if (!s || s->pc != e.pc) {
+			s = pc_get(u, e.pc);
+			s->off = i;
+			s->count = 0;
+		}
+		if (s->count == UINT32_MAX)
+			cli_die(EXIT_IO, "more than %u CCU issues of one pc", UINT32_MAX);
+		s->count++;
+		i++;
+	}
+	u->mode = M_SORTED;
+}
+
+/* From streaming to sorted: the issues waiting in the queues and those not
+ * read yet, each pc's in file order, into a spool sorted by (pc, order). */
+static void go_sorted(struct unit *u)
+{
+	struct tspool all;
+	struct sent e;
+	uint64_t seq = 0;
+	size_t k;
+
+	tspool_init(&all, sizeof e);
+	for (k = 0; k < u->cap; k++) {
+		struct pcst *s = &u->slots[k];
+		if (s->pc == UINT64_MAX)
+			continue;
+		while (s->qhead != NIL) {
+			e.pc = s->pc;
+			e.seq = seq++;
+			e.ccu = pool[s->qhead].ccu;
+			e.icache = pool[s->qhead].icache;
+			tspool_put(&all, &e);
+			dequeue(u, s);
+		}
+	}
+	while (u->la_ok) {
+		struct pcst *s;
+		e.icache = fetch_before(u, u->la.pc, u->la.tick);
+		s = pc_get(u, u->la.pc);
+		if (!s->stop) {
+			e.pc = u->la.pc;
+			e.seq = seq++;
+			e.ccu = u->la.tick;
+			tspool_put(&all, &e);
+		}
+		u->la_ok = tspool_next(&u->ccu, &u->la);
+	}
+	tspool_free(&u->ccu);
+	tspool_free(&u->fetch);
+	u->fla_ok = 0;
+	tspool_sort(&all, &u->sorted, cmp_sent);
+	index_sorted(u);
+}
+
+/* The CCU log is not in tick order: resolve step 1 over the issues sorted by
+ * tick, then sort them back into (pc, file order). */
+static void go_unordered(struct unit *u)
+{
+	struct tspool bytick, all;
+	struct cent c;
+	struct tent t;
+	struct sent e;
+	uint64_t idx = 0;
+
+	tspool_init(&bytick, sizeof t);
+	tspool_rewind(&u->ccu);
+	while (tspool_next(&u->ccu, &c)) {
+		t.tick = c.tick;
+		t.pc = c.pc;
+		t.idx = idx++;
+		t.pad = 0;
+		tspool_put(&bytick, &t);
+	}
+	tspool_free(&u->ccu);
+	tspool_init(&all, sizeof e);
+	tspool_sort(&bytick, &all, cmp_tent);   /* frees bytick; all = by tick */
+	tspool_init(&bytick, sizeof e);
+	while (tspool_next(&all, &t)) {
+		e.pc = t.pc;
+		e.seq = t.idx;
+		e.ccu = t.tick;
+		e.icache = fetch_before(u, t.pc, t.tick);
+		tspool_put(&bytick, &e);
+	}
+	tspool_free(&all);
+	tspool_free(&u->fetch);
+	u->fla_ok = 0;
+	tspool_sort(&bytick, &u->sorted, cmp_sent);
+	index_sorted(u);
+}
+
 static void close_unit(struct unit *u)
 {
-	size_t i;
-	u->closed = 1;
-	if (!u->nccu || !u->nfetch)
-		return;             /* both tables must exist */
-	for (i = 0; i < u->cap; i++) {
-		struct pcst *s = &u->slots[i];
-		if (s->pc != UINT64_MAX && s->nfetch > 1) {
-			size_t k, m = 1;
-			qsort(s->fetch, s->nfetch, sizeof *s->fetch, cmp_u64);
-			for (k = 1; k < s->nfetch; k++)     /* a set: no duplicates */
-				if (s->fetch[k] != s->fetch[m - 1])
-					s->fetch[m++] = s->fetch[k];
-			s->nfetch = (uint32_t)m;
-		}
+	if (!u->nccu || !u->nfetch) {
+		u->mode = M_OFF;    /* both tables must exist */
+		tspool_free(&u->ccu);
+		tspool_free(&u->fetch);
+		return;
 	}
-	for (i = 0; i < u->cap; i++) {
-		struct pcst *s = &u->slots[i];
-		uint32_t k;
-		int stop = 0;
-		if (s->pc == UINT64_MAX || !s->nccu)
-			continue;
-		s->icache = xrealloc(NULL, s->nccu * sizeof *s->icache);
-		for (k = 0; k < s->nccu; k++) {
-			if (!stop && (s->icache[k] = fetch_before(u, s->pc, s->ccu[k])) == REC_NONE)
-				stop = 1;   /* the rest keep icacheTick = MAX */
-			if (stop)
-				s->icache[k] = REC_NONE;
-		}
+	if (u->fetch_unordered) {
+		struct tspool sorted;
+		tspool_sort(&u->fetch, &sorted, cmp_fent);
+		u->fetch = sorted;
+	} else {
+		tspool_rewind(&u->fetch);
 	}
-	/* The fetch sets are not needed any more. */
-	for (i = 0; i < u->cap; i++) {
-		free(u->slots[i].fetch);
-		u->slots[i].fetch = NULL;
+	u->fla_ok = tspool_next(&u->fetch, &u->fla);
+	if (u->ccu_unordered) {
+		go_unordered(u);
+		return;
+	}
+	tspool_rewind(&u->ccu);
+	u->la_ok = tspool_next(&u->ccu, &u->la);
+	u->mode = M_STREAM;
+}
+
+/* Read the CCU issues up to tick s into their pcs' queues. */
+static void read_issues(struct unit *u, uint64_t s)
+{
+	while (u->la_ok && u->la.tick <= s) {
+		uint64_t icache = fetch_before(u, u->la.pc, u->la.tick);
+		struct pcst *p = pc_get(u, u->la.pc);
+		if (!p->stop)
+			enqueue(u, p, u->la.tick, icache);
+		u->la_ok = tspool_next(&u->ccu, &u->la);
+		if (u->queued > window) {
+			u->window_spilled = 1;
+			go_sorted(u);
+			return;
+		}
 	}
 }
 
 /* ---- step 2: one instruction record ---- */
 
+static void stop_pc(struct unit *u, struct pcst *p)
+{
+	p->stop = 1;
+	while (p->qhead != NIL)
+		dequeue(u, p);
+}
+
 static void assign(struct unit *u, struct rec *r)
 {
-	uint64_t start = r->n[I_START].u;
-	struct pcst *s;
+	uint64_t start = r->n[I_START].u, ccu, icache;
+	struct pcst *p;
 
 	u->ninstr++;
-	if (!u->closed)
+	if (u->mode == M_COLLECT)
 		close_unit(u);
-	if (!u->nccu || !u->nfetch || !(s = pc_find(u, r->n[I_PC].u)) || !s->nccu)
+	if (u->mode == M_OFF)
 		return;
-	if (s->seen && start < s->last_start)
+	if (u->mode == M_STREAM)
+		read_issues(u, start);
+	p = pc_get(u, r->n[I_PC].u);
+	if (p->seen && start < p->last_start)
 		loss_add(&losses, LOSS_ORDER, 0, 0, NULL);
-	s->seen = 1;
-	s->last_start = start;
-	if (s->stopped)
+	p->seen = 1;
+	p->last_start = start;
+	if (p->stop)
 		return;
-	if (s->next >= s->nccu || s->ccu[s->next] > start) {
-		s->stopped = 1;     /* the rest of this pc is skipped */
-		return;
+	if (u->mode == M_STREAM) {
+		if (p->qhead == NIL || pool[p->qhead].ccu > start) {
+			stop_pc(u, p);  /* the pc's next issue is after the start, or none */
+			return;
+		}
+		ccu = pool[p->qhead].ccu;
+		icache = pool[p->qhead].icache;
+		dequeue(u, p);
+	} else {
+		struct sent e;
+		if (p->next >= p->count) {
+			p->stop = 1;
+			return;
+		}
+		tspool_at(&u->sorted, p->off + p->next, &e);
+		if (e.ccu > start) {
+			p->stop = 1;
+			return;
+		}
+		p->next++;
+		ccu = e.ccu;
+		icache = e.icache;
 	}
-	r->n[I_CCU].u = s->ccu[s->next];
-	r->n[I_ICACHE].u = s->icache[s->next];
-	if (s->icache[s->next] != REC_NONE)
+	/* Step 1's stop: after the pc's first issue without a fetch before
+	 * it, its later issues get none either. */
+	if (p->stop_icache || icache == REC_NONE) {
+		p->stop_icache = 1;
+		icache = REC_NONE;
+	}
+	r->n[I_CCU].u = ccu;
+	r->n[I_ICACHE].u = icache;
+	if (icache != REC_NONE)
 		u->assigned++;
-	s->next++;
 }
 
 /* ---- main ---- */
@@ -320,18 +559,16 @@ static void assign(struct unit *u, struct rec *r)
 
 static void release_all(void)
 {
-	size_t i, k;
+	size_t i;
 	for (i = 0; i < nunits; i++) {
-		struct unit *u = units[i];
-		for (k = 0; k < u->cap; k++) {
-			free(u->slots[k].ccu);
-			free(u->slots[k].icache);
-			free(u->slots[k].fetch);
-		}
-		free(u->slots);
-		free(u);
+		tspool_free(&units[i]->ccu);
+		tspool_free(&units[i]->fetch);
+		tspool_free(&units[i]->sorted);
+		free(units[i]->slots);
+		free(units[i]);
 	}
 	free(units);
+	free(pool);
 	loss_free(&losses);
 }
 
@@ -343,10 +580,12 @@ static void usage(FILE *f)
 	        "overhead) from CCU log line records and fetch records; other records pass through.\n"
 	        "  --soc-version=SOC  SoC of the dump (default: the stream header, else %s)\n"
 	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
+	        "  --window=N         CCU issues waiting for their records before the rest are\n"
+	        "                     sorted through a temporary file instead (default %llu)\n"
 	        "  --lz4              compress the output\n"
 	        "  -o FILE            write to FILE (replaced only on success)\n"
 	        "  -q, -v             fewer / more messages\n"
-	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC, (unsigned long long)window);
 }
 
 /* What each core got, as notes: missing inputs are not errors. */
@@ -359,6 +598,15 @@ static void notes(void)
 		rec_core_name(core, u->core, u->subtype, u->subidx);
 		if (!u->ninstr)
 			continue;
+		if (cli_verbosity < 2)
+			;
+		else if (u->ccu_unordered)
+			cli_note("%s: CCU log not in tick order: its issues were sorted through a temporary file", core);
+		else if (u->window_spilled)
+			cli_note("%s: more than %llu CCU issues waited for their instruction records at once: "
+			         "the rest were sorted through a temporary file", core, (unsigned long long)window);
+		if (u->fetch_unordered && cli_verbosity >= 2)
+			cli_note("%s: fetch records not in tick order: sorted through a temporary file", core);
 		if (!u->nccu && !u->nfetch)
 			cli_note("%s: no CCU log and no fetch records: no scalar overhead", core);
 		else if (!u->nccu)
@@ -385,6 +633,7 @@ int main(int argc, char **argv)
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "window", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, started = 0, active = 0;
@@ -411,6 +660,7 @@ int main(int argc, char **argv)
 		case 's': soc = optarg; break;
 		case 'q': cli_verbosity = 0; break;
 		case 'v': cli_verbosity = 2; break;
+		case 'w': window = cli_num("--window", optarg); break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
@@ -461,13 +711,16 @@ int main(int argc, char **argv)
 						loss_add(&losses, LOSS_UNPARSED, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "ccu");
 					if (got)
 						continue;
-					if (u->closed) {
+					if (u->mode != M_COLLECT) {
 						loss_add(&losses, LOSS_LATE, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "after the instructions");
 						continue;
 					}
 					{
-						struct pcst *s = pc_get(u, pc);
-						push(&s->ccu, &s->nccu, &s->capccu, tick);
+						struct cent e = { tick, pc };
+						if (tick < u->ccu_last)
+							u->ccu_unordered = 1;
+						u->ccu_last = tick;
+						tspool_put(&u->ccu, &e);
 					}
 					u->nccu++;
 					continue;
@@ -476,13 +729,17 @@ int main(int argc, char **argv)
 			case K_FETCH: {
 				struct unit *u = unit_for((uint32_t)r.n[S_CORE].u, (uint32_t)r.n[S_SUBTYPE].u,
 				                          (uint32_t)r.n[S_SUBIDX].u);
-				struct pcst *s;
-				if (u->closed) {
+				struct fent e;
+				if (u->mode != M_COLLECT) {
 					loss_add(&losses, LOSS_LATE, 0, 0, NULL);
 					break;
 				}
-				s = pc_get(u, r.n[S_PC].u);
-				push(&s->fetch, &s->nfetch, &s->capfetch, r.n[S_TICK].u);
+				e.tick = r.n[S_TICK].u;
+				e.addr = r.n[S_PC].u;
+				if (e.tick < u->fetch_last)
+					u->fetch_unordered = 1;
+				u->fetch_last = e.tick;
+				tspool_put(&u->fetch, &e);
 				u->nfetch++;
 				break;
 			}

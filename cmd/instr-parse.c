@@ -30,24 +30,66 @@
 
 #define NMARKS 10
 
-/* Spool entries: a fixed header, then name and detail bytes.  The spools
- * are private temporary files read back by the same process, so they hold
- * plain structs rather than records. */
-struct line_entry {             /* one parsed pop or exec line */
-	uint64_t tick, pc, id, line;
-	uint32_t file;
-	int16_t warp, sch, threads;
-	uint16_t name_n, detail_n;
-	char pipe[10];              /* normalised pipe, NUL-padded */
-	uint8_t writes_vec;         /* the instruction sets vector-mask state */
+/* Spool entries.  The spools are private temporary files read back in
+ * order by the same process, so they hold a compact private encoding:
+ * numbers as LEB128 varints, ticks, pcs, ids and line numbers as zigzag
+ * differences from the previous entry of the same spool, and a pop's text
+ * fields as a difference from the last spooled pop of the same pc (most
+ * executions of a pc repeat its text exactly, or change a register value).
+ *
+ * pop:  length (2 bytes, or 4 with bit 15 of the first two set), then
+ *       flags, tick, pc, line, file, [id,] and unless POP_SAME:
+ *       warp, sch, writes_vec, pipe length and bytes, name length and bytes,
+ *       detail as (common prefix, common suffix, middle length, middle).
+ * exec: length (1 byte), then tick, key, line, file, threads. */
+enum { POP_SAME = 1 };          /* text fields as in the pc's previous pop */
+#define SPOOL_TEXT_MAX 0xffff   /* longer names and details are cut */
+
+struct spos {                   /* the previous entry of a spool */
+	uint64_t tick, key, line, id;
 };
 
-struct exec_entry {             /* one exec line: only its tick and threads matter */
-	uint64_t tick, key, line;
-	uint32_t file;
-	int32_t threads;
-};
+static inline char *put_uv(char *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		*o++ = (char)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (char)v;
+	return o;
+}
 
+static inline uint64_t zz(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t unzz(uint64_t v)
+{
+	return (v >> 1) ^ (0 - (v & 1));
+}
+
+static void spool_damaged(void)
+{
+	cli_die(EXIT_IO, "temporary file damaged or unreadable");
+}
+
+static inline uint64_t get_uv(const unsigned char **pp, const unsigned char *end)
+{
+	const unsigned char *p = *pp;
+	uint64_t v = 0;
+	unsigned sh = 0;
+	for (;;) {
+		if (p >= end || sh > 63)
+			spool_damaged();
+		v |= (uint64_t)(*p & 0x7f) << sh;
+		if (!(*p++ & 0x80))
+			break;
+		sh += 7;
+	}
+	*pp = p;
+	return v;
+}
 
 /* ---- loss accounting: every category counted, first examples kept ---- */
 
@@ -86,9 +128,34 @@ static enum calc_family calc_family_of(enum chip_family f)
 
 /* ---- per-core state ---- */
 
+/* What pass 1 derived from the last spooled pop of a pc, with the raw
+ * fields it came from: a later pop of the pc with the same raw pipe, name
+ * and detail derives the same (every step is a function of those three),
+ * and is spooled as POP_SAME. */
+struct popcache {
+	char *buf;                  /* raw pipe, raw name, raw detail, spooled detail */
+	size_t cap;
+	uint32_t pipe_n, name_n, detail_n, sdetail_n;
+	const char *npipe;          /* normalised pipe */
+	int16_t warp, sch;
+	unsigned wmask;             /* calc_vec_writes */
+	uint64_t wval[CALC_VEC_NVARS];
+	int valid;
+};
 struct pcregs {
 	struct calc_regs regs;
 	int has;
+	struct popcache c;
+};
+/* Pass 2: the text fields of the last pop of a pc read back. */
+struct rdtext {
+	char *text;                 /* name, then detail */
+	size_t cap;
+	uint32_t name_n, detail_n;
+	char pipe[10];
+	int16_t warp, sch;
+	uint8_t writes_vec, valid;
+	uint64_t ver;               /* a new value whenever the text changes */
 };
 struct keyinfo {                /* pairing state of one pc (or id) */
 	uint64_t npop, nexec;       /* lines seen */
@@ -112,6 +179,12 @@ struct pcinfo {                 /* what the calculators need of one pc */
 	uint64_t vec_val[CALC_VEC_NVARS], vec_tick[CALC_VEC_NVARS];
 	struct calc_vec_state state_in;
 	int gpr;
+	/* The calculators' results for the pc's latest text and thread count
+	 * (they are functions of the name, the detail and state_in). */
+	uint64_t c_ver;             /* 0: none yet */
+	int c_threads, c_rd, c_wr;
+	int64_t c_bytes;
+	double c_util;
 };
 
 
@@ -135,6 +208,8 @@ struct unit {
 	struct markset marks[NMARKS];
 	int cur_mark, cur_iv, cur_stop; /* current mark for the NOP rule, -1 none */
 	uint64_t lines;
+	struct spos wpop, wexec, rpop, rexec; /* spool difference bases */
+	struct table rdpc;          /* pass 2: struct rdtext per pc */
 };
 
 static struct unit **units;
@@ -161,6 +236,7 @@ static struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
 	u->cur_mark = -1;
 	u->keys.vsize = sizeof(struct keyinfo);
 	u->pcregs.vsize = sizeof(struct pcregs);
+	u->rdpc.vsize = sizeof(struct rdtext);
 	u->pops = spool_new();
 	u->execs = spool_new();
 	units[nunits++] = u;
@@ -288,11 +364,8 @@ static void grow_detail(size_t n)
 
 /* Per-pc counts for the prune decision: the walks keep an entry unless it
  * is within 8 cycles (execs) or exactly 1 cycle (pops) of the previous. */
-static struct keyinfo *count_line(struct unit *u, uint64_t key, int is_pop, uint64_t tick)
+static void count_in(struct keyinfo *k, int is_pop, uint64_t tick)
 {
-	struct keyinfo *k = table_get(&u->keys, key, NULL);
-	if (!k)
-		cli_die(EXIT_IO, "out of memory");
 	if (is_pop) {
 		if (!k->npop) {
 			k->first_pop = k->pop_run_end = tick;
@@ -325,7 +398,158 @@ static struct keyinfo *count_line(struct unit *u, uint64_t key, int is_pop, uint
 		k->nexec++;
 		k->last_exec = tick;
 	}
+}
+
+static struct keyinfo *count_line(struct unit *u, uint64_t key, int is_pop, uint64_t tick)
+{
+	struct keyinfo *k = table_get(&u->keys, key, NULL);
+	if (!k)
+		cli_die(EXIT_IO, "out of memory");
+	count_in(k, is_pop, tick);
 	return k;
+}
+
+/* Keep what the latest pop of a writer sets, and note when its pops do not
+ * all set the same variables. */
+static void note_writes(struct keyinfo *k, unsigned mask, const uint64_t *val)
+{
+	if (!k)
+		return;
+	if (mask) {
+		if (k->writes && k->writes != mask)
+			k->writes_mixed = 1;
+		k->writes |= mask;
+		memcpy(k->writes_val, val, sizeof k->writes_val);
+	} else if (k->writes) {
+		k->writes_mixed = 1;
+	}
+}
+
+static int same_raw(const struct popcache *c, const struct iline *l)
+{
+	return c->valid && c->pipe_n == l->pipe_n && c->name_n == l->name_n && c->detail_n == l->detail_n &&
+	       !memcmp(c->buf + c->pipe_n + c->name_n, l->detail, l->detail_n) &&
+	       !memcmp(c->buf + c->pipe_n, l->name, l->name_n) && !memcmp(c->buf, l->pipe, l->pipe_n);
+}
+
+static char *ent_buf;
+static size_t ent_cap;
+
+static void grow_ent(size_t n)
+{
+	if (ent_cap < n) {
+		ent_cap = 2 * n;
+		if (!(ent_buf = realloc(ent_buf, ent_cap)))
+			cli_die(EXIT_IO, "out of memory");
+	}
+}
+
+/* Spool one pop.  Unless same, its text fields are written as differences
+ * from c (the pc's previous spooled pop), then c is brought up to date
+ * with this pop's raw and derived fields. */
+static void spool_pop(struct unit *u, struct popcache *c, int same, const struct iline *l, uint64_t lineno,
+                      uint32_t file, const char *sd, size_t sdn, const char *npipe, int warp, int sch,
+                      unsigned wmask, const uint64_t *wval)
+{
+	size_t nn = l->name_n > SPOOL_TEXT_MAX ? SPOOL_TEXT_MAX : l->name_n;
+	size_t dn = sdn > SPOOL_TEXT_MAX ? SPOOL_TEXT_MAX : sdn;
+	size_t len, pre = 0, suf = 0, bn = 0, pn = 0, rawn;
+	const char *base = NULL;
+	char *o, *start;
+
+	grow_ent(160 + nn + dn);
+	start = o = ent_buf + 4;
+	*o++ = (char)(same ? POP_SAME : 0);
+	o = put_uv(o, zz(l->tick - u->wpop.tick));
+	o = put_uv(o, zz(l->pc - u->wpop.key));
+	o = put_uv(o, zz(lineno - u->wpop.line));
+	o = put_uv(o, file);
+	if (by_id)
+		o = put_uv(o, zz(l->id - u->wpop.id));
+	u->wpop.tick = l->tick;
+	u->wpop.key = l->pc;
+	u->wpop.line = lineno;
+	u->wpop.id = l->id;
+	if (!same) {
+		if (c->valid) {
+			base = c->buf + c->pipe_n + c->name_n + c->detail_n;
+			bn = c->sdetail_n;
+			while (pre < bn && pre < dn && base[pre] == sd[pre])
+				pre++;
+			while (suf < bn - pre && suf < dn - pre && base[bn - 1 - suf] == sd[dn - 1 - suf])
+				suf++;
+		}
+		o = put_uv(o, zz((uint64_t)(int64_t)(int16_t)warp));
+		o = put_uv(o, zz((uint64_t)(int64_t)(int16_t)sch));
+		*o++ = (char)(wmask != 0);
+		pn = strlen(npipe);
+		if (pn > 9)
+			pn = 9;
+		*o++ = (char)pn;
+		memcpy(o, npipe, pn);
+		o += pn;
+		o = put_uv(o, nn);
+		memcpy(o, l->name, nn);
+		o += nn;
+		o = put_uv(o, pre);
+		o = put_uv(o, suf);
+		o = put_uv(o, dn - pre - suf);
+		memcpy(o, sd + pre, dn - pre - suf);
+		o += dn - pre - suf;
+	}
+	len = (size_t)(o - start);
+	if (len < 0x8000) {
+		start -= 2;
+		start[0] = (char)len;
+		start[1] = (char)(len >> 8);
+	} else {
+		start -= 4;
+		start[0] = (char)len;
+		start[1] = (char)((len >> 8) | 0x80);
+		start[2] = (char)(len >> 15);
+		start[3] = (char)(len >> 23);
+	}
+	spool_put(u->pops, start, (size_t)(o - start));
+	if (same)
+		return;
+	/* Bring the cache up to date. */
+	rawn = l->pipe_n + l->name_n + l->detail_n;
+	if (c->cap < rawn + dn) {
+		free(c->buf);
+		c->cap = 2 * (rawn + dn) + 16;
+		if (!(c->buf = malloc(c->cap)))
+			cli_die(EXIT_IO, "out of memory");
+	}
+	memcpy(c->buf, l->pipe, l->pipe_n);
+	memcpy(c->buf + l->pipe_n, l->name, l->name_n);
+	memcpy(c->buf + l->pipe_n + l->name_n, l->detail, l->detail_n);
+	memcpy(c->buf + rawn, sd, dn);
+	c->pipe_n = (uint32_t)l->pipe_n;
+	c->name_n = (uint32_t)l->name_n;
+	c->detail_n = (uint32_t)l->detail_n;
+	c->sdetail_n = (uint32_t)dn;
+	c->npipe = npipe;
+	c->warp = (int16_t)warp;
+	c->sch = (int16_t)sch;
+	c->wmask = wmask;
+	memcpy(c->wval, wval, sizeof c->wval);
+	c->valid = 1;
+}
+
+static void spool_exec(struct unit *u, uint64_t tick, uint64_t key, uint64_t lineno, uint32_t file,
+                       int threads)
+{
+	char b[64], *o = b + 1;
+	o = put_uv(o, zz(tick - u->wexec.tick));
+	o = put_uv(o, zz(key - u->wexec.key));
+	o = put_uv(o, zz(lineno - u->wexec.line));
+	o = put_uv(o, file);
+	o = put_uv(o, zz((uint64_t)(int64_t)threads));
+	u->wexec.tick = tick;
+	u->wexec.key = key;
+	u->wexec.line = lineno;
+	b[0] = (char)(o - b - 1);
+	spool_put(u->execs, b, (size_t)(o - b));
 }
 
 static void take_line(const struct rec *in)
@@ -339,11 +563,13 @@ static void take_line(const struct rec *in)
 	                          (uint32_t)in->n[L_SUBIDX].u);
 	struct iline l;
 	const char *pipe;
-	size_t dn, pipe_n;
+	size_t dn;
 	uint64_t key;
-	int warp = -1, sch = -1, threads = -1, writes_vec = 0;
+	int warp = -1, sch = -1, threads = -1;
 	unsigned writes_vec_mask = 0;
 	uint64_t writes_val[CALC_VEC_NVARS] = { 0 };
+	struct keyinfo *k = NULL;
+	struct pcregs *pr;
 
 	u->lines++;
 	if (len && text[len - 1] == '\r')
@@ -374,23 +600,28 @@ static void take_line(const struct rec *in)
 		key = by_id ? l.id : l.pc;
 		if (!by_id)
 			count_line(u, key, 0, l.tick);
-		{
-			struct exec_entry e;
-			memset(&e, 0, sizeof e);
-			e.tick = l.tick;
-			e.key = key;
-			e.line = lineno;
-			e.file = file;
-			e.threads = threads;
-			spool_put(u->execs, &e, sizeof e);
-		}
+		spool_exec(u, l.tick, key, lineno, file, threads);
+		return;
+	}
+	/* A pop with the raw fields of the pc's previous spooled pop. */
+	if (by_id) {
+		pr = table_find(&u->pcregs, l.pc);
+	} else {
+		k = table_find(&u->keys, l.pc);
+		pr = k ? &k->regs : NULL;
+	}
+	if (pr && same_raw(&pr->c, &l)) {
+		struct popcache *c = &pr->c;
+		if (k)
+			count_in(k, 1, l.tick);
+		note_writes(k, c->wmask, c->wval);
+		spool_pop(u, c, 1, &l, lineno, file, NULL, 0, c->npipe, c->warp, c->sch, c->wmask, c->wval);
 		return;
 	}
 	grow_detail(l.detail_n);
 	dn = strip_spaces(detail_buf, l.detail, l.detail_n);
 	pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, detail_buf, dn);
-	pipe_n = strlen(pipe);
-	if (pipe_n == 8 && !memcmp(pipe, "USERMARK", 8))
+	if (!strcmp(pipe, "USERMARK"))
 		return;         /* marks never pair (spec 3.1) */
 	if (u->block < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
 		int b = spr_read(detail_buf, dn, ",SPR:BLOCKID");
@@ -409,9 +640,8 @@ static void take_line(const struct rec *in)
 		 * for the live-register count at the end (in pc mode with the
 		 * pc's counts, saving a lookup per line). */
 		struct calc_str nm = { l.name, l.name_n }, dt = { detail_buf, dn };
-		struct keyinfo *k = by_id ? NULL : count_line(u, key, 1, l.tick);
-		struct pcregs *pr;
 		int fresh;
+		k = by_id ? NULL : count_line(u, key, 1, l.tick);
 		if (k) {
 			pr = &k->regs;
 			fresh = k->npop == 1;
@@ -421,40 +651,9 @@ static void take_line(const struct rec *in)
 		if (fresh)
 			pr->has = calc_gpr_regs(family, nm, dt, &pr->regs) == 0;
 		writes_vec_mask = calc_vec_writes(family, nm, dt, writes_val);
-		writes_vec = writes_vec_mask != 0;
-		if (k && writes_vec) {
-			/* Keep what the latest pop of a writer sets, and note
-			 * when its pops do not all set the same variables. */
-			if (k->writes && k->writes != writes_vec_mask)
-				k->writes_mixed = 1;
-			k->writes |= writes_vec_mask;
-			memcpy(k->writes_val, writes_val, sizeof writes_val);
-		} else if (k && k->writes) {
-			k->writes_mixed = 1;
-		}
+		note_writes(k, writes_vec_mask, writes_val);
 	}
-	{
-		struct line_entry e;
-		struct spool *w = u->pops;
-		size_t nn = l.name_n, dd = dn;
-		memset(&e, 0, sizeof e);
-		e.tick = l.tick;
-		e.pc = l.pc;
-		e.id = l.id;
-		e.line = lineno;
-		e.file = file;
-		e.warp = (int16_t)warp;
-		e.sch = (int16_t)sch;
-		e.threads = (int16_t)threads;
-		/* Execs only contribute their tick and thread count. */
-		e.name_n = (uint16_t)(nn > 0xffff ? 0xffff : nn);
-		e.detail_n = (uint16_t)(dd > 0xffff ? 0xffff : dd);
-		memcpy(e.pipe, pipe, pipe_n < sizeof e.pipe ? pipe_n : sizeof e.pipe - 1);
-		e.writes_vec = (uint8_t)writes_vec;
-		spool_put(w, &e, sizeof e);
-		spool_put(w, l.name, e.name_n);
-		spool_put(w, detail_buf, e.detail_n);
-	}
+	spool_pop(u, &pr->c, 0, &l, lineno, file, detail_buf, dn, pipe, warp, sch, writes_vec_mask, writes_val);
 }
 
 /* ---- pass 2: pairing ---- */
@@ -467,6 +666,7 @@ struct node {
 	char pipe[12];
 	char *text;                 /* name then detail */
 	size_t name_n, detail_n, cap;
+	uint64_t ver;               /* pops: the version of the pc's text */
 };
 
 static struct node *free_nodes;
@@ -481,70 +681,190 @@ static struct node *node_alloc(void)
 	return n;
 }
 
+static char *rd_buf;
+static size_t rd_cap;
+static uint64_t text_versions;
+
 /* Read the next spooled pop into a node; NULL at the end.  Without
  * all_text only the pops that set vector state keep their text (the first
  * pairing pass needs no other). */
-static struct node *node_read(struct spool *r, int all_text)
+static struct node *node_read(struct unit *u, int all_text)
 {
-	struct line_entry e;
+	unsigned char h[4];
+	const unsigned char *p, *end;
+	size_t len, got = spool_get(u->pops, h, 2);
 	struct node *n;
-	size_t need, got = spool_get(r, &e, sizeof e);
+	struct rdtext *t;
+	uint64_t pc;
+	int flags;
 
 	if (got == 0)
 		return NULL;
-	if (got != sizeof e)
-		cli_die(EXIT_IO, "temporary file damaged or unreadable");
-	n = node_alloc();
-	need = (size_t)e.name_n + e.detail_n + 1;
-	n->next = NULL;
-	n->tick = e.tick;
-	n->pc = e.pc;
-	n->id = e.id;
-	n->line = e.line;
-	n->file = e.file;
-	n->warp = e.warp;
-	n->sch = e.sch;
-	n->threads = e.threads;
-	memcpy(n->pipe, e.pipe, sizeof e.pipe);
-	n->pipe[sizeof e.pipe] = 0;
-	if (n->cap < need) {
-		free(n->text);
-		n->cap = need < 128 ? 128 : need;
-		if (!(n->text = malloc(n->cap)))
+	if (got != 2)
+		spool_damaged();
+	len = h[0] | (size_t)(h[1] & 0x7f) << 8;
+	if (h[1] & 0x80) {
+		if (spool_get(u->pops, h + 2, 2) != 2)
+			spool_damaged();
+		len |= (size_t)h[2] << 15 | (size_t)h[3] << 23;
+	}
+	if (rd_cap < len) {
+		rd_cap = 2 * len;
+		if (!(rd_buf = realloc(rd_buf, rd_cap)))
 			cli_die(EXIT_IO, "out of memory");
 	}
-	if (!all_text && !e.writes_vec) {
-		if (spool_skip(r, need - 1) != need - 1)
-			cli_die(EXIT_IO, "temporary file damaged or unreadable");
+	if (!len || !(p = spool_next(u->pops, len, rd_buf)))
+		spool_damaged();
+	end = p + len;
+	flags = *p++;
+	n = node_alloc();
+	n->next = NULL;
+	n->tick = u->rpop.tick += unzz(get_uv(&p, end));
+	pc = u->rpop.key += unzz(get_uv(&p, end));
+	n->pc = pc;
+	n->line = u->rpop.line += unzz(get_uv(&p, end));
+	n->file = (uint32_t)get_uv(&p, end);
+	n->id = by_id ? (u->rpop.id += unzz(get_uv(&p, end))) : 0;
+	if (!(t = table_get(&u->rdpc, pc, NULL)))
+		cli_die(EXIT_IO, "out of memory");
+	if (!(flags & POP_SAME)) {
+		uint64_t pn, nn, pre, suf, mid;
+		size_t need;
+		t->warp = (int16_t)unzz(get_uv(&p, end));
+		t->sch = (int16_t)unzz(get_uv(&p, end));
+		if (end - p < 2)
+			spool_damaged();
+		t->writes_vec = *p++;
+		pn = *p++;
+		if (pn > 9 || (uint64_t)(end - p) < pn)
+			spool_damaged();
+		memset(t->pipe, 0, sizeof t->pipe);
+		memcpy(t->pipe, p, pn);
+		p += pn;
+		nn = get_uv(&p, end);
+		if ((uint64_t)(end - p) < nn)
+			spool_damaged();
+		{
+			const unsigned char *name = p;
+			p += nn;
+			pre = get_uv(&p, end);
+			suf = get_uv(&p, end);
+			mid = get_uv(&p, end);
+			if ((uint64_t)(end - p) != mid || pre + suf > t->detail_n || pre > t->detail_n)
+				spool_damaged();
+			need = nn + pre + mid + suf + 1;
+			if (pre + suf == 0) {
+				/* Nothing kept from the previous text. */
+				if (t->cap < need) {
+					free(t->text);
+					t->cap = need < 128 ? 128 : 2 * need;
+					if (!(t->text = malloc(t->cap)))
+						cli_die(EXIT_IO, "out of memory");
+				}
+				memcpy(t->text, name, nn);
+				memcpy(t->text + nn, p, mid);
+			} else {
+				/* Old detail's prefix and suffix around the new middle. */
+				char *nt = malloc(need < 128 ? 128 : 2 * need);
+				if (!nt)
+					cli_die(EXIT_IO, "out of memory");
+				memcpy(nt, name, nn);
+				memcpy(nt + nn, t->text + t->name_n, pre);
+				memcpy(nt + nn + pre, p, mid);
+				memcpy(nt + nn + pre + mid, t->text + t->name_n + t->detail_n - suf, suf);
+				free(t->text);
+				t->text = nt;
+				t->cap = need < 128 ? 128 : 2 * need;
+			}
+			t->name_n = (uint32_t)nn;
+			t->detail_n = (uint32_t)(pre + mid + suf);
+		}
+		t->valid = 1;
+		t->ver = ++text_versions;
+	} else if (!t->valid || p != end) {
+		spool_damaged();
+	}
+	n->warp = t->warp;
+	n->sch = t->sch;
+	n->threads = -1;
+	n->ver = t->ver;
+	memcpy(n->pipe, t->pipe, sizeof t->pipe);
+	n->pipe[sizeof t->pipe] = 0;
+	if (!all_text && !t->writes_vec) {
 		n->name_n = n->detail_n = 0;
 		return n;
 	}
-	if (spool_get(r, n->text, need - 1) != need - 1)
-		cli_die(EXIT_IO, "temporary file damaged or unreadable");
-	n->name_n = e.name_n;
-	n->detail_n = e.detail_n;
+	len = (size_t)t->name_n + t->detail_n;
+	if (n->cap < len + 1) {
+		free(n->text);
+		n->cap = len + 1 < 128 ? 128 : len + 1;
+		if (!(n->text = malloc(n->cap)))
+			cli_die(EXIT_IO, "out of memory");
+	}
+	memcpy(n->text, t->text, len);
+	n->name_n = t->name_n;
+	n->detail_n = t->detail_n;
 	return n;
 }
 
-static struct node *exec_read(struct spool *r)
+static struct node *exec_read(struct unit *u)
 {
-	struct exec_entry e;
+	unsigned char h;
+	const unsigned char *p, *end;
 	struct node *n;
-	size_t got = spool_get(r, &e, sizeof e);
+	size_t got = spool_get(u->execs, &h, 1);
+	char b[256];
 
 	if (got == 0)
 		return NULL;
-	if (got != sizeof e)
-		cli_die(EXIT_IO, "temporary file damaged or unreadable");
+	if (!h || !(p = spool_next(u->execs, h, b)))
+		spool_damaged();
+	end = p + h;
 	n = node_alloc();
 	n->next = NULL;
-	n->tick = e.tick;
-	n->pc = n->id = e.key;
-	n->line = e.line;
-	n->file = e.file;
-	n->threads = e.threads;
+	n->tick = u->rexec.tick += unzz(get_uv(&p, end));
+	n->pc = n->id = u->rexec.key += unzz(get_uv(&p, end));
+	n->line = u->rexec.line += unzz(get_uv(&p, end));
+	n->file = (uint32_t)get_uv(&p, end);
+	n->threads = (int)(int64_t)unzz(get_uv(&p, end));
+	if (p != end)
+		spool_damaged();
 	n->name_n = n->detail_n = 0;
 	return n;
+}
+
+static void free_popcaches(struct table *t, int in_keys)
+{
+	size_t i;
+	for (i = 0; i < t->cap; i++) {
+		uint64_t key;
+		void *v = table_at(t, i, &key);
+		if (v)
+			free(in_keys ? ((struct keyinfo *)v)->regs.c.buf : ((struct pcregs *)v)->c.buf);
+	}
+}
+
+static void free_rdpc(struct unit *u)
+{
+	size_t i;
+	for (i = 0; i < u->rdpc.cap; i++) {
+		uint64_t pc;
+		struct rdtext *t = table_at(&u->rdpc, i, &pc);
+		if (t)
+			free(t->text);
+	}
+	table_free(&u->rdpc);
+	u->rdpc.vsize = sizeof(struct rdtext);
+}
+
+/* Start reading a unit's spools from the beginning. */
+static void rewind_unit(struct unit *u)
+{
+	spool_rewind(u->pops);
+	spool_rewind(u->execs);
+	memset(&u->rpop, 0, sizeof u->rpop);
+	memset(&u->rexec, 0, sizeof u->rexec);
+	free_rdpc(u);
 }
 
 static void node_free(struct node *n)
@@ -655,15 +975,19 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		return;
 	}
 	/* The merged detail: the pop's, plus the SIMT thread count. */
-	if (pg->dcap < dn + 32) {
-		pg->dcap = 2 * (dn + 32);
-		if (!(pg->dbuf = realloc(pg->dbuf, pg->dcap)))
-			cli_die(EXIT_IO, "out of memory");
-	}
-	memcpy(pg->dbuf, p->text + p->name_n, dn);
-	if (e->threads >= 0)
+	if (e->threads < 0) {
+		detail.p = p->text ? p->text + p->name_n : "";
+	} else {
+		if (pg->dcap < dn + 32) {
+			pg->dcap = 2 * (dn + 32);
+			if (!(pg->dbuf = realloc(pg->dbuf, pg->dcap)))
+				cli_die(EXIT_IO, "out of memory");
+		}
+		if (dn)
+			memcpy(pg->dbuf, p->text + p->name_n, dn);
 		dn += (size_t)sprintf(pg->dbuf + dn, ", [threadNum:%d]", e->threads);
-	detail.p = pg->dbuf;
+		detail.p = pg->dbuf;
+	}
 	detail.n = dn;
 
 	if (!pg->final) {
@@ -703,11 +1027,19 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		r.n[I_SCH].i = p->sch;
 		r.n[I_THREADS].i = e->threads;
 		r.n[I_GPR].i = pi->gpr;
-		r.n[I_BYTES].i = calc_process_bytes(family, name, detail);
-		r.n[I_VECUTIL].f = calc_vec_util(family, name, detail, &pi->state_in);
-		calc_ub_conflict(family, name, detail, &rd, &wrc);
-		r.n[I_UBREAD].i = rd;
-		r.n[I_UBWRITE].i = wrc;
+		if (pi->c_ver != p->ver || pi->c_threads != e->threads) {
+			pi->c_bytes = calc_process_bytes(family, name, detail);
+			pi->c_util = calc_vec_util(family, name, detail, &pi->state_in);
+			calc_ub_conflict(family, name, detail, &rd, &wrc);
+			pi->c_rd = rd;
+			pi->c_wr = wrc;
+			pi->c_ver = p->ver;
+			pi->c_threads = e->threads;
+		}
+		r.n[I_BYTES].i = pi->c_bytes;
+		r.n[I_VECUTIL].f = pi->c_util;
+		r.n[I_UBREAD].i = pi->c_rd;
+		r.n[I_UBWRITE].i = pi->c_wr;
 		r.n[I_ICACHE].u = REC_NONE;
 		r.n[I_CCU].u = REC_NONE;
 		rec_text_set(&r, IS_PIPE, p->pipe, strlen(p->pipe));
@@ -941,6 +1273,15 @@ static void set_core(struct rec *r, const struct unit *u)
 	r->n[I_SUBBLOCK].i = u->subblock;
 }
 
+static void free_tables(struct unit *u)
+{
+	free_popcaches(&u->keys, 1);
+	free_popcaches(&u->pcregs, 0);
+	table_free(&u->keys);
+	table_free(&u->pcregs);
+	free_rdpc(u);
+}
+
 static void finish_unit(struct unit *u, struct rec_out *o)
 {
 	struct pairing pg;
@@ -966,19 +1307,18 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 	for (pg.final = can_skip_first_run(&pg); pg.final < 2; pg.final++) {
 		if (pg.final)
 			whole_core(&pg);
-		spool_rewind(u->pops);
-		spool_rewind(u->execs);
+		rewind_unit(u);
 		/* Merge the two logs by tick so each key's queue only holds
 		 * what is in flight between issue and completion. */
-		np = node_read(u->pops, pg.final);
-		ne = exec_read(u->execs);
+		np = node_read(u, pg.final);
+		ne = exec_read(u);
 		while (np || ne) {
 			if (np && (!ne || np->tick <= ne->tick)) {
 				feed(&pg, np, 1);
-				np = node_read(u->pops, pg.final);
+				np = node_read(u, pg.final);
 			} else {
 				feed(&pg, ne, 0);
-				ne = exec_read(u->execs);
+				ne = exec_read(u);
 			}
 			if (pg.final && wr_error(o->w))
 				break;
@@ -994,8 +1334,7 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 	spool_free(u->pops);
 	spool_free(u->execs);
 	u->pops = u->execs = NULL;
-	table_free(&u->keys);
-	table_free(&u->pcregs);
+	free_tables(u);
 	free(pg.dbuf);
 	table_free(&pg.pcs);
 
@@ -1047,8 +1386,7 @@ static void release_all(void)
 		struct unit *u = units[i];
 		spool_free(u->pops);
 		spool_free(u->execs);
-		table_free(&u->keys);
-		table_free(&u->pcregs);
+		free_tables(u);
 		for (m = 0; m < NMARKS; m++) {
 			size_t k;
 			if (!u->marks[m].iv)
@@ -1070,6 +1408,8 @@ static void release_all(void)
 		free(n);
 	}
 	free(detail_buf);
+	free(ent_buf);
+	free(rd_buf);
 	spool_release_spares();
 }
 

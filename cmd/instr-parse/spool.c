@@ -181,6 +181,16 @@ size_t spool_get(struct spool *s, void *p, size_t n)
 	return take(s, p, n);
 }
 
+const void *spool_next(struct spool *s, size_t n, void *buf)
+{
+	if (s->rchunk && s->rchunk->len - s->rpos > n) {
+		const char *p = s->rchunk->data + s->rpos;
+		s->rpos += n;
+		return p;
+	}
+	return take(s, buf, n) == n ? buf : NULL;
+}
+
 size_t spool_skip(struct spool *s, size_t n)
 {
 	return take(s, NULL, n);

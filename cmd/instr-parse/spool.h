@@ -16,6 +16,10 @@ void spool_put(struct spool *s, const void *p, size_t n);
 void spool_rewind(struct spool *s);
 /* Up to n bytes; returns the count (less only at the end). */
 size_t spool_get(struct spool *s, void *p, size_t n);
+/* The next n bytes: a pointer into the spool's memory when they lie there
+ * in one piece (valid until spool_free), else copied into buf (room for n).
+ * NULL when fewer than n bytes are left. */
+const void *spool_next(struct spool *s, size_t n, void *buf);
 /* Pass over up to n bytes. */
 size_t spool_skip(struct spool *s, size_t n);
 void spool_free(struct spool *s);

@@ -393,6 +393,8 @@ static void check_app(const char *a)
 
 /* ---- the run directory ---- */
 
+static int run_kept; /* an exit before this leaves no run directory */
+
 static char run[PATH_MAX], dev0[PATH_MAX + 16], tmpd[PATH_MAX + 32], fifo[PATH_MAX + 32];
 
 static void mkdir_p(const char *path)
@@ -408,6 +410,12 @@ static void mkdir_p(const char *path)
 		}
 	if (mkdir(buf, 0750) && errno != EEXIST)
 		cli_die(EXIT_IO, "%s: cannot create:", path);
+}
+
+static void drop_run(void)
+{
+	if (!run_kept && run[0])
+		rm_tree(run);
 }
 
 static void make_run_dir(void)
@@ -450,6 +458,7 @@ static void make_run_dir(void)
 		if (errno != EEXIST)
 			cli_die(EXIT_IO, "%s: cannot create:", run);
 	}
+	atexit(drop_run);
 	snprintf(dev0, sizeof dev0, "%s/device0", run);
 	snprintf(tmpd, sizeof tmpd, "%s/tmp_dump", dev0);
 	if (mkdir(dev0, 0750) || mkdir(tmpd, 0750))
@@ -774,13 +783,31 @@ static int live_read(int fd)
 	return any;
 }
 
+/* The launcher of --config (capture.md 6.3). */
+static int find_launcher(char *buf, size_t cap)
+{
+	const char *e = getenv("OPTRACE_KERNEL_LAUNCHER");
+	if (e && *e) {
+		snprintf(buf, cap, "%s", e);
+		return access(buf, X_OK) == 0;
+	}
+	snprintf(buf, cap, "%s/tools/msopt/bin/kernel-launcher", root);
+	if (access(buf, X_OK) == 0)
+		return 1;
+	snprintf(buf, cap, "%s/../ops/bin/kernel-launcher", exe_dir);
+	if (access(buf, X_OK) == 0)
+		return 1;
+	snprintf(buf, cap, "%s/kernel-launcher", exe_dir);
+	return access(buf, X_OK) == 0;
+}
+
 /* ---- main ---- */
 
 int main(int argc, char **argv)
 {
 	struct env env;
 	char buf[PATH_MAX * 2], cfgbin[PATH_MAX + 64];
-	char *cfg_argv[4];
+	static char *cfg_argv[4];
 	char **child_argv;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -797,32 +824,19 @@ int main(int argc, char **argv)
 	ge_defaults();
 	find_exe_dir();
 	find_inject();
-	if (config_file) {
-		/* The simulator comes from LD_LIBRARY_PATH, as with the reference. */
-		const char *r = cann_root ? cann_root : getenv("ASCEND_HOME_PATH");
-		char fromld[128];
-		if (r && *r && realpath(r, root) && soc_from_ld_path(getenv("LD_LIBRARY_PATH"), root, fromld,
-		                                                     sizeof fromld))
-			soc_opt = NULL, snprintf(soc, sizeof soc, "%s", fromld);
-		find_simulator();
-	} else {
-		find_simulator();
+	/* With --config the simulator comes from LD_LIBRARY_PATH (or the
+	 * default), as --soc-version is refused. */
+	find_simulator();
+	if (!config_file)
 		check_app(app[0]);
-	}
 	make_run_dir();
 	child_argv = app;
 	if (config_file) {
-		snprintf(cfgbin, sizeof cfgbin, "%s", tmpd);
 		config_translate(config_file, tmpd, cfgbin, sizeof cfgbin);
-		snprintf(buf, sizeof buf, "%s/../libexec/optrace/kernel-launcher", exe_dir);
-		if (!is_file(buf))
-			snprintf(buf, sizeof buf, "%s/kernel-launcher", exe_dir);
-		if (!is_file(buf))
-			snprintf(buf, sizeof buf, "%s/tools/msopt/bin/kernel-launcher", root);
-		if (!is_file(buf)) {
+		if (!find_launcher(buf, sizeof buf)) {
 			rm_tree(run);
-			cli_die(EXIT_UNUSABLE, "no kernel-launcher found (next to sim-capture or in %s/tools/msopt/bin)",
-			        root);
+			cli_die(EXIT_UNUSABLE, "no kernel-launcher found: set OPTRACE_KERNEL_LAUNCHER, or install it in "
+			        "%s/tools/msopt/bin", root);
 		}
 		cfg_argv[0] = strdup(buf);
 		cfg_argv[1] = "-c";
@@ -913,8 +927,6 @@ int main(int argc, char **argv)
 	env_free(&env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
-	if (config_file)
-		free(cfg_argv[0]);
 
 	while (!exited) {
 		struct pollfd pf = { fd, POLLIN, 0 };
@@ -938,6 +950,7 @@ int main(int argc, char **argv)
 			if (live_out)
 				wr_close(live_out);
 			rm_tree(tmpd);
+			run_kept = 1;
 			cli_warn("aborted; %s is incomplete", run);
 			return EXIT_INTR;
 		}
@@ -996,6 +1009,7 @@ int main(int argc, char **argv)
 		cli_die(EXIT_UNUSABLE, "no kernel captured (%llu launches)", nlaunches);
 	}
 	write_manifest(status, timed_out, live_note);
+	run_kept = 1;
 	if (cli_verbosity)
 		cli_note("%zu launch%s captured in %s", nkernels, nkernels == 1 ? "" : "es", run);
 	if (ndropped || live_bad)

@@ -17,8 +17,8 @@ ACL_HOOK(aclrtSetDevice, (int32_t dev), (dev), dev, NONE, NONE, NULL, (void)0)
 ACL_HOOK(aclrtResetDevice, (int32_t dev), (dev), dev, NONE, NONE, NULL, (void)0)
 ACL_HOOK(aclrtGetDevice, (int32_t *dev), (dev), dev ? (uint64_t)*dev : NONE, NONE, NONE, NULL, (void)0)
 ACL_HOOK(aclrtMalloc, (void **p, size_t size, int policy), (p, size, policy), size, policy, OUTPTR(p),
-         NULL, (void)0)
-ACL_HOOK(aclrtFree, (void *p), (p), PTR(p), NONE, NONE, NULL, (void)0)
+         NULL, if (p) inj_alloc_note(*p, size))
+ACL_HOOK(aclrtFree, (void *p), (p), PTR(p), NONE, NONE, NULL, inj_alloc_forget(p))
 ACL_HOOK(aclrtMallocHost, (void **p, size_t size), (p, size), size, NONE, OUTPTR(p), NULL, (void)0)
 ACL_HOOK(aclrtFreeHost, (void *p), (p), PTR(p), NONE, NONE, NULL, (void)0)
 ACL_HOOK(aclrtMemset, (void *p, size_t max, int32_t val, size_t cnt), (p, max, val, cnt), cnt, val,

@@ -238,6 +238,16 @@ void inj_func_register(const void *binkey, const void *fh, const char *name, uin
 	pthread_mutex_unlock(&reg_mu);
 }
 
+uint32_t inj_bin_magic(int b)
+{
+	uint32_t m = 0;
+	pthread_mutex_lock(&reg_mu);
+	if (b >= 0 && (size_t)b < nbins)
+		m = bins[b].magic;
+	pthread_mutex_unlock(&reg_mu);
+	return m;
+}
+
 /* ---- launch lookup ---- */
 
 static void launch_init(struct inj_launch *l, int bin, const char *name)

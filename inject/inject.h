@@ -128,7 +128,11 @@ int inj_launch_by_handle(struct inj_launch *l, const void *hdl, uint64_t tiling_
 int inj_launch_by_func(struct inj_launch *l, const void *fh);
 void inj_launch_begin(struct inj_launch *l);
 void inj_launch_end(struct inj_launch *l, int64_t ret);
-/* Replayable captures: the launch's argument blob (rt path). */
+/* Replayable captures: device allocations (ptr -> size), the magic of a
+ * binary, and the launch's argument blob (rt path). */
+void inj_alloc_note(const void *ptr, uint64_t size);
+void inj_alloc_forget(const void *ptr);
+uint32_t inj_bin_magic(int bin);
 void inj_launch_save_args(struct inj_launch *l, const void *args, uint32_t size,
                           const rtArgsEx_t *ex);
 

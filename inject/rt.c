@@ -70,12 +70,12 @@ INJ_API rtError_t rtGetSocVersion(char *ver, const uint32_t maxlen)
 
 INJ_API rtError_t rtMalloc(void **p, uint64_t size, int32_t type, const uint16_t mod)
 {
-	RT_SPAN(rtMalloc, (p, size, type, mod), size, type, OUTPTR(p), NULL, (void)0)
+	RT_SPAN(rtMalloc, (p, size, type, mod), size, type, OUTPTR(p), NULL, if (p) inj_alloc_note(*p, size))
 }
 
 INJ_API rtError_t rtFree(void *p)
 {
-	RT_SPAN(rtFree, (p), PTR(p), NONE, NONE, NULL, (void)0)
+	RT_SPAN(rtFree, (p), PTR(p), NONE, NONE, NULL, inj_alloc_forget(p))
 }
 
 INJ_API rtError_t rtMallocHost(void **p, uint64_t size, const uint16_t mod)

@@ -67,3 +67,19 @@ INJ_TEST_ALL := $(INJ_TEST_SIM)/Ascend910B1/lib/libruntime_camodel.so \
 EXTRA_CHECK += $(INJ_TEST_ALL)
 .PHONY: inject-test
 inject-test: $(INJ_TEST_ALL) build/lib/liboptrace-inject.so build/bin/sim-capture build/bin/sim-flow build/bin/sim-export
+
+# make bench: the per-call cost of host API spans.
+.PHONY: inject-bench
+inject-bench: $(INJ_TEST_ALL) build/lib/liboptrace-inject.so
+	@sh test/bench/inject-bench.sh
+EXTRA_BENCH += inject-bench
+
+# The sanitizer tree finds the stand-in simulator where the normal one does
+# (sim-capture's default CANN root is ../cann next to its binary).
+build-san/cann:
+	@mkdir -p build-san
+	ln -sfn ../build/cann $@
+EXTRA_CHECK += build-san/cann
+
+# --config reads JSON kernel descriptions with cJSON.
+build/bin/sim-capture build-san/bin/sim-capture: LDLIBS += -lcjson

@@ -204,3 +204,43 @@ rundir() {
 	[ "$status" -eq 0 ]
 	jq -e '.aic_metrics == "PipeUtilization"' "$out"/ge/OPPROF_*/manifest.json
 }
+
+@test "--config: the JSON description becomes kernel_config.bin for the launcher" {
+	cd "$BATS_TEST_TMPDIR"
+	head -c 8 /dev/zero > x.bin
+	head -c 8 /dev/zero > t.bin
+	cp "$app" k.o
+	cat > c.json <<'JSON'
+{ "kernel_name": "add_custom", "kernel_path": "./k.o", "blockdim": 8, "mode": "ca", "device_id": 0,
+  "magic": "RT_DEV_BINARY_MAGIC_ELF_AIVEC", "tiling_key": 1,
+  "test_cases": [ { "case_name": "Test_001", "param_desc": [
+      {"param_type":"input","name":"x","type":"float16","shape":[4],"data_path":"./x.bin"},
+      {"param_type":"input","name":"y","data_path":"null"},
+      {"param_type":"output","name":"z","type":"float32","shape":[2,4]},
+      {"param_type":"workspace","user_workspace_size":4096},
+      {"param_type":"tiling","tiling_data_size":8,"tiling_data_path":"./t.bin"},
+      {"param_type":"fftsAddr","data_size":64} ] } ] }
+JSON
+	printf '#!/bin/sh\n[ "$1" = -c ] && cat "$2" > "%s/cfg"\n' "$BATS_TEST_TMPDIR" > launcher
+	chmod +x launcher
+	OPTRACE_KERNEL_LAUNCHER=$PWD/launcher run sim-capture --cann-root="$cann" -o "$out" --config=c.json
+	# the stand-in launcher is not this script: nothing was launched
+	[ "$status" -eq 3 ]
+	d=$BATS_TEST_TMPDIR
+	[ "$(jq -r 'keys_unsorted | join(",")' cfg)" = \
+	  "bin_path,block_dim,device_id,ffts,input_path,input_size,kernel_name,magic,output_dir,output_name,output_size,tiling_data_path,tiling_key,workspace_size" ]
+	jq -e --arg d "$d" '.bin_path == "\($d)/k.o" and .block_dim == "8" and .ffts == "Y"
+	    and .input_path == "\($d)/x.bin;n" and .input_size == "8;0" and .output_name == "z"
+	    and .output_size == "32" and .output_dir == "\($d)/msopt_test_result/Test_001"
+	    and .tiling_data_path == "\($d)/t.bin;8" and .tiling_key == "1" and .workspace_size == "4096"' cfg
+	# errors name the file and exit 2
+	for bad in 's/"ca"/"onboard"/' 's/_AIVEC/_XX/' 's/"shape":\[4\]/"shape":[5]/' 's/"kernel_name": "add_custom"/"kernel_name": "a-b"/'; do
+		sed "$bad" c.json > b.json
+		run sim-capture --cann-root="$cann" -o "$out" --config=b.json
+		[ "$status" -eq 2 ] || { echo "$bad: $status $output"; return 1; }
+		[[ $output == "sim-capture: b.json: "* ]] || { echo "$bad: $output"; return 1; }
+	done
+	run sim-capture --cann-root="$cann" -o "$out" --config=c.json --kernel-name=x
+	[ "$status" -eq 2 ]
+	[ -z "$(ls "$out")" ]
+}

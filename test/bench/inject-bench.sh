@@ -1,0 +1,25 @@
+#!/bin/sh
+# The cost of a host API span: a test application makes a million
+# rtGetDevice calls through the preload library, with spans recorded, with
+# spans off, and without the library.  Goal: well under a microsecond per
+# call.  Run by `make bench` (target inject-bench).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+lib=$top/build/inject-test/cann/tools/simulator/Ascend910B1/lib
+app=$top/build/inject-test/inject-app
+inj=$top/build/lib/liboptrace-inject.so
+calls=${CALLS:-1000000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/device0/tmp_dump/host"
+
+per_call() { sed -n 's/.*: \([0-9.]*\) ns per call/\1/p'; }
+base=$(LD_LIBRARY_PATH=$lib "$app" -c "$calls" | per_call)
+off=$(LD_LIBRARY_PATH=$lib LD_PRELOAD=$inj IS_SIMULATOR_ENV=true OPTRACE_CAPTURE_DIR=$work OPTRACE_SPANS=0 \
+	"$app" -c "$calls" | per_call)
+on=$(LD_LIBRARY_PATH=$lib LD_PRELOAD=$inj IS_SIMULATOR_ENV=true OPTRACE_CAPTURE_DIR=$work \
+	"$app" -c "$calls" | per_call)
+bytes=$(cat "$work"/device0/tmp_dump/host/*.rec | wc -c)
+echo "inject: $calls rtGetDevice calls: ${base} ns/call plain, ${off} ns/call through the library (spans off)," \
+     "${on} ns/call recording spans ($((bytes / calls)) bytes per span record)"
+awk -v on="$on" -v base="$base" 'BEGIN { d = on - base; printf "inject: a host API span costs %.0f ns per call (goal: well under 1000)\n", d; exit !(d < 1000) }'

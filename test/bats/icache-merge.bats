@@ -197,3 +197,11 @@ instr() {
 	[ "$status" -eq 0 ]
 	grep -q annotate <<<"$output"
 }
+
+@test "golden outputs: the spec's sample lines and the 910B sample (test/golden/stages)" {
+	sh "$BATS_TEST_DIRNAME/../golden/stages/make.sh" "$BATS_TEST_TMPDIR/golden"
+	for n in icache-910B icache-310P icache-310B annotate-910B; do
+		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.jsonl" "$BATS_TEST_TMPDIR/golden/$n.jsonl"
+		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.err" "$BATS_TEST_TMPDIR/golden/$n.err"
+	done
+}

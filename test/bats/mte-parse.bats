@@ -236,3 +236,11 @@ bw() { jq -c 'select(.kind=="mte_bw") | [.bucket_us,.GM_TO_UB,.GM_TO_L1,.GM_TO_T
 	run jq -c '.traceEvents[] | select(.pid=="MTE Throughput" and .ph=="C" and .ts==10 and .name=="GM_TO_UB") | .args["throughput(MB/s)"]' "$tmp/out/trace.json"
 	[ "$output" = "244.140625" ]
 }
+
+@test "golden outputs: the spec's sample lines and the 910B sample (test/golden/stages)" {
+	sh "$BATS_TEST_DIRNAME/../golden/stages/make.sh" "$BATS_TEST_TMPDIR/golden"
+	for n in mte-910B mte-trace-910B; do
+		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.jsonl" "$BATS_TEST_TMPDIR/golden/$n.jsonl"
+		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.err" "$BATS_TEST_TMPDIR/golden/$n.err"
+	done
+}

@@ -253,3 +253,11 @@ for r in rows: print(json.dumps(r[1:], separators=(",", ":")))'
 	[[ "$output" == "scalar-merge: temporary file: create: "* ]]
 	[ ! -e "$tmp/out" ]
 }
+
+@test "golden outputs: the spec's sample lines and the 910B sample (test/golden/stages)" {
+	sh "$BATS_TEST_DIRNAME/../golden/stages/make.sh" "$BATS_TEST_TMPDIR/golden"
+	for n in scalar-910B; do
+		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.jsonl" "$BATS_TEST_TMPDIR/golden/$n.jsonl"
+		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.err" "$BATS_TEST_TMPDIR/golden/$n.err"
+	done
+}

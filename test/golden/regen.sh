@@ -40,3 +40,7 @@ emit() { # name: reads records on stdin
 "$bin/dump-split" "$data/A5" 2>/dev/null | "$bin/instr-parse" --soc-version=Ascend950PR_9599 2>/dev/null | emit A5
 emit features <"$gold/features.jsonl"
 echo "regenerated: $(cd "$gold" && find 910B A5 features -type f | sort | tr '\n' ' ')"
+# icache-merge, scalar-merge and mte-parse: stages/out (see stages/make.sh).
+rm -rf "$gold/stages/out"
+PATH="$bin:$PATH" sh "$gold/stages/make.sh" "$gold/stages/out"
+echo "regenerated: $(cd "$gold" && find stages/out -type f | sort | tr '\n' ' ')"

@@ -36,6 +36,7 @@ static const char usage_text[] =
 	"      --soc-version=SOC   simulator to use (default: from LD_LIBRARY_PATH, else Ascend910B1)\n"
 	"      --kernel-name=N|N2  capture kernels whose name starts with or matches (*) a token\n"
 	"      --launch-count=N    capture at most N launches per process (1..5000, default 1)\n"
+	"      --launch-skip-before-match=N  never capture the first N launches of a process (0..1000)\n"
 	"      --timeout=MIN       stop the application after MIN minutes (1..2880; Ns: seconds)\n"
 	"      --dump=on|off       keep the simulator's dump files (default on; off with --live)\n"
 	"      --live              stream the simulator's events as records on stdout, no dumps\n"
@@ -50,7 +51,7 @@ static const char usage_text[] =
 /* ---- options ---- */
 
 static const char *out_dir, *soc_opt, *kernel_names, *core_ids, *cann_root, *config_file;
-static unsigned long launch_count = 1;
+static unsigned long launch_count = 1, launch_skip;
 static unsigned long timeout_s;
 static int dump_on = -1, live, replay, no_spans;
 static char **app;
@@ -187,6 +188,8 @@ static void parse_args(int argc, char **argv)
 			kernel_names = v;
 		} else if (take(a, "--launch-count", &i, argc, argv, &v)) {
 			launch_count = ranged("--launch-count", v, 1, 5000);
+		} else if (take(a, "--launch-skip-before-match", &i, argc, argv, &v)) {
+			launch_skip = ranged("--launch-skip-before-match", v, 0, 1000);
 		} else if (take(a, "--timeout", &i, argc, argv, &v)) {
 			parse_timeout(v);
 		} else if (take(a, "--dump", &i, argc, argv, &v)) {
@@ -689,6 +692,8 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 	if (kernel_names)
 		json_kv_cstr(&j, "kernel_name", kernel_names);
 	json_kv_uint(&j, "launch_count", launch_count);
+	if (launch_skip)
+		json_kv_uint(&j, "launch_skip_before_match", launch_skip);
 	if (core_ids)
 		json_kv_cstr(&j, "core_id", core_ids);
 	if (ge_metrics[0])
@@ -869,6 +874,8 @@ int main(int argc, char **argv)
 	env_set(&env, "OPTRACE_CAPTURE_DIR", run);
 	snprintf(buf, sizeof buf, "%lu", launch_count);
 	env_set(&env, "OPTRACE_LAUNCH_COUNT", buf);
+	snprintf(buf, sizeof buf, "%lu", launch_skip);
+	env_set(&env, "OPTRACE_LAUNCH_SKIP", buf);
 	if (kernel_names)
 		env_set(&env, "OPTRACE_KERNEL_NAME", kernel_names);
 	else

@@ -443,7 +443,9 @@ void inj_launch_begin(struct inj_launch *l)
 	int take = 0;
 	l->index = __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
 	l->order = -1;
-	if (inj.capdir && !inj.disabled && selected(l->name)) {
+	/* The first --launch-skip-before-match launches of the process are
+	 * never captured, whatever their name (capture.md 4.9). */
+	if (inj.capdir && !inj.disabled && l->index >= inj.skip && selected(l->name)) {
 		pthread_mutex_lock(&reg_mu);
 		if (granted < inj.count) {
 			granted++;

@@ -330,6 +330,8 @@ static void do_init(void)
 	inj.count = 1;
 	if ((e = env("OPTRACE_LAUNCH_COUNT")))
 		inj.count = strtoul(e, NULL, 10);
+	if ((e = env("OPTRACE_LAUNCH_SKIP")))
+		inj.skip = strtoul(e, NULL, 10);
 	if ((e = env("OPTRACE_KERNEL_NAME")))
 		split_names(e);
 	rec_schema(K_HEADER); /* index the schemas before any thread races */

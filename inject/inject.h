@@ -61,6 +61,7 @@ struct inj_state {
 	const char *live;    /* OPTRACE_LIVE: FIFO of the live record stream */
 	char **names;        /* --kernel-name tokens (NULL = any) */
 	unsigned long count; /* --launch-count */
+	unsigned long skip;  /* --launch-skip-before-match */
 };
 extern struct inj_state inj __attribute__((visibility("hidden")));
 

@@ -61,6 +61,12 @@ rundir() {
 	[ "$(ls "$r/device0")" = mul_custom ]
 	[ "$(ls "$r/device0/mul_custom" | tr '\n' ' ')" = "0 1 2 " ]
 	rm -rf "$out"/*
+	capture --launch-skip-before-match=3 --launch-count=5 -- "$app" -n 3 -k both
+	[ "$status" -eq 0 ]
+	# launches: add mul add mul add mul; the first three are skipped
+	[ "$(ls "$(rundir)/device0/add_custom" | tr '\n' ' ')" = "0 " ]
+	[ "$(ls "$(rundir)/device0/mul_custom" | tr '\n' ' ')" = "0 1 " ]
+	rm -rf "$out"/*
 	capture --kernel-name='xx|ad' -- "$app" -k both
 	[ "$status" -eq 0 ]
 	[ -d "$(rundir)/device0/add_custom/0/dump" ]

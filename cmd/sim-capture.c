@@ -995,8 +995,9 @@ int main(int argc, char **argv)
 	rm_tree(tmpd);
 	if (live) {
 		rec_out_trailer(&live_rec, live_bad, ndropped, sigints > 0 || timed_out);
-		if (wr_close(live_out))
-			cli_warn("stdout: write failed");
+		int e = wr_close(live_out);
+		if (e && e != EPIPE) /* a reader that stopped early is not an error */
+			cli_warn("stdout: %s", strerror(e));
 	}
 
 	if (WIFSIGNALED(status) && !sigints && !timed_out)

@@ -250,3 +250,12 @@ JSON
 	[ "$status" -eq 2 ]
 	[ -z "$(ls "$out")" ]
 }
+
+@test "live mode: a slow consumer makes the simulator wait; nothing is lost" {
+	export FAKE_RT_REPEAT=5000   # 80000 lines, far more than the pipes hold
+	sim-capture -q --cann-root="$cann" -o "$out" --live -- "$app" -n 1 |
+		{ sleep 2; instr-parse --json; } > "$BATS_TEST_TMPDIR/live.json"
+	[ "$(jq -c 'select(.kind == "instr")' "$BATS_TEST_TMPDIR/live.json" | wc -l)" -eq 40000 ]
+	jq -e -s 'map(select(.kind == "trailer"))[-1] | .dropped == 0 and .bad == 0' "$BATS_TEST_TMPDIR/live.json"
+	jq -e '.dropped == 0' "$(rundir)/manifest.json"
+}

@@ -2,7 +2,8 @@
  * (test/bats/inject.bats, test/bench/inject-bench.sh): the rt* calls the
  * test application makes, each as cheap as possible, and a "launch" that
  * writes a few camodel-format log lines to CAMODEL_LOG_PATH (or hands them
- * to an attached callback).  Not a simulator: test/camodel is. */
+ * to an attached callback).  FAKE_RT_REPEAT=N repeats the four
+ * instructions N times per block; FAKE_RT_SLEEP=S sleeps S seconds first.  Not a simulator: test/camodel is. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,8 @@ static void put(int fd, const char *s) { if (write(fd, s, strlen(s)) < 0) _exit(
 int32_t rtKernelLaunch(const void *stub, uint32_t bd, void *args, uint32_t n, void *sm, void *stm)
 {
 	const char *dir = getenv("CAMODEL_LOG_PATH"), *sl = getenv("FAKE_RT_SLEEP");
+	const char *rep = getenv("FAKE_RT_REPEAT");
+	uint32_t r, reps = rep ? (uint32_t)atoi(rep) : 1;
 	static const char *const logs[2] = { "instr_popped_log", "instr_log" };
 	uint32_t b, i, k;
 	(void)stub; (void)args; (void)n; (void)sm; (void)stm;
@@ -51,9 +54,10 @@ int32_t rtKernelLaunch(const void *stub, uint32_t bd, void *args, uint32_t n, vo
 			fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0640);
 		}
 		for (b = 0; b < (bd ? bd : 1); b++)
+			for (r = 0; r < reps; r++)
 			for (i = 0; i < 4; i++) {
 				char dec[128], line[300];
-				uint64_t pc = 0x10f86000 + 4 * i, t = 100 + 10 * b + i + k;
+				uint64_t pc = 0x10f86000 + 4 * i, t = 100 + 10 * (b + 2 * r) + i + k;
 				entry_t e = { 0, 1, pc, dec, "XD:X1=0x1, IMM:0x1," };
 				snprintf(dec, sizeof dec, "(PC: 0x%llx) SCALAR   : (Binary: 0x073a7f80) MOV_XD_IMM",
 				         (unsigned long long)pc);

@@ -613,3 +613,91 @@ JSON
 	run bash -c "timeline-emit -q --from=7 '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == \"C\") | .ts] | unique'"
 	[ "$output" = '[7]' ]
 }
+
+# ---- the code view (code records from src-map) ----
+
+@test "code view: code arguments, mark source ends, code CSV, CODE and FILE_API, report equal the golden files" {
+	# Source paths in code.jsonl are relative to test/golden.
+	(cd "$gold" && timeline-emit --report=5 -o "$T/out" code.jsonl > "$T/summary.txt" 2> "$T/err")
+	diff -r -x visualize_data.bin "$gold/code/out" out
+	diff "$gold/code/summary.txt" summary.txt
+	check_dir out
+	vdata out
+	diff -r "$gold/code/vdata" out.vdata
+	# The file that is not there is named once; the others are blocks.
+	[ "$(grep -c 'source file not in the code view (code-src/missing.c: No such file or directory)' err)" -eq 1 ]
+	[ "$(grep -c '^type=CODE .*path=code-src/kernel.c offset=' out.vdata/blocks.txt)" -eq 1 ]
+	[ "$(grep -c '^type=CODE' out.vdata/blocks.txt)" -eq 1 ]
+	cmp out.vdata/CODE.txt "$gold/code-src/kernel.c"
+	# Block order: TRACE, CODE, FILE_API, INSTR_API.
+	[ "$(cut -d' ' -f1 out.vdata/blocks.txt | tr '\n' ' ')" = "type=TRACE type=CODE type=FILE_API type=INSTR_API " ]
+}
+
+@test "code view: every slice's code is its pc's stack; marks only with both ends; library-only pcs keep their entry" {
+	(cd "$gold" && timeline-emit -q -o "$T/out" code.jsonl 2>/dev/null)
+	jq -c 'select(.kind == "code") | {(.pc): .stack}' "$gold/code.jsonl" | jq -s -c add > stacks.json
+	# X slices and B events carry the stack of their pc ("" when none).
+	jq -e --slurpfile s stacks.json '[.traceEvents[] | select((.ph == "X" or .ph == "B") and .args.pc_addr != null)
+		| select(.args.code != ($s[0][.args.pc_addr] // ""))] | length == 0' out/trace.json
+	for f in out/*/trace.json; do
+		jq -e --slurpfile s stacks.json '[.traceEvents[] | select(.ph == "X" and .args.pc_addr != null)
+			| select(.args.code != ($s[0][.args.pc_addr] // ""))] | length == 0' "$f"
+	done
+	[ "$(jq -c '[.traceEvents[] | select(.tid == "USERMARK" and .ph == "X") | .args]' out/trace.json)" = \
+	  '[{"trace_start":"code-src/kernel.c:7","trace_stop":"code-src/kernel.c:11"},{"trace_start":"","trace_stop":""}]' ]
+	# INSTR_API: the first user entry, else the first entry.
+	instr_api out | jq -e '[.Instructions[] | {(.Address): .["AscendC Inner Code"]}] | add
+		| .["0x10f86014"] == "code-src/kernel.c:10" and .["0x10f86040"] == "code-src/ascend-toolkit/include/kernel_operator.h:10"
+		  and .["0x10f86070"] == ""'
+	# The code CSV counts user lines only, and every instruction on each of
+	# its user entries; cache misses and marks never.
+	! grep -q ascend-toolkit out/core0.veccore0/core0.veccore0_code_exe.csv
+	[ "$(awk -F, 'NR > 1 { s += $3 } END { print s }' out/core0.veccore0/core0.veccore0_code_exe.csv)" -eq \
+	  "$(jq -s '[.[] | select(.kind == "instr" and .subidx == 0 and .pipe != "CACHEMISS" and (.pc | IN("0x10f86040", "0x10f86070") | not)) | .end - .start] | add' "$gold/code.jsonl")" ]
+}
+
+@test "code view end to end: src-map on a -g kernel, the hot loop's line on top, lines add up to the instructions" {
+	src="$BATS_TEST_DIRNAME/../golden/code-src"
+	cc -g -gdwarf-4 -O0 -I "$src/ascend-toolkit/include" -c "$src/kernel.c" -o k.o
+	base=$((0x10f86000))
+	at() { # the first address of FILE at LINE
+		printf '%d' "$(objdump --dwarf=decodedline k.o | awk -v f="$1" -v l="$2" '$1 == f && $2 == l { print $3; exit }')"
+	}
+	loop=$(at kernel.c "$(grep -n HOT_LOOP "$src/kernel.c" | cut -d: -f1)")
+	ret=$(at kernel.c "$(grep -n HOT_RET "$src/kernel.c" | cut -d: -f1)")
+	inl=$(at kernel_operator.h "$(grep -n TK_INLINE "$src/ascend-toolkit/include/kernel_operator.h" | cut -d: -f1)")
+	{ header
+	  for ((i = 0; i < 50; i++)); do
+		instr 0 veccore 0 $((100 + 20 * i)) $((103 + 20 * i)) "$(printf '0x%x' $((base + loop)))" SCALAR ADD ""
+		instr 0 veccore 0 $((103 + 20 * i)) $((115 + 20 * i)) "$(printf '0x%x' $((base + inl)))" VECTOR VMUL ""
+	  done
+	  instr 0 veccore 0 2000 2002 "$(printf '0x%x' $((base + ret)))" SCALAR RET ""
+	  instr 0 veccore 0 2002 2009 0x7000 SCALAR FAR ""
+	  trailer; } > in.jsonl
+	printf '0x%x\n' $base > pc_start_addr.txt
+	src-map --binary k.o --pc-start pc_start_addr.txt in.jsonl | timeline-emit --report=3 -o out > report.txt
+	csv=out/core0.veccore0/core0.veccore0_code_exe.csv
+	# The loop line (the VMUL's inline stack ends there too) is the top row.
+	[[ "$(sed -n 2p "$csv")" == *"/kernel.c:$(grep -n HOT_LOOP "$src/kernel.c" | cut -d: -f1),100,750,"* ]]
+	[ "$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$csv")" -eq 752 ]
+	# The report: the loop line first, lines plus "no source" = all cycles.
+	sed -n '/instruction cycles/,$p' report.txt > r
+	[[ "$(sed -n 1p r)" == *"core0.veccore0: 759 instruction cycles"* ]]
+	# (the VMULs count on their inner entry: the toolkit line is a library
+	# entry, so the user line of the loop; the ADDs on the loop line too)
+	[[ "$(sed -n 4p r)" == *"750   98.8%        100  "*"/kernel.c:$(grep -n HOT_LOOP "$src/kernel.c" | cut -d: -f1)" ]]
+	[[ "$(sed -n '/top instructions/{n;n;p}' r)" == *"600   79.1%         50  $(printf '0x%x' $((base + inl)))"*"VMUL"* ]]
+	[ "$(sed -n '/top source lines/,/top instructions/p' r | awk '$1 ~ /^[0-9]+$/ { s += $1 } END { print s }')" -eq 759 ]
+	instr_api out | jq -e --arg l "kernel.c:$(grep -n HOT_LOOP "$src/kernel.c" | cut -d: -f1)" \
+		'[.Instructions[] | select(.Pipe == "VECTOR")][0]["AscendC Inner Code"] | endswith($l)'
+}
+
+@test "--report: on standard error without -o; without code records the instructions only; N must be positive" {
+	run bash -c "timeline-emit --report=2 '$R/910B.rec' 2>&1 >/dev/null"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"No source lines: the stream has no code records"* ]]
+	[[ "$output" == *"core0.veccore0: 553 instruction cycles"* ]]
+	[ "$(echo "$output" | grep -c 'WAIT_FLAG')" -eq 2 ]
+	run timeline-emit --report=0 "$R/910B.rec"
+	[ "$status" -eq 2 ]
+}

@@ -144,13 +144,51 @@ static int width(enum rec_type t)
 
 /* ---- binary ---- */
 
+/* Field widths and the numeric part's width of each kind, worked out on
+ * first use (the encoder's per-record loop over types costs more). */
+static unsigned char kind_widths[256][REC_MAXNUM];
+static int kind_nwidth[256];        /* + 1; 0 = not worked out yet */
+
+static const unsigned char *widths_of(const struct rec_schema *sc)
+{
+	unsigned char k = (unsigned char)sc->kind;
+	if (!kind_nwidth[k]) {
+		int i, n = 0;
+		for (i = 0; i < sc->nnum; i++)
+			n += kind_widths[k][i] = (unsigned char)width(sc->num[i].type);
+		kind_nwidth[k] = n + 1;
+	}
+	return kind_widths[k];
+}
+
 /* Bytes of the numeric part of a kind, before escaping. */
 static int numeric_width(const struct rec_schema *sc)
 {
-	int i, n = 0;
-	for (i = 0; i < sc->nnum; i++)
-		n += width(sc->num[i].type);
-	return n;
+	widths_of(sc);
+	return kind_nwidth[(unsigned char)sc->kind] - 1;
+}
+
+/* Does [p, p + n) hold an LF or an ESC?  One pass, eight bytes a step (a
+ * SWAR zero-byte test on x ^ LFs and x ^ ESCs). */
+static int has_lf_esc(const char *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	while (n >= 8) {
+		uint64_t x, a, b;
+		memcpy(&x, p, 8);
+		a = x ^ (ones * '\n');
+		b = x ^ (ones * REC_ESC);
+		if (((a - ones) & ~a & highs) | ((b - ones) & ~b & highs))
+			return 1;
+		p += 8;
+		n -= 8;
+	}
+	while (n--) {
+		if (*p == '\n' || *p == REC_ESC)
+			return 1;
+		p++;
+	}
+	return 0;
 }
 
 size_t rec_bin_size(const struct rec *r)
@@ -167,6 +205,7 @@ size_t rec_bin_size(const struct rec *r)
 static char *put_raw(char *o, const struct rec *r)
 {
 	const struct rec_schema *sc = r->sc;
+	const unsigned char *w = widths_of(sc);
 	int i;
 
 	for (i = 0; i < sc->nnum; i++) {
@@ -174,7 +213,7 @@ static char *put_raw(char *o, const struct rec *r)
 		 * little-endian host the low four come first, and the caller's
 		 * buffer has room to spare (rec_bin_size). */
 		memcpy(o, &r->n[i].u, 8);
-		o += width(sc->num[i].type);
+		o += w[i];
 	}
 	for (i = 0; i < sc->nstr; i++) {
 		uint32_t n = (uint32_t)r->s[i].n;
@@ -196,12 +235,12 @@ size_t rec_bin_encode(char *buf, const struct rec *r)
 	 * Otherwise lay them out again in the upper half of the buffer (it
 	 * has room for the worst case) and copy down with escapes. */
 	end = put_raw(body, r);
-	nl = memchr(body, '\n', (size_t)(end - body));
-	esc = memchr(body, REC_ESC, (size_t)(end - body));
-	if (!nl && !esc) {
+	if (!has_lf_esc(body, (size_t)(end - body))) {
 		*end = '\n';
 		return (size_t)(end - buf) + 1;
 	}
+	nl = memchr(body, '\n', (size_t)(end - body));
+	esc = memchr(body, REC_ESC, (size_t)(end - body));
 	{
 		char *raw = buf + half + 1, *rend, *o;
 		const char *p;

@@ -258,3 +258,37 @@ stream() {
 	[ "$status" -eq 3 ]
 	[ "$(cat kept)" = keep ]
 }
+
+@test "sim-export adds src-map when the dump has aicore_binary.o, with pc_start_addr.txt; else one note" {
+	# build/bin holds a copy of the recipe; the source one as a fallback.
+	export PATH="$PATH:$BATS_TEST_DIRNAME/../../pipelines"
+	cp -r "$BATS_TEST_DIRNAME/../data/910B" dump
+	cp "$K/k.o" dump/aicore_binary.o
+	printf '0x%x\n' $BASE > dump/pc_start_addr.txt
+	mkdir out
+	run sim-export -o out dump
+	[ "$status" -eq 0 ]
+	d=$(ls -d out/OPPROF_*)
+	cmp "$K/k.o" "$d/dump/aicore_binary.o"
+	# The sample's first pcs fall in the fixture's tk_call (offsets 0, 4, 8):
+	# library lines; each slice has its pc's stack.
+	src-map --binary "$K/k.o" --pc-start $BASE --json <(dump-split dump 2>/dev/null | instr-parse -q) |
+		jq -c 'select(.kind == "code") | {(.pc): .stack}' | jq -s -c add > stacks.json
+	[ "$(jq 'length' stacks.json)" -ge 3 ]
+	jq -e --slurpfile s stacks.json '[.traceEvents[] | select(.ph == "X" and .args.pc_addr != null)
+		| select(.args.code != ($s[0][.args.pc_addr] // ""))] | length == 0' "$d/simulator/trace.json"
+	[ "$(jq '[.traceEvents[] | select(.ph == "X" and (.args.code // "") != "")] | length' "$d/simulator/trace.json")" -ge 6 ]
+	# Without a binary: the same tree, and one note.
+	rm dump/aicore_binary.o
+	mkdir out2
+	run sim-export -o out2 dump
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | grep -c 'no aicore_binary.o in dump and no --binary: the code view is empty')" -eq 1 ]
+	# A binary without -g: the tree, src-map's one warning, status 0.
+	cp "$K/nog.o" dump/aicore_binary.o
+	mkdir out3
+	run sim-export -o out3 dump
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | grep -c 'the code view is empty: .*has no debug information')" -eq 1 ]
+	jq -e '.traceEvents | length > 0' out3/OPPROF_*/simulator/trace.json
+}

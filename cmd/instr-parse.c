@@ -128,20 +128,41 @@ static enum calc_family calc_family_of(enum chip_family f)
 
 /* ---- per-core state ---- */
 
-/* What pass 1 derived from the last spooled pop of a pc, with the raw
- * fields it came from: a later pop of the pc with the same raw pipe, name
- * and detail derives the same (every step is a function of those three),
- * and is spooled as POP_SAME. */
+/* grammar_rest's findings, as offsets from the start of the rest. */
+struct lrel {
+	ptrdiff_t pipe, name, detail;
+	size_t pipe_n, name_n, detail_n;
+	uint64_t id;
+	int has_id;
+	enum pop_status pop;
+};
+
+/* What pass 1 derived from the last spooled pop of a pc, with the line's
+ * rest after the PC it came from: a later pop of the pc with the same rest
+ * parses and derives the same (every step is a function of the rest), and
+ * is spooled as POP_SAME. */
 struct popcache {
-	char *buf;                  /* raw pipe, raw name, raw detail, spooled detail */
+	char *buf;                  /* the rest, then the spooled detail */
 	size_t cap;
-	uint32_t pipe_n, name_n, detail_n, sdetail_n;
+	uint32_t rest_n, sdetail_n;
+	struct lrel rel;
 	const char *npipe;          /* normalised pipe */
 	int16_t warp, sch;
 	unsigned wmask;             /* calc_vec_writes */
 	uint64_t wval[CALC_VEC_NVARS];
 	int valid;
 };
+
+/* The same for the last exec line of a pc that was spooled (pc mode). */
+struct execcache {
+	char *buf;                  /* the rest */
+	size_t cap;
+	uint32_t rest_n;
+	struct lrel rel;
+	int threads;
+	int valid;
+};
+
 struct pcregs {
 	struct calc_regs regs;
 	int has;
@@ -170,6 +191,7 @@ struct keyinfo {                /* pairing state of one pc (or id) */
 	unsigned writes;            /* vector variables its pops write */
 	uint64_t writes_val[CALC_VEC_NVARS]; /* as written by its last pop */
 	struct pcregs regs;         /* pc mode: GPR operands from its first pop */
+	struct execcache x;         /* pc mode */
 	struct node *pend_pop, *pend_exec;   /* held back by a prune walk */
 	struct node *pop_h, *pop_t, *exec_h, *exec_t;
 };
@@ -425,11 +447,44 @@ static void note_writes(struct keyinfo *k, unsigned mask, const uint64_t *val)
 	}
 }
 
-static int same_raw(const struct popcache *c, const struct iline *l)
+static void rel_save(struct lrel *r, const struct iline *l, const char *rest)
 {
-	return c->valid && c->pipe_n == l->pipe_n && c->name_n == l->name_n && c->detail_n == l->detail_n &&
-	       !memcmp(c->buf + c->pipe_n + c->name_n, l->detail, l->detail_n) &&
-	       !memcmp(c->buf + c->pipe_n, l->name, l->name_n) && !memcmp(c->buf, l->pipe, l->pipe_n);
+	r->pipe = l->pipe - rest;
+	r->name = l->name - rest;
+	r->detail = l->detail - rest;
+	r->pipe_n = l->pipe_n;
+	r->name_n = l->name_n;
+	r->detail_n = l->detail_n;
+	r->id = l->id;
+	r->has_id = l->has_id;
+	r->pop = l->pop;
+}
+
+static void rel_load(struct iline *l, const struct lrel *r, const char *rest)
+{
+	/* An empty field's position does not matter: keep it in the line. */
+	l->pipe = r->pipe_n ? rest + r->pipe : rest;
+	l->name = r->name_n ? rest + r->name : rest;
+	l->detail = r->detail_n ? rest + r->detail : rest;
+	l->pipe_n = r->pipe_n;
+	l->name_n = r->name_n;
+	l->detail_n = r->detail_n;
+	l->id = r->id;
+	l->has_id = r->has_id;
+	l->pop = r->pop;
+}
+
+/* Keep a copy of the rest of a line in a cache buffer, with room for
+ * extra bytes after it. */
+static void keep_rest(char **buf, size_t *cap, const char *rest, size_t n, size_t extra)
+{
+	if (*cap < n + extra) {
+		free(*buf);
+		*cap = 2 * (n + extra) + 16;
+		if (!(*buf = malloc(*cap)))
+			cli_die(EXIT_IO, "out of memory");
+	}
+	memcpy(*buf, rest, n);
 }
 
 static char *ent_buf;
@@ -447,13 +502,13 @@ static void grow_ent(size_t n)
 /* Spool one pop.  Unless same, its text fields are written as differences
  * from c (the pc's previous spooled pop), then c is brought up to date
  * with this pop's raw and derived fields. */
-static void spool_pop(struct unit *u, struct popcache *c, int same, const struct iline *l, uint64_t lineno,
-                      uint32_t file, const char *sd, size_t sdn, const char *npipe, int warp, int sch,
-                      unsigned wmask, const uint64_t *wval)
+static void spool_pop(struct unit *u, struct popcache *c, int same, const struct iline *l, const char *rest,
+                      size_t rest_n, uint64_t lineno, uint32_t file, const char *sd, size_t sdn,
+                      const char *npipe, int warp, int sch, unsigned wmask, const uint64_t *wval)
 {
 	size_t nn = l->name_n > SPOOL_TEXT_MAX ? SPOOL_TEXT_MAX : l->name_n;
 	size_t dn = sdn > SPOOL_TEXT_MAX ? SPOOL_TEXT_MAX : sdn;
-	size_t len, pre = 0, suf = 0, bn = 0, pn = 0, rawn;
+	size_t len, pre = 0, suf = 0, bn = 0, pn = 0;
 	const char *base = NULL;
 	char *o, *start;
 
@@ -472,7 +527,7 @@ static void spool_pop(struct unit *u, struct popcache *c, int same, const struct
 	u->wpop.id = l->id;
 	if (!same) {
 		if (c->valid) {
-			base = c->buf + c->pipe_n + c->name_n + c->detail_n;
+			base = c->buf + c->rest_n;
 			bn = c->sdetail_n;
 			while (pre < bn && pre < dn && base[pre] == sd[pre])
 				pre++;
@@ -513,20 +568,10 @@ static void spool_pop(struct unit *u, struct popcache *c, int same, const struct
 	if (same)
 		return;
 	/* Bring the cache up to date. */
-	rawn = l->pipe_n + l->name_n + l->detail_n;
-	if (c->cap < rawn + dn) {
-		free(c->buf);
-		c->cap = 2 * (rawn + dn) + 16;
-		if (!(c->buf = malloc(c->cap)))
-			cli_die(EXIT_IO, "out of memory");
-	}
-	memcpy(c->buf, l->pipe, l->pipe_n);
-	memcpy(c->buf + l->pipe_n, l->name, l->name_n);
-	memcpy(c->buf + l->pipe_n + l->name_n, l->detail, l->detail_n);
-	memcpy(c->buf + rawn, sd, dn);
-	c->pipe_n = (uint32_t)l->pipe_n;
-	c->name_n = (uint32_t)l->name_n;
-	c->detail_n = (uint32_t)l->detail_n;
+	keep_rest(&c->buf, &c->cap, rest, rest_n, dn);
+	memcpy(c->buf + rest_n, sd, dn);
+	rel_save(&c->rel, l, rest);
+	c->rest_n = (uint32_t)rest_n;
 	c->sdetail_n = (uint32_t)dn;
 	c->npipe = npipe;
 	c->warp = (int16_t)warp;
@@ -554,8 +599,8 @@ static void spool_exec(struct unit *u, uint64_t tick, uint64_t key, uint64_t lin
 
 static void take_line(const struct rec *in)
 {
-	const char *text = in->s[LS_TEXT].p;
-	size_t len = in->s[LS_TEXT].n;
+	const char *text = in->s[LS_TEXT].p, *rest;
+	size_t len = in->s[LS_TEXT].n, rest_n;
 	int is_pop = in->n[L_LOG].u == LOG_POPPED;
 	uint32_t file = (uint32_t)in->n[L_FILE].u;
 	uint64_t lineno = in->n[L_LINE].u;
@@ -564,20 +609,52 @@ static void take_line(const struct rec *in)
 	struct iline l;
 	const char *pipe;
 	size_t dn;
+	long off;
 	uint64_t key;
 	int warp = -1, sch = -1, threads = -1;
 	unsigned writes_vec_mask = 0;
 	uint64_t writes_val[CALC_VEC_NVARS] = { 0 };
 	struct keyinfo *k = NULL;
-	struct pcregs *pr;
+	struct pcregs *pr = NULL;
 
 	u->lines++;
 	if (len && text[len - 1] == '\r')
 		len--;          /* CRLF dumps: the reference loses every line here */
-	if (grammar_parse(text, len, &l)) {
-		loss_add(&losses, LOSS_UNPARSED, file, lineno, is_pop ? "popped" : "instr");
-		return;
+	if ((off = grammar_prefix(text, len, &l)) < 0)
+		goto unparsed;
+	rest = text + off;
+	rest_n = len - (size_t)off;
+	/* A line whose rest after the PC is that of the pc's previous line of
+	 * its log (the one cached) parses and derives the same. */
+	if (!is_pop) {
+		if (!by_id && (k = table_find(&u->keys, l.pc)) && k->x.valid && k->x.rest_n == rest_n &&
+		    !memcmp(k->x.buf, rest, rest_n)) {
+			rel_load(&l, &k->x.rel, rest);
+			mark_line(u, &l, 0, file, lineno);
+			count_in(k, 0, l.tick);
+			spool_exec(u, l.tick, l.pc, lineno, file, k->x.threads);
+			return;
+		}
+	} else {
+		if (by_id) {
+			pr = table_find(&u->pcregs, l.pc);
+		} else {
+			k = table_find(&u->keys, l.pc);
+			pr = k ? &k->regs : NULL;
+		}
+		if (pr && pr->c.valid && pr->c.rest_n == rest_n && !memcmp(pr->c.buf, rest, rest_n)) {
+			struct popcache *c = &pr->c;
+			rel_load(&l, &c->rel, rest);
+			if (k)
+				count_in(k, 1, l.tick);
+			note_writes(k, c->wmask, c->wval);
+			spool_pop(u, c, 1, &l, rest, rest_n, lineno, file, NULL, 0, c->npipe, c->warp, c->sch,
+			          c->wmask, c->wval);
+			return;
+		}
 	}
+	if (grammar_rest(text, len, (size_t)off, &l))
+		goto unparsed;
 	if (is_pop && l.pop == POP_FROM_IQ)
 		return;         /* the issue attempt, not the pop */
 	if (by_id && !l.has_id) {
@@ -598,24 +675,15 @@ static void take_line(const struct rec *in)
 			threads = simt_threads(detail_buf, dn);
 		}
 		key = by_id ? l.id : l.pc;
-		if (!by_id)
-			count_line(u, key, 0, l.tick);
+		if (!by_id) {
+			k = count_line(u, key, 0, l.tick);
+			keep_rest(&k->x.buf, &k->x.cap, rest, rest_n, 0);
+			k->x.rest_n = (uint32_t)rest_n;
+			rel_save(&k->x.rel, &l, rest);
+			k->x.threads = threads;
+			k->x.valid = 1;
+		}
 		spool_exec(u, l.tick, key, lineno, file, threads);
-		return;
-	}
-	/* A pop with the raw fields of the pc's previous spooled pop. */
-	if (by_id) {
-		pr = table_find(&u->pcregs, l.pc);
-	} else {
-		k = table_find(&u->keys, l.pc);
-		pr = k ? &k->regs : NULL;
-	}
-	if (pr && same_raw(&pr->c, &l)) {
-		struct popcache *c = &pr->c;
-		if (k)
-			count_in(k, 1, l.tick);
-		note_writes(k, c->wmask, c->wval);
-		spool_pop(u, c, 1, &l, lineno, file, NULL, 0, c->npipe, c->warp, c->sch, c->wmask, c->wval);
 		return;
 	}
 	grow_detail(l.detail_n);
@@ -653,7 +721,11 @@ static void take_line(const struct rec *in)
 		writes_vec_mask = calc_vec_writes(family, nm, dt, writes_val);
 		note_writes(k, writes_vec_mask, writes_val);
 	}
-	spool_pop(u, &pr->c, 0, &l, lineno, file, detail_buf, dn, pipe, warp, sch, writes_vec_mask, writes_val);
+	spool_pop(u, &pr->c, 0, &l, rest, rest_n, lineno, file, detail_buf, dn, pipe, warp, sch, writes_vec_mask,
+	          writes_val);
+	return;
+unparsed:
+	loss_add(&losses, LOSS_UNPARSED, file, lineno, is_pop ? "popped" : "instr");
 }
 
 /* ---- pass 2: pairing ---- */
@@ -839,8 +911,12 @@ static void free_popcaches(struct table *t, int in_keys)
 	for (i = 0; i < t->cap; i++) {
 		uint64_t key;
 		void *v = table_at(t, i, &key);
-		if (v)
-			free(in_keys ? ((struct keyinfo *)v)->regs.c.buf : ((struct pcregs *)v)->c.buf);
+		if (v && in_keys) {
+			free(((struct keyinfo *)v)->regs.c.buf);
+			free(((struct keyinfo *)v)->x.buf);
+		} else if (v) {
+			free(((struct pcregs *)v)->c.buf);
+		}
 	}
 }
 

@@ -125,7 +125,7 @@ no_detail:
 	return p;
 }
 
-int grammar_parse(const char *line, size_t len, struct iline *o)
+long grammar_prefix(const char *line, size_t len, struct iline *o)
 {
 	const char *p = line, *end = line + len;
 	size_t k;
@@ -158,6 +158,14 @@ int grammar_parse(const char *line, size_t len, struct iline *o)
 		scan_hex(p, q, &o->pc);
 		p = q + 1;
 	}
+	return (long)(p - line);
+}
+
+int grammar_rest(const char *line, size_t len, size_t off, struct iline *o)
+{
+	const char *p = line + off, *end = line + len;
+	size_t k;
+
 	if (LIT(&p, end, "@CORE")) {
 		uint64_t v;
 		k = scan_dec(p, end, &v);
@@ -198,6 +206,12 @@ int grammar_parse(const char *line, size_t len, struct iline *o)
 		if (*p == '\r')
 			return -1;
 	return 0;
+}
+
+int grammar_parse(const char *line, size_t len, struct iline *o)
+{
+	long off = grammar_prefix(line, len, o);
+	return off < 0 ? -1 : grammar_rest(line, len, (size_t)off, o);
 }
 
 size_t strip_spaces(char *dst, const char *src, size_t n)

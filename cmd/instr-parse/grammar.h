@@ -23,6 +23,13 @@ struct iline {
  * Returns 0 when the line matches the grammar, -1 when it does not (or a
  * number does not fit). */
 int grammar_parse(const char *line, size_t len, struct iline *out);
+/* grammar_parse in two steps.  grammar_prefix matches the line's start up
+ * to the PC, "[info] [tick] (PC: 0x...)": it sets every field (tick and pc
+ * parsed, the rest empty) and returns the offset of what follows, or -1
+ * when the line does not match.  grammar_rest matches what follows; what it
+ * finds depends only on the bytes from that offset on. */
+long grammar_prefix(const char *line, size_t len, struct iline *out);
+int grammar_rest(const char *line, size_t len, size_t off, struct iline *out);
 
 /* Copy src without its space characters into dst (room for n); returns the
  * new length. */

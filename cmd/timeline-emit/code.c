@@ -222,14 +222,15 @@ void code_take(const struct rec *r)
 
 const struct codeent *code_of(uint64_t pc)
 {
-	static const struct codeent *last;
+	static uint32_t last;       /* index + 1: codes moves as it grows */
 	uint32_t *slot;
-	if (last && last->pc == pc)
-		return last;
+	if (last && last <= ncodes && codes[last - 1].pc == pc)
+		return &codes[last - 1];
 	slot = code_find_slot(pc);
 	if (!slot || !*slot)
 		return NULL;
-	return last = &codes[*slot - 1];
+	last = *slot;
+	return &codes[last - 1];
 }
 
 /* ---- per core, per line: <core>_code_exe.csv ---- */
@@ -265,7 +266,7 @@ void code_stats(struct core *c, uint64_t pc, uint32_t *code_ix, int fresh, uint6
 		l->count++;
 		l->cycles += end > start ? end - start : 0;
 		if (!l->run.v) {
-			l->run.cap = 64;
+			l->run.cap = 16;
 			l->run.v = xmalloc(l->run.cap * sizeof *l->run.v);
 		}
 		uacc_add(&l->run, start, end);

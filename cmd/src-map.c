@@ -567,7 +567,7 @@ out_failed:
 		         "or a wrong --pc-start?)", pcs_n, binary);
 	}
 	if (!wr_error(o.w) && !read_failed) {
-		if (code_off) {
+		if (code_off && !cli_interrupted) {
 			struct rec d;
 			char msg[768];
 			snprintf(msg, sizeof msg, "the code view is empty: %s", why);

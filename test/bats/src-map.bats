@@ -292,3 +292,22 @@ stream() {
 	[ "$(echo "$output" | grep -c 'the code view is empty: .*has no debug information')" -eq 1 ]
 	jq -e '.traceEvents | length > 0' out3/OPPROF_*/simulator/trace.json
 }
+
+@test "I/O errors: a write error on -o is exit 4 with one message and the old file kept; a reader that goes away ends it quietly" {
+	fso="$BATS_TEST_DIRNAME/../../build/fault.so"
+	[ -f "$fso" ] || skip "build/fault.so is missing (make build/fault.so)"
+	stream > in.jsonl
+	mkdir d
+	echo old > d/out.rec
+	run env LD_PRELOAD="$fso" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=out.rec \
+		src-map --binary "$K/k.o" --pc-start $BASE -o d/out.rec in.jsonl
+	[ "$status" -eq 4 ]
+	[ "$(echo "$output" | grep -c 'd/out.rec')" -eq 1 ]
+	[ "$(ls -A d)" = out.rec ]
+	[ "$(cat d/out.rec)" = old ]
+	# 20000 records into head: src-map stops quietly, status 0.
+	awk -v b=$BASE 'BEGIN { for (i = 0; i < 20000; i++) printf "{\"kind\":\"instr\",\"start\":%d,\"end\":%d,\"pc\":\"0x%x\",\"pipe\":\"S\",\"name\":\"X\"}\n", i, i + 1, b + i % 64 }' > many.jsonl
+	run bash -c "src-map --binary '$K/k.o' --pc-start $BASE --json many.jsonl | head -n 3 > /dev/null; echo \${PIPESTATUS[0]}"
+	[ "$output" = 0 ]
+}

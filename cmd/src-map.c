@@ -100,7 +100,7 @@ static size_t batch_n, batch_cap;
 static struct sym *sym;
 static const char *sym_cmd;
 static int code_off;                /* the code view is off: why[] says why */
-static char why[640];
+static char why[640], sym_said[256];
 static uint64_t n_lookups, n_mapped, n_below, n_batches, n_code;
 static double lookup_secs;
 
@@ -557,14 +557,19 @@ out_failed:
 		const struct chip *chip = upstream_chip(&up, NULL);
 		rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : "");
 	}
-	sym_stop(sym);
-	sym = NULL;
+	if (sym) {
+		/* What it complained about, for the note below. */
+		snprintf(sym_said, sizeof sym_said, "%s", sym_stderr(sym));
+		sym_stop(sym);
+		sym = NULL;
+	}
 	upstream_check_end(&up, &o, read_failed);
 	loss_totals(&losses, &bad, &dropped, &problems);
 	if (!code_off && pcs_n && !n_mapped) {
 		code_off = 1;
 		snprintf(why, sizeof why, "none of the %zu pcs maps to a source line of %s (another kernel's binary, "
-		         "or a wrong --pc-start?)", pcs_n, binary);
+		         "or a wrong --pc-start?)%s%s", pcs_n, binary, *sym_said ? "; the symbolizer said: " : "",
+		         sym_said);
 	}
 	if (!wr_error(o.w) && !read_failed) {
 		if (code_off && !cli_interrupted) {

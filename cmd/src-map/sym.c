@@ -248,6 +248,16 @@ static void reap(struct sym *s, char *buf, size_t n)
 		snprintf(buf, n, "exit status %d", WEXITSTATUS(st));
 }
 
+const char *sym_stderr(struct sym *s)
+{
+	char *m = s->errtext, *q;
+	while (*m == ' ' || *m == '\n')
+		m++;
+	if ((q = strchr(m, '\n')))
+		*q = 0;
+	return m;
+}
+
 void sym_stop(struct sym *s)
 {
 	char how[64];
@@ -455,13 +465,10 @@ int sym_resolve(struct sym *s, const uint64_t *addr, size_t n,
 			s->buf = grow(s->buf, &s->cap, s->len + 65536, 1);
 			r = read(s->out, s->buf + s->len, s->cap - s->len);
 			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
-				char *m = s->errtext, *q;
+				const char *m;
 				reap(s, how, sizeof how);
 				/* Its first line on stderr says why, if it said anything. */
-				while (*m == ' ' || *m == '\n')
-					m++;
-				if ((q = strchr(m, '\n')))
-					*q = 0;
+				m = sym_stderr(s);
 				snprintf(why, whyn, "%s stopped (%s) after %zu of %zu addresses%s%s", s->cmd, how, answered, n,
 				         *m ? ": " : "", m);
 				goto out;

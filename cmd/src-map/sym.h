@@ -32,6 +32,8 @@ struct sym *sym_start(const char *cmd, const char *binary, char *why, size_t why
 int sym_resolve(struct sym *s, const uint64_t *addr, size_t n,
                 void (*done)(void *ctx, size_t i, const struct frame *f, size_t nf), void *ctx,
                 char *why, size_t whyn);
+/* The first line it wrote on its standard error ("" if none). */
+const char *sym_stderr(struct sym *s);
 /* Close its input, wait for it; frees s. */
 void sym_stop(struct sym *s);
 

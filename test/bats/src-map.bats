@@ -226,6 +226,13 @@ stream() {
 		[ "$(echo "$output" | grep -c '"kind":"code"')" -eq 0 ]
 		[ "$(echo "$output" | grep -c "^src-map: the code view is empty: ${args#*|}")" -eq 1 ] || { echo "$output" | grep '^src-map'; return 1; }
 	done
+	# A symbolizer that answers nothing but complains: its words are kept.
+	printf '#!/bin/sh\necho "fakesym: unsupported architecture" >&2\nwhile read -r a; do printf "??\\n??:0:0\\n\\n"; done\n' > fakesym
+	chmod +x fakesym
+	run src-map --binary "$K/k.o" --symbolizer ./fakesym --pc-start $BASE --json in.jsonl
+	[ "$status" -eq 1 ]
+	[ "$(echo "$output" | grep -c '"kind":"instr"')" -eq 10 ]
+	[[ "$output" == *"none of the 6 pcs maps to a source line of $K/k.o"*"the symbolizer said: fakesym: unsupported architecture"* ]]
 	# No symbolizer in PATH at all.
 	mkdir bin
 	for t in src-map jq; do ln -s "$(command -v $t)" bin/$t; done

@@ -467,7 +467,7 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 {
 	struct fline *fl;
 	uint64_t **pcv;
-	uint32_t *npc, *cappc, i, nref = 0;
+	uint32_t *npc, *cappc, *dix, i, nref = 0, nd = 0;
 	struct lineref *ref;
 	struct json j;
 	size_t k;
@@ -475,10 +475,23 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 
 	if (!nsrclines)
 		return 0;
-	fl = xcalloc((size_t)nsrclines * n, sizeof *fl);
-	pcv = xcalloc(nsrclines, sizeof *pcv);
-	npc = xcalloc(nsrclines, sizeof *npc);
-	cappc = xcalloc(nsrclines, sizeof *cappc);
+	/* The user lines some instruction ran, numbered densely: the tables
+	 * below are per such line and core. */
+	dix = xcalloc(nsrclines, sizeof *dix);
+	for (k = 0; k < n; k++)
+		for (i = 0; i < cores[k]->pcs.n; i++) {
+			const struct pcstat *p = &cores[k]->pcs.v[i];
+			unsigned m;
+			if (!p->code || !p->icount)
+				continue;
+			for (m = 0; m < codes[p->code - 1].nlines && m < 64; m++)
+				if ((codes[p->code - 1].user_mask >> m & 1) && !dix[codes[p->code - 1].lines[m]])
+					dix[codes[p->code - 1].lines[m]] = ++nd;
+		}
+	fl = xcalloc((size_t)nd * n, sizeof *fl);
+	pcv = xcalloc(nd, sizeof *pcv);
+	npc = xcalloc(nd, sizeof *npc);
+	cappc = xcalloc(nd, sizeof *cappc);
 	for (k = 0; k < n; k++) {
 		const struct core *c = cores[k];
 		for (i = 0; i < c->pcs.n; i++) {
@@ -489,10 +502,12 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 				continue;
 			e = &codes[p->code - 1];
 			for (m = 0; m < e->nlines; m++) {
-				uint32_t l = e->lines[m];
-				struct fline *f = &fl[(size_t)l * n + k];
+				uint32_t l;
+				struct fline *f;
 				if (!(m < 64 && (e->user_mask >> m & 1)))
 					continue;
+				l = dix[e->lines[m]] - 1;
+				f = &fl[(size_t)l * n + k];
 				if (!f->count) {
 					f->bytes = -1;
 					f->gpr = 0;
@@ -516,9 +531,9 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 	}
 	if (!any)
 		goto out;
-	ref = xmalloc(nsrclines * sizeof *ref);
+	ref = xmalloc(nd * sizeof *ref);
 	for (i = 0; i < nsrclines; i++)
-		if (npc[i]) {
+		if (dix[i]) {
 			ref[nref].line = i;
 			ref[nref].file = srclines[i].file;
 			ref[nref].no = srclines[i].line;
@@ -541,7 +556,7 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 		json_key(&j, "Lines");
 		json_begin_array(&j);
 		for (; i < nref && ref[i].file == file; i++) {
-			uint32_t l = ref[i].line, a;
+			uint32_t l = dix[ref[i].line] - 1, a;
 			uint64_t *v = pcv[l];
 			json_begin_object(&j);
 			/* Address ranges: the line's pcs, sorted, runs of pcs at
@@ -575,7 +590,7 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 			for (k = 0; k < n; k++)
 				json_uint(&j, fl[(size_t)l * n + k].count);
 			json_end_array(&j);
-			json_kv_uint(&j, "Line", srclines[l].line);
+			json_kv_uint(&j, "Line", srclines[ref[i].line].line);
 			json_key(&j, "Process Bytes");
 			json_begin_array(&j);
 			for (k = 0; k < n; k++) {
@@ -603,8 +618,9 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 	json_close_all(&j);
 	free(ref);
 out:
-	for (i = 0; i < nsrclines; i++)
+	for (i = 0; i < nd; i++)
 		free(pcv[i]);
+	free(dix);
 	free(pcv);
 	free(npc);
 	free(cappc);

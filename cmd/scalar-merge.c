@@ -2,14 +2,14 @@
  * icache_tick and ccu_tick of instruction records from the CCU log's issue
  * lines and the icache's fetch records.
  *
- * Per core it keeps, per pc, the CCU ticks in file order and, per fetch
- * block address, the fetch ticks; a fetch block covers pc..pc+12, so the
- * fetch set of a pc is the union of the blocks at pc, pc-4, pc-8 and pc-12
- * and each fetch record is stored once, not four times.  The first
- * instruction record of a core closes its inputs: the merge runs then, and
- * from there each record takes the next CCU entry of its pc, so the records
- * of a pc must come in start order (instr-parse writes them so: the n-th
- * pop of a pc pairs with its n-th execution). */
+ * Per core, the fetch records and CCU issues are spooled until the core's
+ * first instruction record (which closes its inputs); from there fetches,
+ * issues and records are merged in tick order (see "the merge" below), so
+ * memory holds per distinct pc (and fetch block) a table entry and the
+ * issues in flight, never the logs.  A fetch block covers pc..pc+12, so
+ * the fetch set of a pc is the union of the blocks at pc, pc-4, pc-8 and
+ * pc-12.  The records of a pc must come in start order (instr-parse writes
+ * them so: the n-th pop of a pc pairs with its n-th execution). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -500,58 +500,329 @@ static void stop_pc(struct unit *u, struct pcst *p)
 		dequeue(u, p);
 }
 
-static void assign(struct unit *u, struct rec *r)
+/* The ticks of one instruction record of u at pc starting at start: 1 and
+ * *ccu, *icache (REC_NONE: no fetch before the issue) when it takes an
+ * issue, else 0. */
+static int assign_ticks(struct unit *u, uint64_t pc, uint64_t start, uint64_t *ccu, uint64_t *icache)
 {
-	uint64_t start = r->n[I_START].u, ccu, icache;
 	struct pcst *p;
 
 	u->ninstr++;
 	if (u->mode == M_COLLECT)
 		close_unit(u);
 	if (u->mode == M_OFF)
-		return;
+		return 0;
 	if (u->mode == M_STREAM)
 		read_issues(u, start);
-	p = pc_get(u, r->n[I_PC].u);
+	p = pc_get(u, pc);
 	if (p->seen && start < p->last_start)
 		loss_add(&losses, LOSS_ORDER, 0, 0, NULL);
 	p->seen = 1;
 	p->last_start = start;
 	if (p->stop)
-		return;
+		return 0;
 	if (u->mode == M_STREAM) {
 		if (p->qhead == NIL || pool[p->qhead].ccu > start) {
 			stop_pc(u, p);  /* the pc's next issue is after the start, or none */
-			return;
+			return 0;
 		}
-		ccu = pool[p->qhead].ccu;
-		icache = pool[p->qhead].icache;
+		*ccu = pool[p->qhead].ccu;
+		*icache = pool[p->qhead].icache;
 		dequeue(u, p);
 	} else {
 		struct sent e;
 		if (p->next >= p->count) {
 			p->stop = 1;
-			return;
+			return 0;
 		}
 		tspool_at(&u->sorted, p->off + p->next, &e);
 		if (e.ccu > start) {
 			p->stop = 1;
-			return;
+			return 0;
 		}
 		p->next++;
-		ccu = e.ccu;
-		icache = e.icache;
+		*ccu = e.ccu;
+		*icache = e.icache;
 	}
 	/* Step 1's stop: after the pc's first issue without a fetch before
 	 * it, its later issues get none either. */
-	if (p->stop_icache || icache == REC_NONE) {
+	if (p->stop_icache || *icache == REC_NONE) {
 		p->stop_icache = 1;
-		icache = REC_NONE;
+		*icache = REC_NONE;
 	}
-	r->n[I_CCU].u = ccu;
-	r->n[I_ICACHE].u = icache;
-	if (icache != REC_NONE)
+	if (*icache != REC_NONE)
 		u->assigned++;
+	return 1;
+}
+
+static int is_cachemiss(const char *p, size_t n)
+{
+	return n == 9 && !memcmp(p, "CACHEMISS", 9);
+}
+
+static void assign(struct unit *u, struct rec *r)
+{
+	uint64_t ccu, icache;
+	if (assign_ticks(u, r->n[I_PC].u, r->n[I_START].u, &ccu, &icache)) {
+		r->n[I_CCU].u = ccu;
+		r->n[I_ICACHE].u = icache;
+	}
+}
+
+/* One CCU log line: an issue goes to its core's spool. */
+static void take_ccu(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_t file, uint64_t line,
+                     const char *text, size_t n)
+{
+	struct unit *u = unit_for((uint32_t)core, (uint32_t)subtype, (uint32_t)subidx);
+	uint64_t tick, pc;
+	int got = ccu_parse(text, n, &tick, &pc);
+	struct cent e;
+
+	if (got < 0)
+		loss_add(&losses, LOSS_UNPARSED, (uint32_t)file, line, "ccu");
+	if (got)
+		return;
+	if (u->mode != M_COLLECT) {
+		loss_add(&losses, LOSS_LATE, (uint32_t)file, line, "after the instructions");
+		return;
+	}
+	e.tick = tick;
+	e.pc = pc;
+	if (tick < u->ccu_last)
+		u->ccu_unordered = 1;
+	u->ccu_last = tick;
+	tspool_put(&u->ccu, &e);
+	u->nccu++;
+}
+
+/* One fetch record: to its core's spool. */
+static void take_fetch(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_t tick, uint64_t addr)
+{
+	struct unit *u = unit_for((uint32_t)core, (uint32_t)subtype, (uint32_t)subidx);
+	struct fent e;
+	if (u->mode != M_COLLECT) {
+		loss_add(&losses, LOSS_LATE, 0, 0, NULL);
+		return;
+	}
+	e.tick = tick;
+	e.addr = addr;
+	if (tick < u->fetch_last)
+		u->fetch_unordered = 1;
+	u->fetch_last = tick;
+	tspool_put(&u->fetch, &e);
+	u->nfetch++;
+}
+
+/* ---- binary records in place ----
+ *
+ * Most of the stream is instruction records, and scalar-merge changes at
+ * most two numbers in each; the rest are CCU lines, which it only reads.
+ * A binary record (rec.h: the kind, the numbers at fixed offsets, then the
+ * texts with their lengths, every LF or ESC byte escaped) is read where it
+ * lies and written back with the two numbers patched, instead of being
+ * decoded and encoded again: that is most of the time the record codec
+ * would take.  Anything else (JSON, a record that does not add up, more
+ * escapes than fit the table) takes the decoder. */
+
+struct view {
+	const char *line;
+	size_t len, nesc;
+	size_t esc[32];             /* raw index of each escaped byte, ascending */
+};
+
+/* The escapes of a binary line; 0 if bad or too many. */
+static int view_init(struct view *v, const char *line, size_t len)
+{
+	const char *p = line + 1, *end = line + len, *q;
+	v->line = line;
+	v->len = len;
+	v->nesc = 0;
+	while ((q = memchr(p, REC_ESC, (size_t)(end - p)))) {
+		if (q + 1 >= end || (q[1] != ('\n' ^ 0x40) && q[1] != (REC_ESC ^ 0x40)) ||
+		    v->nesc == sizeof v->esc / sizeof v->esc[0])
+			return 0;
+		v->esc[v->nesc] = (size_t)(q - line) - v->nesc;
+		v->nesc++;
+		p = q + 2;
+	}
+	return 1;
+}
+
+static size_t view_rawlen(const struct view *v) { return v->len - v->nesc; }
+
+/* Where raw byte r starts in the line. */
+static size_t view_pos(const struct view *v, size_t r)
+{
+	size_t k = 0;
+	while (k < v->nesc && v->esc[k] < r)
+		k++;
+	return r + k;
+}
+
+/* w <= 8 raw bytes at raw offset r, little endian. */
+static inline uint64_t view_get(const struct view *v, size_t r, size_t w)
+{
+	uint64_t x = 0;
+	size_t j, k = 0;
+	while (k < v->nesc && v->esc[k] < r)
+		k++;
+	if (k == v->nesc || v->esc[k] >= r + w) {      /* no escape inside */
+		memcpy(&x, v->line + r + k, w);        /* little-endian hosts (lib/rec.c checks) */
+		return x;
+	}
+	for (j = 0; j < w; j++) {
+		unsigned char b;
+		while (k < v->nesc && v->esc[k] < r + j)
+			k++;
+		b = (unsigned char)v->line[r + j + k];
+		if (k < v->nesc && v->esc[k] == r + j)
+			b = (unsigned char)v->line[r + j + k + 1] ^ 0x40;
+		x |= (uint64_t)b << (8 * j);
+	}
+	return x;
+}
+
+static int view_is(const struct view *v, size_t at, size_t n, const char *s)
+{
+	size_t j;
+	if (n != strlen(s))
+		return 0;
+	if (!v->nesc)
+		return !memcmp(v->line + at, s, n);
+	for (j = 0; j < n; j++)
+		if (view_get(v, at + j, 1) != (unsigned char)s[j])
+			return 0;
+	return 1;
+}
+
+struct layout {
+	size_t off[REC_MAXNUM], w[REC_MAXNUM], numw;
+	int nstr;
+};
+static struct layout lay_instr, lay_line, lay_fetch;
+
+static void layout_of(struct layout *l, int kind)
+{
+	const struct rec_schema *sc = rec_schema(kind);
+	size_t pos = 1;
+	int i;
+	for (i = 0; i < sc->nnum; i++) {
+		enum rec_type t = sc->num[i].type;
+		l->off[i] = pos;
+		l->w[i] = (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG) ? 4 : 8;
+		pos += l->w[i];
+	}
+	l->numw = pos;
+	l->nstr = sc->nstr;
+}
+
+static uint64_t field(const struct view *v, const struct layout *l, int i)
+{
+	return view_get(v, l->off[i], l->w[i]);
+}
+
+/* The texts add up to the record's end: 1 and the raw offset and length
+ * of text i0; else 0. */
+static int texts(const struct view *v, const struct layout *l, int i0, size_t *at, size_t *n)
+{
+	size_t pos = l->numw, raw = view_rawlen(v);
+	int i;
+	if (raw < pos)
+		return 0;
+	for (i = 0; i < l->nstr; i++) {
+		uint64_t k;
+		if (raw - pos < 4)
+			return 0;
+		k = view_get(v, pos, 4);
+		if (k > raw - pos - 4)
+			return 0;
+		if (i == i0) {
+			*at = pos + 4;
+			*n = (size_t)k;
+		}
+		pos += 4 + (size_t)k;
+	}
+	return pos == raw;
+}
+
+static char *fast_buf;
+static size_t fast_cap;
+
+static void put_escaped(char **o, uint64_t x)
+{
+	int k;
+	for (k = 0; k < 8; k++, x >>= 8) {
+		unsigned char b = (unsigned char)x;
+		if (b == '\n' || b == REC_ESC) {
+			*(*o)++ = (char)REC_ESC;
+			b ^= 0x40;
+		}
+		*(*o)++ = (char)b;
+	}
+}
+
+/* An instruction record: 1 when written here; 0: decode it as usual. */
+static int fast_instr(struct rec_out *o, const char *line, size_t len, int active)
+{
+	struct view v;
+	size_t at, n, from, to;
+	uint64_t ccu, icache;
+	char *p;
+
+	if (!view_init(&v, line, len) || !texts(&v, &lay_instr, IS_PIPE, &at, &n))
+		return 0;
+	if (active && !view_is(&v, at, n, "CACHEMISS") &&
+	    assign_ticks(unit_for((uint32_t)field(&v, &lay_instr, I_CORE), (uint32_t)field(&v, &lay_instr, I_SUBTYPE),
+	                          (uint32_t)field(&v, &lay_instr, I_SUBIDX)),
+	                 field(&v, &lay_instr, I_PC), field(&v, &lay_instr, I_START), &ccu, &icache)) {
+		/* icache_tick and ccu_tick are the last two numbers, side by side. */
+		from = view_pos(&v, lay_instr.off[I_ICACHE]);
+		to = view_pos(&v, lay_instr.off[I_CCU] + 8);
+		if (fast_cap < len + 16) {
+			fast_cap = len + 256;
+			fast_buf = xrealloc(fast_buf, fast_cap);
+		}
+		memcpy(fast_buf, line, from);
+		p = fast_buf + from;
+		put_escaped(&p, icache);
+		put_escaped(&p, ccu);
+		memcpy(p, line + to, len - to);
+		p += len - to;
+		rec_out_raw(o, fast_buf, (size_t)(p - fast_buf));
+		return 1;
+	}
+	rec_out_raw(o, line, len);
+	return 1;
+}
+
+/* A line record: 1 when handled here (a CCU line taken, or any other line
+ * passed on); 0: decode it as usual. */
+static int fast_line(struct rec_out *o, const char *line, size_t len, int active)
+{
+	struct view v;
+	size_t at, n;
+
+	if (!view_init(&v, line, len) || v.nesc || !texts(&v, &lay_line, LS_TEXT, &at, &n))
+		return 0;
+	if (active && field(&v, &lay_line, L_LOG) == LOG_CCU)
+		take_ccu(field(&v, &lay_line, L_CORE), field(&v, &lay_line, L_SUBTYPE), field(&v, &lay_line, L_SUBIDX),
+		         field(&v, &lay_line, L_FILE), field(&v, &lay_line, L_LINE), line + at, n);
+	else
+		rec_out_raw(o, line, len);
+	return 1;
+}
+
+/* A fetch record: taken, and passed on. */
+static int fast_fetch(struct rec_out *o, const char *line, size_t len, int active)
+{
+	struct view v;
+	if (!view_init(&v, line, len) || view_rawlen(&v) != lay_fetch.numw)
+		return 0;
+	if (active)
+		take_fetch(field(&v, &lay_fetch, S_CORE), field(&v, &lay_fetch, S_SUBTYPE),
+		           field(&v, &lay_fetch, S_SUBIDX), field(&v, &lay_fetch, S_TICK), field(&v, &lay_fetch, S_PC));
+	rec_out_raw(o, line, len);
+	return 1;
 }
 
 /* ---- main ---- */
@@ -569,6 +840,7 @@ static void release_all(void)
 	}
 	free(units);
 	free(pool);
+	free(fast_buf);
 	loss_free(&losses);
 }
 
@@ -667,6 +939,9 @@ int main(int argc, char **argv)
 	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
 		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend910_9391)", soc);
 
+	layout_of(&lay_instr, K_INSTR);
+	layout_of(&lay_line, K_LINE);
+	layout_of(&lay_fetch, K_FETCH);
 	in = filter_open_inputs(argc, argv, optind, &nin);
 	filter_open_output(&o, "scalar-merge", out, json, text, bin, lz4);
 
@@ -675,7 +950,17 @@ int main(int argc, char **argv)
 		size_t len;
 		struct rec r;
 		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
-			int k = rec_decode(&dec, line, len, &r, &why);
+			int k;
+			if (started && o.mode == REC_BIN && len &&
+			    (line[0] == K_INSTR ? fast_instr(&o, line, len, active) :
+			     line[0] == K_LINE ? fast_line(&o, line, len, active) :
+			     line[0] == K_FETCH ? fast_fetch(&o, line, len, active) : 0)) {
+				up.trailer = 0;     /* as upstream_record does */
+				if (wr_error(o.w))
+					break;
+				continue;
+			}
+			k = rec_decode(&dec, line, len, &r, &why);
 			if (k == DEC_BAD) {
 				filter_bad_record(&losses, LOSS_BAD_RECORD, 0, in[i], why);
 				continue;
@@ -703,51 +988,19 @@ int main(int argc, char **argv)
 				break;
 			case K_LINE:
 				if (r.n[L_LOG].u == LOG_CCU) {
-					struct unit *u = unit_for((uint32_t)r.n[L_CORE].u, (uint32_t)r.n[L_SUBTYPE].u,
-					                          (uint32_t)r.n[L_SUBIDX].u);
-					uint64_t tick, pc;
-					int got = ccu_parse(r.s[LS_TEXT].p, r.s[LS_TEXT].n, &tick, &pc);
-					if (got < 0)
-						loss_add(&losses, LOSS_UNPARSED, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "ccu");
-					if (got)
-						continue;
-					if (u->mode != M_COLLECT) {
-						loss_add(&losses, LOSS_LATE, (uint32_t)r.n[L_FILE].u, r.n[L_LINE].u, "after the instructions");
-						continue;
-					}
-					{
-						struct cent e = { tick, pc };
-						if (tick < u->ccu_last)
-							u->ccu_unordered = 1;
-						u->ccu_last = tick;
-						tspool_put(&u->ccu, &e);
-					}
-					u->nccu++;
+					take_ccu(r.n[L_CORE].u, r.n[L_SUBTYPE].u, r.n[L_SUBIDX].u, r.n[L_FILE].u, r.n[L_LINE].u,
+					         r.s[LS_TEXT].p, r.s[LS_TEXT].n);
 					continue;
 				}
 				break;
-			case K_FETCH: {
-				struct unit *u = unit_for((uint32_t)r.n[S_CORE].u, (uint32_t)r.n[S_SUBTYPE].u,
-				                          (uint32_t)r.n[S_SUBIDX].u);
-				struct fent e;
-				if (u->mode != M_COLLECT) {
-					loss_add(&losses, LOSS_LATE, 0, 0, NULL);
-					break;
-				}
-				e.tick = r.n[S_TICK].u;
-				e.addr = r.n[S_PC].u;
-				if (e.tick < u->fetch_last)
-					u->fetch_unordered = 1;
-				u->fetch_last = e.tick;
-				tspool_put(&u->fetch, &e);
-				u->nfetch++;
+			case K_FETCH:
+				take_fetch(r.n[S_CORE].u, r.n[S_SUBTYPE].u, r.n[S_SUBIDX].u, r.n[S_TICK].u, r.n[S_PC].u);
 				break;
-			}
 			case K_INSTR:
 				/* Cache misses (icache-merge writes them while the
 				 * icache log passes) take no overhead and do not
 				 * mean the core's instructions have begun. */
-				if (r.s[IS_PIPE].n == 9 && !memcmp(r.s[IS_PIPE].p, "CACHEMISS", 9))
+				if (is_cachemiss(r.s[IS_PIPE].p, r.s[IS_PIPE].n))
 					break;
 				assign(unit_for((uint32_t)r.n[I_CORE].u, (uint32_t)r.n[I_SUBTYPE].u,
 				                (uint32_t)r.n[I_SUBIDX].u), &r);

@@ -137,25 +137,50 @@ long grammar_prefix(const char *line, size_t len, struct iline *o)
 	o->pipe_n = o->name_n = o->detail_n = 0;
 	o->pop = POP_NONE;
 	o->name = o->detail = o->pipe = line;
-	LIT(&p, end, "[info] ");
-	if (p >= end || *p != '[')
-		return -1;
-	p++;
-	k = scan_dec(p, end, &o->tick);
-	if (!k || o->tick == UINT64_MAX || p + k >= end || p[k] != ']')
-		return -1;
-	p += k + 1;
+	if (len >= 8 && !memcmp(p, "[info] [", 8)) {
+		p += 8;
+	} else {
+		LIT(&p, end, "[info] ");
+		if (p >= end || *p != '[')
+			return -1;
+		p++;
+	}
+	{
+		/* Up to 19 digits cannot overflow; longer numbers take the
+		 * saturating scan. */
+		const char *q = p;
+		uint64_t x = 0;
+		while (q < end && (unsigned)(*q - '0') < 10 && q - p < 19)
+			x = x * 10 + (unsigned)(*q++ - '0');
+		if (q < end && (unsigned)(*q - '0') < 10) {
+			k = scan_dec(p, end, &x);
+			q = p + k;
+		}
+		o->tick = x;
+		if (q == p || x == UINT64_MAX || q >= end || *q != ']')
+			return -1;
+		p = q + 1;
+	}
 	if (p < end && is_space((unsigned char)*p))
 		p++;
 	if (!LIT(&p, end, "(PC: 0x"))
 		return -1;
 	{
 		const char *q = p;
-		while (q < end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')))
-			q++;
+		uint64_t x = 0;
+		for (; q < end; q++) {
+			unsigned c = (unsigned char)*q, d;
+			if (c - '0' < 10)
+				d = c - '0';
+			else if (c - 'a' < 6)
+				d = c - 'a' + 10;
+			else
+				break;
+			x = x << 4 | d;
+		}
 		if (q == p || q - p > 16 || q >= end || *q != ')')
 			return -1;
-		scan_hex(p, q, &o->pc);
+		o->pc = x;
 		p = q + 1;
 	}
 	return (long)(p - line);

@@ -259,3 +259,17 @@ JSON
 	jq -e -s 'map(select(.kind == "trailer"))[-1] | .dropped == 0 and .bad == 0' "$BATS_TEST_TMPDIR/live.json"
 	jq -e '.dropped == 0' "$(rundir)/manifest.json"
 }
+
+@test "ACL path: named from the loaded binary, counted once though it calls rtKernelLaunch" {
+	capture --launch-count=5 -- "$app" -a -n 2
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[ "$(ls "$r/device0/add_custom" | tr '\n' ' ')" = "0 1 " ]
+	off=$(nm "$app" | awk '$3 == "add_custom" { print $1 }')
+	[ "$(cat "$r/device0/add_custom/0/dump/pc_start_addr.txt")" = "$(printf '0x%x' $((0x10f86000 - 0x$off)))" ]
+	rec-cat --json "$r/capture.rec" > "$BATS_TEST_TMPDIR/c.json"
+	[ "$(jq -r 'select(.kind == "launch") | .api' "$BATS_TEST_TMPDIR/c.json" | sort -u)" = aclrtLaunchKernel ]
+	[ "$(jq -r 'select(.kind == "launch") | .block_dim' "$BATS_TEST_TMPDIR/c.json" | sort -u)" = 3 ]
+	! jq -e 'select(.kind == "api" and .name == "rtKernelLaunch")' "$BATS_TEST_TMPDIR/c.json"
+	[ "$(wc -l < "$r/device0/add_custom/1/dump/core0.veccore0.instr_log.dump")" -eq 12 ]
+}

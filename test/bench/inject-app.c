@@ -2,7 +2,7 @@
  * its own executable as a "device binary" (its ELF symbol table names the
  * kernels add_custom and mul_custom) and launches them.
  *   inject-app [-n LAUNCHES] [-k add|mul|both] [-c CALLS] [-f] [-x] [-e STATUS] [ARG...]
- * -c makes CALLS rtGetDevice calls (the span benchmark), -f forks a child
+ * -a launches add_custom through the ACL calls instead, -c makes CALLS rtGetDevice calls (the span benchmark), -f forks a child
  * that launches too, -x crashes after the launches, -e exits with STATUS;
  * the remaining arguments are printed one per line (argv pass-through). */
 #include <signal.h>
@@ -22,6 +22,10 @@ int32_t rtStreamSynchronize(void *);
 int32_t rtDevBinaryRegister(const bin_t *, void **);
 int32_t rtFunctionRegister(void *, const void *, const char *, const void *, uint32_t);
 int32_t rtKernelLaunch(const void *, uint32_t, void *, uint32_t, void *, void *);
+int aclrtBinaryLoadFromData(const void *, size_t, const void *, void **);
+int aclrtBinaryGetFunction(void *, const char *, void **);
+int aclrtLaunchKernel(void *, uint32_t, const void *, size_t, void *);
+int aclrtSynchronizeStream(void *);
 
 void add_custom(void);
 void mul_custom(void);
@@ -31,15 +35,16 @@ static char stub_add, stub_mul;
 
 int main(int argc, char **argv)
 {
-	int n = 1, opt, forkit = 0, crash = 0, status = 0, i;
+	int n = 1, opt, forkit = 0, crash = 0, status = 0, i, acl = 0;
 	long calls = 0;
 	const char *which = "add";
 	void *h, *s;
 	bin_t bin;
 	FILE *f;
 	static char elf[1 << 22];
-	while ((opt = getopt(argc, argv, "n:k:c:fxe:")) != -1) {
+	while ((opt = getopt(argc, argv, "an:k:c:fxe:")) != -1) {
 		switch (opt) {
+		case 'a': acl = 1; break;
 		case 'n': n = atoi(optarg); break;
 		case 'k': which = optarg; break;
 		case 'c': calls = atol(optarg); break;
@@ -72,6 +77,16 @@ int main(int argc, char **argv)
 	bin.magic = 0x41415246u;
 	bin.version = 0;
 	bin.data = elf;
+	if (acl) {
+		void *bh, *fh;
+		if (aclrtBinaryLoadFromData(elf, bin.length, NULL, &bh) || aclrtBinaryGetFunction(bh, "add_custom", &fh))
+			return 5;
+		for (i = 0; i < n; i++) {
+			aclrtLaunchKernel(fh, 3, NULL, 0, NULL);
+			aclrtSynchronizeStream(NULL);
+		}
+		return status;
+	}
 	rtSetDevice(0);
 	rtStreamCreate(&s, 0);
 	if (rtDevBinaryRegister(&bin, &h))

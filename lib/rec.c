@@ -177,13 +177,18 @@ static int has_lf_esc(const char *p, size_t n)
 {
 #ifdef __SSE2__
 	const __m128i lf = _mm_set1_epi8('\n'), esc = _mm_set1_epi8(REC_ESC);
-	while (n >= 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-		if (_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, esc))))
-			return 1;
-		p += 16;
-		n -= 16;
+#define LF_ESC_16(q) _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q)), lf), \
+                                                    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q)), esc)))
+	if (n >= 16) {
+		/* The last sixteen bytes overlap the loop's when n is not a
+		 * multiple of sixteen. */
+		const char *last = p + n - 16;
+		for (; p < last; p += 16)
+			if (LF_ESC_16(p))
+				return 1;
+		return LF_ESC_16(last) != 0;
 	}
+#undef LF_ESC_16
 	while (n--) {
 		if (*p == '\n' || *p == REC_ESC)
 			return 1;
@@ -283,7 +288,7 @@ static int decode_bin(struct rec_dec *d, const char *line, size_t len, struct re
                       const char **why)
 {
 	const struct rec_schema *sc = rec_schema((unsigned char)line[0]);
-	const unsigned char *p, *end;
+	const unsigned char *p, *end, *wd;
 	int i;
 
 	if (!sc)
@@ -318,8 +323,9 @@ static int decode_bin(struct rec_dec *d, const char *line, size_t len, struct re
 		end = o;
 		p = (const unsigned char *)d->scratch;
 	}
+	wd = widths_of(sc);
 	for (i = 0; i < sc->nnum; i++) {
-		int w = width(sc->num[i].type);
+		int w = wd[i];
 		if (end - p < w) {
 			*why = "record too short";
 			return DEC_BAD;

@@ -613,7 +613,7 @@ static void take_line(const struct rec *in)
 	uint64_t key;
 	int warp = -1, sch = -1, threads = -1;
 	unsigned writes_vec_mask = 0;
-	uint64_t writes_val[CALC_VEC_NVARS] = { 0 };
+	uint64_t writes_val[CALC_VEC_NVARS];
 	struct keyinfo *k = NULL;
 	struct pcregs *pr = NULL;
 
@@ -708,7 +708,9 @@ static void take_line(const struct rec *in)
 		 * for the live-register count at the end (in pc mode with the
 		 * pc's counts, saving a lookup per line). */
 		struct calc_str nm = { l.name, l.name_n }, dt = { detail_buf, dn };
-		int fresh;
+		int fresh, v;
+		for (v = 0; v < CALC_VEC_NVARS; v++)
+			writes_val[v] = 0;
 		k = by_id ? NULL : count_line(u, key, 1, l.tick);
 		if (k) {
 			pr = &k->regs;
@@ -1093,7 +1095,12 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 	pi = table_find(&pg->pcs, pc);
 	{
 		struct rec r;
-		rec_init(&r, K_INSTR);
+		static const struct rec_schema *instr_schema;
+		/* Every field is set below (rec_init's loop costs more). */
+		_Static_assert(I_NNUM == 19 && IS_NSTR == 3, "emit_pair must set every instr field");
+		if (!instr_schema)
+			instr_schema = rec_schema(K_INSTR);
+		r.sc = instr_schema;
 		set_core(&r, pg->u);
 		r.n[I_START].u = p->tick;
 		r.n[I_END].u = e->tick;

@@ -57,14 +57,12 @@ static int dump_on = -1, live, replay, no_spans;
 static char **app;
 
 static volatile sig_atomic_t sigints;
-static volatile sig_atomic_t got_term;
 
+/* SIGINT and SIGTERM alike: the first stops, the second aborts. */
 static void on_sigint(int sig)
 {
-	if (sig == SIGINT)
-		sigints++;
-	else
-		got_term = 1;
+	(void)sig;
+	sigints++;
 }
 
 static int take(const char *arg, const char *name, int *i, int argc, char **argv, const char **val)
@@ -951,7 +949,7 @@ int main(int argc, char **argv)
 			exited = 1;
 			break;
 		}
-		if (sigints >= 2 || (got_term && sigints)) {
+		if (sigints >= 2) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			if (live_out)
@@ -961,9 +959,7 @@ int main(int argc, char **argv)
 			cli_warn("aborted; %s is incomplete", run);
 			return EXIT_INTR;
 		}
-		if ((handled || got_term) && !kill_at) {
-			if (got_term)
-				sigints = 1;
+		if (handled && !kill_at) {
 			if (cli_verbosity)
 				cli_note("interrupted: stopping the application (Ctrl+C again to abort)");
 			kill(pid, SIGINT);

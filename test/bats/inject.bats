@@ -166,6 +166,16 @@ rundir() {
 	[ -f "$r/device0/add_custom/0/dump/aicore_binary.o" ]
 	jq -e '.interrupted == true and .kernels[0].name == "add_custom"' "$r/manifest.json"
 	[ ! -e "$r/device0/tmp_dump" ]
+	# SIGTERM is a first Ctrl+C too (not an abort)
+	rm -rf "$out"/*
+	FAKE_RT_SLEEP=30 sim-capture --cann-root="$cann" -o "$out" -- "$app" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for i in $(seq 50); do ls "$out"/OPPROF_*/device0/add_custom/0/dump/aicore_binary.o >/dev/null 2>&1 && break; sleep 0.1; done
+	kill -TERM $pid
+	st=0
+	wait $pid || st=$?
+	[ "$st" -eq 130 ]
+	jq -e '.interrupted == true' "$(rundir)/manifest.json"
 }
 
 @test "--timeout stops a long simulation and keeps what exists" {

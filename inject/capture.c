@@ -571,7 +571,7 @@ void inj_launch_end(struct inj_launch *l, int64_t ret)
 	uint64_t end;
 	char obj[4200];
 	(void)ret;
-	if (inj.sim && inj.logdir && !inj.disabled) {
+	if (inj.sim && inj.logdir && inj.capdir && !inj.disabled) {
 		if (l->acl)
 			inj_acl_sync(l->stream);
 		else

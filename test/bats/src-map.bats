@@ -285,6 +285,12 @@ stream() {
 	jq -e --slurpfile s stacks.json '[.traceEvents[] | select(.ph == "X" and .args.pc_addr != null)
 		| select(.args.code != ($s[0][.args.pc_addr] // ""))] | length == 0' "$d/simulator/trace.json"
 	[ "$(jq '[.traceEvents[] | select(.ph == "X" and (.args.code // "") != "")] | length' "$d/simulator/trace.json")" -ge 6 ]
+	# --report: the hotspots after the summary.
+	mkdir outr
+	run sim-export -q --report=2 -o outr dump
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | grep -c 'top source lines')" -eq 2 ]
+	[[ "$output" == *"kernel_operator.h:"* ]]
 	# Without a binary: the same tree, and one note.
 	rm dump/aicore_binary.o
 	mkdir out2

@@ -10,8 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define RD_CHUNK (1u << 20)
-#define WR_CHUNK (1u << 20)
+/* Reads and writes of 64 KiB and pipes of 256 KiB: when two tools of a
+ * pipeline share a CPU the bytes written are still in its cache when the
+ * reader copies them out (with 1 MiB both ways, 7% more CPU time on
+ * dump-split | instr-parse, and the same on two CPUs). */
+#define RD_CHUNK (64u << 10)
+#define WR_CHUNK (64u << 10)
+#define PIPE_SIZE (256 << 10)
 
 struct rd {
 	int fd;
@@ -53,13 +58,13 @@ static ssize_t read_full(int fd, char *p, size_t n)
 	return (ssize_t)got;
 }
 
-/* Pipes between the tools default to 64 KiB, which costs a context switch
- * every 64 KiB; ask for 1 MiB (silently keep the default if refused). */
+/* Pipes between the tools default to 64 KiB; ask for PIPE_SIZE so a writer
+ * can run ahead a few chunks (silently keep the default if refused). */
 static void widen_pipe(int fd)
 {
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
-		(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+		(void)fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE);
 }
 
 struct rd *rd_fdopen(int fd, const char *name)

@@ -61,7 +61,7 @@ $(INJ_TEST_SIM)/Ascend310P1/lib/libruntime_camodel.so: $(INJ_TEST_SIM)/Ascend910
 	@mkdir -p $(dir $@)
 	cp $< $@
 $(INJ_TEST)/inject-app: test/bench/inject-app.c $(INJ_TEST_SIM)/Ascend910B1/lib/libruntime_camodel.so
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $< -L$(INJ_TEST_SIM)/Ascend910B1/lib -lruntime_camodel
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $< -L$(INJ_TEST_SIM)/Ascend910B1/lib -lruntime_camodel -lpthread
 INJ_TEST_ALL := $(INJ_TEST_SIM)/Ascend910B1/lib/libruntime_camodel.so \
 	$(INJ_TEST_SIM)/Ascend310P1/lib/libruntime_camodel.so $(INJ_TEST)/inject-app
 EXTRA_CHECK += $(INJ_TEST_ALL)

@@ -283,3 +283,14 @@ JSON
 	! jq -e 'select(.kind == "api" and .name == "rtKernelLaunch")' "$BATS_TEST_TMPDIR/c.json"
 	[ "$(wc -l < "$r/device0/add_custom/1/dump/core0.veccore0.instr_log.dump")" -eq 12 ]
 }
+
+@test "threads: every call of four concurrent threads is one well-formed span" {
+	capture -- "$app" -c 50000 -t 4
+	[ "$status" -eq 0 ]
+	run rec-cat --json "$(rundir)/capture.rec"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -c 'select(.kind == "api" and .name == "rtGetDevice") | .tid' > "$BATS_TEST_TMPDIR/tids"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/tids")" -eq 200000 ]
+	[ "$(sort -u "$BATS_TEST_TMPDIR/tids" | wc -l)" -eq 4 ]
+	jq -e '.api_spans >= 200000' "$(rundir)/manifest.json"
+}

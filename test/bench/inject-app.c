@@ -5,6 +5,7 @@
  * -a launches add_custom through the ACL calls instead, -c makes CALLS rtGetDevice calls (the span benchmark), -f forks a child
  * that launches too, -x crashes after the launches, -e exits with STATUS;
  * the remaining arguments are printed one per line (argv pass-through). */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,22 +33,33 @@ void mul_custom(void);
 void add_custom(void) {}
 void mul_custom(void) {}
 static char stub_add, stub_mul;
+static long calls;
+
+static void *caller(void *arg)
+{
+	int32_t d;
+	long k;
+	(void)arg;
+	for (k = 0; k < calls; k++)
+		rtGetDevice(&d);
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
-	int n = 1, opt, forkit = 0, crash = 0, status = 0, i, acl = 0;
-	long calls = 0;
+	int n = 1, opt, forkit = 0, crash = 0, status = 0, i, acl = 0, threads = 1;
 	const char *which = "add";
 	void *h, *s;
 	bin_t bin;
 	FILE *f;
 	static char elf[1 << 22];
-	while ((opt = getopt(argc, argv, "an:k:c:fxe:")) != -1) {
+	while ((opt = getopt(argc, argv, "an:k:c:t:fxe:")) != -1) {
 		switch (opt) {
 		case 'a': acl = 1; break;
 		case 'n': n = atoi(optarg); break;
 		case 'k': which = optarg; break;
 		case 'c': calls = atol(optarg); break;
+		case 't': threads = atoi(optarg); break;
 		case 'f': forkit = 1; break;
 		case 'x': crash = 1; break;
 		case 'e': status = atoi(optarg); break;
@@ -59,15 +71,20 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (calls) {
 		struct timespec a, b;
-		int32_t d;
-		long k;
+		pthread_t t[64];
+		if (threads < 1 || threads > 64)
+			return 2;
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		for (k = 0; k < calls; k++)
-			rtGetDevice(&d);
+		for (i = 1; i < threads; i++)
+			pthread_create(&t[i], NULL, caller, NULL);
+		caller(NULL);
+		for (i = 1; i < threads; i++)
+			pthread_join(t[i], NULL);
 		clock_gettime(CLOCK_MONOTONIC, &b);
-		printf("%ld calls: %.1f ns per call\n", calls,
-		       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)calls);
-		return 0;
+		printf("%ld calls: %.1f ns per call\n", calls * threads,
+		       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)(calls * threads));
+		if (n == 0)
+			return 0;
 	}
 	f = fopen("/proc/self/exe", "rb");
 	if (!f)

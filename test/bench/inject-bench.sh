@@ -14,11 +14,11 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/device0/tmp_dump/host"
 
 per_call() { sed -n 's/.*: \([0-9.]*\) ns per call/\1/p'; }
-base=$(LD_LIBRARY_PATH=$lib "$app" -c "$calls" | per_call)
+base=$(LD_LIBRARY_PATH=$lib "$app" -n 0 -c "$calls" | per_call)
 off=$(LD_LIBRARY_PATH=$lib LD_PRELOAD=$inj IS_SIMULATOR_ENV=true OPTRACE_CAPTURE_DIR=$work OPTRACE_SPANS=0 \
-	"$app" -c "$calls" | per_call)
+	"$app" -n 0 -c "$calls" | per_call)
 on=$(LD_LIBRARY_PATH=$lib LD_PRELOAD=$inj IS_SIMULATOR_ENV=true OPTRACE_CAPTURE_DIR=$work \
-	"$app" -c "$calls" | per_call)
+	"$app" -n 0 -c "$calls" | per_call)
 bytes=$(cat "$work"/device0/tmp_dump/host/*.rec | wc -c)
 echo "inject: $calls rtGetDevice calls: ${base} ns/call plain, ${off} ns/call through the library (spans off)," \
      "${on} ns/call recording spans ($((bytes / calls)) bytes per span record)"

@@ -853,6 +853,21 @@ int main(int argc, char **argv)
 	snprintf(buf, sizeof buf, "%s:libruntime_camodel.so", inject_lib);
 	env_prepend(&env, "LD_PRELOAD", buf);
 	env_prepend(&env, "LD_LIBRARY_PATH", sim_lib);
+	{
+		/* The toolkit's own libraries (ACL, libruntime.so) after
+		 * everything else, when set_env.sh has not put them there. */
+		char lib64[PATH_MAX + 16];
+		const char *ld = env_get(&env, "LD_LIBRARY_PATH");
+		snprintf(lib64, sizeof lib64, "%s/lib64", root);
+		if (is_dir(lib64) && ld && !strstr(ld, lib64)) {
+			char *v = malloc(strlen(ld) + strlen(lib64) + 2);
+			if (!v)
+				cli_die(EXIT_IO, "out of memory");
+			sprintf(v, "%s:%s", ld, lib64);
+			env_set(&env, "LD_LIBRARY_PATH", v);
+			free(v);
+		}
+	}
 	if (config_file) {
 		/* kernel-launcher links libruntime.so: make it resolve to the
 		 * preload library, which forwards to the simulator. */

@@ -324,3 +324,48 @@ stream() {
 	run bash -c "src-map --binary '$K/k.o' --pc-start $BASE --json many.jsonl | head -n 3 > /dev/null; echo \${PIPESTATUS[0]}"
 	[ "$output" = 0 ]
 }
+
+@test "stand-in sample (vadd): through sim-flow, the hot loop's lines on top, per-line cycles add up to the instructions'" {
+	top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	app="$top/build/ops/bin/add_rt"
+	cann="$top/build/cann"
+	[ -x "$app" ] && [ -d "$cann" ] || skip "the stand-in simulator and samples are not built (make camodel)"
+	# build/bin holds copies of the recipes; the sources as a fallback.
+	export PATH="$PATH:$top/pipelines"
+	mkdir out
+	run env ASCEND_HOME_PATH="$cann" sim-flow -q -o out -- "$app" -n 3 -b 2
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	d=$(ls -d out/OPPROF_*)
+	[ -f "$d/dump/aicore_binary.o" ]
+	src="$top/test/ops/vadd/add_custom.c"
+	# The inner loop: from its for to the brace that closes it.
+	first=$(grep -n 'for (uint32_t t = 0' "$src" | cut -d: -f1)
+	last=$(awk -v f="$first" 'NR > f && /^\t\t}/ { print NR; exit }' "$src")
+	for c in "$d"/simulator/core*; do
+		n=$(basename "$c")
+		csv="$c/${n}_code_exe.csv"
+		[ "$(wc -l < "$csv")" -gt 5 ]
+		# Every pc maps to one line of add_custom.c (the intrinsics are
+		# macros on the kernel's own lines): the lines' cycles add up to the
+		# instructions' (marks aside).
+		[ "$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$csv")" -eq \
+		  "$(awk -F, 'NR > 1 && $4 != "USERMARK" { s += $6 } END { print s }' "$c/${n}_instr_exe.csv")" ]
+		[ -z "$(grep -v '^code,' "$csv" | grep -v '/test/ops/vadd/add_custom.c:')" ]
+		# The top three lines are lines of the hot loop.
+		for l in $(sed -n '2,4p' "$csv" | sed 's/.*add_custom.c:\([0-9]*\),.*/\1/'); do
+			[ "$l" -ge "$first" ] && [ "$l" -le "$last" ] || { echo "line $l is outside the loop $first-$last"; cat "$csv"; return 1; }
+		done
+	done
+	# The report agrees: the first line of each core's table is in the loop.
+	timeline-emit -q --report=1000 -o again <(src-map -q --binary "$d/dump/aicore_binary.o" --pc-start "$d/dump/pc_start_addr.txt" \
+		<(dump-split -q "$d/dump" | instr-parse -q)) > report.txt
+	[ "$(grep -c 'top source lines' report.txt)" -eq 2 ]
+	l=$(grep -A2 'top source lines' report.txt | sed -n 3p | sed 's/.*add_custom.c:\([0-9]*\)$/\1/')
+	[ "$l" -ge "$first" ] && [ "$l" -le "$last" ]
+	# and its lines add up to each core's instruction cycles
+	awk '/instruction cycles/ { want = $2; sum = 0; on = 0 }
+	     /top source lines/ { on = 1; next }
+	     /top instructions/ { on = 0; if (sum != want) { print "lines " sum " != " want; bad = 1 } }
+	     on && $1 ~ /^[0-9]+$/ { sum += $1 }
+	     END { exit bad }' report.txt
+}

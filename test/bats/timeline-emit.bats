@@ -651,7 +651,7 @@ JSON
 		  and .["0x10f86070"] == ""'
 	# The code CSV counts user lines only, and every instruction on each of
 	# its user entries; cache misses and marks never.
-	! grep -q ascend-toolkit out/core0.veccore0/core0.veccore0_code_exe.csv
+	[ "$(grep -c ascend-toolkit out/core0.veccore0/core0.veccore0_code_exe.csv)" -eq 0 ]
 	[ "$(awk -F, 'NR > 1 { s += $3 } END { print s }' out/core0.veccore0/core0.veccore0_code_exe.csv)" -eq \
 	  "$(jq -s '[.[] | select(.kind == "instr" and .subidx == 0 and .pipe != "CACHEMISS" and (.pc | IN("0x10f86040", "0x10f86070") | not)) | .end - .start] | add' "$gold/code.jsonl")" ]
 }

@@ -237,28 +237,43 @@ size_t rec_bin_encode(char *buf, const struct rec *r)
 {
 	size_t half = rec_bin_size(r) / 2;
 	char *body = buf + 1, *end;
-	const char *nl, *esc;
 
 	buf[0] = r->sc->kind;
 	/* Most records need no escape: lay them out once, check, done.
 	 * Otherwise lay them out again in the upper half of the buffer (it
-	 * has room for the worst case) and copy down with escapes. */
+	 * has room for the worst case) and copy down with escapes; the copy
+	 * stays below what it reads. */
 	end = put_raw(body, r);
 	if (!has_lf_esc(body, (size_t)(end - body))) {
 		*end = '\n';
 		return (size_t)(end - buf) + 1;
 	}
-	nl = memchr(body, '\n', (size_t)(end - body));
-	esc = memchr(body, REC_ESC, (size_t)(end - body));
 	{
-		char *raw = buf + half + 1, *rend, *o;
-		const char *p;
-		const char *first = nl && (!esc || nl < esc) ? nl : esc;
+		char *raw = buf + half + 1, *rend, *o = body;
+		const char *p = raw;
+#ifdef __SSE2__
+		const __m128i lf = _mm_set1_epi8('\n'), esc = _mm_set1_epi8(REC_ESC);
+#endif
 		rend = put_raw(raw, r);
-		o = body + (first - body);
-		p = raw + (first - body);
 		while (p < rend) {
-			unsigned char c = (unsigned char)*p++;
+			unsigned char c;
+#ifdef __SSE2__
+			/* Sixteen bytes at a time up to the next one to escape. */
+			if (rend - p >= 16) {
+				__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+				unsigned m = (unsigned)_mm_movemask_epi8(
+					_mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, esc)));
+				_mm_storeu_si128((__m128i *)(void *)o, x);
+				if (!m) {
+					o += 16;
+					p += 16;
+					continue;
+				}
+				o += __builtin_ctz(m);
+				p += __builtin_ctz(m);
+			}
+#endif
+			c = (unsigned char)*p++;
 			if (c == '\n' || c == REC_ESC) {
 				*o++ = (char)REC_ESC;
 				*o++ = (char)(c ^ 0x40);

@@ -42,6 +42,13 @@ static const unsigned char detail_class[256] = {
 	['y'] = 1, ['z'] = 1,
 };
 
+/* [0-9a-f] (the PC's class: lower case only) to its value plus one; 0 for
+ * any other byte. */
+static const unsigned char pc_digit[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
+
 static int lit(const char **p, const char *end, const char *s, size_t n)
 {
 	/* Most probes fail on the first byte: test it before memcmp. */
@@ -169,14 +176,10 @@ long grammar_prefix(const char *line, size_t len, struct iline *o)
 		const char *q = p;
 		uint64_t x = 0;
 		for (; q < end; q++) {
-			unsigned c = (unsigned char)*q, d;
-			if (c - '0' < 10)
-				d = c - '0';
-			else if (c - 'a' < 6)
-				d = c - 'a' + 10;
-			else
+			unsigned d = pc_digit[(unsigned char)*q];
+			if (!d)
 				break;
-			x = x << 4 | d;
+			x = x << 4 | (d - 1);
 		}
 		if (q == p || q - p > 16 || q >= end || *q != ')')
 			return -1;

@@ -5,8 +5,10 @@
  * seen as an rt* launch, as with CANN).
  *
  * Device memory is host memory behind made-up device addresses handed out
- * in call order, so the same program gives the same addresses, and the
- * same dumps, on every run. */
+ * in call order, each allocation on its own 2 MiB boundary: the same
+ * program gives the same addresses, and the same dumps, on every run, and
+ * a replay that allocates the same buffers in the same order (with a few
+ * bytes of padding, as kernel-launcher does) gets the same addresses too. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -25,7 +27,7 @@
 #define API __attribute__((visibility("default")))
 
 #define GM_BASE      0x100000000ull
-#define GM_ALIGN     512u
+#define GM_ALIGN     (2u << 20)   /* every allocation starts on a 2 MiB boundary */
 #define PC_BASE      0x11000000ull
 #define PC_STRIDE    0x400000ull
 
@@ -147,7 +149,7 @@ static int dev_alloc(uint64_t size, uint64_t *out)
 	if (!h) return ACL_ERROR_RT_MEMORY_ALLOCATION;
 	allocs[nallocs++] = (struct alloc){ gm_next, size, h, 0 };
 	*out = gm_next;
-	gm_next += (size + GM_ALIGN - 1) / GM_ALIGN * GM_ALIGN + GM_ALIGN;
+	gm_next += (size + GM_ALIGN - 1) / GM_ALIGN * GM_ALIGN;
 	return 0;
 }
 

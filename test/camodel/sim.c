@@ -117,7 +117,7 @@ static uint32_t cur_block_dim;
 static jmp_buf fault_jmp;
 static char fault_msg[256];
 static struct islot *free_slots;
-static int log_on[6] = { 1, 1, 1, 1, 0, 1 };   /* popped instr mte icache ifu ccu */
+static int log_on[6] = { 1, 1, 0, 1, 0, 1 };   /* popped instr mte icache ifu ccu */
 static int log_list_read;
 
 /* ------------------------------------------------------------------ */
@@ -771,7 +771,7 @@ static void mte_copy(uint64_t pc, int pipe, const char *a2, const char *p310, co
 	uint64_t t = dispatch(s, pc, pipe), st, en;
 	pipe_issue(s, t, pipe, 4 + bytes / GM_BPC, GM_LAT, &st, &en);
 	emit(s, pc, pipe, s->fam == FAM_310P ? p310 : a2, d, (size_t)(p - d), t, st, en, 1);
-	if (s->fam != FAM_310P) mte_events(s, st, gmaddr, laddr, bytes, write_gm, local_if);
+	if (s->f_mte || logw_cb[DVC_MTE_LOG].mte) mte_events(s, st, gmaddr, laddr, bytes, write_gm, local_if);
 }
 
 __attribute__((noinline)) static void op_gm_to_ub(uint32_t ub, GM_ADDR g, uint32_t nburst, uint32_t lenburst)
@@ -872,7 +872,7 @@ __attribute__((noinline)) static void op_l0c_to_gm(GM_ADDR g, uint32_t c, uint32
 	uint64_t t = dispatch(s, pc, P_FIX), st, en;
 	pipe_issue(s, t, P_FIX, 2 + bytes / GM_BPC, FIX_LAT, &st, &en);
 	emit(s, pc, P_FIX, s->fam == FAM_310P ? "mov_l0c_to_out" : "FIX_L0C_TO_DST", d, (size_t)(p - d), t, st, en, 1);
-	if (s->fam != FAM_310P) mte_events(s, st, g, c, bytes, 1, MI_FIXR);
+	if (s->f_mte || logw_cb[DVC_MTE_LOG].mte) mte_events(s, st, g, c, bytes, 1, MI_FIXR);
 }
 
 /* ---- vector unit ---- */
@@ -1319,15 +1319,35 @@ struct core_out {
 	struct wfile *tmp[3];
 };
 
+/* Does a camodel config file in dir ask for the MTE log ("mte_log" in the
+ * [LOG] enable_list, what the capture tool appends for PMSampling)? */
+static int config_wants_mte(const char *dir)
+{
+	static const char *const names[] = { "pem_config_cloud.toml", "Ascend910_93_model.toml", "config_stars.json",
+	                                     "config.json", "pem_config.toml" };
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char p[4200], buf[65536];
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		FILE *f = fopen(p, "r");
+		if (!f) continue;
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		if (strstr(buf, "mte_log")) return 1;
+	}
+	return 0;
+}
+
 static void read_log_list(void)
 {
 	if (log_list_read++) return;
+	const char *c = getenv("CAMODEL_CONFIG_PATH");
+	log_on[DVC_MTE_LOG] = c && *c && config_wants_mte(c);
 	const char *l = getenv("CAMODEL_LOG_LIST");
 	if (!l || !*l) return;
 	static const char *const names[6] = { "popped", "instr", "mte", "icache", "ifu", "ccu" };
 	for (int i = 0; i < 6; i++) {
 		const char *p = strstr(l, names[i]);
-		/* "instr" must not match inside "instr_popped"-style words */
 		log_on[i] = p && (p == l || p[-1] == ',') && (p[strlen(names[i])] == 0 || p[strlen(names[i])] == ',');
 	}
 }

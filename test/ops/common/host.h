@@ -16,7 +16,7 @@
 static const char *prog_name = "sample";
 
 /* The whole file, or exit 1. */
-static void *read_file(const char *path, size_t *len)
+static inline void *read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) { fprintf(stderr, "%s: %s: cannot open\n", prog_name, path); exit(1); }
@@ -34,7 +34,7 @@ static void *read_file(const char *path, size_t *len)
 }
 
 /* <directory of this executable>/../kernels/<name> */
-static char *kernel_path(const char *name)
+static inline char *kernel_path(const char *name)
 {
 	static char p[4096];
 	ssize_t n = readlink("/proc/self/exe", p, sizeof p - 1);
@@ -49,7 +49,7 @@ static char *kernel_path(const char *name)
 	return p;
 }
 
-static unsigned long num_arg(const char *opt, const char *s)
+static inline unsigned long num_arg(const char *opt, const char *s)
 {
 	char *e;
 	unsigned long v = strtoul(s, &e, 10);
@@ -58,7 +58,7 @@ static unsigned long num_arg(const char *opt, const char *s)
 }
 
 /* Deterministic test data. */
-static void fill(float *a, size_t n, uint32_t seed)
+static inline void fill(float *a, size_t n, uint32_t seed)
 {
 	uint32_t x = seed * 2654435761u + 1;
 	for (size_t i = 0; i < n; i++) {

@@ -1,7 +1,9 @@
 /* Vector add, z = x + y (float32), double buffered: while the vector unit
  * adds tile t, MTE2 loads tile t+1 and MTE3 stores tile t-1.
  * Tiling (8 bytes): u32 elements per block (a multiple of TILE), u32 passes
- * over the data (the loop count that scales the trace). */
+ * over the data (the loop count that scales the trace).  Built a second time
+ * with -DASCENDC_TRACE_ON (add_custom_trace.o) the loop is framed by
+ * TRACE_START(1)/TRACE_STOP(1) marks. */
 #include "camodel_kernel.h"
 
 #define TILE   2048                    /* floats per tile = 8 KiB */
@@ -23,6 +25,9 @@ KERNEL_ENTRY void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR tiling)
 	SET_FLAG(PIPE_V, PIPE_MTE2, 1);
 	SET_FLAG(PIPE_MTE3, PIPE_V, 0);        /* both output buffers free */
 	SET_FLAG(PIPE_MTE3, PIPE_V, 1);
+#ifdef ASCENDC_TRACE_ON
+	TRACE_START(1);
+#endif
 	for (uint32_t l = 0; l < loops; l++) {
 		for (uint32_t t = 0; t < ntiles; t++) {
 			int b = (int)(t & 1);
@@ -41,6 +46,9 @@ KERNEL_ENTRY void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR tiling)
 			SET_FLAG(PIPE_MTE3, PIPE_V, b);
 		}
 	}
+#ifdef ASCENDC_TRACE_ON
+	TRACE_STOP(1);
+#endif
 	WAIT_FLAG(PIPE_V, PIPE_MTE2, 0);
 	WAIT_FLAG(PIPE_V, PIPE_MTE2, 1);
 	WAIT_FLAG(PIPE_MTE3, PIPE_V, 0);

@@ -3,7 +3,7 @@
 # See test/camodel/README.
 
 CANN          := build/cann
-CAMODEL_SOCS  := Ascend910B1 Ascend910B4 Ascend310P1 dav_3510
+CAMODEL_SOCS  := Ascend910B1 Ascend910B4 Ascend910_9391 Ascend310P1 dav_3510
 CAMODEL_SRC   := test/camodel/rt.c test/camodel/sim.c test/camodel/logw.c
 CAMODEL_ACLSRC := test/camodel/acl.c test/camodel/ascendcl.c
 CAMODEL_HDR   := $(wildcard test/camodel/*.h test/camodel/include/*.h test/camodel/include/*/*.h)
@@ -11,7 +11,7 @@ CAMODEL_FLAGS := $(BASEFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -Itest/camodel
 CAMODEL_OBJ   := $(CAMODEL_SRC:test/camodel/%.c=build/camodel/obj/%.o)
 CAMODEL_SIMLIBS := $(foreach s,$(CAMODEL_SOCS),$(CANN)/tools/simulator/$(s)/lib/libruntime_camodel.so \
                      $(CANN)/tools/simulator/$(s)/lib/libpem_davinci.so)
-CAMODEL_CONF  := $(foreach s,Ascend910B1 Ascend910B4,$(CANN)/tools/simulator/$(s)/lib/pem_config_cloud.toml) \
+CAMODEL_CONF  := $(foreach s,Ascend910B1 Ascend910B4 Ascend910_9391,$(CANN)/tools/simulator/$(s)/lib/pem_config_cloud.toml) \
                  $(CANN)/tools/simulator/dav_3510/lib/config.json \
                  $(CANN)/tools/simulator/Ascend310P1/lib/davinci_vec_core.spec
 CAMODEL_TREE  := $(CAMODEL_SIMLIBS) $(CAMODEL_CONF) $(CANN)/lib64/libruntime.so $(CANN)/set_env.sh \

@@ -18,7 +18,7 @@ sample() {
 }
 
 @test "the tree: a runtime per SoC with CANN's rt* and Dvc* symbols, ACL in lib64" {
-	for soc in Ascend910B1 Ascend910B4 Ascend310P1 dav_3510; do
+	for soc in Ascend910B1 Ascend910B4 Ascend910_9391 Ascend310P1 dav_3510; do
 		lib=$cann/tools/simulator/$soc/lib/libruntime_camodel.so
 		[ -f "$lib" ] && [ -f "$cann/tools/simulator/$soc/lib/libpem_davinci.so" ]
 		nm -D --defined-only "$lib" | awk '{print $3}' > "$t/syms"
@@ -88,6 +88,13 @@ sample() {
 		n=$((n + 1))
 	done
 	[ "$n" -eq 26 ]
+	# a log with a callback attached goes to the callback only, even with
+	# file logging on
+	mkdir "$t/cb2"
+	CAMODEL_CONFIG_PATH=$cfg CBCOLLECT_KEEP_LEVEL=1 CBCOLLECT_DIR=$t/cb2 LD_PRELOAD=$top/build/camodel/cbcollect.so \
+		sample Ascend910B1 "$t/none2" "$ops/bin/op_rt" -s mixed
+	[ -z "$(ls -A "$t/none2" 2>/dev/null)" ]
+	cmp "$t/cb/core1.veccore1.instr_log.dump" "$t/cb2/core1.veccore1.instr_log.dump"
 }
 
 @test "the MTE log: only when the config asks for it; mte-parse charts it" {

@@ -40,7 +40,7 @@ complete() {
 }
 
 @test "every sample on every SoC family: right results, complete dumps" {
-	for soc in Ascend910B1 Ascend910B4 Ascend310P1 dav_3510; do
+	for soc in Ascend910B1 Ascend910B4 Ascend910_9391 Ascend310P1 dav_3510; do
 		for s in add add_trace matmul mixed count simt; do
 			[ $s = simt ] && [ $soc != dav_3510 ] && continue
 			run sample $soc "$t/$soc.$s" "$ops/bin/op_rt" -s $s

@@ -1,6 +1,6 @@
 /* A test helper for the stand-in's callback mode: preloaded into a sample,
  * it turns file logging off (DvcSetLogLevel(6, 4, 2), as a capture library
- * does), attaches every callback and writes what the callbacks deliver back
+ * does; not with CBCOLLECT_KEEP_LEVEL set), attaches every callback and writes what the callbacks deliver back
  * as A2 dump lines under $CBCOLLECT_DIR, with the dump files' names, so a
  * test can compare them with a file-mode run.  MTE lines go to
  * core<N>.mte_log.dump in arrival order (per sub-core, not merged). */
@@ -78,7 +78,8 @@ __attribute__((constructor)) static void attach(void)
 {
 	dir = getenv("CBCOLLECT_DIR");
 	if (!dir) return;
-	DvcSetLogLevel(6, 4, 2);
+	if (!getenv("CBCOLLECT_KEEP_LEVEL"))
+		DvcSetLogLevel(6, 4, 2);
 	DvcAttachLogCallback(DVC_INSTR_POPPED_LOG, (DvcLogCbFnUnion_t){ .instr = popped });
 	DvcAttachLogCallback(DVC_INSTR_LOG, (DvcLogCbFnUnion_t){ .instr = executed });
 	DvcAttachLogCallback(DVC_ICACHE_LOG, (DvcLogCbFnUnion_t){ .icache = icache });

@@ -36,7 +36,8 @@
 static char soc[64];
 static enum fam family;
 static char logdir[4096];
-static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
+/* recursive: a log callback may call the runtime (rtMemcpy ...) */
+static pthread_mutex_t big = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static int inited;
 
 static const char *soc_of_dir(const char *d)

@@ -212,9 +212,9 @@ static char *line_head(char *p, enum fam fam, uint64_t tick)
 static void deliver_instr(struct sub *s, const struct ev *e, int popped)
 {
 	const struct islot *sl = e->slot;
-	int files = logw_file_level <= 2;
+	DvcInstrLogCb_t cb = logw_cb[popped ? DVC_INSTR_POPPED_LOG : DVC_INSTR_LOG].instr;
 	struct wfile *f = popped ? s->f_pop : s->f_exec;
-	if (files && f && log_on[popped ? 0 : 1]) {
+	if (f && !cb) {
 		char *p = logw_begin(f, TEXT_MAX + 80);
 		p = line_head(p, s->fam, e->tick);
 		memcpy(p, sl->text, sl->len);
@@ -230,7 +230,6 @@ static void deliver_instr(struct sub *s, const struct ev *e, int popped)
 		*p++ = '\n';
 		logw_end(f, p);
 	}
-	DvcInstrLogCb_t cb = logw_cb[popped ? DVC_INSTR_POPPED_LOG : DVC_INSTR_LOG].instr;
 	if (cb) {
 		char dec[TEXT_MAX + 1], det[TEXT_MAX + 1];
 		memcpy(dec, sl->text, sl->name_end);
@@ -244,7 +243,6 @@ static void deliver_instr(struct sub *s, const struct ev *e, int popped)
 
 static void deliver(struct sub *s, const struct ev *e)
 {
-	int files = logw_file_level <= 2;
 	char *p;
 	switch (e->type) {
 	case EV_POP:
@@ -252,7 +250,7 @@ static void deliver(struct sub *s, const struct ev *e)
 		deliver_instr(s, e, e->type == EV_POP);
 		break;
 	case EV_MISS:
-		if (files && s->f_ic && log_on[DVC_ICACHE_LOG]) {
+		if (s->f_ic && !logw_cb[DVC_ICACHE_LOG].icache) {
 			p = logw_begin(s->f_ic, 160);
 			if (s->fam == FAM_A2) {
 				p = fmt_s(p, "[info] ");
@@ -275,7 +273,7 @@ static void deliver(struct sub *s, const struct ev *e)
 		}
 		break;
 	case EV_FETCH:
-		if (files && s->f_ic && s->fam == FAM_A2 && log_on[DVC_ICACHE_LOG]) {
+		if (s->f_ic && s->fam == FAM_A2 && !logw_cb[DVC_ICACHE_LOG].icache) {
 			p = logw_begin(s->f_ic, 80);
 			p = fmt_s(p, "[info] ");
 			p = fmt_u(p, e->tick);
@@ -290,7 +288,7 @@ static void deliver(struct sub *s, const struct ev *e)
 		}
 		break;
 	case EV_CCU:
-		if (files && s->f_ccu && log_on[DVC_CCU_LOG]) {
+		if (s->f_ccu && !logw_cb[DVC_CCU_LOG].ccu) {
 			p = logw_begin(s->f_ccu, 80);
 			p = fmt_s(p, "[info] ");
 			p = fmt_u(p, e->tick);
@@ -309,7 +307,7 @@ static void deliver(struct sub *s, const struct ev *e)
 		unsigned op = e->x >> 8, intf = e->x & 0xff;
 		uint32_t size = (uint32_t)(e->a >> 40);
 		uint64_t addr = e->a & ((1ull << 40) - 1);
-		if (files && s->f_mte && log_on[DVC_MTE_LOG]) {
+		if (s->f_mte && !logw_cb[DVC_MTE_LOG].mte) {
 			p = logw_begin(s->f_mte, 200);
 			p = fmt_s(p, "[info] ");
 			p = fmt_u(p, e->tick);
@@ -771,7 +769,7 @@ static void mte_copy(uint64_t pc, int pipe, const char *a2, const char *p310, co
 	uint64_t t = dispatch(s, pc, pipe), st, en;
 	pipe_issue(s, t, pipe, 4 + bytes / GM_BPC, GM_LAT, &st, &en);
 	emit(s, pc, pipe, s->fam == FAM_310P ? p310 : a2, d, (size_t)(p - d), t, st, en, 1);
-	if (s->f_mte || logw_cb[DVC_MTE_LOG].mte) mte_events(s, st, gmaddr, laddr, bytes, write_gm, local_if);
+	if (s->fam != FAM_310P && log_on[DVC_MTE_LOG] && (s->f_mte || logw_cb[DVC_MTE_LOG].mte)) mte_events(s, st, gmaddr, laddr, bytes, write_gm, local_if);
 }
 
 __attribute__((noinline)) static void op_gm_to_ub(uint32_t ub, GM_ADDR g, uint32_t nburst, uint32_t lenburst)
@@ -872,7 +870,7 @@ __attribute__((noinline)) static void op_l0c_to_gm(GM_ADDR g, uint32_t c, uint32
 	uint64_t t = dispatch(s, pc, P_FIX), st, en;
 	pipe_issue(s, t, P_FIX, 2 + bytes / GM_BPC, FIX_LAT, &st, &en);
 	emit(s, pc, P_FIX, s->fam == FAM_310P ? "mov_l0c_to_out" : "FIX_L0C_TO_DST", d, (size_t)(p - d), t, st, en, 1);
-	if (s->f_mte || logw_cb[DVC_MTE_LOG].mte) mte_events(s, st, g, c, bytes, 1, MI_FIXR);
+	if (s->fam != FAM_310P && log_on[DVC_MTE_LOG] && (s->f_mte || logw_cb[DVC_MTE_LOG].mte)) mte_events(s, st, g, c, bytes, 1, MI_FIXR);
 }
 
 /* ---- vector unit ---- */
@@ -1359,16 +1357,20 @@ static void open_files(struct sub *s, const char *dir, struct core_out *co)
 	else snprintf(pre, sizeof pre, "core%d.%score%d.", s->core, s->kind == 1 ? "vec" : "cube", s->idx);
 	char n[160];
 	s->f_pop = s->f_exec = s->f_ic = s->f_ccu = s->f_mte = NULL;
-	if (logw_file_level <= 2) {
+	/* a log goes to its file unless file logging is off (DvcSetLogLevel
+	 * file level 6) or a callback takes it */
+	int on[6];
+	for (int i = 0; i < 6; i++) on[i] = logw_file_level <= 2 && log_on[i] && !logw_cb[i].any;
+	{
 		snprintf(n, sizeof n, "%sinstr_popped_log", pre);
-		if (log_on[0]) s->f_pop = logw_open(dir, n, ".dump");
+		if (on[DVC_INSTR_POPPED_LOG]) s->f_pop = logw_open(dir, n, ".dump");
 		snprintf(n, sizeof n, "%sinstr_log", pre);
-		if (log_on[1]) s->f_exec = logw_open(dir, n, ".dump");
+		if (on[DVC_INSTR_LOG]) s->f_exec = logw_open(dir, n, ".dump");
 		snprintf(n, sizeof n, "%s%s", pre, s->fam == FAM_A2 ? "ifu.icache_log" : "icache_log");
-		if (log_on[3]) s->f_ic = logw_open(dir, n, ".dump");
+		if (on[DVC_ICACHE_LOG]) s->f_ic = logw_open(dir, n, ".dump");
 		snprintf(n, sizeof n, "%sccu_log", pre);
-		if (s->fam == FAM_A2 && log_on[5]) s->f_ccu = logw_open(dir, n, ".dump");
-		if (s->fam != FAM_310P && log_on[2]) {
+		if (s->fam == FAM_A2 && on[DVC_CCU_LOG]) s->f_ccu = logw_open(dir, n, ".dump");
+		if (s->fam != FAM_310P && on[DVC_MTE_LOG]) {
 			int k = s->kind == 2 ? 0 : 1 + s->idx;
 			if (!co->tmp[k]) co->tmp[k] = logw_tmp(dir);
 			s->f_mte = co->tmp[k];

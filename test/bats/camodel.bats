@@ -141,3 +141,15 @@ EOF
 	[ "$status" -eq 1 ]
 	[[ $output == *"rtDevBinaryRegister"*"107000"* ]]
 }
+
+@test "popped lines show a destination register at issue, executed lines the result" {
+	sample Ascend910B1 "$t/d" "$ops/bin/op_rt" -n 2
+	# block 1: base 0x8000; the second tile's address is 0x8000 + 0x2000
+	grep 'ADD_IMM' "$t/d/core0.veccore1.instr_popped_log.dump" | sed -n 2p > "$t/pop"
+	grep 'ADD_IMM' "$t/d/core0.veccore1.instr_log.dump" | sed -n 2p > "$t/exe"
+	grep -q 'XD:X[0-9]*=0x8000, XN' "$t/pop"   # the first tile's, still in the register
+	grep -q 'XD:X[0-9]*=0xa000, XN' "$t/exe"
+	command -v instr-parse >/dev/null || skip "instr-parse is not built"
+	dump-split "$t/d" | instr-parse --json |
+		jq -e -s '[.[] | select(.kind == "instr" and .name == "ADD_IMM" and .core == 0 and .subidx == 1)][1].detail | test("XD:X[0-9]+=0x8000,")'
+}

@@ -58,15 +58,21 @@ static const char *const mte_if_name[] = { "BRIF", "BWIF", "UB1WIF", "UB1RIF", "
 
 #define TEXT_MAX 480
 
+/* One line's text after the "[info] [tick] " head. */
+struct itext {
+	uint16_t len, name_end, det_off, det_len;
+	char text[TEXT_MAX];
+};
+
 struct islot {
 	struct islot *next_free;
 	uint32_t refs;
-	uint16_t len, name_end, det_off, det_len;
 	uint64_t pc;
 	uint32_t id310;           /* 310P "instr ID is" (0 = none) */
-	uint8_t pipe;
+	uint8_t pipe, has_pop;
 	const char *name;
-	char text[TEXT_MAX];
+	struct itext x;           /* the executed line */
+	struct itext pop;         /* the popped line, when its values differ */
 };
 
 struct ev {
@@ -102,6 +108,7 @@ struct sub {
 	uint32_t next_id, next_id310;
 	uint32_t *mte_instr, *mte_req;   /* the core's counters */
 	uint64_t mask0, mask1;
+	uint64_t regs[32];       /* scalar register values, for the popped lines */
 	uint8_t *ub, *l1, *l0a, *l0b, *l0c;
 	struct wfile *f_pop, *f_exec, *f_ic, *f_ccu, *f_mte;
 	struct ev *heap;
@@ -212,13 +219,14 @@ static char *line_head(char *p, enum fam fam, uint64_t tick)
 static void deliver_instr(struct sub *s, const struct ev *e, int popped)
 {
 	const struct islot *sl = e->slot;
+	const struct itext *x = popped && sl->has_pop ? &sl->pop : &sl->x;
 	DvcInstrLogCb_t cb = logw_cb[popped ? DVC_INSTR_POPPED_LOG : DVC_INSTR_LOG].instr;
 	struct wfile *f = popped ? s->f_pop : s->f_exec;
 	if (f && !cb) {
 		char *p = logw_begin(f, TEXT_MAX + 80);
 		p = line_head(p, s->fam, e->tick);
-		memcpy(p, sl->text, sl->len);
-		p += sl->len;
+		memcpy(p, x->text, x->len);
+		p += x->len;
 		if (sl->id310) {
 			p = fmt_s(p, ", instr ID is: ");
 			p = fmt_u(p, sl->id310);
@@ -232,10 +240,10 @@ static void deliver_instr(struct sub *s, const struct ev *e, int popped)
 	}
 	if (cb) {
 		char dec[TEXT_MAX + 1], det[TEXT_MAX + 1];
-		memcpy(dec, sl->text, sl->name_end);
-		dec[sl->name_end] = 0;
-		memcpy(det, sl->text + sl->det_off, sl->det_len);
-		det[sl->det_len] = 0;
+		memcpy(dec, x->text, x->name_end);
+		dec[x->name_end] = 0;
+		memcpy(det, x->text + x->det_off, x->det_len);
+		det[x->det_len] = 0;
 		DvcInstrLogEntry_t en = { (uint32_t)s->core, s->cbid, sl->pc, dec, det };
 		cb(e->tick, &en);
 	}
@@ -398,15 +406,11 @@ static char *regv(char *p, const char *role, unsigned r, uint64_t v)
 	return p;
 }
 
-static void emit(struct sub *s, uint64_t pc, int pipe, const char *name, const char *det, size_t dlen,
-                 uint64_t t_ccu, uint64_t start, uint64_t end, int has_id310)
+static void build(const struct sub *s, struct itext *t, uint64_t pc, int pipe, const char *name,
+                  const char *det, size_t dlen, uint32_t id)
 {
-	struct islot *sl = slot_get();
-	char *p = sl->text, *p0 = p;
+	char *p = t->text, *p0 = p;
 	if (dlen > TEXT_MAX - 120) dlen = TEXT_MAX - 120;
-	sl->pc = pc;
-	sl->pipe = (uint8_t)pipe;
-	sl->name = name;
 	p = fmt_s(p, "(PC: 0x");
 	p = fmt_x(p, pc);
 	*p++ = ')';
@@ -418,17 +422,13 @@ static void emit(struct sub *s, uint64_t pc, int pipe, const char *name, const c
 		p = fmt_x0(p, encoding(pc, name), 8);
 		p = fmt_s(p, ") ");
 		p = fmt_s(p, name);
-		sl->name_end = (uint16_t)(p - p0);
-		if (dlen) {
-			*p++ = '(';
-			sl->det_off = (uint16_t)(p - p0);
-			memcpy(p, det, dlen);
-			p += dlen;
-			*p++ = ')';
-		} else {
-			sl->det_off = (uint16_t)(p - p0);
-		}
-		if (has_id310) sl->id310 = ++s->next_id310;
+		t->name_end = (uint16_t)(p - p0);
+		if (dlen) *p++ = '(';
+		t->det_off = (uint16_t)(p - p0);
+		memcpy(p, det, dlen);
+		p += dlen;
+		t->det_len = (uint16_t)(p - p0 - t->det_off);
+		if (dlen) *p++ = ')';
 	} else {
 		size_t n = strlen(tok);
 		memcpy(p, tok, n);
@@ -440,29 +440,51 @@ static void emit(struct sub *s, uint64_t pc, int pipe, const char *name, const c
 		*p++ = ' ';
 		if (s->fam == FAM_A5) {
 			p = fmt_s(p, "(ID: ");
-			p = fmt_u0(p, ++s->next_id, 6);
+			p = fmt_u0(p, id, 6);
 			*p++ = ')';
 			*p++ = ' ';
 		}
 		p = fmt_s(p, name);
-		sl->name_end = (uint16_t)(p - p0);
+		t->name_end = (uint16_t)(p - p0);
 		if (dlen) {
 			*p++ = ' ';
 			*p++ = ' ';
 		}
-		sl->det_off = (uint16_t)(p - p0);
+		t->det_off = (uint16_t)(p - p0);
 		memcpy(p, det, dlen);
 		p += dlen;
 		/* A2 details end in ",", A5 details in ", " */
 		if (dlen && s->fam == FAM_A2 && p[-1] == ' ') p--;
+		t->det_len = (uint16_t)(p - p0 - t->det_off);
 	}
-	sl->det_len = (uint16_t)(p - p0 - sl->det_off);
-	if (s->fam == FAM_310P && dlen) sl->det_len--;   /* not the ')' */
-	sl->len = (uint16_t)(p - p0);
+	t->len = (uint16_t)(p - p0);
+}
+
+/* An instruction: CCU issue at t_ccu, popped at start, done at end.  pdet:
+ * the popped line's detail when its register values differ (values at
+ * issue; the executed line shows them after execution), else NULL. */
+static void emit2(struct sub *s, uint64_t pc, int pipe, const char *name, const char *det, size_t dlen,
+                  const char *pdet, size_t pdlen, uint64_t t_ccu, uint64_t start, uint64_t end, int has_id310)
+{
+	struct islot *sl = slot_get();
+	uint32_t id = s->fam == FAM_A5 ? ++s->next_id : 0;
+	sl->pc = pc;
+	sl->pipe = (uint8_t)pipe;
+	sl->name = name;
+	sl->has_pop = pdet != NULL;
+	build(s, &sl->x, pc, pipe, name, det, dlen, id);
+	if (pdet) build(s, &sl->pop, pc, pipe, name, pdet, pdlen, id);
+	if (s->fam == FAM_310P && has_id310) sl->id310 = ++s->next_id310;
 	if (s->fam == FAM_A2) push(s, t_ccu, EV_CCU, pc, sl, 0, 0, 0);
 	push(s, start, EV_POP, 0, sl, 0, 0, 0);
 	push(s, end, EV_EXEC, 0, sl, 0, 0, 0);
 	if (sl->refs == 0) slot_put(sl);
+}
+
+static void emit(struct sub *s, uint64_t pc, int pipe, const char *name, const char *det, size_t dlen,
+                 uint64_t t_ccu, uint64_t start, uint64_t end, int has_id310)
+{
+	emit2(s, pc, pipe, name, det, dlen, NULL, 0, t_ccu, start, end, has_id310);
 }
 
 /* ---- front end and pipes ---- */
@@ -601,63 +623,91 @@ static void scalar(struct sub *s, uint64_t pc, const char *name, const char *det
 	if (t + lat > s->plast[P_S]) s->plast[P_S] = t + lat;
 }
 
+/* A scalar instruction writing register rd: the popped line shows rd's
+ * value at issue, the executed line the result (d[0]: executed, d[1]:
+ * popped). */
+static void scalar_rd(struct sub *s, uint64_t pc, const char *name, char d[2][200], const size_t *dl,
+                      unsigned rd, uint64_t result, uint64_t lat, int blocking)
+{
+	uint64_t t = dispatch(s, pc, P_S);
+	int differ = dl[0] != dl[1] || memcmp(d[0], d[1], dl[0]);
+	emit2(s, pc, P_S, name, d[0], dl[0], differ ? d[1] : NULL, dl[1], t, t, t + lat, 0);
+	s->regs[rd % 32] = result;
+	if (blocking) s->cur = t + lat;
+	if (t + lat > s->plast[P_S]) s->plast[P_S] = t + lat;
+}
+
 static int64_t spr(uint64_t pc, const char *sprname, int64_t v)
 {
 	struct sub *s = S;
-	char d[128], *p = d;
-	if (s->fam == FAM_310P) {
-		p = fmt_s(p, "x[");
-		p = fmt_u(p, reg(pc, 0));
-		p = fmt_s(p, "]= 0x");
-		p = fmt_x(p, (uint64_t)v);
-		p = fmt_s(p, ", SPR_");
-		p = fmt_s(p, sprname);
-		p = fmt_s(p, "= 0x");
-		p = fmt_x(p, (uint64_t)v);
-		scalar(s, pc, "scalar_mov_xd_special", d, (size_t)(p - d), 1, 0);
-	} else {
-		p = regv(p, "XD", reg(pc, 0), (uint64_t)v);
-		p = fmt_s(p, "SPR:");
-		p = fmt_s(p, sprname);
-		p = fmt_s(p, ", ");
-		scalar(s, pc, "MOV_XD_SPR", d, (size_t)(p - d), 1, 0);
+	char d[2][200];
+	size_t dl[2];
+	unsigned rd = reg(pc, 0);
+	for (int k = 0; k < 2; k++) {
+		/* the popped line shows the special register's value too: the
+		 * reference reads logical block ids from popped MOV_XD_SPR lines */
+		uint64_t dv = (uint64_t)v;
+		char *p = d[k];
+		if (s->fam == FAM_310P) {
+			p = fmt_s(p, "x[");
+			p = fmt_u(p, rd);
+			p = fmt_s(p, "]= 0x");
+			p = fmt_x(p, dv);
+			p = fmt_s(p, ", SPR_");
+			p = fmt_s(p, sprname);
+			p = fmt_s(p, "= 0x");
+			p = fmt_x(p, (uint64_t)v);
+		} else {
+			p = regv(p, "XD", rd, dv);
+			p = fmt_s(p, "SPR:");
+			p = fmt_s(p, sprname);
+			p = fmt_s(p, ", ");
+		}
+		dl[k] = (size_t)(p - d[k]);
 	}
+	scalar_rd(s, pc, s->fam == FAM_310P ? "scalar_mov_xd_special" : "MOV_XD_SPR", d, dl, rd, (uint64_t)v, 1, 0);
 	return v;
+}
+
+static int64_t alu(uint64_t pc, const char *a2, const char *p310, int nsrc, int64_t r, int64_t x, int64_t y, int imm)
+{
+	struct sub *s = S;
+	char d[2][200];
+	size_t dl[2];
+	unsigned rd = reg(pc, 0);
+	for (int k = 0; k < 2; k++) {
+		uint64_t dv = k ? s->regs[rd] : (uint64_t)r;
+		char *p = d[k];
+		if (s->fam == FAM_310P) {
+			p = fmt_s(p, "xd:");
+			p = fmt_u(p, rd);
+			if (nsrc >= 1) { p = fmt_s(p, ", xn:"); p = fmt_u(p, reg(pc, 1)); }
+			if (nsrc >= 2 && !imm) { p = fmt_s(p, ", xm:"); p = fmt_u(p, reg(pc, 2)); }
+			p = fmt_s(p, ", xdValue:0x");
+			p = fmt_x(p, dv);
+			if (nsrc >= 1) { p = fmt_s(p, ", xnValue:0x"); p = fmt_x(p, (uint64_t)x); }
+			if (nsrc >= 2) { p = fmt_s(p, imm ? ", imm:0x" : ", xmValue:0x"); p = fmt_x(p, (uint64_t)y); }
+		} else {
+			if (nsrc >= 1) p = fmt_s(p, "dtype:S64, ");
+			p = regv(p, "XD", rd, dv);
+			if (nsrc >= 1) p = regv(p, "XN", reg(pc, 1), (uint64_t)x);
+			if (nsrc >= 2 && !imm) p = regv(p, "XM", reg(pc, 2), (uint64_t)y);
+			if (imm || nsrc == 0) {
+				p = fmt_s(p, "IMM:");
+				p = hv(p, (uint64_t)(nsrc == 0 ? r : y));
+				p = fmt_s(p, ", ");
+			}
+		}
+		dl[k] = (size_t)(p - d[k]);
+	}
+	scalar_rd(s, pc, s->fam == FAM_310P ? p310 : a2, d, dl, rd, (uint64_t)r, 1, 0);
+	return r;
 }
 
 __attribute__((noinline)) static int64_t op_block_idx(void) { return spr(PC(), "BLOCKID", S->block); }
 __attribute__((noinline)) static int64_t op_block_num(void) { return spr(PC(), "BLOCKDIM", cur_block_dim); }
 __attribute__((noinline)) static int64_t op_subblock_idx(void) { return spr(PC(), "SUBBLOCKID", S->subblock); }
 __attribute__((noinline)) static int op_core_type(void) { return S->ctype; }
-
-static int64_t alu(uint64_t pc, const char *a2, const char *p310, int nsrc, int64_t r, int64_t x, int64_t y, int imm)
-{
-	struct sub *s = S;
-	char d[200], *p = d;
-	if (s->fam == FAM_310P) {
-		p = fmt_s(p, "xd:");
-		p = fmt_u(p, reg(pc, 0));
-		if (nsrc >= 1) { p = fmt_s(p, ", xn:"); p = fmt_u(p, reg(pc, 1)); }
-		if (nsrc >= 2 && !imm) { p = fmt_s(p, ", xm:"); p = fmt_u(p, reg(pc, 2)); }
-		p = fmt_s(p, ", xdValue:0x");
-		p = fmt_x(p, (uint64_t)r);
-		if (nsrc >= 1) { p = fmt_s(p, ", xnValue:0x"); p = fmt_x(p, (uint64_t)x); }
-		if (nsrc >= 2) { p = fmt_s(p, imm ? ", imm:0x" : ", xmValue:0x"); p = fmt_x(p, (uint64_t)y); }
-		scalar(s, pc, p310, d, (size_t)(p - d), 1, 0);
-	} else {
-		if (nsrc >= 1) p = fmt_s(p, "dtype:S64, ");
-		p = regv(p, "XD", reg(pc, 0), (uint64_t)r);
-		if (nsrc >= 1) p = regv(p, "XN", reg(pc, 1), (uint64_t)x);
-		if (nsrc >= 2 && !imm) p = regv(p, "XM", reg(pc, 2), (uint64_t)y);
-		if (imm || nsrc == 0) {
-			p = fmt_s(p, "IMM:");
-			p = hv(p, (uint64_t)(nsrc == 0 ? r : y));
-			p = fmt_s(p, ", ");
-		}
-		scalar(s, pc, a2, d, (size_t)(p - d), 1, 0);
-	}
-	return r;
-}
 
 __attribute__((noinline)) static int64_t op_movi(int64_t imm)
 {
@@ -707,8 +757,12 @@ __attribute__((noinline)) static uint64_t op_ld_gm(GM_ADDR addr, int bytes)
 	if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) fault("LD_GM: size must be 1, 2, 4 or 8");
 	uint64_t v = 0;
 	memcpy(&v, gm(addr, (uint64_t)bytes), (size_t)bytes);
-	char d[200], *p = ldst_detail(s, d, pc, v, addr, bytes);
-	scalar(s, pc, s->fam == FAM_310P ? "scalar_ld" : "LD_XD_XN_IMM", d, (size_t)(p - d), LD_LAT, 1);
+	char d[2][200];
+	size_t dl[2];
+	unsigned rd = reg(pc, 0);
+	dl[0] = (size_t)(ldst_detail(s, d[0], pc, v, addr, bytes) - d[0]);
+	dl[1] = (size_t)(ldst_detail(s, d[1], pc, s->regs[rd], addr, bytes) - d[1]);
+	scalar_rd(s, pc, s->fam == FAM_310P ? "scalar_ld" : "LD_XD_XN_IMM", d, dl, rd, v, LD_LAT, 1);
 	return v;
 }
 

@@ -135,6 +135,21 @@ EOF
 	[ "$status" -eq 1 ]
 	[[ $output == *"aicore exception: GM access outside any allocation"* ]]
 	[[ $output == *"rtStreamSynchronize(stream) failed: 507015"* ]]
+	# a kernel whose last intrinsic became a tail call: no PC in the image
+	cat > "$t/tail.c" <<'EOF2'
+#include "camodel_kernel.h"
+KERNEL_ENTRY void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR t)
+{
+	(void)x; (void)y; (void)z; (void)t;
+	PIPE_BARRIER(PIPE_ALL);
+}
+EOF2
+	cc -std=c11 -g -O2 -foptimize-sibling-calls -fPIC -shared -I"$cann/include" -o "$t/tail.o" "$t/tail.c"
+	if objdump -d "$t/tail.o" | grep -A6 '<add_custom>:' | grep -q 'jmp  *\*'; then
+		run sample Ascend910B1 "$t/d" "$ops/bin/op_rt" -k "$t/tail.o"
+		[ "$status" -eq 1 ]
+		[[ $output == *"outside the kernel image"*"-fno-optimize-sibling-calls"* ]]
+	fi
 	# not an ELF: registration fails cleanly
 	echo junk > "$t/junk.o"
 	run sample Ascend910B1 "$t/d" "$ops/bin/op_rt" -k "$t/junk.o"

@@ -68,6 +68,7 @@ struct kernel_bin {
 	uint32_t magic;
 	void *dl;             /* dlopen handle */
 	uintptr_t base;       /* load base of the image */
+	uintptr_t size;       /* end of its last loaded segment, from base */
 	uint64_t pc_start;    /* device address of the image */
 	int index;
 };

@@ -447,6 +447,20 @@ static int elf_syms(const uint8_t *d, uint64_t len, struct bin *b)
 	return 0;
 }
 
+struct span { uintptr_t base, size; };
+
+static int find_span(struct dl_phdr_info *info, size_t n, void *arg)
+{
+	(void)n;
+	struct span *sp = arg;
+	if (info->dlpi_addr != sp->base) return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && ph->p_vaddr + ph->p_memsz > sp->size) sp->size = ph->p_vaddr + ph->p_memsz;
+	}
+	return sp->size != 0;
+}
+
 static int bin_load(const void *data, uint64_t length, uint32_t magic, void **hdl)
 {
 	if (!data || !hdl || length == 0) return ACL_ERROR_RT_PARAM_INVALID;
@@ -489,6 +503,9 @@ static int bin_load(const void *data, uint64_t length, uint32_t magic, void **hd
 	struct link_map *lm = NULL;
 	dlinfo(b->kb.dl, RTLD_DI_LINKMAP, &lm);
 	b->kb.base = lm ? (uintptr_t)lm->l_addr : 0;
+	struct span sp = { b->kb.base, 0 };
+	dl_iterate_phdr(find_span, &sp);
+	b->kb.size = sp.size ? sp.size : PC_STRIDE;
 	b->kb.magic = magic;
 	pthread_mutex_lock(&big);
 	struct bin **nb = realloc(bins, (nbins + 1) * sizeof *nb);

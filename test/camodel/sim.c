@@ -364,9 +364,14 @@ static void settle(struct sub *s, uint64_t upto)
 
 /* ---- instruction text ---- */
 
+static _Noreturn void fault(const char *msg);
+
 static inline uint64_t PCof(void *ra)
 {
 	uintptr_t off = (((uintptr_t)ra - 1) & ~(uintptr_t)3) - KB->base;
+	if (off >= KB->size)
+		fault("an intrinsic was called from outside the kernel image (a tail call? build kernels with "
+		      "-fno-optimize-sibling-calls)");
 	return KB->pc_start + off;
 }
 #define PC() PCof(__builtin_return_address(0))

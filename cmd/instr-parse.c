@@ -192,6 +192,8 @@ struct keyinfo {                /* pairing state of one pc (or id) */
 	uint64_t writes_val[CALC_VEC_NVARS]; /* as written by its last pop */
 	struct pcregs regs;         /* pc mode: GPR operands from its first pop */
 	struct execcache x;         /* pc mode */
+	struct rdtext rd;           /* pc mode: pass 2's text of the pc */
+	struct pcinfo *pi;          /* pc mode, final run: the pc's pcinfo */
 	struct node *pend_pop, *pend_exec;   /* held back by a prune walk */
 	struct node *pop_h, *pop_t, *exec_h, *exec_t;
 };
@@ -741,6 +743,7 @@ struct node {
 	char *text;                 /* name then detail */
 	size_t name_n, detail_n, cap;
 	uint64_t ver;               /* pops: the version of the pc's text */
+	struct keyinfo *k;          /* pc mode: the pc's state (no lookups) */
 };
 
 static struct node *free_nodes;
@@ -793,14 +796,22 @@ static struct node *node_read(struct unit *u, int all_text)
 	flags = *p++;
 	n = node_alloc();
 	n->next = NULL;
+	n->k = NULL;
 	n->tick = u->rpop.tick += unzz(get_uv(&p, end));
 	pc = u->rpop.key += unzz(get_uv(&p, end));
 	n->pc = pc;
 	n->line = u->rpop.line += unzz(get_uv(&p, end));
 	n->file = (uint32_t)get_uv(&p, end);
 	n->id = by_id ? (u->rpop.id += unzz(get_uv(&p, end))) : 0;
-	if (!(t = table_get(&u->rdpc, pc, NULL)))
+	if (!by_id) {
+		/* Every spooled line's pc has its keyinfo, and pass 2 adds
+		 * none: the pointer stays valid. */
+		if (!(n->k = table_find(&u->keys, pc)))
+			spool_damaged();
+		t = &n->k->rd;
+	} else if (!(t = table_get(&u->rdpc, pc, NULL))) {
 		cli_die(EXIT_IO, "out of memory");
+	}
 	if (!(flags & POP_SAME)) {
 		uint64_t pn, nn, pre, suf, mid;
 		size_t need;
@@ -898,6 +909,9 @@ static struct node *exec_read(struct unit *u)
 	n->next = NULL;
 	n->tick = u->rexec.tick += unzz(get_uv(&p, end));
 	n->pc = n->id = u->rexec.key += unzz(get_uv(&p, end));
+	n->k = NULL;
+	if (!by_id && !(n->k = table_find(&u->keys, n->pc)))
+		spool_damaged();
 	n->line = u->rexec.line += unzz(get_uv(&p, end));
 	n->file = (uint32_t)get_uv(&p, end);
 	n->threads = (int)(int64_t)unzz(get_uv(&p, end));
@@ -925,6 +939,15 @@ static void free_popcaches(struct table *t, int in_keys)
 static void free_rdpc(struct unit *u)
 {
 	size_t i;
+	for (i = 0; i < u->keys.cap; i++) {
+		uint64_t key;
+		struct keyinfo *k = table_at(&u->keys, i, &key);
+		if (k) {
+			free(k->rd.text);
+			memset(&k->rd, 0, sizeof k->rd);
+			k->pi = NULL;
+		}
+	}
 	for (i = 0; i < u->rdpc.cap; i++) {
 		uint64_t pc;
 		struct rdtext *t = table_at(&u->rdpc, i, &pc);
@@ -1046,7 +1069,6 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 	int fresh, rd, wrc;
 	uint64_t pc = by_id ? p->pc : key;
 
-	(void)k;
 	if (p->tick > e->tick) {
 		if (pg->final)
 			loss_add(&losses, LOSS_POP_AFTER_EXEC, p->file, p->line, "pop after exec");
@@ -1092,7 +1114,14 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		return;
 	}
 
-	pi = table_find(&pg->pcs, pc);
+	if (by_id) {
+		pi = table_find(&pg->pcs, pc);
+	} else {
+		/* The final run adds no pcinfo: the pointer stays valid. */
+		if (!k->pi)
+			k->pi = table_find(&pg->pcs, pc);
+		pi = k->pi;
+	}
 	{
 		struct rec r;
 		static const struct rec_schema *instr_schema;
@@ -1174,8 +1203,8 @@ static void decide(struct keyinfo *k)
 static void feed(struct pairing *pg, struct node *n, int is_pop)
 {
 	uint64_t key = by_id ? n->id : n->pc;
-	int fresh;
-	struct keyinfo *k = table_get(pg->keys, key, &fresh);
+	int fresh = 0;
+	struct keyinfo *k = n->k ? n->k : table_get(pg->keys, key, &fresh);
 	struct node **pend;
 	int merge;
 
@@ -1360,9 +1389,9 @@ static void free_tables(struct unit *u)
 {
 	free_popcaches(&u->keys, 1);
 	free_popcaches(&u->pcregs, 0);
+	free_rdpc(u);
 	table_free(&u->keys);
 	table_free(&u->pcregs);
-	free_rdpc(u);
 }
 
 static void finish_unit(struct unit *u, struct rec_out *o)

@@ -222,3 +222,13 @@ EOF
 	[ "$status" -eq 2 ]
 	[[ $output == *"unknown mode"* ]]
 }
+
+@test "icache fetch and CCU issue lines give every instruction its scalar head (A2)" {
+	command -v scalar-merge >/dev/null && command -v icache-merge >/dev/null || skip "icache-merge/scalar-merge not built"
+	sample Ascend910B1 "$t/h" "$ops/bin/op_rt" -s add -n 3
+	dump-split "$t/h" | instr-parse | icache-merge | scalar-merge --json > "$t/h.json"
+	jq -e -s '[.[] | select(.kind == "instr" and .pipe != "CACHEMISS")] | length > 100 and
+		all(.icache_tick != null and .ccu_tick != null and .icache_tick < .ccu_tick and .ccu_tick <= .start)' "$t/h.json"
+	jq -e -s '[.[] | select(.kind == "instr" and .pipe == "CACHEMISS")] | length > 0' "$t/h.json"
+	jq -e -s '[.[] | select(.kind == "trailer")] | all(.bad == 0 and .dropped == 0)' "$t/h.json"
+}

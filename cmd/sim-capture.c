@@ -485,12 +485,14 @@ static size_t nkernels;
 static unsigned long long nlaunches, nspans, ndropped;
 static char *launched_names;
 
-static void note_name(const char *n, size_t len)
+static void note_name(const char *name, size_t len)
 {
 	size_t have = launched_names ? strlen(launched_names) : 0;
-	char *p;
-	if (have > 4000)
+	char *p, n[1024];
+	if (have > 4000 || len == 0 || len >= sizeof n)
 		return;
+	memcpy(n, name, len);
+	n[len] = 0;
 	if (launched_names) {
 		for (p = launched_names; (p = strstr(p, n)); p += len)
 			if ((p == launched_names || p[-1] == ' ') && (p[len] == ' ' || !p[len]))

@@ -15,7 +15,7 @@ setup() {
 }
 
 need() {
-	[ -x "$1" ] || skip "$(basename "$1") is not built"
+	[ -f "$1" ] || skip "$(basename "$1") is not built"
 }
 
 rundir() {
@@ -85,4 +85,79 @@ instrs() {
 	run sim-capture -o "$out" --soc-version=Ascend950PR_9599 -- "$ops/bin/add_rt"
 	[ "$status" -eq 0 ]
 	jq -e '.soc == "Ascend950PR_9599" and (.simulator | endswith("/dav_3510/lib"))' "$(rundir)/manifest.json"
+}
+
+# One capture through a launch path: the kernel, its binary, start pc and
+# dumps that parse with nothing left over.
+check_path() {
+	run sim-capture -o "$out" -- "$@"
+	[ "$status" -eq 0 ] || { echo "$*: $status: $output"; return 1; }
+	r=$(rundir)
+	d=$r/device0/add_custom/0/dump
+	[ -f "$d/aicore_binary.o" ] && [ -f "$d/pc_start_addr.txt" ] || { echo "$*: no capture"; return 1; }
+	cmp "$d/aicore_binary.o" "$ops/kernels/add_custom.o"
+	jq -e '.launches == 1 and .kernels[0].block_dim > 0' "$r/manifest.json" >/dev/null
+	dump-split "$d" | instr-parse --json > "$BATS_TEST_TMPDIR/p.json"
+	jq -e -s 'map(select(.kind == "trailer"))[-1] | .bad == 0 and .dropped == 0' "$BATS_TEST_TMPDIR/p.json" >/dev/null
+	[ "$(jq -c 'select(.kind == "instr")' "$BATS_TEST_TMPDIR/p.json" | wc -l)" -gt 10 ]
+	rm -rf "$out"/*
+}
+
+@test "every rt* launch path: rtKernelLaunch, ...WithFlagV2, rtRegisterAllKernel + ...WithHandleV2" {
+	need "$ops/bin/op_rt"
+	for m in launch flag handle; do
+		check_path "$ops/bin/op_rt" -s add -m "$m"
+	done
+}
+
+@test "every aclrt* launch path: WithConfig, WithHostArgs, aclrtLaunchKernel" {
+	need "$ops/bin/op_acl"
+	for m in config hostargs launch; do
+		check_path "$ops/bin/op_acl" -s add -m "$m"
+	done
+}
+
+@test "Python through ctypes and ACL" {
+	need "$ops/bin/add_acl.py"
+	command -v python3 >/dev/null || skip "no python3"
+	check_path "$ops/bin/add_acl.py"
+}
+
+@test "--config: a JSON kernel description run by the launcher" {
+	need "$ops/config/add_custom.json"
+	[ -x "$cann/tools/msopt/bin/kernel-launcher" ] || skip "no kernel-launcher"
+	run sim-capture -o "$out" --config="$ops/config/add_custom.json"
+	[ "$status" -eq 0 ]
+	d=$(rundir)/device0/add_custom/0/dump
+	cmp "$d/aicore_binary.o" "$ops/kernels/add_custom.o"
+	dump-split "$d" | instr-parse --json | jq -e -s 'map(select(.kind == "trailer"))[-1].bad == 0' >/dev/null
+	jq -e '.config and (.command | length) == 0' "$(rundir)/manifest.json"
+}
+
+@test "several kernels and launches: filters, counts and the <kernel>/<n> layout" {
+	need "$ops/bin/op_rt"
+	run sim-flow -q -o "$out" --launch-count=3 -- "$ops/bin/op_rt" -s add -r 3
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[ "$(ls "$r/add_custom" | tr '\n' ' ')" = "0 1 2 " ]
+	for n in 0 1 2; do [ -f "$r/add_custom/$n/simulator/trace.json" ]; done
+	[ ! -e "$r/device0" ]
+	rm -rf "$out"/*
+	run sim-capture -o "$out" --kernel-name='matmul*' -- "$ops/bin/op_rt" -s add -r 2
+	[ "$status" -eq 3 ]
+	[[ $output == *"no kernel matched --kernel-name=matmul* (launched: add_custom)"* ]]
+}
+
+@test "cube and mixed samples: live mode equals dump mode on every sub-core" {
+	need "$ops/bin/op_rt"
+	for s in matmul mixed; do
+		rm -rf "$out"/*
+		sim-capture -q -o "$out" --live -- "$ops/bin/op_rt" -s "$s" | instrs | sort > "$BATS_TEST_TMPDIR/live"
+		rm -rf "$out"/*
+		sim-capture -q -o "$out" -- "$ops/bin/op_rt" -s "$s"
+		k=$(ls "$(rundir)/device0")
+		dump-split "$(rundir)/device0/$k/0/dump" | instrs | sort > "$BATS_TEST_TMPDIR/dump"
+		[ "$(wc -l < "$BATS_TEST_TMPDIR/dump")" -gt 10 ] || { echo "$s: no instructions"; return 1; }
+		diff "$BATS_TEST_TMPDIR/dump" "$BATS_TEST_TMPDIR/live" || { echo "$s differs"; return 1; }
+	done
 }

@@ -38,6 +38,10 @@ instrs() {
 	jq -e '.profilingType' "$r/simulator/trace.json" >/dev/null || jq -e 'type == "object" or type == "array"' "$r/simulator/trace.json"
 	jq -e '.kernels[0].name == "add_custom" and .app_status == 0' "$r/manifest.json"
 	[[ $output == *"$r/simulator/trace.json"* ]]
+	# the host API timeline: the registration, the launch and its synchronisation
+	jq -e '.traceEvents | map(.name) | (index("rtDevBinaryRegister") != null) and
+	       (index("launch add_custom") != null) and (index("rtKernelLaunch") != null)' "$r/host_api.json"
+	jq -e '.traceEvents | all(.dur >= 0 and .ph == "X")' "$r/host_api.json"
 }
 
 @test "rt* sample: every captured line parses and pairs" {

@@ -3,6 +3,8 @@
  * one forwards to; a hook entered from inside another only forwards. */
 #include "hook.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ACL_SPAN(fn, args, a0, a1, a2, text, post) \
@@ -12,6 +14,10 @@
 #define ACL_HOOK(fn, params, args, a0, a1, a2, text, post)                         \
 	INJ_API aclError fn params { ACL_SPAN(fn, args, a0, a1, a2, text, post) }    \
 	INJ_API aclError fn##Impl params { ACL_SPAN(fn##Impl, args, a0, a1, a2, text, post) }
+
+static void note_init(void *ah);
+static void note_param(void *ah, const void *param, size_t size);
+static void note_placeholder(void *ah, void *buf, size_t size);
 
 ACL_HOOK(aclrtSetDevice, (int32_t dev), (dev), dev, NONE, NONE, NULL, (void)0)
 ACL_HOOK(aclrtResetDevice, (int32_t dev), (dev), dev, NONE, NONE, NULL, (void)0)
@@ -37,9 +43,14 @@ ACL_HOOK(aclrtBinaryGetFunction, (void *bh, const char *name, void **fh), (bh, n
          OUTPTR(fh), NONE, name, if (fh) inj_func_register(bh, *fh, name, 0, 0))
 ACL_HOOK(aclrtBinaryGetFunctionByEntry, (void *bh, uint64_t entry, void **fh), (bh, entry, fh), PTR(bh),
          OUTPTR(fh), entry, NULL, if (fh) inj_func_register(bh, *fh, NULL, entry, 1))
-ACL_HOOK(aclrtKernelArgsInit, (void *fh, void **ah), (fh, ah), PTR(fh), OUTPTR(ah), NONE, NULL, (void)0)
+ACL_HOOK(aclrtKernelArgsInit, (void *fh, void **ah), (fh, ah), PTR(fh), OUTPTR(ah), NONE, NULL,
+         if (ah) note_init(*ah))
 ACL_HOOK(aclrtKernelArgsAppend, (void *ah, void *param, size_t size, void **ph), (ah, param, size, ph),
-         PTR(ah), size, NONE, NULL, (void)0)
+         PTR(ah), size, NONE, NULL, note_param(ah, param, size))
+ACL_HOOK(aclrtKernelArgsAppendPlaceHolder, (void *ah, void **ph), (ah, ph), PTR(ah), OUTPTR(ph), NONE, NULL,
+         (void)0)
+ACL_HOOK(aclrtKernelArgsGetPlaceHolderBuffer, (void *ah, void *ph, size_t size, void **buf),
+         (ah, ph, size, buf), PTR(ah), size, OUTPTR(buf), NULL, if (buf) note_placeholder(ah, *buf, size))
 ACL_HOOK(aclrtKernelArgsFinalize, (void *ah), (ah), PTR(ah), NONE, NONE, NULL, (void)0)
 
 /* aclrtBinaryLoadFromData: the magic is an option (type 2). */
@@ -85,9 +96,125 @@ aclError inj_acl_func_addr(void *fh, void **aic, void **aiv)
 	return f ? f(fh, aic, aiv) : ACL_ERROR_INTERNAL_ERROR;
 }
 
+/* ---- replayable captures of ACL launches (capture.md 4.8) ---- */
+
+/* What was appended to an args handle: the pointer parameters and the
+ * placeholder buffer (the tiling data).  Kept only with --replay. */
+#define MAXARGS 64
+static pthread_mutex_t args_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct args_rec {
+	void *ah;
+	uint64_t ptr[MAXARGS];
+	int n;
+	void *tiling;
+	size_t tiling_size;
+} arecs[32];
+static unsigned anext;
+
+static struct args_rec *args_of(void *ah, int create)
+{
+	unsigned i;
+	for (i = 0; i < 32; i++)
+		if (arecs[i].ah == ah)
+			return &arecs[i];
+	if (!create)
+		return NULL;
+	i = anext++ % 32;
+	memset(&arecs[i], 0, sizeof arecs[i]);
+	arecs[i].ah = ah;
+	return &arecs[i];
+}
+
+static void note_init(void *ah)
+{
+	if (!inj.replay)
+		return;
+	pthread_mutex_lock(&args_mu);
+	args_of(ah, 1)->n = 0;
+	pthread_mutex_unlock(&args_mu);
+}
+
+static void note_param(void *ah, const void *param, size_t size)
+{
+	struct args_rec *a;
+	if (!inj.replay || size != 8 || !param)
+		return;
+	pthread_mutex_lock(&args_mu);
+	if ((a = args_of(ah, 1)) && a->n < MAXARGS)
+		memcpy(&a->ptr[a->n++], param, 8);
+	pthread_mutex_unlock(&args_mu);
+}
+
+static void note_placeholder(void *ah, void *buf, size_t size)
+{
+	struct args_rec *a;
+	if (!inj.replay || !buf)
+		return;
+	pthread_mutex_lock(&args_mu);
+	if ((a = args_of(ah, 1)) && !a->tiling) {
+		a->tiling = buf;
+		a->tiling_size = size;
+	}
+	pthread_mutex_unlock(&args_mu);
+}
+
+/* Pointers, then the tiling data inline: the rtArgsEx_t layout. */
+static void save_handle_args(struct inj_launch *l, void *ah)
+{
+	struct args_rec a, *p;
+	unsigned char *blob;
+	rtArgsEx_t ex;
+	pthread_mutex_lock(&args_mu);
+	p = args_of(ah, 0);
+	if (p)
+		a = *p;
+	pthread_mutex_unlock(&args_mu);
+	if (!p || !(blob = malloc(8 * (size_t)a.n + a.tiling_size + 8)))
+		return;
+	memcpy(blob, a.ptr, 8 * (size_t)a.n);
+	memset(&ex, 0, sizeof ex);
+	if (a.tiling && a.tiling_size) {
+		memcpy(blob + 8 * a.n, a.tiling, a.tiling_size);
+		ex.hasTiling = 1;
+		ex.tilingAddrOffset = 8 * (uint32_t)a.n;
+		ex.tilingDataOffset = 8 * (uint32_t)a.n;
+	}
+	inj_launch_save_args(l, blob, (uint32_t)(8 * (size_t)a.n + (a.tiling ? a.tiling_size : 0)), &ex);
+	free(blob);
+}
+
+/* The placeholder with the largest addrOffset holds the tiling data. */
+static void save_host_args(struct inj_launch *l, const void *host, size_t size, const void *ph, size_t nph)
+{
+	const struct { uint32_t addrOffset, dataOffset; } *p = ph;
+	rtArgsEx_t ex;
+	size_t i, best = 0;
+	memset(&ex, 0, sizeof ex);
+	for (i = 0; p && i < nph && i < 64; i++)
+		if (i == 0 || p[i].addrOffset > p[best].addrOffset)
+			best = i;
+	if (p && nph && p[best].dataOffset < size) {
+		ex.hasTiling = 1;
+		ex.tilingAddrOffset = p[best].addrOffset;
+		ex.tilingDataOffset = p[best].dataOffset;
+	}
+	inj_launch_save_args(l, host, (uint32_t)size, ex.hasTiling ? &ex : NULL);
+}
+
+/* aclrtLaunchKernel: the pointer list is in device memory. */
+static void save_device_args(struct inj_launch *l, const void *dev, size_t size)
+{
+	void *host;
+	if (!dev || size == 0 || size > (1u << 20) || !(host = malloc(size)))
+		return;
+	if (inj_rt_memcpy_d2h(host, dev, size) == 0)
+		inj_launch_save_args(l, host, (uint32_t)size, NULL);
+	free(host);
+}
+
 /* ---- launches ---- */
 
-#define ACL_LAUNCH(fn, apiname, fh, bd, stm, call, a1)                  \
+#define ACL_LAUNCH(fn, apiname, fh, bd, stm, call, a1, save)            \
 	static void *o_;                                           \
 	__typeof__(&fn) f_ = ORIG(LIB_ACL, fn, o_);                 \
 	struct inj_launch l;                                       \
@@ -103,24 +230,28 @@ aclError inj_acl_func_addr(void *fh, void **aic, void **aiv)
 	l.stream = stm;                                            \
 	inj_launch_by_func(&l, fh);                                \
 	inj_launch_begin(&l);                                      \
+	if (l.order >= 0 && inj.replay) {                          \
+		save;                                              \
+	}                                                          \
 	r = f_ call;                                               \
 	inj_launch_end(&l, r);                                     \
 	inj_span_end(&l.span, apiname, r, bd, (uint64_t)(a1), PTR(fh), l.name); \
 	return r;
 
-#define ACL_LAUNCH_PAIR(fn, params, fh, bd, stm, call, a1)                                  \
-	INJ_API aclError fn params { ACL_LAUNCH(fn, #fn, fh, bd, stm, call, a1) }            \
-	INJ_API aclError fn##Impl params { ACL_LAUNCH(fn##Impl, #fn, fh, bd, stm, call, a1) }
+#define ACL_LAUNCH_PAIR(fn, params, fh, bd, stm, call, a1, save)                              \
+	INJ_API aclError fn params { ACL_LAUNCH(fn, #fn, fh, bd, stm, call, a1, save) }            \
+	INJ_API aclError fn##Impl params { ACL_LAUNCH(fn##Impl, #fn, fh, bd, stm, call, a1, save) }
 
 ACL_LAUNCH_PAIR(aclrtLaunchKernel, (void *fh, uint32_t bd, const void *args, size_t size, void *stm), fh,
-                bd, stm, (fh, bd, args, size, stm), size)
+                bd, stm, (fh, bd, args, size, stm), size, save_device_args(&l, args, size))
 ACL_LAUNCH_PAIR(aclrtLaunchKernelV2,
                 (void *fh, uint32_t bd, const void *args, size_t size, void *cfg, void *stm), fh, bd, stm,
-                (fh, bd, args, size, cfg, stm), size)
+                (fh, bd, args, size, cfg, stm), size, save_device_args(&l, args, size))
 ACL_LAUNCH_PAIR(aclrtLaunchKernelWithConfig,
                 (void *fh, uint32_t bd, void *stm, void *cfg, void *ah, void *reserve), fh, bd, stm,
-                (fh, bd, stm, cfg, ah, reserve), PTR(ah))
+                (fh, bd, stm, cfg, ah, reserve), PTR(ah), save_handle_args(&l, ah))
 ACL_LAUNCH_PAIR(aclrtLaunchKernelWithHostArgs,
                 (void *fh, uint32_t bd, void *stm, void *cfg, void *host, size_t size, void *ph,
                  size_t nph),
-                fh, bd, stm, (fh, bd, stm, cfg, host, size, ph, nph), size)
+                fh, bd, stm, (fh, bd, stm, cfg, host, size, ph, nph), size,
+                save_host_args(&l, host, size, ph, nph))

@@ -115,7 +115,7 @@ struct inj_launch {
 	uint64_t tiling_key;
 	uint64_t pc_start;
 	void *stream;
-	int acl;             /* synchronise with aclrtSynchronizeStream */
+	int acl;             /* an ACL launch: aclrtSynchronizeStream, replay with the aclrt API */
 	/* How to ask the runtime where the kernel was loaded (pc_start). */
 	const void *q_hdl, *q_stub, *q_fh;
 	int q_flag;

@@ -10,7 +10,10 @@
  * saved with that allocation's size; any other argument is written as a
  * null input ("n").  The tiling data is inline at tilingDataOffset when
  * the launch has an rtArgsEx_t, else the last pointer argument (the
- * kernel-launcher convention). */
+ * kernel-launcher convention).  ACL launches are brought to the same
+ * shape by acl.c (the args handle's pointers and placeholder, the host
+ * args and their tiling placeholder, or the device pointer list) and
+ * replayed with the aclrt API ("old_mode":"0"). */
 #include "inject.h"
 
 #include <errno.h>
@@ -225,10 +228,20 @@ void inj_launch_save_args(struct inj_launch *l, const void *args, uint32_t size,
 	sb_add(&js, "\",\"input_size\":\"");
 	sb_add(&js, sizes.p ? sizes.p : "");
 	sb_add(&js, "\",\"kernel_name\":\"");
-	sb_add(&js, l->name);
+	{
+		/* ACL path: the name without its _mix_aic/_mix_aiv suffix (4.6). */
+		size_t nl = strlen(l->name);
+		char kn[256];
+		snprintf(kn, sizeof kn, "%s", l->name);
+		if (l->acl && nl > 8 && (!strcmp(kn + nl - 8, "_mix_aic") || !strcmp(kn + nl - 8, "_mix_aiv")))
+			kn[nl - 8] = 0;
+		sb_add(&js, kn);
+	}
 	sb_add(&js, "\",\"magic\":\"");
 	sb_add(&js, magic);
 	sb_add(&js, "\"");
+	if (l->acl) /* the launcher replays it with the aclrt API */
+		sb_add(&js, ",\"old_mode\":\"0\"");
 	if (tiling) {
 		sb_add(&js, ",\"tiling_data_path\":\"");
 		snprintf(path, sizeof path, "%s/input_tiling.bin;%llu", dir, (unsigned long long)tiling_size);

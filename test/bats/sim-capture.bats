@@ -165,3 +165,21 @@ check_path() {
 		diff "$BATS_TEST_TMPDIR/dump" "$BATS_TEST_TMPDIR/live" || { echo "$s differs"; return 1; }
 	done
 }
+
+@test "ACL launches are replayable too (old_mode 0): same instructions and ticks" {
+	need "$ops/bin/op_acl"
+	[ -x "$cann/tools/msopt/bin/kernel-launcher" ] || skip "no kernel-launcher"
+	sel='select(.kind == "instr") | [.core, .sub, .subidx, .start, .end, .pc, .pipe, .name]'
+	for m in config hostargs launch; do
+		rm -rf "$out"/* "$BATS_TEST_TMPDIR/re"
+		sim-capture -q -o "$out" --replay -- "$ops/bin/op_acl" -s add -m "$m"
+		k=$(rundir)/device0/add_custom/0/dump
+		jq -e '.old_mode == "0" and (.tiling_data_path | endswith(";8"))' "$k/kernel_data/kernel_config.bin" >/dev/null
+		mkdir "$BATS_TEST_TMPDIR/re"
+		sim-capture -q -o "$BATS_TEST_TMPDIR/re" --config="$k/kernel_data/kernel_config.bin"
+		dump-split -q "$k" | instr-parse --json | jq -c "$sel" > "$BATS_TEST_TMPDIR/a"
+		dump-split -q "$BATS_TEST_TMPDIR"/re/OPPROF_*/device0/add_custom/0/dump | instr-parse --json | jq -c "$sel" > "$BATS_TEST_TMPDIR/b"
+		[ "$(wc -l < "$BATS_TEST_TMPDIR/a")" -gt 10 ]
+		diff "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b" || { echo "$m differs"; return 1; }
+	done
+}

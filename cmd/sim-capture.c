@@ -834,6 +834,9 @@ int main(int argc, char **argv)
 	find_simulator();
 	if (!config_file)
 		check_app(app[0]);
+	if (live && chip_find(soc)->family != CHIP_A2 && chip_find(soc)->family != CHIP_A3)
+		cli_die(EXIT_USAGE, "--live: the simulator streams its events only on Atlas A2/A3 SoCs, not %s "
+		        "(use the dump files)", soc);
 	make_run_dir();
 	child_argv = app;
 	if (config_file) {

@@ -132,6 +132,9 @@ rundir() {
 	capture --soc-version=Ascend310P1 -- "$app"
 	[ "$status" -eq 0 ]
 	jq -e '.soc == "Ascend310P1" and .mhz == 1060 and (.simulator | endswith("/Ascend310P1/lib"))' "$(rundir)/manifest.json"
+	capture --soc-version=Ascend310P1 --live -- "$app"
+	[ "$status" -eq 2 ]
+	[[ $output == *"Atlas A2/A3"* ]]
 	capture --soc-version=Ascend999 -- "$app"
 	[ "$status" -eq 2 ]
 	[[ $output == *"unknown SoC Ascend999"*"Ascend310P1"*"Ascend910B1"* || $output == *"unknown SoC Ascend999"*"Ascend910B1"*"Ascend310P1"* ]]

@@ -183,3 +183,22 @@ check_path() {
 		diff "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b" || { echo "$m differs"; return 1; }
 	done
 }
+
+@test "sim-flow --live: the same tree from the live stream, no dump file written" {
+	need "$ops/bin/op_rt"
+	run sim-flow -q --live -o "$out" -- "$ops/bin/op_rt" -s mixed
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[ -f "$r/dump/aicore_binary.o" ]
+	[ -z "$(ls "$r/dump" | grep '\.dump$')" ]
+	jq -e 'type == "object" or type == "array"' "$r/simulator/trace.json" >/dev/null
+	(cd "$r/simulator" && find . -mindepth 1 -maxdepth 1 -type d | sort) > "$BATS_TEST_TMPDIR/live"
+	rm -rf "$out"/*
+	run sim-flow -q -o "$out" -- "$ops/bin/op_rt" -s mixed
+	[ "$status" -eq 0 ]
+	(cd "$(rundir)/simulator" && find . -mindepth 1 -maxdepth 1 -type d | sort) > "$BATS_TEST_TMPDIR/dump"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/dump")" -eq 6 ]
+	diff "$BATS_TEST_TMPDIR/dump" "$BATS_TEST_TMPDIR/live"
+	run sim-flow -q --live --launch-count=2 -o "$out" -- "$ops/bin/op_rt"
+	[ "$status" -eq 2 ]
+}

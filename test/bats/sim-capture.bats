@@ -202,3 +202,14 @@ check_path() {
 	run sim-flow -q --live --launch-count=2 -o "$out" -- "$ops/bin/op_rt"
 	[ "$status" -eq 2 ]
 }
+
+@test "sim-flow --core-id parses only the chosen cores" {
+	need "$ops/bin/op_rt"
+	run sim-flow -q --core-id=1 -o "$out" -- "$ops/bin/op_rt" -s mixed
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[ "$(cd "$r/simulator" && find . -mindepth 1 -maxdepth 1 -type d | sort | tr '\n' ' ')" = \
+	  "./core1.cubecore0 ./core1.veccore0 ./core1.veccore1 " ]
+	# the dump keeps every core
+	ls "$r"/dump/core0.veccore0.instr_log.dump
+}

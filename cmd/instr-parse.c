@@ -172,6 +172,8 @@ struct pcregs {
 struct rdtext {
 	char *text;                 /* name, then detail */
 	size_t cap;
+	char *alt;                  /* where the next text is put together */
+	size_t altcap;
 	uint32_t name_n, detail_n;
 	char pipe[10];
 	int16_t warp, sch;
@@ -531,9 +533,16 @@ static void spool_pop(struct unit *u, struct popcache *c, int same, const struct
 		if (c->valid) {
 			base = c->buf + c->rest_n;
 			bn = c->sdetail_n;
-			while (pre < bn && pre < dn && base[pre] == sd[pre])
+			size_t m = bn < dn ? bn : dn;
+			uint64_t x, y;
+			while (pre + 8 <= m && (memcpy(&x, base + pre, 8), memcpy(&y, sd + pre, 8), x == y))
+				pre += 8;
+			while (pre < m && base[pre] == sd[pre])
 				pre++;
-			while (suf < bn - pre && suf < dn - pre && base[bn - 1 - suf] == sd[dn - 1 - suf])
+			while (suf + 8 <= m - pre &&
+			       (memcpy(&x, base + bn - suf - 8, 8), memcpy(&y, sd + dn - suf - 8, 8), x == y))
+				suf += 8;
+			while (suf < m - pre && base[bn - 1 - suf] == sd[dn - 1 - suf])
 				suf++;
 		}
 		o = put_uv(o, zz((uint64_t)(int64_t)(int16_t)warp));
@@ -569,7 +578,10 @@ static void spool_pop(struct unit *u, struct popcache *c, int same, const struct
 	spool_put(u->pops, start, (size_t)(o - start));
 	if (same)
 		return;
-	/* Bring the cache up to date. */
+	/* Bring the cache up to date.  With ids in every line (A5) a rest
+	 * never repeats: keep only the detail. */
+	if (by_id)
+		rest_n = 0;
 	keep_rest(&c->buf, &c->cap, rest, rest_n, dn);
 	memcpy(c->buf + rest_n, sd, dn);
 	rel_save(&c->rel, l, rest);
@@ -637,13 +649,9 @@ static void take_line(const struct rec *in)
 			spool_exec(u, l.tick, l.pc, lineno, file, k->x.threads);
 			return;
 		}
-	} else {
-		if (by_id) {
-			pr = table_find(&u->pcregs, l.pc);
-		} else {
-			k = table_find(&u->keys, l.pc);
-			pr = k ? &k->regs : NULL;
-		}
+	} else if (!by_id) {
+		k = table_find(&u->keys, l.pc);
+		pr = k ? &k->regs : NULL;
 		if (pr && pr->c.valid && pr->c.rest_n == rest_n && !memcmp(pr->c.buf, rest, rest_n)) {
 			struct popcache *c = &pr->c;
 			rel_load(&l, &c->rel, rest);
@@ -850,16 +858,24 @@ static struct node *node_read(struct unit *u, int all_text)
 				memcpy(t->text + nn, p, mid);
 			} else {
 				/* Old detail's prefix and suffix around the new middle. */
-				char *nt = malloc(need < 128 ? 128 : 2 * need);
-				if (!nt)
-					cli_die(EXIT_IO, "out of memory");
+				char *nt;
+				size_t c;
+				if (t->altcap < need) {
+					free(t->alt);
+					t->altcap = need < 128 ? 128 : 2 * need;
+					if (!(t->alt = malloc(t->altcap)))
+						cli_die(EXIT_IO, "out of memory");
+				}
+				nt = t->alt;
 				memcpy(nt, name, nn);
 				memcpy(nt + nn, t->text + t->name_n, pre);
 				memcpy(nt + nn + pre, p, mid);
 				memcpy(nt + nn + pre + mid, t->text + t->name_n + t->detail_n - suf, suf);
-				free(t->text);
+				t->alt = t->text;
 				t->text = nt;
-				t->cap = need < 128 ? 128 : 2 * need;
+				c = t->altcap;
+				t->altcap = t->cap;
+				t->cap = c;
 			}
 			t->name_n = (uint32_t)nn;
 			t->detail_n = (uint32_t)(pre + mid + suf);
@@ -944,6 +960,7 @@ static void free_rdpc(struct unit *u)
 		struct keyinfo *k = table_at(&u->keys, i, &key);
 		if (k) {
 			free(k->rd.text);
+			free(k->rd.alt);
 			memset(&k->rd, 0, sizeof k->rd);
 			k->pi = NULL;
 		}
@@ -951,8 +968,10 @@ static void free_rdpc(struct unit *u)
 	for (i = 0; i < u->rdpc.cap; i++) {
 		uint64_t pc;
 		struct rdtext *t = table_at(&u->rdpc, i, &pc);
-		if (t)
+		if (t) {
 			free(t->text);
+			free(t->alt);
+		}
 	}
 	table_free(&u->rdpc);
 	u->rdpc.vsize = sizeof(struct rdtext);

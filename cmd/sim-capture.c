@@ -663,6 +663,46 @@ static void rescue_interrupted(void)
 		cli_note("kept what the interrupted launch wrote in %s", dest);
 }
 
+/* Launch directories whose launch record was lost (an application that
+ * killed itself mid-launch, closed the library's record file...). */
+static void scan_launch_dirs(void)
+{
+	DIR *d = opendir(dev0), *kd;
+	struct dirent *k, *n;
+	char kp[PATH_MAX * 2], dp[PATH_MAX * 3];
+	size_t i;
+	while (d && (k = readdir(d))) {
+		if (k->d_name[0] == '.' || !strcmp(k->d_name, "tmp_dump"))
+			continue;
+		snprintf(kp, sizeof kp, "%s/%s", dev0, k->d_name);
+		if (!(kd = opendir(kp)))
+			continue;
+		while ((n = readdir(kd))) {
+			int known = 0;
+			if (n->d_name[0] < '0' || n->d_name[0] > '9')
+				continue;
+			snprintf(dp, sizeof dp, "%s/%s/dump", kp, n->d_name);
+			if (!is_dir(dp))
+				continue;
+			for (i = 0; i < nkernels; i++)
+				known |= !strcmp(kernels[i].dir, dp);
+			if (known)
+				continue;
+			kernels = realloc(kernels, (nkernels + 1) * sizeof *kernels);
+			if (!kernels)
+				cli_die(EXIT_IO, "out of memory");
+			kernels[nkernels].name = strdup(k->d_name);
+			kernels[nkernels].dir = strdup(dp);
+			kernels[nkernels].order = atoi(n->d_name);
+			kernels[nkernels].block_dim = 0;
+			nkernels++;
+		}
+		closedir(kd);
+	}
+	if (d)
+		closedir(d);
+}
+
 static void write_manifest(int app_status, int timed_out, const char *live_note)
 {
 	char path[PATH_MAX + 32];
@@ -1008,6 +1048,7 @@ int main(int argc, char **argv)
 
 	merge_host_records();
 	rescue_interrupted();
+	scan_launch_dirs();
 	rm_tree(tmpd);
 	if (live) {
 		rec_out_trailer(&live_rec, live_bad, ndropped, sigints > 0 || timed_out);

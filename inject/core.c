@@ -93,9 +93,38 @@ static int ofd_failed;
 static uint64_t last_flush;
 static uint32_t mypid;
 
+static dev_t odev;
+static ino_t oino;
+static char opath[4096];
+
+/* Our descriptor is still our file (an application that closed every
+ * descriptor may have reused its number). */
+static int still_ours(void)
+{
+	struct stat st;
+	return fstat(ofd, &st) == 0 && st.st_dev == odev && st.st_ino == oino;
+}
+
 static void flush_locked(void)
 {
 	size_t off = 0;
+	if (olen && !still_ours()) {
+		/* Not ours to close: open our file again, at its end. */
+		struct stat st;
+		ofd = open(opath, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (ofd < 0 || fstat(ofd, &st)) {
+			inj_note("host records: the record file was closed by the application (records dropped)");
+			if (ofd >= 0)
+				close(ofd);
+			ofd = -1;
+			ofd_failed = 1;
+			olen = 0;
+			return;
+		}
+		odev = st.st_dev;
+		oino = st.st_ino;
+		inj_note("host records: the application closed the record file; opened again");
+	}
 	while (off < olen) {
 		ssize_t w = write(ofd, obuf + off, olen - off);
 		if (w < 0 && errno == EINTR)
@@ -122,11 +151,19 @@ static int open_out_locked(void)
 	if (ofd_failed || !inj.capdir)
 		return 0;
 	snprintf(path, sizeof path, "%s/device0/tmp_dump/host/%u.rec", inj.capdir, (unsigned)getpid());
+	snprintf(opath, sizeof opath, "%s", path);
 	ofd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
 	if (ofd < 0) {
 		ofd_failed = 1;
 		inj_note("%s: %s (no host records)", path, strerror(errno));
 		return 0;
+	}
+	{
+		struct stat st;
+		if (fstat(ofd, &st) == 0) {
+			odev = st.st_dev;
+			oino = st.st_ino;
+		}
 	}
 	mypid = (uint32_t)getpid();
 	rec_init(&h, K_HEADER);

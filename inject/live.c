@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,10 +78,22 @@ static struct stream {
 	uint64_t line;
 } streams[MAXCORE][3][LOG_NKINDS];
 
+static dev_t fdev;
+static ino_t fino;
+
 static void write_all_locked(const char *p, size_t n)
 {
 	sigset_t pipe_set, old;
+	struct stat st;
 	if (fd < 0) {
+		dropped++;
+		return;
+	}
+	/* Still our FIFO: an application that closed every descriptor may
+	 * have reused the number. */
+	if (fstat(fd, &st) || st.st_dev != fdev || st.st_ino != fino) {
+		inj_note("live stream: the FIFO was closed by the application (events dropped from here on)");
+		fd = -1;
 		dropped++;
 		return;
 	}
@@ -265,6 +278,13 @@ void inj_live_init(void)
 	if (fd < 0) {
 		inj_note("%s: %s; dump files are written instead", inj.live, strerror(errno));
 		return;
+	}
+	{
+		struct stat st;
+		if (fstat(fd, &st) == 0) {
+			fdev = st.st_dev;
+			fino = st.st_ino;
+		}
 	}
 	/* Blocking writes from here on: a slow reader makes the simulator wait. */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);

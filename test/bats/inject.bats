@@ -297,3 +297,11 @@ JSON
 	[ "$(sort -u "$BATS_TEST_TMPDIR/tids" | wc -l)" -eq 4 ]
 	jq -e '.api_spans >= 200000' "$(rundir)/manifest.json"
 }
+
+@test "an application that closes every descriptor: its files are never written by the library" {
+	capture -- "$app" -c 100000 -C "$BATS_TEST_TMPDIR/mine"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/mine")" = mine ]
+	[[ $output == *"the application closed the record file; opened again"* ]]
+	jq -e '.launches == 1' "$(rundir)/manifest.json"
+}

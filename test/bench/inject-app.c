@@ -4,7 +4,10 @@
  *   inject-app [-n LAUNCHES] [-k add|mul|both] [-c CALLS] [-f] [-x] [-e STATUS] [ARG...]
  * -a launches add_custom through the ACL calls instead, -c makes CALLS rtGetDevice calls (the span benchmark), -f forks a child
  * that launches too, -x crashes after the launches, -e exits with STATUS;
+ * -C FILE closes every descriptor above 2, writes FILE (likely on a number
+ * the library used) and makes more calls: FILE must hold only "mine";
  * the remaining arguments are printed one per line (argv pass-through). */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -48,18 +51,20 @@ static void *caller(void *arg)
 int main(int argc, char **argv)
 {
 	int n = 1, opt, forkit = 0, crash = 0, status = 0, i, acl = 0, threads = 1;
+	const char *closer = NULL;
 	const char *which = "add";
 	void *h, *s;
 	bin_t bin;
 	FILE *f;
 	static char elf[1 << 22];
-	while ((opt = getopt(argc, argv, "an:k:c:t:fxe:")) != -1) {
+	while ((opt = getopt(argc, argv, "an:k:c:t:fxe:C:")) != -1) {
 		switch (opt) {
 		case 'a': acl = 1; break;
 		case 'n': n = atoi(optarg); break;
 		case 'k': which = optarg; break;
 		case 'c': calls = atol(optarg); break;
 		case 't': threads = atoi(optarg); break;
+		case 'C': closer = optarg; break;
 		case 'f': forkit = 1; break;
 		case 'x': crash = 1; break;
 		case 'e': status = atoi(optarg); break;
@@ -83,6 +88,16 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		printf("%ld calls: %.1f ns per call\n", calls * threads,
 		       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)(calls * threads));
+		if (closer) {
+			int fd;
+			for (fd = 3; fd < 1024; fd++)
+				close(fd);
+			fd = open(closer, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || write(fd, "mine\n", 5) != 5)
+				return 6;
+			caller(NULL);
+			close(fd);
+		}
 		if (n == 0)
 			return 0;
 	}

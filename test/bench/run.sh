@@ -3,10 +3,13 @@
 # dump-split | instr-parse on generated A2 dumps of 100 MB and 1 GB.
 # Figures are per process; compare ratios measured in one run (the machine
 # may be noisy).  BENCH_SIZES overrides the sizes (MB), BENCH_DIR the
-# scratch directory (default: a fresh one under $TMPDIR or /tmp).
+# scratch directory (default: a fresh one under $TMPDIR or /tmp), BENCH_BIN
+# the directory of the tools (default build/bin), BENCH_BASE a directory
+# with other builds of dump-split and instr-parse: their lines are measured
+# too, each right after the same line of BENCH_BIN's, marked "(base)".
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-bin="$top/build/bin"
+bin=${BENCH_BIN:-$top/build/bin}
 sizes=${BENCH_SIZES:-"100 1000"}
 scratch=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/optrace-bench.XXXXXX")}
 trap 'rm -rf "$scratch"' EXIT INT TERM
@@ -22,7 +25,7 @@ measure() { # label bytes command...
 	cpu=$(echo "$line" | sed 's/.*cpu_s=\([0-9.]*\).*/\1/')
 	rss=$(echo "$line" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
 	awk -v l="$label" -v b="$bytes" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN {
-		printf "%-44s %8.1f MB/s wall %8.1f MB/cpu-s  peak RSS %6.1f MB\n",
+		printf "%-52s %8.1f MB/s wall %8.1f MB/cpu-s  peak RSS %6.1f MB\n",
 		       l, b / 1e6 / w, b / 1e6 / c, r / 1024 }'
 }
 
@@ -34,15 +37,33 @@ for mb in $sizes; do
 	lines=$(cat "$d"/* | wc -l)
 	echo
 	echo "== $mb MiB generated A2 dump: $bytes bytes, $lines lines, 2 sub-cores"
-	measure "dump-split > /dev/null" "$bytes" sh -c "'$bin/dump-split' '$d' > /dev/null"
 	"$bin/dump-split" "$d" >"$scratch/lines.rec"
-	measure "instr-parse < records (one process)" "$bytes" \
-		sh -c "'$bin/instr-parse' -q '$scratch/lines.rec' > '$scratch/instr.rec'"
-	measure "dump-split | instr-parse (pipeline)" "$bytes" \
-		sh -c "'$bin/dump-split' '$d' | '$bin/instr-parse' -q > /dev/null"
-	if command -v taskset >/dev/null 2>&1; then
-		measure "dump-split | instr-parse, both on CPU 0" "$bytes" \
-			taskset -c 0 sh -c "'$bin/dump-split' '$d' | '$bin/instr-parse' -q > /dev/null"
+	for step in split alone pipe cpu0 cpu0-o; do
+		for b in "$bin" ${BENCH_BASE:+"$BENCH_BASE"}; do
+			tag=
+			[ "$b" = "$bin" ] || tag=" (base)"
+			case $step in
+			split) measure "dump-split > /dev/null$tag" "$bytes" sh -c "'$b/dump-split' '$d' > /dev/null" ;;
+			alone) measure "instr-parse < records (one process)$tag" "$bytes" \
+				sh -c "'$b/instr-parse' -q '$scratch/lines.rec' > '$scratch/instr$tag.rec'" ;;
+			pipe) measure "dump-split | instr-parse (pipeline)$tag" "$bytes" \
+				sh -c "'$b/dump-split' '$d' | '$b/instr-parse' -q > /dev/null" ;;
+			cpu0) command -v taskset >/dev/null 2>&1 &&
+				measure "dump-split | instr-parse, both on CPU 0$tag" "$bytes" \
+					taskset -c 0 sh -c "'$b/dump-split' '$d' | '$b/instr-parse' -q > /dev/null" ;;
+			# -o: written to a temporary file, fsync'ed and renamed
+			cpu0-o) command -v taskset >/dev/null 2>&1 &&
+				measure "dump-split | instr-parse -o FILE, on CPU 0$tag" "$bytes" \
+					taskset -c 0 sh -c "'$b/dump-split' '$d' | '$b/instr-parse' -q -o '$scratch/out.rec'" ;;
+			esac
+			rm -f "$scratch/out.rec"
+		done
+	done
+	if [ "${BENCH_BASE:-}" ]; then
+		cmp -s "$scratch/instr.rec" "$scratch/instr (base).rec" &&
+			echo "   instr-parse output: the same bytes as the base build's" ||
+			echo "   instr-parse output: DIFFERS from the base build's"
+		rm -f "$scratch/instr (base).rec"
 	fi
 	"$bin/decode-bench" "$scratch/lines.rec" | sed 's/^/   line records:  /'
 	"$bin/decode-bench" "$scratch/instr.rec" | sed 's/^/   instr records: /'
@@ -52,7 +73,7 @@ for mb in $sizes; do
 		line=$(tail -n 1 "$scratch/m")
 		echo "$line" | awk -v ev="$events" '{
 			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-			printf "%-44s %8.2f M events/s wall %6.2f M events/cpu-s  peak RSS %6.1f MB\n",
+			printf "%-52s %8.2f M events/s wall %6.2f M events/cpu-s  peak RSS %6.1f MB\n",
 			       "timeline-emit records > trace.json", ev / v["wall_s"] / 1e6, ev / v["cpu_s"] / 1e6, v["maxrss_kb"] / 1024 }'
 	fi
 	if [ -x "$top/pipelines/sim-export" ] && command -v parallel >/dev/null 2>&1; then

@@ -1,15 +1,19 @@
 /* instr-parse: pair instr_log and instr_popped_log lines into instruction
  * records, with trace marks and the per-instruction calculators.
  *
- * Per core it works in three passes over private temporary files, so memory
- * holds only per-pc state and what is in flight, never the trace:
- *   1. parse every line as it arrives; spool pops and execs; count, per pc,
- *      the lines and what the reference's prune walks would keep;
+ * Per core, so memory holds only per-pc state and what is in flight, never
+ * the trace:
+ *   1. parse every line as it arrives; spool pops and execs (compactly, see
+ *      "Spool entries"); count, per pc, the lines and what the reference's
+ *      prune walks would keep.  A line whose text after the PC repeats the
+ *      pc's previous line of its log reuses that line's parse and results;
  *   2. at the end of input, read both spools merged by tick and pair them
  *      position by position per pc (or per id on A5), applying exactly the
- *      prune and truncation the reference applies to that pc; spool pairs;
- *   3. compute what depends on the whole core in (pc, start) order (live
- *      GPRs, vector-mask state) per pc, and write the records. */
+ *      prune and truncation the reference applies to that pc: once to learn
+ *      which pcs pair and the vector state they leave (skipped when pass 1
+ *      already knows), then
+ *   3. with what depends on the whole core in (pc, start) order (live GPRs,
+ *      vector-mask state) worked out per pc, once more to write the records. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

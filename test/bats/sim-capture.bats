@@ -35,7 +35,7 @@ instrs() {
 	[ -f "$r/dump/aicore_binary.o" ]
 	[ -f "$r/dump/pc_start_addr.txt" ]
 	ls "$r"/dump/core*instr_log.dump
-	jq -e '.profilingType' "$r/simulator/trace.json" >/dev/null || jq -e 'type == "object" or type == "array"' "$r/simulator/trace.json"
+	jq -e '.profilingType == "op" and (.traceEvents | map(select(.ph == "X")) | length) > 10' "$r/simulator/trace.json"
 	jq -e '.kernels[0].name == "add_custom" and .app_status == 0' "$r/manifest.json"
 	[[ $output == *"$r/simulator/trace.json"* ]]
 	# the host API timeline: the registration, the launch and its synchronisation
@@ -112,6 +112,10 @@ check_path() {
 	for m in launch flag handle; do
 		check_path "$ops/bin/op_rt" -s add -m "$m"
 	done
+	# the launch record: API, blockDim and (handle launches) the tiling key
+	sim-capture -q -o "$out" -- "$ops/bin/op_rt" -s add -m handle -b 3
+	rec-cat --json "$(rundir)/capture.rec" | jq -e -s 'map(select(.kind == "launch")) | length == 1 and
+	    (.[0] | .api == "rtKernelLaunchWithHandleV2" and .tiling_key != null and .block_dim == 3 and .order == 0)'
 }
 
 @test "every aclrt* launch path: WithConfig, WithHostArgs, aclrtLaunchKernel" {
@@ -191,7 +195,7 @@ check_path() {
 	r=$(rundir)
 	[ -f "$r/dump/aicore_binary.o" ]
 	[ -z "$(ls "$r/dump" | grep '\.dump$')" ]
-	jq -e 'type == "object" or type == "array"' "$r/simulator/trace.json" >/dev/null
+	jq -e '.profilingType == "op" and (.traceEvents | map(select(.ph == "X")) | length) > 10' "$r/simulator/trace.json" >/dev/null
 	(cd "$r/simulator" && find . -mindepth 1 -maxdepth 1 -type d | sort) > "$BATS_TEST_TMPDIR/live"
 	rm -rf "$out"/*
 	run sim-flow -q -o "$out" -- "$ops/bin/op_rt" -s mixed

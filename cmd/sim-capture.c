@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,6 +44,7 @@ static const char usage_text[] =
 	"      --replay            also save what --config needs to replay each captured kernel\n"
 	"      --config=FILE       run one kernel described by a JSON file (or a kernel_config.bin)\n"
 	"      --core-id=0|3       cores to parse later (recorded in the manifest for sim-flow)\n"
+	"      --aic-metrics=LIST  metrics (default all: with PMSampling the simulator writes MTE logs)\n"
 	"      --cann-root=DIR     CANN root (default $ASCEND_HOME_PATH, else the bundled stand-in)\n"
 	"      --no-api-spans      do not record host API calls\n"
 	"  -q, -v                  quieter, more verbose\n"
@@ -50,6 +52,7 @@ static const char usage_text[] =
 
 /* ---- options ---- */
 
+static const char *aic_metrics;
 static const char *out_dir, *soc_opt, *kernel_names, *core_ids, *cann_root, *config_file;
 static unsigned long launch_count = 1, launch_skip;
 static unsigned long timeout_s;
@@ -135,6 +138,53 @@ static void check_core_ids(const char *s)
 	}
 }
 
+/* --aic-metrics: names of the reference, any case, comma separated. */
+static void check_metrics(const char *s)
+{
+	static const char *const known[] = {
+		"pipeutilization", "arithmeticutilization", "l2cache", "memory", "memoryl0", "memoryub",
+		"resourceconflictratio", "default", "kernelscale", "occupancy", "timelinedetail", "roofline",
+		"pipetimeline", "instrtimeline", "pcsampling", "basicinfo", "source", "memorydetail",
+		"pmsampling", "overhead", NULL };
+	char tok[64];
+	const char *p = s, *e;
+	if (strlen(s) > 200)
+		cli_die(EXIT_USAGE, "--aic-metrics: longer than 200 characters");
+	for (; *p; p = *e ? e + 1 : e) {
+		size_t n, i;
+		int ok = 0;
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		n = (size_t)(e - p);
+		if (n == 0)
+			continue;
+		if (n >= sizeof tok)
+			n = sizeof tok - 1;
+		for (i = 0; i < n; i++)
+			tok[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
+		tok[n] = 0;
+		for (i = 0; known[i]; i++)
+			ok |= !strcmp(tok, known[i]);
+		if (!ok)
+			cli_die(EXIT_USAGE, "--aic-metrics=%s: unknown metric %s", s, tok);
+		if (!strcmp(tok, "timelinedetail"))
+			cli_die(EXIT_USAGE, "--aic-metrics=TimelineDetail is invalid in simulator");
+	}
+}
+
+/* PMSampling is on unless a metric list leaves it out. */
+static int pmsampling_on(const char *m)
+{
+	const char *p;
+	if (!m || !*m)
+		return 1;
+	for (p = m; *p; p++)
+		if (!strncasecmp(p, "pmsampling", 10))
+			return 1;
+	return 0;
+}
+
 static void parse_timeout(const char *s)
 {
 	size_t n = strlen(s);
@@ -194,6 +244,9 @@ static void parse_args(int argc, char **argv)
 			if (strcmp(v, "on") && strcmp(v, "off"))
 				cli_die(EXIT_USAGE, "--dump should be on or off");
 			dump_on = !strcmp(v, "on");
+		} else if (take(a, "--aic-metrics", &i, argc, argv, &v)) {
+			check_metrics(v);
+			aic_metrics = v;
 		} else if (take(a, "--core-id", &i, argc, argv, &v)) {
 			check_core_ids(v);
 			core_ids = v;
@@ -263,6 +316,10 @@ static void ge_defaults(void)
 			cli_note("output directory %s from GE_PROFILING_OPTIONS", out_dir);
 	}
 	json_str_value(opts, "aic_metrics", ge_metrics, sizeof ge_metrics);
+	if (!aic_metrics && ge_metrics[0]) {
+		check_metrics(ge_metrics);
+		aic_metrics = ge_metrics;
+	}
 }
 
 /* ---- paths ---- */
@@ -736,8 +793,8 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 		json_kv_uint(&j, "launch_skip_before_match", launch_skip);
 	if (core_ids)
 		json_kv_cstr(&j, "core_id", core_ids);
-	if (ge_metrics[0])
-		json_kv_cstr(&j, "aic_metrics", ge_metrics);
+	if (aic_metrics)
+		json_kv_cstr(&j, "aic_metrics", aic_metrics);
 	json_kv_uint(&j, "launches", nlaunches);
 	json_key(&j, "kernels");
 	json_begin_array(&j);
@@ -924,6 +981,14 @@ int main(int argc, char **argv)
 	}
 	env_set(&env, "CAMODEL_SOC_VERSION", soc);
 	env_set(&env, "CAMODEL_LOG_PATH", tmpd);
+	{
+		char cfg[PATH_MAX + 64];
+		snprintf(cfg, sizeof cfg, "%s/config", tmpd);
+		if (camodel_config(sim_lib, soc, pmsampling_on(aic_metrics), cfg))
+			env_set(&env, "CAMODEL_CONFIG_PATH", cfg);
+		else
+			env_unset(&env, "CAMODEL_CONFIG_PATH");
+	}
 	env_set(&env, "IS_SIMULATOR_ENV", "true");
 	env_set(&env, "TASK_QUEUE_ENABLE", "0");
 	env_set(&env, "GE_INIT_DISABLE", "1");

@@ -28,6 +28,10 @@ char *soc_from_ld_path(const char *ldpath, const char *root, char *buf, size_t c
  * (capture.md 6.2) into dir.  Returns 0, or exits with a message. */
 int config_translate(const char *json_path, const char *dir, char *bin_path, size_t cap);
 
+/* The simulator's config files with msprof's replacements (capture.md 2.6)
+ * into outdir; 1 if any was written (then CAMODEL_CONFIG_PATH=outdir). */
+int camodel_config(const char *libdir, const char *soc, int pmsampling, const char *outdir);
+
 /* Remove a directory tree (no symlink is followed). */
 int rm_tree(const char *path);
 

@@ -217,3 +217,32 @@ check_path() {
 	# the dump keeps every core
 	ls "$r"/dump/core0.veccore0.instr_log.dump
 }
+
+@test "the simulator's config as msprof adjusts it: a private copy named by CAMODEL_CONFIG_PATH" {
+	show='cd "$CAMODEL_CONFIG_PATH" && for f in *; do echo "== $f $(stat -c %a "$f")"; grep -v "^#" "$f"; done'
+	run sim-capture -o "$out" -- sh -c "$show"
+	[ "$status" -eq 3 ]   # nothing launched
+	[[ $output == *"== pem_config_cloud.toml 400"* ]]
+	[[ $output == *'enable_list = ["mte_log", '* ]]
+	[[ $output == *"cache_enable                = 1"* ]]
+	run sim-capture -o "$out" --aic-metrics=PipeUtilization,ResourceConflictRatio -- sh -c "$show"
+	[[ $output != *'"mte_log"'* ]]
+	[[ $output == *"cache_enable                = 1"* ]]
+	run sim-capture -o "$out" --soc-version=Ascend950PR_9599 -- sh -c "$show"
+	[[ $output == *'"flush_level": 2'* ]]
+	run sim-capture -o "$out" --soc-version=Ascend310P1 -- sh -c "$show"
+	[[ $output == *"== davinci_vec_core.spec 400"*'flush_level = "2"'* ]]
+	# the original is untouched
+	grep -q 'cache_enable                = 0' "$cann/tools/simulator/Ascend910B1/lib/pem_config_cloud.toml"
+	run sim-capture -o "$out" --aic-metrics=Bogus -- true
+	[ "$status" -eq 2 ]
+}
+
+@test "with PMSampling (the default) the MTE log is captured and parsed into the bandwidth chart" {
+	need "$ops/bin/add_rt"
+	run sim-flow -q -o "$out" -- "$ops/bin/add_rt"
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	ls "$r"/dump/core*.mte_log.dump
+	jq -e '[.traceEvents[] | select(.ph == "C")] | length > 0' "$r/simulator/trace.json"
+}

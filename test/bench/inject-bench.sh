@@ -23,3 +23,24 @@ bytes=$(cat "$work"/device0/tmp_dump/host/*.rec | wc -c)
 echo "inject: $calls rtGetDevice calls: ${base} ns/call plain, ${off} ns/call through the library (spans off)," \
      "${on} ns/call recording spans ($((bytes / calls)) bytes per span record)"
 awk -v on="$on" -v base="$base" 'BEGIN { d = on - base; printf "inject: a host API span costs %.0f ns per call (goal: well under 1000)\n", d; exit !(d < 1000) }'
+
+# What capturing costs on a real sample (the stand-in simulator): the same
+# run plain, captured with its dumps moved out (dump mode), and streamed
+# (live mode, records to /dev/null).
+add=$top/build/ops/bin/add_rt
+cann=$top/build/cann
+[ -x "$add" ] && [ -x "$top/build/bin/sim-capture" ] || exit 0
+loops=${LOOPS:-2000}
+now() { date +%s.%N; }
+mkdir -p "$work/plain" "$work/dump" "$work/live"
+t0=$(now)
+LD_LIBRARY_PATH=$cann/tools/simulator/Ascend910B1/lib CAMODEL_LOG_PATH=$work/plain CAMODEL_SOC_VERSION=Ascend910B1 \
+	"$add" -n "$loops" >/dev/null
+t1=$(now)
+ASCEND_HOME_PATH=$cann "$top/build/bin/sim-capture" -q --aic-metrics=PipeUtilization -o "$work/dump" -- "$add" -n "$loops" >/dev/null
+t2=$(now)
+ASCEND_HOME_PATH=$cann "$top/build/bin/sim-capture" -q -o "$work/live" --live -- "$add" -n "$loops" 2>/dev/null >"$work/live.rec"
+t3=$(now)
+mb=$(du -sm "$work/plain" | cut -f1)
+awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v l="$loops" -v mb="$mb" -v rec="$(wc -c < "$work/live.rec")" \
+	'BEGIN { printf "inject: add_rt -n %d (%d MB of dumps): %.2f s plain, %.2f s captured (dumps moved per launch), %.2f s live (%d MB of records, no dump)\n", l, mb, b - a, c - b, d - c, rec / 1048576 }'

@@ -11,6 +11,9 @@
  * pc-12.  The records of a pc must come in start order (instr-parse writes
  * them so: the n-th pop of a pc pairs with its n-th execution). */
 #include <getopt.h>
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +54,7 @@ static void *xrealloc(void *p, size_t n)
 
 struct pcst {
 	uint64_t pc;
-	uint64_t last_fetch;        /* latest fetch tick read so far of the block at pc, REC_NONE */
+	uint64_t cover;             /* latest fetch tick read so far of a block covering pc, REC_NONE */
 	uint64_t last_start;        /* start of the pc's last instruction record */
 	uint64_t off;               /* sorted mode: the pc's first issue in the sorted spool */
 	uint32_t qhead, qtail;      /* streaming mode: issues read, not yet taken (NIL: none) */
@@ -92,20 +95,21 @@ struct unit {
 	struct cent la;             /* the CCU reader's next issue (la_ok) */
 	struct fent fla;            /* the fetch reader's next record (fla_ok) */
 	int la_ok, fla_ok;
+	uint64_t cover_top;         /* the cover of pc UINT64_MAX, which has no entry */
 };
 
 static struct unit **units;
 static size_t nunits;
 static uint64_t window = 1u << 18;  /* --window: issues held before sorting instead */
 
-static size_t hash_pc(uint64_t pc, size_t cap)
+static inline size_t hash_pc(uint64_t pc, size_t cap)
 {
 	pc ^= pc >> 29;
 	pc *= 0x9e3779b97f4a7c15ull;
 	return (size_t)(pc >> 17) & (cap - 1);
 }
 
-static struct pcst *pc_find(const struct unit *u, uint64_t pc)
+static inline struct pcst *pc_find(const struct unit *u, uint64_t pc)
 {
 	size_t i;
 	if (!u->cap)
@@ -116,14 +120,11 @@ static struct pcst *pc_find(const struct unit *u, uint64_t pc)
 	return NULL;
 }
 
-/* The pc's entry, created if new.  May move the table: pointers from an
- * earlier call are stale. */
-static struct pcst *pc_get(struct unit *u, uint64_t pc)
+/* A new entry for pc, which has none. */
+static struct pcst *pc_new(struct unit *u, uint64_t pc)
 {
 	size_t i;
 	struct pcst *s;
-	if (u->cap && (s = pc_find(u, pc)))
-		return s;
 	if (2 * (u->n + 1) > u->cap) {
 		size_t ncap = u->cap ? 2 * u->cap : 256, k;
 		struct pcst *old = u->slots;
@@ -144,25 +145,33 @@ static struct pcst *pc_get(struct unit *u, uint64_t pc)
 	s = &u->slots[i];
 	memset(s, 0, sizeof *s);
 	s->pc = pc;
-	s->last_fetch = REC_NONE;
+	s->cover = REC_NONE;
 	s->qhead = s->qtail = NIL;
 	u->n++;
 	return s;
 }
 
-static struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
+/* The pc's entry, created if new.  May move the table: pointers from an
+ * earlier call are stale. */
+static inline struct pcst *pc_get(struct unit *u, uint64_t pc)
 {
-	static struct unit *last;
-	size_t i;
-	struct unit *u;
+	struct pcst *s = pc_find(u, pc);
+	return s ? s : pc_new(u, pc);
+}
 
-	if (last && last->core == core && last->subtype == subtype && last->subidx == subidx)
-		return last;
+static struct unit *last_unit;
+
+static struct unit *unit_new(uint32_t core, uint32_t subtype, uint32_t subidx)
+{
+	struct unit *u;
+	size_t i;
+
 	for (i = 0; i < nunits; i++)
 		if (units[i]->core == core && units[i]->subtype == subtype && units[i]->subidx == subidx)
-			return last = units[i];
+			return units[i];
 	u = xrealloc(NULL, sizeof *u);
 	memset(u, 0, sizeof *u);
+	u->cover_top = REC_NONE;
 	u->core = core;
 	u->subtype = subtype;
 	u->subidx = subidx;
@@ -171,7 +180,16 @@ static struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
 	tspool_init(&u->sorted, sizeof(struct sent));
 	units = xrealloc(units, (nunits + 1) * sizeof *units);
 	units[nunits++] = u;
-	return last = u;
+	return u;
+}
+
+/* The unit of a core: most records are of the same core as the last. */
+static inline struct unit *unit_for(uint32_t core, uint32_t subtype, uint32_t subidx)
+{
+	struct unit *u = last_unit;
+	if (u && u->core == core && u->subtype == subtype && u->subidx == subidx)
+		return u;
+	return last_unit = unit_new(core, subtype, subidx);
 }
 
 static void enqueue(struct unit *u, struct pcst *s, uint64_t ccu, uint64_t icache)
@@ -215,11 +233,32 @@ static void dequeue(struct unit *u, struct pcst *s)
 
 /* regex_search \[info\] ([0-9]+): (is_single_issue instr, pc|ccu do issue
  * success.issue isa pc ):(0x[0-9a-f]+) at its leftmost match. */
+/* scan_dec, with the first 19 digits (which cannot overflow) taken
+ * without its saturation test. */
+static inline size_t dec(const char *p, const char *end, uint64_t *v)
+{
+	const char *s = p, *stop = end - p > 19 ? p + 19 : end;
+	uint64_t x = 0;
+	while (p < stop && (unsigned)(*p - '0') < 10)
+		x = x * 10 + (unsigned)(*p++ - '0');
+	if (p < stop || p == end || (unsigned)(*p - '0') >= 10) {
+		*v = x;
+		return (size_t)(p - s);
+	}
+	return scan_dec(s, end, v);     /* 20 digits or more */
+}
+
+/* One more than the value of a lower-case hex digit; 0 for other bytes. */
+static const unsigned char hex_lower[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9,
+	['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
+
 static int ccu_at(const char *p, const char *end, uint64_t *tick, uint64_t *pc)
 {
 	static const char single[] = "is_single_issue instr, pc";
 	static const char issue1[] = "ccu do issue success", issue2[] = "issue isa pc ";
-	size_t nd = scan_dec(p, end, tick);
+	size_t nd = dec(p, end, tick);
 	uint64_t x = 0;
 	int digits = 0;
 
@@ -241,12 +280,12 @@ static int ccu_at(const char *p, const char *end, uint64_t *tick, uint64_t *pc)
 	}
 	if (end - p < 4 || p[0] != ':' || p[1] != '0' || p[2] != 'x')
 		return -1;
-	for (p += 3; p < end; p++) {
-		unsigned c = (unsigned char)*p;
-		unsigned d = c - '0' < 10 ? c - '0' : c - 'a' < 6 ? c - 'a' + 10 : 16;
-		if (d > 15)
+	p += 3;
+	for (; p < end; p++) {
+		unsigned d = hex_lower[(unsigned char)*p];
+		if (!d)
 			break;
-		x = (x << 4) | d;
+		x = (x << 4) | (d - 1);
 		digits++;
 	}
 	if (!digits)
@@ -272,6 +311,12 @@ static const char *find(const char *p, const char *end, const char *w, size_t n)
 static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
 {
 	const char *end = s + n, *p = s;
+	/* Issue lines start with the word: the first match, found at once. */
+	if (n >= 7 && !memcmp(s, "[info] ", 7)) {
+		p = s + 7;
+		if (!ccu_at(p, end, tick, pc))
+			return 0;
+	}
 	while ((p = find(p, end, "[info] ", 7))) {
 		p += 7;
 		if (!ccu_at(p, end, tick, pc))
@@ -328,21 +373,40 @@ static int cmp_sent(const void *a, const void *b)
 
 /* Step 1 for an issue of pc at tick c, the issues coming in tick order:
  * the greatest fetch tick strictly before c of the blocks at pc, pc-4,
- * pc-8 and pc-12 (each covers four instructions), or REC_NONE. */
-static uint64_t fetch_before(struct unit *u, uint64_t pc, uint64_t c)
+ * pc-8 and pc-12 (each covers four instructions), or REC_NONE.  The fetches
+ * come in tick order too, so that is the latest fetch read of a block
+ * covering pc: each fetch read sets it in the entries of the four pcs its
+ * block covers (one look-up per issue instead of four). */
+static void read_fetches(struct unit *u, uint64_t c)
 {
-	uint64_t best = REC_NONE, d;
 	while (u->fla_ok && u->fla.tick < c) {
-		struct pcst *b = pc_get(u, u->fla.addr);
-		b->last_fetch = u->fla.tick;    /* ticks come in order: the latest */
+		uint64_t a = u->fla.addr, d;
+		for (d = 0; d <= 12 && a <= UINT64_MAX - d; d += 4) {
+			if (a + d != UINT64_MAX)
+				pc_get(u, a + d)->cover = u->fla.tick;
+			else if (d)                     /* the table's empty mark */
+				u->cover_top = u->fla.tick;
+		}
 		u->fla_ok = tspool_next(&u->fetch, &u->fla);
 	}
-	for (d = 0; d <= 12 && d <= pc; d += 4) {
-		const struct pcst *b = pc_find(u, pc - d);
-		if (b && b->last_fetch != REC_NONE && (best == REC_NONE || b->last_fetch > best))
-			best = b->last_fetch;
-	}
-	return best;
+}
+
+static uint64_t fetch_before(struct unit *u, uint64_t pc, uint64_t c)
+{
+	const struct pcst *p;
+	read_fetches(u, c);
+	if (pc == UINT64_MAX)
+		return u->cover_top;
+	return (p = pc_find(u, pc)) ? p->cover : REC_NONE;
+}
+
+/* The same, *p receiving the pc's entry (created if new, which has no
+ * fetch: the same result). */
+static uint64_t fetch_before_get(struct unit *u, uint64_t pc, uint64_t c, struct pcst **p)
+{
+	read_fetches(u, c);
+	*p = pc_get(u, pc);
+	return pc == UINT64_MAX ? u->cover_top : (*p)->cover;
 }
 
 /* Scan the sorted spool: where each pc's issues are. */
@@ -478,8 +542,8 @@ static void close_unit(struct unit *u)
 static void read_issues(struct unit *u, uint64_t s)
 {
 	while (u->la_ok && u->la.tick <= s) {
-		uint64_t icache = fetch_before(u, u->la.pc, u->la.tick);
-		struct pcst *p = pc_get(u, u->la.pc);
+		struct pcst *p;
+		uint64_t icache = fetch_before_get(u, u->la.pc, u->la.tick, &p);
 		if (!p->stop)
 			enqueue(u, p, u->la.tick, icache);
 		u->la_ok = tspool_next(&u->ccu, &u->la);
@@ -616,35 +680,94 @@ static void take_fetch(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_
 /* ---- binary records in place ----
  *
  * Most of the stream is instruction records, and scalar-merge changes at
- * most two numbers in each; the rest are CCU lines, which it only reads.
- * A binary record (rec.h: the kind, the numbers at fixed offsets, then the
- * texts with their lengths, every LF or ESC byte escaped) is read where it
- * lies and written back with the two numbers patched, instead of being
- * decoded and encoded again: that is most of the time the record codec
- * would take.  Anything else (JSON, a record that does not add up, more
- * escapes than fit the table) takes the decoder. */
+ * most two numbers in each; the rest are CCU lines, which it only reads,
+ * and records it passes on.  The input is read in blocks of whole records,
+ * and a binary record (rec.h: the kind, the numbers at fixed offsets, then
+ * the texts with their lengths, every LF or ESC byte escaped) is read where
+ * it lies: the records left unchanged are written as runs of the block,
+ * one call per run, and a CCU line ends a run.  An instruction record that
+ * gets its ticks has them patched in place, or, when their escaped width
+ * differs from that of the numbers they replace, ends a run at its
+ * icache_tick and starts the next after its ccu_tick, the two numbers
+ * written in between.  Anything else (JSON, the header and trailer, a
+ * record that does not add up, more escapes than fit the table) takes the
+ * decoder. */
+
+/* The block: records read where they lie, and maps of where its LF and
+ * ESC bytes are (bit j of word i for byte 64 i + j; see map_block).  A
+ * block of 128 KiB stays in the cache between its read, its scan and its
+ * write. */
+#define BLOCK (128u << 10)
+static char *blk;               /* blk_cap bytes and 64 of slack */
+static size_t blk_cap;
+static uint64_t *lfmap, *escmap;
+static int block_path;          /* the offsets below hold (layout_ok) */
 
 struct view {
 	const char *line;
 	size_t len, nesc;
 	size_t esc[32];             /* raw index of each escaped byte, ascending */
+	const char *raw;            /* the record unescaped (the line, or buf); NULL: not unescaped */
+	char buf[1024 + 16];
 };
 
-/* The escapes of a binary line; 0 if bad or too many. */
-static int view_init(struct view *v, const char *line, size_t len)
+/* The escapes of a binary line of the block, esc its first ESC byte after
+ * the kind (NULL: none), the rest from the block's map; 0 if bad or too
+ * many.  With unescape, a line with escapes is unescaped into buf, so that
+ * its numbers are loads at fixed offsets like those of a line without. */
+static inline int view_init(struct view *v, const char *line, size_t len, const char *esc, int unescape)
 {
-	const char *p = line + 1, *end = line + len, *q;
+	const char *end = line + len, *q, *from = line;
+	size_t w, k;
+	uint64_t m;
+	char *o;
+
 	v->line = line;
 	v->len = len;
 	v->nesc = 0;
-	while ((q = memchr(p, REC_ESC, (size_t)(end - p)))) {
+	v->raw = line;
+	if (!esc)
+		return 1;
+	w = (size_t)(esc - blk) >> 6;
+	m = escmap[w] & (~0ull << ((size_t)(esc - blk) & 63));
+	for (;;) {
+		while (!m) {
+			if ((++w << 6) >= (size_t)(end - blk))
+				goto done;
+			m = escmap[w];
+		}
+		q = blk + (w << 6) + __builtin_ctzll(m);
+		if (q >= end)
+			break;
+		m &= m - 1;
 		if (q + 1 >= end || (q[1] != ('\n' ^ 0x40) && q[1] != (REC_ESC ^ 0x40)) ||
 		    v->nesc == sizeof v->esc / sizeof v->esc[0])
 			return 0;
 		v->esc[v->nesc] = (size_t)(q - line) - v->nesc;
 		v->nesc++;
-		p = q + 2;
 	}
+done:
+	if (!v->nesc)
+		return 1;
+	v->raw = NULL;
+	if (!unescape || len - v->nesc > sizeof v->buf - 16)
+		return 1;
+	/* The pieces between escapes in 16-byte copies, which may run 15
+	 * bytes past a piece: buf has the room, and the block's 64 bytes of
+	 * slack are past its end. */
+	for (o = v->buf, k = 0; k <= v->nesc; k++) {
+		size_t j, n;
+		q = k < v->nesc ? line + v->esc[k] + k : end;   /* the ESC byte, or the end */
+		n = (size_t)(q - from);
+		for (j = 0; j < n; j += 16)
+			memcpy(o + j, from + j, 16);
+		o += n;
+		if (k < v->nesc) {
+			*o++ = (char)(q[1] ^ 0x40);
+			from = q + 2;
+		}
+	}
+	v->raw = v->buf;
 	return 1;
 }
 
@@ -659,17 +782,35 @@ static size_t view_pos(const struct view *v, size_t r)
 	return r + k;
 }
 
+/* w <= 8 bytes at p, little endian (lib/rec.c checks the host is); w is
+ * a constant where it matters, so the copies are loads. */
+static inline uint64_t load(const char *p, size_t w)
+{
+	uint64_t x = 0;
+	uint32_t y;
+	if (w == 8) {
+		memcpy(&x, p, 8);
+	} else if (w == 4) {
+		memcpy(&y, p, 4);
+		x = y;
+	} else {
+		while (w--)
+			x = x << 8 | (unsigned char)p[w];
+	}
+	return x;
+}
+
 /* w <= 8 raw bytes at raw offset r, little endian. */
 static inline uint64_t view_get(const struct view *v, size_t r, size_t w)
 {
 	uint64_t x = 0;
 	size_t j, k = 0;
+	if (!v->nesc)
+		return load(v->line + r, w);
 	while (k < v->nesc && v->esc[k] < r)
 		k++;
-	if (k == v->nesc || v->esc[k] >= r + w) {      /* no escape inside */
-		memcpy(&x, v->line + r + k, w);        /* little-endian hosts (lib/rec.c checks) */
-		return x;
-	}
+	if (k == v->nesc || v->esc[k] >= r + w)        /* no escape inside */
+		return load(v->line + r + k, w);
 	for (j = 0; j < w; j++) {
 		unsigned char b;
 		while (k < v->nesc && v->esc[k] < r + j)
@@ -687,56 +828,88 @@ static int view_is(const struct view *v, size_t at, size_t n, const char *s)
 	size_t j;
 	if (n != strlen(s))
 		return 0;
-	if (!v->nesc)
-		return !memcmp(v->line + at, s, n);
+	if (v->raw)
+		return !memcmp(v->raw + at, s, n);
 	for (j = 0; j < n; j++)
 		if (view_get(v, at + j, 1) != (unsigned char)s[j])
 			return 0;
 	return 1;
 }
 
-struct layout {
-	size_t off[REC_MAXNUM], w[REC_MAXNUM], numw;
-	int nstr;
+/* The offsets of the numbers read here in a binary record before escaping
+ * (optrace-records(5)); layout_ok checks them against the schemas, and the
+ * block path is off if they differ. */
+enum {
+	OI_CORE = 1, OI_SUBTYPE = 5, OI_SUBIDX = 9, OI_START = 21, OI_PC = 37, OI_ICACHE = 93,
+	OI_CCU = 101, OI_NUMW = 109,
+	OL_FILE = 1, OL_CORE = 5, OL_SUBTYPE = 9, OL_SUBIDX = 13, OL_LOG = 17, OL_LINE = 21, OL_NUMW = 29,
+	OS_CORE = 1, OS_SUBTYPE = 5, OS_SUBIDX = 9, OS_TICK = 13, OS_PC = 21, OS_NUMW = 29
 };
-static struct layout lay_instr, lay_line, lay_fetch;
 
-static void layout_of(struct layout *l, int kind)
+/* Offset of number `field` of a kind, or of its texts (field == nnum). */
+static size_t offset_of(int kind, int field)
 {
 	const struct rec_schema *sc = rec_schema(kind);
 	size_t pos = 1;
 	int i;
-	for (i = 0; i < sc->nnum; i++) {
+	for (i = 0; i < field && i < sc->nnum; i++) {
 		enum rec_type t = sc->num[i].type;
-		l->off[i] = pos;
-		l->w[i] = (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG) ? 4 : 8;
-		pos += l->w[i];
+		pos += (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG) ? 4 : 8;
 	}
-	l->numw = pos;
-	l->nstr = sc->nstr;
+	return pos;
 }
 
-static uint64_t field(const struct view *v, const struct layout *l, int i)
+static int layout_ok(void)
 {
-	return view_get(v, l->off[i], l->w[i]);
+	static const struct { int kind, field, nnum, nstr; size_t off; } at[] = {
+		{ K_INSTR, I_CORE, I_NNUM, IS_NSTR, OI_CORE }, { K_INSTR, I_SUBTYPE, I_NNUM, IS_NSTR, OI_SUBTYPE },
+		{ K_INSTR, I_SUBIDX, I_NNUM, IS_NSTR, OI_SUBIDX }, { K_INSTR, I_START, I_NNUM, IS_NSTR, OI_START },
+		{ K_INSTR, I_PC, I_NNUM, IS_NSTR, OI_PC }, { K_INSTR, I_ICACHE, I_NNUM, IS_NSTR, OI_ICACHE },
+		{ K_INSTR, I_CCU, I_NNUM, IS_NSTR, OI_CCU }, { K_INSTR, I_NNUM, I_NNUM, IS_NSTR, OI_NUMW },
+		{ K_LINE, L_FILE, L_NNUM, LS_NSTR, OL_FILE }, { K_LINE, L_CORE, L_NNUM, LS_NSTR, OL_CORE },
+		{ K_LINE, L_SUBTYPE, L_NNUM, LS_NSTR, OL_SUBTYPE }, { K_LINE, L_SUBIDX, L_NNUM, LS_NSTR, OL_SUBIDX },
+		{ K_LINE, L_LOG, L_NNUM, LS_NSTR, OL_LOG }, { K_LINE, L_LINE, L_NNUM, LS_NSTR, OL_LINE },
+		{ K_LINE, L_NNUM, L_NNUM, LS_NSTR, OL_NUMW },
+		{ K_FETCH, S_CORE, S_NNUM, 0, OS_CORE }, { K_FETCH, S_SUBTYPE, S_NNUM, 0, OS_SUBTYPE },
+		{ K_FETCH, S_SUBIDX, S_NNUM, 0, OS_SUBIDX }, { K_FETCH, S_TICK, S_NNUM, 0, OS_TICK },
+		{ K_FETCH, S_PC, S_NNUM, 0, OS_PC }, { K_FETCH, S_NNUM, S_NNUM, 0, OS_NUMW },
+	};
+	size_t i;
+	for (i = 0; i < sizeof at / sizeof at[0]; i++) {
+		const struct rec_schema *sc = rec_schema(at[i].kind);
+		if (!sc || sc->nnum != at[i].nnum || sc->nstr != at[i].nstr ||
+		    offset_of(at[i].kind, at[i].field) != at[i].off)
+			return 0;
+	}
+	return 1;
 }
 
-/* The texts add up to the record's end: 1 and the raw offset and length
- * of text i0; else 0. */
-static int texts(const struct view *v, const struct layout *l, int i0, size_t *at, size_t *n)
+static inline uint32_t get32(const struct view *v, size_t r)
 {
-	size_t pos = l->numw, raw = view_rawlen(v);
+	return (uint32_t)(v->raw ? load(v->raw + r, 4) : view_get(v, r, 4));
+}
+
+static inline uint64_t get64(const struct view *v, size_t r)
+{
+	return v->raw ? load(v->raw + r, 8) : view_get(v, r, 8);
+}
+
+/* The nstr texts from raw offset numw add up to the record's end: 1 and
+ * the raw offset and length of the first; else 0. */
+static inline int texts(const struct view *v, size_t numw, int nstr, size_t *at, size_t *n)
+{
+	size_t pos = numw, raw = view_rawlen(v);
 	int i;
 	if (raw < pos)
 		return 0;
-	for (i = 0; i < l->nstr; i++) {
+	for (i = 0; i < nstr; i++) {
 		uint64_t k;
 		if (raw - pos < 4)
 			return 0;
-		k = view_get(v, pos, 4);
+		k = get32(v, pos);
 		if (k > raw - pos - 4)
 			return 0;
-		if (i == i0) {
+		if (!i) {
 			*at = pos + 4;
 			*n = (size_t)k;
 		}
@@ -745,84 +918,337 @@ static int texts(const struct view *v, const struct layout *l, int i0, size_t *a
 	return pos == raw;
 }
 
-static char *fast_buf;
-static size_t fast_cap;
+/* Whether a byte of x is b. */
+static inline int has_byte(uint64_t x, unsigned char b)
+{
+	uint64_t y = x ^ (0x0101010101010101ull * b);
+	return ((y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull) != 0;
+}
 
-static void put_escaped(char **o, uint64_t x)
+static inline char *put_escaped(char *o, uint64_t x)
 {
 	int k;
+	if (!has_byte(x, '\n') && !has_byte(x, REC_ESC)) {
+		memcpy(o, &x, 8);               /* little endian */
+		return o + 8;
+	}
 	for (k = 0; k < 8; k++, x >>= 8) {
 		unsigned char b = (unsigned char)x;
 		if (b == '\n' || b == REC_ESC) {
-			*(*o)++ = (char)REC_ESC;
+			*o++ = (char)REC_ESC;
 			b ^= 0x40;
 		}
-		*(*o)++ = (char)b;
+		*o++ = (char)b;
 	}
+	return o;
 }
 
-/* An instruction record: 1 when written here; 0: decode it as usual. */
-static int fast_instr(struct rec_out *o, const char *line, size_t len, int active)
+/* What a record of the block came to: left in the run (KEEP), taken out of
+ * it (DROP), or to be decoded (NO). */
+enum hot { HOT_NO, HOT_KEEP, HOT_DROP };
+
+/* The output run: [*run, up to) of the block is written as it is. */
+static void run_to(struct rec_out *o, const char **run, const char *upto)
+{
+	if (upto > *run)
+		wr_put(o->w, *run, (size_t)(upto - *run));
+	*run = upto;
+}
+
+/* An instruction record: its ticks, when it takes an issue, patched in
+ * place (the block is ours) when their escaped width is that of the
+ * numbers they replace, as it mostly is; else written between two runs. */
+static inline enum hot hot_instr(struct rec_out *o, const char **run, char *line, size_t len,
+                                 const char *esc, int active)
 {
 	struct view v;
-	size_t at, n, from, to;
+	size_t at = 0, n = 0, from, to;
 	uint64_t ccu, icache;
-	char *p;
+	char patch[32], *p;
 
-	if (!view_init(&v, line, len) || !texts(&v, &lay_instr, IS_PIPE, &at, &n))
-		return 0;
+	/* IS_PIPE is the first text */
+	if (!view_init(&v, line, len, esc, 1) || !texts(&v, OI_NUMW, IS_NSTR, &at, &n))
+		return HOT_NO;
 	if (active && !view_is(&v, at, n, "CACHEMISS") &&
-	    assign_ticks(unit_for((uint32_t)field(&v, &lay_instr, I_CORE), (uint32_t)field(&v, &lay_instr, I_SUBTYPE),
-	                          (uint32_t)field(&v, &lay_instr, I_SUBIDX)),
-	                 field(&v, &lay_instr, I_PC), field(&v, &lay_instr, I_START), &ccu, &icache)) {
+	    assign_ticks(unit_for(get32(&v, OI_CORE), get32(&v, OI_SUBTYPE), get32(&v, OI_SUBIDX)),
+	                 get64(&v, OI_PC), get64(&v, OI_START), &ccu, &icache)) {
 		/* icache_tick and ccu_tick are the last two numbers, side by side. */
-		from = view_pos(&v, lay_instr.off[I_ICACHE]);
-		to = view_pos(&v, lay_instr.off[I_CCU] + 8);
-		if (fast_cap < len + 16) {
-			fast_cap = len + 256;
-			fast_buf = xrealloc(fast_buf, fast_cap);
+		from = view_pos(&v, OI_ICACHE);
+		to = view_pos(&v, OI_CCU + 8);
+		p = put_escaped(patch, icache);
+		p = put_escaped(p, ccu);
+		if ((size_t)(p - patch) == to - from) {
+			memcpy(line + from, patch, to - from);
+		} else {
+			run_to(o, run, line + from);
+			wr_put(o->w, patch, (size_t)(p - patch));
+			*run = line + to;
 		}
-		memcpy(fast_buf, line, from);
-		p = fast_buf + from;
-		put_escaped(&p, icache);
-		put_escaped(&p, ccu);
-		memcpy(p, line + to, len - to);
-		p += len - to;
-		rec_out_raw(o, fast_buf, (size_t)(p - fast_buf));
-		return 1;
 	}
-	rec_out_raw(o, line, len);
-	return 1;
+	return HOT_KEEP;
 }
 
-/* A line record: 1 when handled here (a CCU line taken, or any other line
- * passed on); 0: decode it as usual. */
-static int fast_line(struct rec_out *o, const char *line, size_t len, int active)
+/* A line record: a CCU line is taken, any other passed on.  Escapes in
+ * the numbers (line numbers past 2^16 have them often) are read through;
+ * a CCU text with an escape of its own is left to the decoder. */
+static inline enum hot hot_line(const char *line, size_t len, const char *esc, int active)
 {
 	struct view v;
-	size_t at, n;
+	size_t at = 0, n = 0;
 
-	if (!view_init(&v, line, len) || v.nesc || !texts(&v, &lay_line, LS_TEXT, &at, &n))
-		return 0;
-	if (active && field(&v, &lay_line, L_LOG) == LOG_CCU)
-		take_ccu(field(&v, &lay_line, L_CORE), field(&v, &lay_line, L_SUBTYPE), field(&v, &lay_line, L_SUBIDX),
-		         field(&v, &lay_line, L_FILE), field(&v, &lay_line, L_LINE), line + at, n);
-	else
-		rec_out_raw(o, line, len);
-	return 1;
+	if (!view_init(&v, line, len, esc, 0) || !texts(&v, OL_NUMW, LS_NSTR, &at, &n))
+		return HOT_NO;
+	if (active && get32(&v, OL_LOG) == LOG_CCU) {
+		if (v.nesc && v.esc[v.nesc - 1] >= at)
+			return HOT_NO;
+		take_ccu(get32(&v, OL_CORE), get32(&v, OL_SUBTYPE), get32(&v, OL_SUBIDX), get32(&v, OL_FILE),
+		         get64(&v, OL_LINE), line + at + v.nesc, n);
+		return HOT_DROP;
+	}
+	return HOT_KEEP;
 }
 
 /* A fetch record: taken, and passed on. */
-static int fast_fetch(struct rec_out *o, const char *line, size_t len, int active)
+static inline enum hot hot_fetch(const char *line, size_t len, const char *esc, int active)
 {
 	struct view v;
-	if (!view_init(&v, line, len) || view_rawlen(&v) != lay_fetch.numw)
-		return 0;
+	if (!view_init(&v, line, len, esc, 0) || view_rawlen(&v) != OS_NUMW)
+		return HOT_NO;
 	if (active)
-		take_fetch(field(&v, &lay_fetch, S_CORE), field(&v, &lay_fetch, S_SUBTYPE),
-		           field(&v, &lay_fetch, S_SUBIDX), field(&v, &lay_fetch, S_TICK), field(&v, &lay_fetch, S_PC));
-	rec_out_raw(o, line, len);
-	return 1;
+		take_fetch(get32(&v, OS_CORE), get32(&v, OS_SUBTYPE), get32(&v, OS_SUBIDX), get64(&v, OS_TICK),
+		           get64(&v, OS_PC));
+	return HOT_KEEP;
+}
+
+/* ---- the decoder's path ---- */
+
+/* The output side of a run, and what it learnt from its inputs so far. */
+struct stream {
+	struct rec_out o;
+	struct upstream up;
+	struct rec_dec dec;
+	const char *soc;            /* --soc-version */
+	int started, active;
+};
+
+/* One record the block path did not take, at line lineno of in. */
+static void decoded(struct stream *x, struct rd *in, uint64_t lineno, const char *line, size_t len)
+{
+	const char *why;
+	struct rec r;
+	int k = rec_decode(&x->dec, line, len, &r, &why);
+
+	if (k == DEC_BAD) {
+		/* filter_bad_record, with the line number of the block */
+		loss_add(&losses, LOSS_BAD_RECORD, 0, 0, why);
+		if (losses.count[LOSS_BAD_RECORD] <= 3)
+			cli_warn_at(rd_name(in), lineno, "bad record: %s", why);
+		return;
+	}
+	if (upstream_record(&x->up, k, &r))
+		return;
+	if (!x->started) {
+		const struct chip *chip = upstream_chip(&x->up, x->soc);
+		x->active = chip->family == CHIP_A2 || chip->family == CHIP_A3;
+		if (!x->active)
+			cli_note("%s is not an A2/A3 SoC: no scalar overhead, records pass through", chip->soc);
+		rec_out_header(&x->o, chip->soc, chip->mhz, x->up.origin ? x->up.origin : rd_name(in));
+		x->started = 1;
+	}
+	if (k == DEC_UNKNOWN) {
+		rec_out_raw(&x->o, line, len);
+		return;
+	}
+	switch (x->active ? r.sc->kind : 0) {
+	case K_TRAILER:
+		break;
+	case K_SOURCE:
+		loss_source(&losses, &r);
+		break;
+	case K_LINE:
+		if (r.n[L_LOG].u == LOG_CCU) {
+			take_ccu(r.n[L_CORE].u, r.n[L_SUBTYPE].u, r.n[L_SUBIDX].u, r.n[L_FILE].u, r.n[L_LINE].u,
+			         r.s[LS_TEXT].p, r.s[LS_TEXT].n);
+			return;
+		}
+		break;
+	case K_FETCH:
+		take_fetch(r.n[S_CORE].u, r.n[S_SUBTYPE].u, r.n[S_SUBIDX].u, r.n[S_TICK].u, r.n[S_PC].u);
+		break;
+	case K_INSTR:
+		/* Cache misses (icache-merge writes them while the icache log
+		 * passes) take no overhead and do not mean the core's
+		 * instructions have begun. */
+		if (is_cachemiss(r.s[IS_PIPE].p, r.s[IS_PIPE].n))
+			break;
+		assign(unit_for((uint32_t)r.n[I_CORE].u, (uint32_t)r.n[I_SUBTYPE].u, (uint32_t)r.n[I_SUBIDX].u), &r);
+		break;
+	}
+	if (r.sc->kind == K_TRAILER) {
+		upstream_trailer(&x->up, &r);
+		return;
+	}
+	rec_out_put(&x->o, &r);
+}
+
+/* ---- the input in blocks ---- */
+
+/* Where the block's LF and ESC bytes are: bit j of word i for byte 64 i + j.
+ * One pass over the block without a branch per byte, instead of a search
+ * per record (records are a hundred bytes or two: a call to memchr costs
+ * about as much as its scan).  AVX2 where the CPU has it, else SSE2 on
+ * x86-64, else a byte loop. */
+
+static void map_any(const char *b, size_t nw, uint64_t *lf, uint64_t *es)
+{
+	size_t i, j;
+	for (i = 0; i < nw; i++) {
+		uint64_t ml = 0, me = 0;
+		for (j = 0; j < 64; j++) {
+			ml |= (uint64_t)(b[64 * i + j] == '\n') << j;
+			me |= (uint64_t)(b[64 * i + j] == REC_ESC) << j;
+		}
+		lf[i] = ml;
+		es[i] = me;
+	}
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+static void map_sse2(const char *b, size_t nw, uint64_t *lf, uint64_t *es)
+{
+	const __m128i l = _mm_set1_epi8('\n'), e = _mm_set1_epi8(REC_ESC);
+	size_t i;
+	int k;
+	for (i = 0; i < nw; i++) {
+		uint64_t ml = 0, me = 0;
+		for (k = 0; k < 4; k++) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(b + 64 * i + 16 * k));
+			ml |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, l)) << (16 * k);
+			me |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, e)) << (16 * k);
+		}
+		lf[i] = ml;
+		es[i] = me;
+	}
+}
+
+__attribute__((target("avx2")))
+static void map_avx2(const char *b, size_t nw, uint64_t *lf, uint64_t *es)
+{
+	const __m256i l = _mm256_set1_epi8('\n'), e = _mm256_set1_epi8(REC_ESC);
+	size_t i;
+	for (i = 0; i < nw; i++) {
+		__m256i x0 = _mm256_loadu_si256((const __m256i *)(b + 64 * i));
+		__m256i x1 = _mm256_loadu_si256((const __m256i *)(b + 64 * i + 32));
+		lf[i] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, l)) |
+		        (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, l)) << 32;
+		es[i] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, e)) |
+		        (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, e)) << 32;
+	}
+}
+#endif
+
+static void (*map_block)(const char *, size_t, uint64_t *, uint64_t *) = map_any;
+
+static void choose_map(void)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+	__builtin_cpu_init();
+	map_block = __builtin_cpu_supports("avx2") ? map_avx2 : map_sse2;
+#endif
+}
+
+/* The maps are read in order: word *w of map, *cur its bits not taken
+ * yet.  The next byte of the map, or NULL after the last of nw words. */
+static inline char *next_in(const uint64_t *map, size_t nw, size_t *w, uint64_t *cur)
+{
+	char *at;
+	while (!*cur) {
+		if (++*w >= nw)
+			return NULL;
+		*cur = map[*w];
+	}
+	at = blk + (*w << 6) + __builtin_ctzll(*cur);
+	*cur &= *cur - 1;
+	return at;
+}
+
+/* Every record of in, block by block.  Returns 1 on a read error. */
+static int pass(struct stream *x, struct rd *in)
+{
+	size_t have = 0, n;
+	uint64_t lineno = 0;
+
+	if (!blk) {
+		blk = xrealloc(NULL, (blk_cap = BLOCK) + 64);
+		lfmap = xrealloc(NULL, (blk_cap / 64 + 1) * sizeof *lfmap);
+		escmap = xrealloc(NULL, (blk_cap / 64 + 1) * sizeof *escmap);
+	}
+	while (!cli_interrupted && !wr_error(x->o.w)) {
+		char *p, *nl;
+		const char *end, *run, *esc;
+		uint64_t kept = 0, lfcur, esccur;
+		size_t nw, lfw = 0, escw = 0;
+		int hot = block_path && x->started && x->o.mode == REC_BIN;
+
+		if (have == blk_cap - 1) {      /* one record longer than the block */
+			blk = xrealloc(blk, (blk_cap *= 2) + 64);
+			lfmap = xrealloc(lfmap, (blk_cap / 64 + 1) * sizeof *lfmap);
+			escmap = xrealloc(escmap, (blk_cap / 64 + 1) * sizeof *escmap);
+		}
+		if (!(n = rd_read(in, blk + have, blk_cap - 1 - have))) {
+			/* A last line without LF still counts, but only at a
+			 * real end of input: after a read error it is a cut
+			 * line (as rd_line has it). */
+			if (!have || rd_error(in))
+				break;
+			blk[have] = '\n';
+			n = 1;
+		}
+		memset(blk + have + n, 0, 64);  /* the last word maps no byte past the end */
+		end = blk + have + n;
+		nw = ((size_t)(end - blk) + 63) >> 6;
+		map_block(blk, nw, lfmap, escmap);
+		lfcur = lfmap[0];
+		esccur = escmap[0];
+		p = blk;
+		run = esc = blk;
+		while ((nl = next_in(lfmap, nw, &lfw, &lfcur))) {
+			size_t len = (size_t)(nl - p);
+			enum hot h = HOT_NO;
+			if (cli_interrupted)
+				break;
+			lineno++;
+			if (hot && len) {
+				/* the next ESC after a kind byte, for as many
+				 * records as it takes */
+				while (esc && esc <= p)
+					esc = next_in(escmap, nw, &escw, &esccur);
+				h = p[0] == K_INSTR ? hot_instr(&x->o, &run, p, len, esc && esc < nl ? esc : NULL, x->active)
+				  : p[0] == K_LINE ? hot_line(p, len, esc && esc < nl ? esc : NULL, x->active)
+				  : p[0] == K_FETCH ? hot_fetch(p, len, esc && esc < nl ? esc : NULL, x->active) : HOT_NO;
+			}
+			if (h == HOT_KEEP) {
+				kept++;
+			} else {
+				run_to(&x->o, &run, p);
+				if (h == HOT_NO) {
+					decoded(x, in, lineno, p, len);
+					hot = block_path && x->started && x->o.mode == REC_BIN;
+					if (wr_error(x->o.w))
+						break;
+				}
+				run = nl + 1;
+			}
+			if (h != HOT_NO)
+				x->up.trailer = 0;      /* as upstream_record does */
+			p = nl + 1;
+		}
+		run_to(&x->o, &run, p);
+		x->o.records += kept;
+		have = (size_t)(end - p);
+		memmove(blk, p, have);
+	}
+	return filter_read_error(in);
 }
 
 /* ---- main ---- */
@@ -840,7 +1266,9 @@ static void release_all(void)
 	}
 	free(units);
 	free(pool);
-	free(fast_buf);
+	free(blk);
+	free(lfmap);
+	free(escmap);
 	loss_free(&losses);
 }
 
@@ -908,14 +1336,11 @@ int main(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, started = 0, active = 0;
+	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin;
 	int read_failed = 0;
 	uint64_t bad, dropped, problems;
-	const char *out = "-", *soc = NULL;
-	const struct chip *chip = NULL;
-	struct rec_dec dec = { 0 };
-	struct rec_out o = { 0 };
-	struct upstream up = { 0 };
+	const char *out = "-";
+	struct stream x = { 0 };
 	struct rd **in;
 
 	cli_init(argv[0]);
@@ -929,110 +1354,38 @@ int main(int argc, char **argv)
 		case 'b': bin = 1; break;
 		case 'z': lz4 = 1; break;
 		case 'o': out = optarg; break;
-		case 's': soc = optarg; break;
+		case 's': x.soc = optarg; break;
 		case 'q': cli_verbosity = 0; break;
 		case 'v': cli_verbosity = 2; break;
 		case 'w': window = cli_num("--window", optarg); break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
-		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend910_9391)", soc);
+	if (x.soc && chip_find(x.soc)->family == CHIP_UNKNOWN)
+		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend910_9391)", x.soc);
 
-	layout_of(&lay_instr, K_INSTR);
-	layout_of(&lay_line, K_LINE);
-	layout_of(&lay_fetch, K_FETCH);
+	block_path = layout_ok();
+	choose_map();
 	in = filter_open_inputs(argc, argv, optind, &nin);
-	filter_open_output(&o, "scalar-merge", out, json, text, bin, lz4);
+	filter_open_output(&x.o, "scalar-merge", out, json, text, bin, lz4);
 
-	for (i = 0; i < nin && !cli_interrupted; i++) {
-		const char *line, *why;
-		size_t len;
-		struct rec r;
-		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
-			int k;
-			if (started && o.mode == REC_BIN && len &&
-			    (line[0] == K_INSTR ? fast_instr(&o, line, len, active) :
-			     line[0] == K_LINE ? fast_line(&o, line, len, active) :
-			     line[0] == K_FETCH ? fast_fetch(&o, line, len, active) : 0)) {
-				up.trailer = 0;     /* as upstream_record does */
-				if (wr_error(o.w))
-					break;
-				continue;
-			}
-			k = rec_decode(&dec, line, len, &r, &why);
-			if (k == DEC_BAD) {
-				filter_bad_record(&losses, LOSS_BAD_RECORD, 0, in[i], why);
-				continue;
-			}
-			if (upstream_record(&up, k, &r))
-				continue;
-			if (!started) {
-				chip = upstream_chip(&up, soc);
-				active = chip->family == CHIP_A2 || chip->family == CHIP_A3;
-				if (!active)
-					cli_note("%s is not an A2/A3 SoC: no scalar overhead, records pass through",
-					         chip->soc);
-				rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : rd_name(in[i]));
-				started = 1;
-			}
-			if (k == DEC_UNKNOWN) {
-				rec_out_raw(&o, line, len);
-				continue;
-			}
-			switch (active ? r.sc->kind : 0) {
-			case K_TRAILER:
-				break;
-			case K_SOURCE:
-				loss_source(&losses, &r);
-				break;
-			case K_LINE:
-				if (r.n[L_LOG].u == LOG_CCU) {
-					take_ccu(r.n[L_CORE].u, r.n[L_SUBTYPE].u, r.n[L_SUBIDX].u, r.n[L_FILE].u, r.n[L_LINE].u,
-					         r.s[LS_TEXT].p, r.s[LS_TEXT].n);
-					continue;
-				}
-				break;
-			case K_FETCH:
-				take_fetch(r.n[S_CORE].u, r.n[S_SUBTYPE].u, r.n[S_SUBIDX].u, r.n[S_TICK].u, r.n[S_PC].u);
-				break;
-			case K_INSTR:
-				/* Cache misses (icache-merge writes them while the
-				 * icache log passes) take no overhead and do not
-				 * mean the core's instructions have begun. */
-				if (is_cachemiss(r.s[IS_PIPE].p, r.s[IS_PIPE].n))
-					break;
-				assign(unit_for((uint32_t)r.n[I_CORE].u, (uint32_t)r.n[I_SUBTYPE].u,
-				                (uint32_t)r.n[I_SUBIDX].u), &r);
-				break;
-			}
-			if (r.sc->kind == K_TRAILER) {
-				upstream_trailer(&up, &r);
-				continue;
-			}
-			rec_out_put(&o, &r);
-			if (wr_error(o.w))
-				break;
-		}
-		if (filter_read_error(in[i]))
+	for (i = 0; i < nin && !cli_interrupted && !wr_error(x.o.w); i++)
+		if (pass(&x, in[i]))
 			read_failed = 1;
-		if (wr_error(o.w))
-			break;
+	if (!x.started) {
+		const struct chip *chip = upstream_chip(&x.up, x.soc);
+		rec_out_header(&x.o, chip->soc, chip->mhz, x.up.origin ? x.up.origin : "");
 	}
-	if (!started) {
-		chip = upstream_chip(&up, soc);
-		rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : "");
-	}
-	upstream_check_end(&up, &o, read_failed);
+	upstream_check_end(&x.up, &x.o, read_failed);
 	loss_totals(&losses, &bad, &dropped, &problems);
-	if (!wr_error(o.w) && !read_failed) {
-		upstream_put_trailer(&up, &losses, &o, bad, dropped);
+	if (!wr_error(x.o.w) && !read_failed) {
+		upstream_put_trailer(&x.up, &losses, &x.o, bad, dropped);
 		notes();
 		loss_report(&losses);
 	}
 	release_all();
-	upstream_free(&up);
+	upstream_free(&x.up);
 	filter_close_inputs(in, nin);
-	rec_dec_free(&dec);
-	return filter_close_output(&o, out, read_failed, problems, &up);
+	rec_dec_free(&x.dec);
+	return filter_close_output(&x.o, out, read_failed, problems, &x.up);
 }

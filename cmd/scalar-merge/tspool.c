@@ -58,7 +58,7 @@ void tspool_init(struct tspool *s, size_t esz)
 	s->fd = -1;
 }
 
-void tspool_put(struct tspool *s, const void *e)
+void tspool_spill(struct tspool *s)
 {
 	if (!s->buf)
 		s->buf = xmalloc(TSPOOL_MEM);
@@ -68,9 +68,6 @@ void tspool_put(struct tspool *s, const void *e)
 		write_at_end(s->fd, s->buf, s->bufn);
 		s->bufn = 0;
 	}
-	memcpy(s->buf + s->bufn, e, s->esz);
-	s->bufn += s->esz;
-	s->n++;
 }
 
 void tspool_rewind(struct tspool *s)
@@ -86,22 +83,14 @@ void tspool_rewind(struct tspool *s)
 		s->bufn = 0;        /* nothing buffered for reading yet */
 }
 
-int tspool_next(struct tspool *s, void *e)
+void tspool_refill(struct tspool *s)
 {
-	if (s->rnext >= s->n)
-		return 0;
-	if (s->bufpos + s->esz > s->bufn) {
-		/* fd >= 0 here: an in-memory spool holds all n entries in buf. */
-		size_t want = TSPOOL_MEM / s->esz * s->esz;
-		s->bufn = read_at(s->fd, s->buf, want, s->rnext * s->esz);
-		s->bufpos = 0;
-		if (s->bufn < s->esz)
-			io_fail("short read");
-	}
-	memcpy(e, s->buf + s->bufpos, s->esz);
-	s->bufpos += s->esz;
-	s->rnext++;
-	return 1;
+	/* fd >= 0 here: an in-memory spool holds all n entries in buf. */
+	size_t want = TSPOOL_MEM / s->esz * s->esz;
+	s->bufn = read_at(s->fd, s->buf, want, s->rnext * s->esz);
+	s->bufpos = 0;
+	if (s->bufn < s->esz)
+		io_fail("short read");
 }
 
 void tspool_at(struct tspool *s, uint64_t i, void *e)

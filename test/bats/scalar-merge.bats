@@ -270,3 +270,37 @@ for r in rows: print(json.dumps(r[1:], separators=(",", ":")))'
 		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.err" "$BATS_TEST_TMPDIR/golden/$n.err"
 	done
 }
+
+@test "binary input in blocks: the same stream as the decoder writes, with escaped numbers, a record longer than a block, a bad record, no last LF" {
+	head -c 200000 /dev/zero | tr '\0' x >"$tmp/detail"
+	{
+		header
+		# ticks, pcs and line numbers with LF (0x0a) and ESC (0x1a) bytes
+		fetch 2570 0x0a00; fetch 6666 0x1a1a
+		jq -nc '{kind:"line",file:3,core:0,sub:"",subidx:0,log:"mte",line:658970,text:"mte \u001a text"}'
+		jq -nc '{kind:"line",file:10,core:0,sub:"veccore",subidx:0,log:"ccu",line:6666,text:"[info] 2600: is_single_issue instr, pc:0xa00"}'
+		jq -nc '{kind:"line",file:26,core:0,sub:"veccore",subidx:0,log:"ccu",line:2570,text:"[info] 6700: ccu do issue success.issue isa pc :0x1a1a"}'
+		ccu '[info] 6800: is_single_issue instr, pc:0x1a1e'
+		instr 2600 0xa00; instr 6710 0x1a1a
+		instr 6810 0x1a1e | jq -c --rawfile d "$tmp/detail" '.detail = $d'
+		instr 6900 0x1a1e
+		trailer
+	} >"$tmp/in"
+	rec-cat --bin "$tmp/in" >"$tmp/in.bin"
+	[ "$(grep -ac $'\x1a' "$tmp/in.bin")" -ge 6 ]
+	# --json takes every record through the decoder
+	scalar-merge --json "$tmp/in.bin" >"$tmp/exp"
+	scalar-merge "$tmp/in.bin" | rec-cat --json >"$tmp/got"
+	cmp "$tmp/exp" "$tmp/got"
+	[ "$(ticks <"$tmp/exp" | grep -c '[0-9],[0-9]*\]$')" -eq 3 ]
+	# a bad record between two good ones, and the last record without its LF
+	{ head -n 5 "$tmp/in.bin"; printf 'I\001\002\n'; tail -n +6 "$tmp/in.bin" | head -c -1; } >"$tmp/bad.bin"
+	run bash -c "scalar-merge --json '$tmp/bad.bin' 2>&1 >'$tmp/exp'"
+	[ "$status" -eq 1 ]
+	experr=$output
+	run bash -c "scalar-merge '$tmp/bad.bin' 2>&1 >'$tmp/got.bin'"
+	[ "$status" -eq 1 ]
+	[ "$output" = "$experr" ]
+	echo "$output" | grep -q 'bad.bin:6: bad record'
+	rec-cat --json "$tmp/got.bin" | cmp "$tmp/exp" -
+}

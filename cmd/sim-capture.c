@@ -1005,6 +1005,7 @@ int main(int argc, char **argv)
 		env_unset(&env, "OPTRACE_KERNEL_NAME");
 	env_set(&env, "OPTRACE_SPANS", no_spans ? "0" : "1");
 	env_set(&env, "OPTRACE_REPLAY", replay ? "1" : "0");
+	env_set(&env, "OPTRACE_MTE", pmsampling_on(aic_metrics) ? "1" : "0");
 	env_unset(&env, "OPTRACE_LIVE");
 	if (live) {
 		snprintf(fifo, sizeof fifo, "%s/live.fifo", dev0);

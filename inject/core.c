@@ -363,6 +363,7 @@ static void do_init(void)
 	inj.soc = env("CAMODEL_SOC_VERSION");
 	inj.live = env("OPTRACE_LIVE");
 	inj.replay = (e = env("OPTRACE_REPLAY")) && !strcmp(e, "1");
+	inj.mte = (e = env("OPTRACE_MTE")) && !strcmp(e, "1");
 	inj.spans = inj.capdir && !((e = env("OPTRACE_SPANS")) && !strcmp(e, "0"));
 	inj.count = 1;
 	if ((e = env("OPTRACE_LAUNCH_COUNT")))

@@ -55,6 +55,7 @@ struct inj_state {
 	int sim;             /* IS_SIMULATOR_ENV=true */
 	int spans;           /* record host API spans */
 	int replay;          /* save inputs and kernel_config.bin per launch */
+	int mte;             /* live mode: forward the MTE log too (PMSampling) */
 	const char *capdir;  /* OPTRACE_CAPTURE_DIR: the OPPROF_* run directory */
 	const char *logdir;  /* CAMODEL_LOG_PATH */
 	const char *soc;     /* CAMODEL_SOC_VERSION */

@@ -45,6 +45,24 @@ struct icache_entry {
 		uint64_t pad[8];
 	} u;
 };
+struct mte_entry {
+	uint32_t core_id, sub_core_id;
+	const char *op;
+	union {
+		struct {
+			const char *intf;
+			uint32_t port;
+			uint64_t addr;
+			uint32_t size, gid, retire_set, instr_id, req_id;
+		} bif;
+		struct {
+			const char *intf;
+			uint32_t port;
+			uint64_t addr;
+			uint32_t size, tag_id, instr_id, req_id;
+		} intf;
+	} u;
+};
 struct ccu_entry {
 	uint32_t core_id, sub_core_id;
 	const char *op;
@@ -163,6 +181,11 @@ static void line(uint32_t core, uint32_t sub, int log, const char *text, size_t 
 	}
 	subtype = sub == 0 ? SUB_CUBE : SUB_VEC;
 	subidx = sub == 0 ? 0 : sub - 1;
+	if (log == LOG_MTE) { /* per core, no sub-core: core<N>.mte_log.dump */
+		subtype = SUB_NONE;
+		subidx = 0;
+		sub = 0;
+	}
 	pthread_mutex_lock(&mu);
 	if (!active) {
 		pthread_mutex_unlock(&mu);
@@ -252,6 +275,41 @@ static void on_ccu(uint64_t time, const struct ccu_entry *e)
 		line(e->core_id, e->sub_core_id, LOG_CCU, t, (size_t)n);
 }
 
+/* MTE requests, as the simulator's mte_log lines (sim-formats.md 2.7);
+ * only the fields the entry carries. */
+static void on_mte(uint64_t time, const struct mte_entry *e)
+{
+	char t[320];
+	int n;
+	const char *op;
+	if (!e || !(op = e->op))
+		return;
+	if (!strcmp(op, "send_req") || !strcmp(op, "send_data") || !strcmp(op, "recv_rsp")) {
+		if (!e->u.intf.intf)
+			return;
+		if (!strcmp(op, "recv_rsp"))
+			n = snprintf(t, sizeof t, "[info] %llu: %.32s %s, tag_id: %u, instr_id: %u, req_id: %u",
+			             (unsigned long long)time, e->u.intf.intf, op, e->u.intf.tag_id,
+			             e->u.intf.instr_id, e->u.intf.req_id);
+		else
+			n = snprintf(t, sizeof t,
+			             "[info] %llu: %.32s %s, addr: 0x%llx, size: %u, tag_id: %u, instr_id: %u, req_id: %u",
+			             (unsigned long long)time, e->u.intf.intf, op, (unsigned long long)e->u.intf.addr,
+			             e->u.intf.size, e->u.intf.tag_id, e->u.intf.instr_id, e->u.intf.req_id);
+	} else if (!strcmp(op, "send_cmd") || !strcmp(op, "recv_data") || !strcmp(op, "recv_cmd_rsp") ||
+	           !strcmp(op, "recv_wr_data_rsp")) {
+		if (!e->u.bif.intf)
+			return;
+		n = snprintf(t, sizeof t, "[info] %llu: %.32s %s, addr: 0x%llx, size: %u, gid: %u, instr_id: %u, req_id: %u",
+		             (unsigned long long)time, e->u.bif.intf, op, (unsigned long long)e->u.bif.addr,
+		             e->u.bif.size, e->u.bif.gid, e->u.bif.instr_id, e->u.bif.req_id);
+	} else {
+		return;
+	}
+	if (n > 0)
+		line(e->core_id, 0, LOG_MTE, t, (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
+}
+
 static void *find_sym(const char *name)
 {
 	static const char *const libs[] = { "libpem_davinci.so", "libruntime_camodel.so" };
@@ -293,6 +351,8 @@ void inj_live_init(void)
 	attach(DVC_INSTR_LOG, (void (*)(void))on_instr);
 	attach(DVC_ICACHE_LOG, (void (*)(void))on_icache);
 	attach(DVC_CCU_LOG, (void (*)(void))on_ccu);
+	if (inj.mte)
+		attach(DVC_MTE_LOG, (void (*)(void))on_mte);
 	attached = 1;
 }
 

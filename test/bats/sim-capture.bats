@@ -246,3 +246,15 @@ check_path() {
 	ls "$r"/dump/core*.mte_log.dump
 	jq -e '[.traceEvents[] | select(.ph == "C")] | length > 0' "$r/simulator/trace.json"
 }
+
+@test "live mode forwards the MTE log too: the same transfers and bandwidth as the dumps" {
+	need "$ops/bin/add_rt"
+	sel='select(.kind == "mte_xfer" or .kind == "mte_bw")'
+	sim-capture -q -o "$out" --live -- "$ops/bin/add_rt" | mte-parse --json | jq -c "$sel" | sort > "$BATS_TEST_TMPDIR/live"
+	rm -rf "$out"/*
+	sim-capture -q -o "$out" -- "$ops/bin/add_rt"
+	dump-split -q --log=mte "$(rundir)"/device0/add_custom/0/dump | mte-parse --json | jq -c "$sel" | sort > "$BATS_TEST_TMPDIR/dump"
+	[ "$(grep -c mte_xfer "$BATS_TEST_TMPDIR/dump")" -gt 10 ]
+	[ "$(grep -c mte_bw "$BATS_TEST_TMPDIR/dump")" -gt 0 ]
+	diff "$BATS_TEST_TMPDIR/dump" "$BATS_TEST_TMPDIR/live"
+}

@@ -258,3 +258,23 @@ check_path() {
 	[ "$(grep -c mte_bw "$BATS_TEST_TMPDIR/dump")" -gt 0 ]
 	diff "$BATS_TEST_TMPDIR/dump" "$BATS_TEST_TMPDIR/live"
 }
+
+@test "a long simulation: --timeout and Ctrl+C keep partial but valid outputs" {
+	need "$ops/bin/add_rt"
+	run sim-flow -q -o "$out" --timeout=2s -- "$ops/bin/add_rt" -n 100000000
+	[ "$status" -eq 1 ]
+	r=$(rundir)
+	jq -e '.timed_out == true' "$r/manifest.json"
+	jq -e '.profilingType == "op" and (.traceEvents | length) > 100' "$r/simulator/trace.json" >/dev/null
+	rm -rf "$out"/*
+	sim-capture -q -o "$out" -- "$ops/bin/add_rt" -n 100000000 &
+	pid=$!
+	sleep 2
+	kill -INT $pid
+	st=0
+	wait $pid || st=$?
+	[ "$st" -eq 130 ]
+	d=$(rundir)/device0/add_custom/0/dump
+	jq -e '.interrupted == true' "$(rundir)/manifest.json"
+	dump-split -q "$d" | instr-parse --json | jq -c 'select(.kind == "instr")' | head -n 100 | wc -l | grep -qx 100
+}

@@ -110,7 +110,7 @@ struct inj_launch {
 	int order;           /* <n> of the capture directory, -1 if not captured */
 	int bin;             /* binary index or -1 */
 	const char *api;
-	char name[256];
+	char name[1024];
 	char dir[4096];
 	uint32_t block_dim;
 	uint64_t tiling_key;

@@ -231,7 +231,7 @@ void inj_launch_save_args(struct inj_launch *l, const void *args, uint32_t size,
 	{
 		/* ACL path: the name without its _mix_aic/_mix_aiv suffix (4.6). */
 		size_t nl = strlen(l->name);
-		char kn[256];
+		char kn[1024];
 		snprintf(kn, sizeof kn, "%s", l->name);
 		if (l->acl && nl > 8 && (!strcmp(kn + nl - 8, "_mix_aic") || !strcmp(kn + nl - 8, "_mix_aiv")))
 			kn[nl - 8] = 0;

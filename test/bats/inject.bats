@@ -305,3 +305,26 @@ JSON
 	[[ $output == *"the application closed the record file; opened again"* ]]
 	jq -e '.launches == 1' "$(rundir)/manifest.json"
 }
+
+@test "a kernel name of 255 characters or more: 72 characters, '_' and a stable hash as its directory" {
+	capture -- "$app" -k long
+	[ "$status" -eq 0 ]
+	name=$(nm "$app" | awk '$3 ~ /^long_kernel_name/ { print $3 }')
+	[ ${#name} -ge 255 ]
+	d=$(ls "$(rundir)/device0")
+	[[ $d =~ ^${name:0:72}_[0-9]+$ ]]
+	rec-cat --json "$(rundir)/capture.rec" | jq -e -s --arg n "$name" 'map(select(.kind == "launch"))[0].name == $n'
+	# the same name gives the same directory in another run
+	rm -rf "$out"/*
+	capture -- "$app" -k long
+	[ "$(ls "$(rundir)/device0")" = "$d" ]
+}
+
+@test "A2 binaries compiled without a target get the e_flags of their kernel type" {
+	capture -- "$app" -F
+	[ "$status" -eq 0 ]
+	[ "$(od -A n -t x4 -j 48 -N 4 "$(rundir)/device0/add_custom/0/dump/aicore_binary.o" | tr -d ' ')" = 00930000 ]
+	rm -rf "$out"/*
+	capture --soc-version=Ascend310P1 -- "$app" -F
+	[ "$(od -A n -t x4 -j 48 -N 4 "$(rundir)/device0/add_custom/0/dump/aicore_binary.o" | tr -d ' ')" = 00810000 ]
+}

@@ -4,6 +4,8 @@
  *   inject-app [-n LAUNCHES] [-k add|mul|both] [-c CALLS] [-f] [-x] [-e STATUS] [ARG...]
  * -a launches add_custom through the ACL calls instead, -c makes CALLS rtGetDevice calls (the span benchmark), -f forks a child
  * that launches too, -x crashes after the launches, -e exits with STATUS;
+ * -k long launches a kernel with a 300-character name; -F marks the binary
+ * as compiled without a target (e_flags 0x810000, the A2 fix-up case).
  * -C FILE closes every descriptor above 2, writes FILE (likely on a number
  * the library used) and makes more calls: FILE must hold only "mine";
  * the remaining arguments are printed one per line (argv pass-through). */
@@ -31,11 +33,19 @@ int aclrtBinaryGetFunction(void *, const char *, void **);
 int aclrtLaunchKernel(void *, uint32_t, const void *, size_t, void *);
 int aclrtSynchronizeStream(void *);
 
+#define LONGNAME \
+	long_kernel_name_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_\
+0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_\
+0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_0123456789_end
+#define STR_(x) #x
+#define STR(x) STR_(x)
 void add_custom(void);
 void mul_custom(void);
+void LONGNAME(void);
 void add_custom(void) {}
 void mul_custom(void) {}
-static char stub_add, stub_mul;
+void LONGNAME(void) {}
+static char stub_add, stub_mul, stub_long;
 static long calls;
 
 static void *caller(void *arg)
@@ -52,12 +62,13 @@ int main(int argc, char **argv)
 {
 	int n = 1, opt, forkit = 0, crash = 0, status = 0, i, acl = 0, threads = 1;
 	const char *closer = NULL;
+	int noarch = 0;
 	const char *which = "add";
 	void *h, *s;
 	bin_t bin;
 	FILE *f;
 	static char elf[1 << 22];
-	while ((opt = getopt(argc, argv, "an:k:c:t:fxe:C:")) != -1) {
+	while ((opt = getopt(argc, argv, "an:k:c:t:fxe:C:F")) != -1) {
 		switch (opt) {
 		case 'a': acl = 1; break;
 		case 'n': n = atoi(optarg); break;
@@ -65,6 +76,7 @@ int main(int argc, char **argv)
 		case 'c': calls = atol(optarg); break;
 		case 't': threads = atoi(optarg); break;
 		case 'C': closer = optarg; break;
+		case 'F': noarch = 1; break;
 		case 'f': forkit = 1; break;
 		case 'x': crash = 1; break;
 		case 'e': status = atoi(optarg); break;
@@ -106,6 +118,10 @@ int main(int argc, char **argv)
 		return 3;
 	bin.length = fread(elf, 1, sizeof elf, f);
 	fclose(f);
+	if (noarch) {
+		uint32_t fl = 0x810000;
+		memcpy(elf + 48, &fl, 4);
+	}
 	bin.magic = 0x41415246u;
 	bin.version = 0;
 	bin.data = elf;
@@ -125,12 +141,17 @@ int main(int argc, char **argv)
 		return 4;
 	rtFunctionRegister(h, &stub_add, "add_custom", "add_custom", 0);
 	rtFunctionRegister(h, &stub_mul, "mul_custom", "mul_custom", 0);
+	rtFunctionRegister(h, &stub_long, STR(LONGNAME), STR(LONGNAME), 0);
 	if (forkit && fork() == 0) {
 		rtKernelLaunch(&stub_mul, 2, NULL, 0, NULL, s);
 		rtStreamSynchronize(s);
 		_exit(0);
 	}
 	for (i = 0; i < n; i++) {
+		if (!strcmp(which, "long")) {
+			rtKernelLaunch(&stub_long, 1, NULL, 0, NULL, s);
+			continue;
+		}
 		if (strcmp(which, "mul"))
 			rtKernelLaunch(&stub_add, 2, NULL, 0, NULL, s);
 		if (strcmp(which, "add"))

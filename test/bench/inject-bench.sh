@@ -39,7 +39,7 @@ LD_LIBRARY_PATH=$cann/tools/simulator/Ascend910B1/lib CAMODEL_LOG_PATH=$work/pla
 t1=$(now)
 ASCEND_HOME_PATH=$cann "$top/build/bin/sim-capture" -q --aic-metrics=PipeUtilization -o "$work/dump" -- "$add" -n "$loops" >/dev/null
 t2=$(now)
-ASCEND_HOME_PATH=$cann "$top/build/bin/sim-capture" -q -o "$work/live" --live -- "$add" -n "$loops" 2>/dev/null >"$work/live.rec"
+ASCEND_HOME_PATH=$cann "$top/build/bin/sim-capture" -q --aic-metrics=PipeUtilization -o "$work/live" --live -- "$add" -n "$loops" 2>/dev/null >"$work/live.rec"
 t3=$(now)
 mb=$(du -sm "$work/plain" | cut -f1)
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v l="$loops" -v mb="$mb" -v rec="$(wc -c < "$work/live.rec")" \

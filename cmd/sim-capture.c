@@ -275,6 +275,8 @@ static void parse_args(int argc, char **argv)
 		cli_die(EXIT_USAGE, "--live and --dump=on cannot be used together");
 	if (dump_on == 0)
 		live = 1;
+	if (live && launch_count > 1)
+		cli_die(EXIT_USAGE, "--live streams one launch: --launch-count must be 1 (or capture dumps)");
 	if (live && isatty(1))
 		cli_die(EXIT_USAGE, "--live writes records to stdout: redirect it or pipe it to instr-parse");
 }

@@ -693,14 +693,14 @@ static void take_fetch(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_
  * record that does not add up, more escapes than fit the table) takes the
  * decoder. */
 
-/* The block: records read where they lie, and maps of where its LF and
+/* The block: records read where they lie, and the map of where its LF and
  * ESC bytes are (bit j of word i for byte 64 i + j; see map_block).  A
  * block of 128 KiB stays in the cache between its read, its scan and its
  * write. */
 #define BLOCK (128u << 10)
 static char *blk;               /* blk_cap bytes and 64 of slack */
 static size_t blk_cap;
-static uint64_t *lfmap, *escmap;
+static uint64_t *marks;
 static int block_path;          /* the offsets below hold (layout_ok) */
 
 struct view {
@@ -712,8 +712,8 @@ struct view {
 };
 
 /* The escapes of a binary line of the block, esc its first ESC byte after
- * the kind (NULL: none), the rest from the block's map; 0 if bad or too
- * many.  With unescape, a line with escapes is unescaped into buf, so that
+ * the kind (NULL: none), the rest from the block's map (where the line's
+ * marks before its end are ESC bytes); 0 if bad or too many.  With unescape, a line with escapes is unescaped into buf, so that
  * its numbers are loads at fixed offsets like those of a line without. */
 static inline int view_init(struct view *v, const char *line, size_t len, const char *esc, int unescape)
 {
@@ -729,12 +729,12 @@ static inline int view_init(struct view *v, const char *line, size_t len, const 
 	if (!esc)
 		return 1;
 	w = (size_t)(esc - blk) >> 6;
-	m = escmap[w] & (~0ull << ((size_t)(esc - blk) & 63));
+	m = marks[w] & (~0ull << ((size_t)(esc - blk) & 63));
 	for (;;) {
 		while (!m) {
 			if ((++w << 6) >= (size_t)(end - blk))
 				goto done;
-			m = escmap[w];
+			m = marks[w];
 		}
 		q = blk + (w << 6) + __builtin_ctzll(m);
 		if (q >= end)
@@ -1093,61 +1093,57 @@ static void decoded(struct stream *x, struct rd *in, uint64_t lineno, const char
 
 /* ---- the input in blocks ---- */
 
-/* Where the block's LF and ESC bytes are: bit j of word i for byte 64 i + j.
- * One pass over the block without a branch per byte, instead of a search
- * per record (records are a hundred bytes or two: a call to memchr costs
- * about as much as its scan).  AVX2 where the CPU has it, else SSE2 on
- * x86-64, else a byte loop. */
+/* Where the block's LF and ESC bytes are, together: bit j of word i for
+ * byte 64 i + j.  One pass over the block without a branch per byte,
+ * instead of two searches per record (records are a hundred bytes or two:
+ * a call to memchr costs about as much as its scan).  AVX2 where the CPU
+ * has it, else SSE2 on x86-64, else a byte loop. */
 
-static void map_any(const char *b, size_t nw, uint64_t *lf, uint64_t *es)
+static void map_any(const char *b, size_t nw, uint64_t *map)
 {
 	size_t i, j;
 	for (i = 0; i < nw; i++) {
-		uint64_t ml = 0, me = 0;
-		for (j = 0; j < 64; j++) {
-			ml |= (uint64_t)(b[64 * i + j] == '\n') << j;
-			me |= (uint64_t)(b[64 * i + j] == REC_ESC) << j;
-		}
-		lf[i] = ml;
-		es[i] = me;
+		uint64_t m = 0;
+		for (j = 0; j < 64; j++)
+			m |= (uint64_t)(b[64 * i + j] == '\n' || b[64 * i + j] == REC_ESC) << j;
+		map[i] = m;
 	}
 }
 
 #if defined(__GNUC__) && defined(__x86_64__)
-static void map_sse2(const char *b, size_t nw, uint64_t *lf, uint64_t *es)
+static void map_sse2(const char *b, size_t nw, uint64_t *map)
 {
 	const __m128i l = _mm_set1_epi8('\n'), e = _mm_set1_epi8(REC_ESC);
 	size_t i;
 	int k;
 	for (i = 0; i < nw; i++) {
-		uint64_t ml = 0, me = 0;
+		uint64_t m = 0;
 		for (k = 0; k < 4; k++) {
 			__m128i x = _mm_loadu_si128((const __m128i *)(b + 64 * i + 16 * k));
-			ml |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, l)) << (16 * k);
-			me |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, e)) << (16 * k);
+			m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, l),
+			                                                        _mm_cmpeq_epi8(x, e))) << (16 * k);
 		}
-		lf[i] = ml;
-		es[i] = me;
+		map[i] = m;
 	}
 }
 
 __attribute__((target("avx2")))
-static void map_avx2(const char *b, size_t nw, uint64_t *lf, uint64_t *es)
+static void map_avx2(const char *b, size_t nw, uint64_t *map)
 {
 	const __m256i l = _mm256_set1_epi8('\n'), e = _mm256_set1_epi8(REC_ESC);
 	size_t i;
 	for (i = 0; i < nw; i++) {
 		__m256i x0 = _mm256_loadu_si256((const __m256i *)(b + 64 * i));
 		__m256i x1 = _mm256_loadu_si256((const __m256i *)(b + 64 * i + 32));
-		lf[i] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, l)) |
-		        (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, l)) << 32;
-		es[i] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, e)) |
-		        (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, e)) << 32;
+		map[i] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(x0, l),
+		                                                                  _mm256_cmpeq_epi8(x0, e))) |
+		         (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(x1, l),
+		                                                                  _mm256_cmpeq_epi8(x1, e))) << 32;
 	}
 }
 #endif
 
-static void (*map_block)(const char *, size_t, uint64_t *, uint64_t *) = map_any;
+static void (*map_block)(const char *, size_t, uint64_t *) = map_any;
 
 static void choose_map(void)
 {
@@ -1157,8 +1153,8 @@ static void choose_map(void)
 #endif
 }
 
-/* The maps are read in order: word *w of map, *cur its bits not taken
- * yet.  The next byte of the map, or NULL after the last of nw words. */
+/* The map is read in order: word *w, *cur its bits not taken yet.  The
+ * next byte of the map, or NULL after the last of nw words. */
 static inline char *next_in(const uint64_t *map, size_t nw, size_t *w, uint64_t *cur)
 {
 	char *at;
@@ -1180,20 +1176,18 @@ static int pass(struct stream *x, struct rd *in)
 
 	if (!blk) {
 		blk = xrealloc(NULL, (blk_cap = BLOCK) + 64);
-		lfmap = xrealloc(NULL, (blk_cap / 64 + 1) * sizeof *lfmap);
-		escmap = xrealloc(NULL, (blk_cap / 64 + 1) * sizeof *escmap);
+		marks = xrealloc(NULL, (blk_cap / 64 + 1) * sizeof *marks);
 	}
 	while (!cli_interrupted && !wr_error(x->o.w)) {
 		char *p, *nl;
-		const char *end, *run, *esc;
-		uint64_t kept = 0, lfcur, esccur;
-		size_t nw, lfw = 0, escw = 0;
+		const char *end, *run;
+		uint64_t kept = 0, cur;
+		size_t nw, w = 0;
 		int hot = block_path && x->started && x->o.mode == REC_BIN;
 
 		if (have == blk_cap - 1) {      /* one record longer than the block */
 			blk = xrealloc(blk, (blk_cap *= 2) + 64);
-			lfmap = xrealloc(lfmap, (blk_cap / 64 + 1) * sizeof *lfmap);
-			escmap = xrealloc(escmap, (blk_cap / 64 + 1) * sizeof *escmap);
+			marks = xrealloc(marks, (blk_cap / 64 + 1) * sizeof *marks);
 		}
 		if (!(n = rd_read(in, blk + have, blk_cap - 1 - have))) {
 			/* A last line without LF still counts, but only at a
@@ -1207,26 +1201,25 @@ static int pass(struct stream *x, struct rd *in)
 		memset(blk + have + n, 0, 64);  /* the last word maps no byte past the end */
 		end = blk + have + n;
 		nw = ((size_t)(end - blk) + 63) >> 6;
-		map_block(blk, nw, lfmap, escmap);
-		lfcur = lfmap[0];
-		esccur = escmap[0];
+		map_block(blk, nw, marks);
+		cur = marks[0];
 		p = blk;
-		run = esc = blk;
-		while ((nl = next_in(lfmap, nw, &lfw, &lfcur))) {
-			size_t len = (size_t)(nl - p);
+		run = blk;
+		for (;;) {
+			const char *esc = NULL; /* the record's first ESC after its kind byte */
+			size_t len;
 			enum hot h = HOT_NO;
-			if (cli_interrupted)
+			while ((nl = next_in(marks, nw, &w, &cur)) && *nl != '\n')
+				if (!esc && nl > p)
+					esc = nl;
+			if (!nl || cli_interrupted)
 				break;
+			len = (size_t)(nl - p);
 			lineno++;
-			if (hot && len) {
-				/* the next ESC after a kind byte, for as many
-				 * records as it takes */
-				while (esc && esc <= p)
-					esc = next_in(escmap, nw, &escw, &esccur);
-				h = p[0] == K_INSTR ? hot_instr(&x->o, &run, p, len, esc && esc < nl ? esc : NULL, x->active)
-				  : p[0] == K_LINE ? hot_line(p, len, esc && esc < nl ? esc : NULL, x->active)
-				  : p[0] == K_FETCH ? hot_fetch(p, len, esc && esc < nl ? esc : NULL, x->active) : HOT_NO;
-			}
+			if (hot && len)
+				h = p[0] == K_INSTR ? hot_instr(&x->o, &run, p, len, esc, x->active)
+				  : p[0] == K_LINE ? hot_line(p, len, esc, x->active)
+				  : p[0] == K_FETCH ? hot_fetch(p, len, esc, x->active) : HOT_NO;
 			if (h == HOT_KEEP) {
 				kept++;
 			} else {
@@ -1267,8 +1260,7 @@ static void release_all(void)
 	free(units);
 	free(pool);
 	free(blk);
-	free(lfmap);
-	free(escmap);
+	free(marks);
 	loss_free(&losses);
 }
 

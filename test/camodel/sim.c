@@ -1390,7 +1390,14 @@ static int config_wants_mte(const char *dir)
 		size_t n = fread(buf, 1, sizeof buf - 1, f);
 		fclose(f);
 		buf[n] = 0;
-		if (strstr(buf, "mte_log")) return 1;
+		/* only a setting counts: text after '#' (TOML comments) is ignored */
+		for (char *line = buf, *next; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next) *next++ = 0;
+			char *hash = strchr(line, '#');
+			if (hash) *hash = 0;
+			if (strstr(line, "mte_log")) return 1;
+		}
 	}
 	return 0;
 }

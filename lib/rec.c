@@ -180,9 +180,12 @@ static int has_lf_esc(const char *p, size_t n)
 #define LF_ESC_16(q) _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q)), lf), \
                                                     _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q)), esc)))
 	if (n >= 16) {
-		/* The last sixteen bytes overlap the loop's when n is not a
-		 * multiple of sixteen. */
+		/* Thirty-two bytes a round, then the last sixteen (overlapping
+		 * what was already seen when n is not a multiple of sixteen). */
 		const char *last = p + n - 16;
+		for (; p + 32 <= last; p += 32)
+			if (LF_ESC_16(p) | LF_ESC_16(p + 16))
+				return 1;
 		for (; p < last; p += 16)
 			if (LF_ESC_16(p))
 				return 1;

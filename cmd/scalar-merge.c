@@ -1168,7 +1168,10 @@ static inline char *next_in(const uint64_t *map, size_t nw, size_t *w, uint64_t 
 	return at;
 }
 
-/* Every record of in, block by block.  Returns 1 on a read error. */
+/* Every record of in, block by block.  Returns 1 on a read error.  An
+ * interrupt stops the reading between blocks: the records read are
+ * written (as they were when rd_line handed them out), a record cut short
+ * by it is not. */
 static int pass(struct stream *x, struct rd *in)
 {
 	size_t have = 0, n;
@@ -1212,7 +1215,7 @@ static int pass(struct stream *x, struct rd *in)
 			while ((nl = next_in(marks, nw, &w, &cur)) && *nl != '\n')
 				if (!esc && nl > p)
 					esc = nl;
-			if (!nl || cli_interrupted)
+			if (!nl)
 				break;
 			len = (size_t)(nl - p);
 			lineno++;

@@ -15,6 +15,7 @@
  *   3. with what depends on the whole core in (pc, start) order (live GPRs,
  *      vector-mask state) worked out per pc, once more to write the records. */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,13 +197,16 @@ struct keyinfo {                /* pairing state of one pc (or id) */
 	unsigned char pop_in_run, exec_in_run, pops_ordered, writes_mixed;
 	unsigned writes;            /* vector variables its pops write */
 	uint64_t writes_val[CALC_VEC_NVARS]; /* as written by its last pop */
-	struct pcregs regs;         /* pc mode: GPR operands from its first pop */
-	struct execcache x;         /* pc mode */
-	struct rdtext rd;           /* pc mode: pass 2's text of the pc */
-	struct pcinfo *pi;          /* pc mode, final run: the pc's pcinfo */
 	struct node *pend_pop, *pend_exec;   /* held back by a prune walk */
 	struct node *pop_h, *pop_t, *exec_h, *exec_t;
+	/* The rest only in pc mode: the id mode's per-id table keeps the
+	 * fields above (KEYINFO_ID_SIZE), as it makes and drops one per id. */
+	struct pcregs regs;         /* GPR operands from its first pop */
+	struct execcache x;
+	struct rdtext rd;           /* pass 2's text of the pc */
+	struct pcinfo *pi;          /* final run: the pc's pcinfo */
 };
+#define KEYINFO_ID_SIZE offsetof(struct keyinfo, regs)
 
 struct pcinfo {                 /* what the calculators need of one pc */
 	unsigned vec_written;
@@ -1429,7 +1433,7 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 	memset(&pg, 0, sizeof pg);
 	pg.u = u;
 	pg.pcs.vsize = sizeof(struct pcinfo);
-	idkeys.vsize = sizeof(struct keyinfo);
+	idkeys.vsize = KEYINFO_ID_SIZE;
 	pg.keys = by_id ? &idkeys : &u->keys;
 	if (!by_id)
 		for (i = 0; i < u->keys.cap; i++) {
@@ -1464,7 +1468,7 @@ static void finish_unit(struct unit *u, struct rec_out *o)
 		if (ne)
 			node_free(ne);
 		table_free(&idkeys);
-		idkeys.vsize = sizeof(struct keyinfo);
+		idkeys.vsize = KEYINFO_ID_SIZE;
 	}
 	spool_free(u->pops);
 	spool_free(u->execs);

@@ -475,11 +475,35 @@ static enum grammar grammar_of(enum chip_family f)
 	}
 }
 
-static void report(const struct chip *chip)
+/* The SoC of the stream, known at the header. */
+static const struct chip *chip;
+
+static void start(struct filter *f, const struct chip *c)
+{
+	(void)f;
+	chip = c;
+	want_grammar = grammar_of(c->family);
+}
+
+static int record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	(void)line, (void)len;
+	if (k != DEC_OK)
+		return 0;
+	if (r->sc->kind == K_LINE && r->n[L_LOG].u == LOG_ICACHE) {
+		take_line(&f->out, r);
+		return 1;
+	}
+	if (r->sc->kind == K_INSTR && annotating)
+		annotate(r);
+	return 0;
+}
+
+static void report(struct filter *f)
 {
 	int k;
 	uint64_t other = 0;
-	loss_report(&losses);
+	loss_report(f->ls);
 	for (k = 0; k < G_NGRAMMARS; k++)
 		if (k != (int)want_grammar)
 			other += n_miss[k];
@@ -510,120 +534,30 @@ int main(int argc, char **argv)
 {
 	enum { OPT_ANNOTATE = 256 };
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "text", no_argument, NULL, 't' },
-		{ "bin", no_argument, NULL, 'b' },
-		{ "lz4", no_argument, NULL, 'z' },
-		{ "output", required_argument, NULL, 'o' },
+		FILTER_LONGOPTS,
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
+		FILTER_LONGOPTS_END
 	};
-	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, started = 0;
-	int read_failed = 0;
-	uint64_t bad, dropped, problems;
-	const char *out = "-", *soc = NULL;
-	const struct chip *chip = NULL;
-	struct rec_dec dec = { 0 };
-	struct rec_out o = { 0 };
-	struct upstream up = { 0 };
-	struct rd **in;
+	struct filter f = { .tool = "icache-merge", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
+	                    .start = start, .record = record, .report = report };
+	int c, status;
 
 	cli_init(argv[0]);
 	loss_init(&losses, "icache-merge", loss_kinds, LOSS_NKINDS);
-	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
+		if (filter_option(&f, c, optarg))
+			continue;
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'j': json = 1; break;
-		case 't': text = 1; break;
-		case 'b': bin = 1; break;
-		case 'z': lz4 = 1; break;
-		case 'o': out = optarg; break;
-		case 's': soc = optarg; break;
 		case OPT_ANNOTATE: annotating = 1; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
-		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend310B1)", soc);
+	if (f.soc && chip_find(f.soc)->family == CHIP_UNKNOWN)
+		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend310B1)", f.soc);
 
-	in = filter_open_inputs(argc, argv, optind, &nin);
-	filter_open_output(&o, "icache-merge", out, json, text, bin, lz4);
-
-	for (i = 0; i < nin && !cli_interrupted; i++) {
-		const char *line, *why;
-		size_t len;
-		struct rec r;
-		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
-			int k = rec_decode(&dec, line, len, &r, &why);
-			if (k == DEC_BAD) {
-				filter_bad_record(&losses, LOSS_BAD_RECORD, 0, in[i], why);
-				continue;
-			}
-			if (upstream_record(&up, k, &r))
-				continue;
-			if (!started) {
-				/* The header goes out once the SoC is known: from the
-				 * option, else the first upstream header. */
-				chip = upstream_chip(&up, soc);
-				want_grammar = grammar_of(chip->family);
-				rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : rd_name(in[i]));
-				started = 1;
-			}
-			if (k == DEC_UNKNOWN) {
-				rec_out_raw(&o, line, len);
-				continue;
-			}
-			switch (r.sc->kind) {
-			case K_TRAILER:
-				upstream_trailer(&up, &r);
-				continue;
-			case K_SOURCE:
-				loss_source(&losses, &r);
-				break;
-			case K_LINE:
-				if (r.n[L_LOG].u == LOG_ICACHE) {
-					take_line(&o, &r);
-					if (wr_error(o.w))
-						goto out_failed;
-					continue;
-				}
-				break;
-			case K_INSTR:
-				if (annotating)
-					annotate(&r);
-				break;
-			}
-			rec_out_put(&o, &r);
-			if (wr_error(o.w))
-				goto out_failed;
-		}
-		if (filter_read_error(in[i]))
-			read_failed = 1;
-	}
-out_failed:
-	if (!started) {
-		chip = upstream_chip(&up, soc);
-		want_grammar = grammar_of(chip->family);
-		rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : "");
-	}
-	upstream_check_end(&up, &o, read_failed);
-	loss_totals(&losses, &bad, &dropped, &problems);
-	if (!wr_error(o.w) && !read_failed) {
-		upstream_put_trailer(&up, &losses, &o, bad, dropped);
-		/* Counts of a run cut short by an output error would mislead. */
-		report(chip);
-	}
+	status = filter_run(&f, argc, argv, optind);
 	release_all();
-	upstream_free(&up);
-	filter_close_inputs(in, nin);
-	rec_dec_free(&dec);
-	return filter_close_output(&o, out, read_failed, problems, &up);
+	return status;
 }

@@ -181,7 +181,8 @@ static double (*chart)[6];
 static uint64_t chart_cap, chart_max;
 static int chart_used;
 
-static struct rec_out out;
+/* The run: its output is flt.out. */
+static struct filter flt;
 
 static uint32_t new_instr(void)
 {
@@ -326,7 +327,7 @@ static void retire(struct instr *in, int emit)
 		x.n[X_PATH].u = (uint64_t)in->type;
 		x.n[X_BYTES].u = reqs[r].bytes;
 		x.n[X_TICK].u = reqs[r].tick;
-		rec_out_put(&out, &x);
+		rec_out_put(&flt.out, &x);
 		if (in->type != MTE_UNKNOWN)
 			chart_add(bucket_of(reqs[r].tick), in->type, reqs[r].bytes, f->id, in->id);
 	}
@@ -595,8 +596,8 @@ static void finish(void)
 		w.n[W_BUCKET].u = b;
 		for (c = 0; c < 6; c++)
 			w.n[W_GM_TO_UB + c].f = b <= chart_max ? chart[b][c] : 0;
-		rec_out_put(&out, &w);
-		if (wr_error(out.w))
+		rec_out_put(&flt.out, &w);
+		if (wr_error(flt.out.w))
 			return;
 	}
 }
@@ -613,6 +614,32 @@ static void release_all(void)
 	free(files);
 	free(chart);
 	loss_free(&losses);
+}
+
+/* The clock: the option's SoC, else the header's clock, else the header's
+ * SoC, else the default. */
+static void start(struct filter *f, const struct chip *chip)
+{
+	mhz = !f->soc && f->up.mhz ? f->up.mhz : chip->mhz;
+	f->header_mhz = mhz;
+	if (!f->soc && f->up.soc && *f->up.soc)
+		f->header_soc = f->up.soc;
+}
+
+static int record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	(void)f, (void)line, (void)len;
+	if (k != DEC_OK || r->sc->kind != K_LINE || r->n[L_LOG].u != LOG_MTE)
+		return 0;
+	take_line(r);
+	return 1;
+}
+
+static int finish_output(struct filter *f)
+{
+	if (!cli_interrupted)
+		finish();
+	return !wr_error(f->out.w);
 }
 
 static void usage(FILE *f)
@@ -635,121 +662,34 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "text", no_argument, NULL, 't' },
-		{ "bin", no_argument, NULL, 'b' },
-		{ "lz4", no_argument, NULL, 'z' },
-		{ "output", required_argument, NULL, 'o' },
+		FILTER_LONGOPTS,
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "keep-small", no_argument, NULL, 'k' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
+		FILTER_LONGOPTS_END
 	};
-	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, started = 0;
-	int read_failed = 0;
-	uint64_t bad, dropped, problems;
-	const char *outpath = "-", *soc = NULL;
-	struct rec_dec dec = { 0 };
-	struct upstream up = { 0 };
-	struct rd **in;
+	int c, status;
 
 	cli_init(argv[0]);
 	loss_init(&losses, "mte-parse", loss_kinds, LOSS_NKINDS);
 	losses.by_file = 1;         /* whole-file and per-instruction losses have no line */
-	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+	flt = (struct filter){ .tool = "mte-parse", .ls = &losses, .bad_kind = LOSS_BAD_RECORD,
+	                       .bad_file = LOSS_NOFILE, .start = start, .record = record,
+	                       .finish = finish_output };
+	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
+		if (filter_option(&flt, c, optarg))
+			continue;
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'j': json = 1; break;
-		case 't': text = 1; break;
-		case 'b': bin = 1; break;
-		case 'z': lz4 = 1; break;
-		case 'o': outpath = optarg; break;
-		case 's': soc = optarg; break;
 		case 'w': window = cli_num("--window", optarg); break;
 		case 'k': keep_small = 1; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
-		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc);
+	if (flt.soc && chip_find(flt.soc)->family == CHIP_UNKNOWN)
+		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", flt.soc);
 
-	in = filter_open_inputs(argc, argv, optind, &nin);
-	filter_open_output(&out, "mte-parse", outpath, json, text, bin, lz4);
-
-	for (i = 0; i < nin && !cli_interrupted; i++) {
-		const char *line, *why;
-		size_t len;
-		struct rec r;
-		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
-			int k = rec_decode(&dec, line, len, &r, &why);
-			if (k == DEC_BAD) {
-				filter_bad_record(&losses, LOSS_BAD_RECORD, LOSS_NOFILE, in[i], why);
-				continue;
-			}
-			if (upstream_record(&up, k, &r))
-				continue;
-			if (!started) {
-				/* The clock: the option's SoC, else the header's clock,
-				 * else the header's SoC, else the default. */
-				const struct chip *ch = upstream_chip(&up, soc);
-				mhz = !soc && up.mhz ? up.mhz : ch->mhz;
-				rec_out_header(&out, soc || !up.soc || !*up.soc ? ch->soc : up.soc, mhz,
-				               up.origin ? up.origin : rd_name(in[i]));
-				started = 1;
-			}
-			if (k == DEC_UNKNOWN) {
-				rec_out_raw(&out, line, len);
-				continue;
-			}
-			switch (r.sc->kind) {
-			case K_TRAILER:
-				upstream_trailer(&up, &r);
-				continue;
-			case K_SOURCE:
-				loss_source(&losses, &r);
-				break;
-			case K_LINE:
-				if (r.n[L_LOG].u == LOG_MTE) {
-					take_line(&r);
-					if (wr_error(out.w))
-						break;
-					continue;
-				}
-				break;
-			}
-			rec_out_put(&out, &r);
-			if (wr_error(out.w))
-				break;
-		}
-		if (filter_read_error(in[i]))
-			read_failed = 1;
-		if (wr_error(out.w))
-			break;
-	}
-	if (!started) {
-		const struct chip *ch = upstream_chip(&up, soc);
-		mhz = !soc && up.mhz ? up.mhz : ch->mhz;
-		rec_out_header(&out, soc || !up.soc || !*up.soc ? ch->soc : up.soc, mhz,
-		               up.origin ? up.origin : "");
-	}
-	upstream_check_end(&up, &out, read_failed);
-	if (!wr_error(out.w) && !read_failed && !cli_interrupted)
-		finish();
-	loss_totals(&losses, &bad, &dropped, &problems);
-	if (!wr_error(out.w) && !read_failed) {
-		upstream_put_trailer(&up, &losses, &out, bad, dropped);
-		loss_report(&losses);
-	}
+	status = filter_run(&flt, argc, argv, optind);
 	release_all();
-	upstream_free(&up);
-	filter_close_inputs(in, nin);
-	rec_dec_free(&dec);
-	return filter_close_output(&out, outpath, read_failed, problems, &up);
+	return status;
 }

@@ -87,7 +87,7 @@ static int pc_add(uint64_t pc)
 
 /* ---- the state of the run ---- */
 
-static struct rec_out o;
+static struct filter flt;        /* flt.out: the output */
 static struct rec_dec dec2;
 static const char *binary, *symbolizer_opt;
 static uint64_t start_pc = REC_NONE, min_pc = REC_NONE;
@@ -142,17 +142,17 @@ static void put_line(const char *line, size_t len)
 	struct rec r;
 	const char *w;
 	int k;
-	if (o.mode == REC_BIN && len && line[0] != '{') {
-		wr_put(o.w, line, len);
-		wr_putc(o.w, '\n');
-		o.records++;
+	if (flt.out.mode == REC_BIN && len && line[0] != '{') {
+		wr_put(flt.out.w, line, len);
+		wr_putc(flt.out.w, '\n');
+		flt.out.records++;
 		return;
 	}
 	k = rec_decode(&dec2, line, len, &r, &w);
 	if (k == DEC_OK)
-		rec_out_put(&o, &r);
+		rec_out_put(&flt.out, &r);
 	else
-		rec_out_raw(&o, line, len);
+		rec_out_raw(&flt.out, line, len);
 }
 
 static void release_held(void)
@@ -265,7 +265,7 @@ static void looked_up(void *ctx, size_t i, const struct frame *f, size_t nf)
 	rec_text_set(&r, CS_STACK, stack.p, stack.n);
 	rec_text_set(&r, CS_KINDS, kinds.p, kinds.n);
 	rec_text_set(&r, CS_FUNC, funcs.p, funcs.n);
-	rec_out_put(&o, &r);
+	rec_out_put(&flt.out, &r);
 	n_mapped++;
 }
 
@@ -395,6 +395,99 @@ static void usage(FILE *f)
 	        "  -h, --help, --version\n", BATCH_DEFAULT);
 }
 
+static int record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	size_t before = batch_n;
+	if (!code_off && k == DEC_OK) {
+		if (r->sc->kind == K_INSTR) {
+			want(r->n[I_PC].u);
+		} else if (r->sc->kind == K_MARK) {
+			want(r->n[M_STARTPC].u);
+			want(r->n[M_ENDPC].u);
+		} else if (r->sc->kind == K_CODE) {
+			/* Mapped upstream already: ours replace them. */
+			return 1;
+		}
+	}
+	if (hold_all || batch_n > before || held_n) {
+		hold(line, len);
+		if (!hold_all && (batch_n >= batch_max || held_n >= HOLD_BYTES)) {
+			lookup_batch();
+			release_held();
+		}
+	} else if (k == DEC_OK && f->out.mode != REC_BIN) {
+		rec_out_put(&f->out, r);
+	} else {
+		put_line(line, len);
+	}
+	return 1;
+}
+
+static void drain(struct filter *f)
+{
+	if (!wr_error(f->out.w)) {
+		/* The input is over (not stopped by the output). */
+		if (hold_all)
+			start_pc = min_pc;
+		/* In pieces of --batch, so the symbolizer's pipes stay bounded. */
+		while (batch_n && !wr_error(f->out.w)) {
+			size_t n = batch_n, take = n < batch_max ? n : batch_max;
+			uint64_t *rest = batch + take;
+			size_t left = n - take;
+			batch_n = take;
+			lookup_batch();
+			memmove(batch, rest, left * sizeof *batch);
+			batch_n = left;
+		}
+		if (!wr_error(f->out.w))
+			release_held();
+	}
+	if (sym) {
+		/* What it complained about, for the note below. */
+		snprintf(sym_said, sizeof sym_said, "%s", sym_stderr(sym));
+		sym_stop(sym);
+		sym = NULL;
+	}
+}
+
+/* Why the code view is empty, as a diag record before the trailer. */
+static int finish(struct filter *f)
+{
+	if (!code_off && pcs_n && !n_mapped) {
+		code_off = 1;
+		snprintf(why, sizeof why, "none of the %zu pcs maps to a source line of %s (another kernel's binary, "
+		         "or a wrong --pc-start?)%s%s", pcs_n, binary, *sym_said ? "; the symbolizer said: " : "",
+		         sym_said);
+	}
+	if (code_off && !cli_interrupted) {
+		struct rec d;
+		char msg[768];
+		snprintf(msg, sizeof msg, "the code view is empty: %s", why);
+		rec_init(&d, K_DIAG);
+		d.n[D_LEVEL].u = 1;
+		d.n[D_COUNT].u = 1;
+		rec_text_set(&d, DS_TOOL, "src-map", 7);
+		rec_text_set(&d, DS_FILE, binary, strlen(binary));
+		rec_text_set(&d, DS_MESSAGE, msg, strlen(msg));
+		rec_out_put(&f->out, &d);
+		cli_warn("%s", msg);
+		f->problems++;
+	}
+	return 1;
+}
+
+static void report(struct filter *f)
+{
+	loss_report(f->ls);
+	n_code = n_mapped;
+	if (cli_verbosity >= 2)
+		cli_note("%zu distinct pcs, %llu looked up in %llu batches with %s in %.3f s, %llu mapped to "
+		         "source, %llu below the start pc 0x%llx", pcs_n, (unsigned long long)n_lookups,
+		         (unsigned long long)n_batches, sym_cmd ? sym_cmd : "no symbolizer", lookup_secs,
+		         (unsigned long long)n_code, (unsigned long long)n_below,
+		         (unsigned long long)(start_pc == REC_NONE ? 0 : start_pc));
+}
+
 static void release_all(void)
 {
 	sym_stop(sym);
@@ -414,39 +507,25 @@ int main(int argc, char **argv)
 {
 	enum { OPT_BINARY = 256, OPT_PCSTART, OPT_SYMBOLIZER, OPT_BATCH };
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "text", no_argument, NULL, 't' },
-		{ "bin", no_argument, NULL, 'b' },
-		{ "lz4", no_argument, NULL, 'z' },
-		{ "output", required_argument, NULL, 'o' },
+		FILTER_LONGOPTS,
 		{ "binary", required_argument, NULL, OPT_BINARY },
 		{ "pc-start", required_argument, NULL, OPT_PCSTART },
 		{ "symbolizer", required_argument, NULL, OPT_SYMBOLIZER },
 		{ "batch", required_argument, NULL, OPT_BATCH },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
+		FILTER_LONGOPTS_END
 	};
-	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, started = 0, read_failed = 0;
-	uint64_t bad, dropped, problems;
-	const char *out = "-", *pc_start_arg = NULL;
-	struct rec_dec dec = { 0 };
-	struct upstream up = { 0 };
-	struct rd **in;
+	int c, status;
+	const char *pc_start_arg = NULL;
 
 	cli_init(argv[0]);
 	loss_init(&losses, "src-map", loss_kinds, LOSS_NKINDS);
-	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+	flt = (struct filter){ .tool = "src-map", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
+	                       .record = record, .drain = drain, .finish = finish, .report = report };
+	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
+		if (filter_option(&flt, c, optarg))
+			continue;
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'j': json = 1; break;
-		case 't': text = 1; break;
-		case 'b': bin = 1; break;
-		case 'z': lz4 = 1; break;
-		case 'o': out = optarg; break;
 		case OPT_BINARY: binary = optarg; break;
 		case OPT_PCSTART: pc_start_arg = optarg; break;
 		case OPT_SYMBOLIZER: symbolizer_opt = optarg; break;
@@ -455,8 +534,6 @@ int main(int argc, char **argv)
 			if (!batch_max || batch_max > 1000000)
 				cli_die(EXIT_USAGE, "option --batch: %zu is not in 1..1000000", batch_max);
 			break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
@@ -485,120 +562,7 @@ int main(int argc, char **argv)
 	if (code_off)
 		hold_all = 0;       /* nothing to look up: just pass through */
 
-	in = filter_open_inputs(argc, argv, optind, &nin);
-	filter_open_output(&o, "src-map", out, json, text, bin, lz4);
-
-	for (i = 0; i < nin && !cli_interrupted; i++) {
-		const char *line, *w;
-		size_t len;
-		struct rec r;
-		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
-			int k = rec_decode(&dec, line, len, &r, &w);
-			size_t before = batch_n;
-			if (k == DEC_BAD) {
-				filter_bad_record(&losses, LOSS_BAD_RECORD, 0, in[i], w);
-				continue;
-			}
-			if (upstream_record(&up, k, &r))
-				continue;
-			if (!started) {
-				const struct chip *chip = upstream_chip(&up, NULL);
-				rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : rd_name(in[i]));
-				started = 1;
-			}
-			if (k == DEC_OK && r.sc->kind == K_TRAILER) {
-				upstream_trailer(&up, &r);
-				continue;
-			}
-			if (!code_off && k == DEC_OK) {
-				if (r.sc->kind == K_INSTR) {
-					want(r.n[I_PC].u);
-				} else if (r.sc->kind == K_MARK) {
-					want(r.n[M_STARTPC].u);
-					want(r.n[M_ENDPC].u);
-				} else if (r.sc->kind == K_CODE) {
-					/* Mapped upstream already: ours replace them. */
-					continue;
-				}
-			}
-			if (hold_all || batch_n > before || held_n) {
-				hold(line, len);
-				if (!hold_all && (batch_n >= batch_max || held_n >= HOLD_BYTES)) {
-					lookup_batch();
-					release_held();
-				}
-			} else if (k == DEC_OK && o.mode != REC_BIN) {
-				rec_out_put(&o, &r);
-			} else {
-				put_line(line, len);
-			}
-			if (wr_error(o.w))
-				goto out_failed;
-		}
-		if (filter_read_error(in[i]))
-			read_failed = 1;
-	}
-	if (hold_all)
-		start_pc = min_pc;
-	/* In pieces of --batch, so the symbolizer's pipes stay bounded. */
-	while (batch_n && !wr_error(o.w)) {
-		size_t n = batch_n, take = n < batch_max ? n : batch_max;
-		uint64_t *rest = batch + take;
-		size_t left = n - take;
-		batch_n = take;
-		lookup_batch();
-		memmove(batch, rest, left * sizeof *batch);
-		batch_n = left;
-	}
-	if (!wr_error(o.w))
-		release_held();
-out_failed:
-	if (!started) {
-		const struct chip *chip = upstream_chip(&up, NULL);
-		rec_out_header(&o, chip->soc, chip->mhz, up.origin ? up.origin : "");
-	}
-	if (sym) {
-		/* What it complained about, for the note below. */
-		snprintf(sym_said, sizeof sym_said, "%s", sym_stderr(sym));
-		sym_stop(sym);
-		sym = NULL;
-	}
-	upstream_check_end(&up, &o, read_failed);
-	loss_totals(&losses, &bad, &dropped, &problems);
-	if (!code_off && pcs_n && !n_mapped) {
-		code_off = 1;
-		snprintf(why, sizeof why, "none of the %zu pcs maps to a source line of %s (another kernel's binary, "
-		         "or a wrong --pc-start?)%s%s", pcs_n, binary, *sym_said ? "; the symbolizer said: " : "",
-		         sym_said);
-	}
-	if (!wr_error(o.w) && !read_failed) {
-		if (code_off && !cli_interrupted) {
-			struct rec d;
-			char msg[768];
-			snprintf(msg, sizeof msg, "the code view is empty: %s", why);
-			rec_init(&d, K_DIAG);
-			d.n[D_LEVEL].u = 1;
-			d.n[D_COUNT].u = 1;
-			rec_text_set(&d, DS_TOOL, "src-map", 7);
-			rec_text_set(&d, DS_FILE, binary, strlen(binary));
-			rec_text_set(&d, DS_MESSAGE, msg, strlen(msg));
-			rec_out_put(&o, &d);
-			cli_warn("%s", msg);
-			problems++;
-		}
-		upstream_put_trailer(&up, &losses, &o, bad, dropped);
-		loss_report(&losses);
-		n_code = n_mapped;
-		if (cli_verbosity >= 2)
-			cli_note("%zu distinct pcs, %llu looked up in %llu batches with %s in %.3f s, %llu mapped to "
-			         "source, %llu below the start pc 0x%llx", pcs_n, (unsigned long long)n_lookups,
-			         (unsigned long long)n_batches, sym_cmd ? sym_cmd : "no symbolizer", lookup_secs,
-			         (unsigned long long)n_code, (unsigned long long)n_below,
-			         (unsigned long long)(start_pc == REC_NONE ? 0 : start_pc));
-	}
+	status = filter_run(&flt, argc, argv, optind);
 	release_all();
-	upstream_free(&up);
-	filter_close_inputs(in, nin);
-	rec_dec_free(&dec);
-	return filter_close_output(&o, out, read_failed, problems, &up);
+	return status;
 }

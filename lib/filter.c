@@ -139,3 +139,104 @@ const struct chip *upstream_chip(const struct upstream *u, const char *soc_optio
 		return chip_find(soc_option);
 	return chip_find(u->soc && *u->soc ? u->soc : NULL);
 }
+
+int filter_option(struct filter *f, int c, const char *arg)
+{
+	switch (c) {
+	case 'V': cli_version();
+	case 'j': f->json = 1; break;
+	case 't': f->text = 1; break;
+	case 'b': f->bin = 1; break;
+	case 'z': f->lz4 = 1; break;
+	case 'o': f->outpath = arg; break;
+	case 's': f->soc = arg; break;
+	case 'q': cli_verbosity = 0; break;
+	case 'v': cli_verbosity = 2; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* The header, once: the SoC is known now (origin: of the first input with a
+ * record, or "" when none came). */
+static void start(struct filter *f, const char *origin)
+{
+	const struct chip *chip = upstream_chip(&f->up, f->soc);
+	f->header_soc = chip->soc;
+	f->header_mhz = chip->mhz;
+	if (f->start)
+		f->start(f, chip);
+	rec_out_header(&f->out, f->header_soc, f->header_mhz, f->up.origin ? f->up.origin : origin);
+}
+
+int filter_run(struct filter *f, int argc, char **argv, int first)
+{
+	struct rec_dec dec = { 0 };
+	struct rd **in;
+	int i, nin, started = 0, ok;
+	uint64_t bad, dropped, problems;
+
+	if (!f->outpath)
+		f->outpath = "-";
+	in = filter_open_inputs(argc, argv, first, &nin);
+	filter_open_output(&f->out, f->tool, f->outpath, f->json, f->text, f->bin, f->lz4);
+
+	for (i = 0; i < nin && !cli_interrupted; i++) {
+		const char *line, *why;
+		size_t len;
+		struct rec r;
+		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
+			int k = rec_decode(&dec, line, len, &r, &why);
+			if (k == DEC_BAD) {
+				filter_bad_record(f->ls, f->bad_kind, f->bad_file, in[i], why);
+				continue;
+			}
+			if (upstream_record(&f->up, k, &r))
+				continue;
+			if (!started) {
+				start(f, rd_name(in[i]));
+				started = 1;
+			}
+			if (k == DEC_OK && r.sc->kind == K_TRAILER) {
+				upstream_trailer(&f->up, &r);
+				continue;
+			}
+			if (k == DEC_OK && r.sc->kind == K_SOURCE)
+				loss_source(f->ls, &r);
+			if (!f->record(f, k, &r, line, len)) {
+				if (k == DEC_OK)
+					rec_out_put(&f->out, &r);
+				else
+					rec_out_raw(&f->out, line, len);
+			}
+			/* The rest would go nowhere; the reader has no error
+			 * while it still gives lines. */
+			if (wr_error(f->out.w))
+				goto stopped;
+		}
+		if (filter_read_error(in[i]))
+			f->read_failed = 1;
+	}
+stopped:
+	if (!started)
+		start(f, "");
+	if (f->drain)
+		f->drain(f);
+	upstream_check_end(&f->up, &f->out, f->read_failed);
+	ok = !wr_error(f->out.w) && !f->read_failed;
+	if (ok && f->finish)
+		ok = f->finish(f);
+	loss_totals(f->ls, &bad, &dropped, &problems);
+	if (ok) {
+		upstream_put_trailer(&f->up, f->ls, &f->out, bad, dropped);
+		/* Counts of a run cut short by an output error would mislead. */
+		if (f->report)
+			f->report(f);
+		else
+			loss_report(f->ls);
+	}
+	upstream_free(&f->up);
+	filter_close_inputs(in, nin);
+	rec_dec_free(&dec);
+	return filter_close_output(&f->out, f->outpath, f->read_failed, problems + f->problems, &f->up);
+}

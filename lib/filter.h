@@ -1,5 +1,5 @@
 /* The skeleton shared by the record filters (instr-parse, icache-merge,
- * scalar-merge, mte-parse): their inputs, their guarded output, the
+ * scalar-merge, mte-parse, src-map): their inputs, their guarded output, the
  * upstream header and trailer they absorb, and their exit status.
  *
  * What each tool does with the records, and the header it writes once the
@@ -7,7 +7,9 @@
 #ifndef OPTRACE_FILTER_H
 #define OPTRACE_FILTER_H
 
+#include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "io.h"
 #include "loss.h"
@@ -69,5 +71,85 @@ void filter_open_output(struct rec_out *o, const char *producer, const char *pat
  * else EXIT_OK. */
 int filter_close_output(struct rec_out *o, const char *path, int read_failed,
                         uint64_t problems, const struct upstream *u);
+
+/* ---- the whole run of a record filter ----
+ *
+ * The tool fills in a struct filter (its name, losses, hooks), parses its
+ * options with filter_option taking the common ones, and calls filter_run,
+ * which reads the inputs, absorbs the upstream headers and trailers, writes
+ * the header, the tool's records and the trailer, and returns the exit
+ * status.  The hooks see the run through f (f->out, f->up). */
+
+/* The common options, in this order in every filter's table: put
+ * FILTER_LONGOPTS first and FILTER_LONGOPTS_END last (--soc-version takes
+ * 's' where the tool has it); FILTER_SHORTOPTS is the getopt string. */
+#define FILTER_SHORTOPTS "ho:qvz"
+#define FILTER_LONGOPTS \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }, \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "text", no_argument, NULL, 't' }, \
+	{ "bin", no_argument, NULL, 'b' }, \
+	{ "lz4", no_argument, NULL, 'z' }, \
+	{ "output", required_argument, NULL, 'o' }
+#define FILTER_LONGOPTS_END \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "verbose", no_argument, NULL, 'v' }, \
+	{ NULL, 0, NULL, 0 }
+
+struct filter {
+	/* Set by the tool. */
+	const char *tool;           /* the producer of the header */
+	struct losses *ls;
+	int bad_kind;               /* the loss kind of an undecodable record */
+	uint32_t bad_file;          /* and its file id: 0, or LOSS_NOFILE */
+	/* Called once the SoC is known, just before the header goes out
+	 * (when no record came, at the end): chip is upstream_chip(&f->up,
+	 * f->soc); header_soc and header_mhz, chip's, may be changed.  May be
+	 * NULL. */
+	void (*start)(struct filter *f, const struct chip *chip);
+	/* Each record after the header that is neither bad, a header nor a
+	 * trailer (a K_SOURCE is also given to loss_source first): k is DEC_OK,
+	 * or DEC_UNKNOWN with r undecoded; line is the raw line.  Returns 1
+	 * when it took the record, 0 to have it passed on as it came. */
+	int (*record)(struct filter *f, int k, struct rec *r, const char *line, size_t len);
+	/* The input is over, read or not: write what is held back, before the
+	 * warning of a missing trailer.  May be NULL. */
+	void (*drain)(struct filter *f);
+	/* The input was read and the output is intact: the last records
+	 * before the trailer.  Returns 0 when the output failed, which leaves
+	 * out the trailer and the report.  May be NULL. */
+	int (*finish)(struct filter *f);
+	/* After the trailer: the counts on stderr (loss_report when NULL). */
+	void (*report)(struct filter *f);
+
+	/* The common options, set by filter_option. */
+	int json, text, bin, lz4;
+	const char *outpath;        /* -o; "-" = stdout, which NULL also means */
+	const char *soc;            /* --soc-version; NULL when not given */
+
+	/* The run. */
+	struct rec_out out;
+	struct upstream up;
+	const char *header_soc;     /* what the header says (see start) */
+	unsigned header_mhz;
+	int read_failed;
+	uint64_t problems;          /* besides the losses', for the exit status */
+};
+
+/* Take option c (from getopt_long, with its argument arg) when it is a
+ * common one: --json, --text, --bin, --lz4, -o, --soc-version, -q, -v,
+ * --version (which exits).  Returns 1 when it took it; -h and the tool's
+ * own options are left to the tool. */
+int filter_option(struct filter *f, int c, const char *arg);
+
+/* Run the filter over the operands argv[first..argc) (stdin when none):
+ * open the inputs (exit EXIT_UNUSABLE) and the output (exit EXIT_IO), read
+ * every record until the end, a read error, a write error or an interrupt,
+ * count bad records, absorb the upstream headers and trailers, pass on
+ * what f->record does not take, then drain, the end-of-input warning,
+ * finish, the diag records and trailer, report, and close.  Returns the
+ * exit status of filter_close_output. */
+int filter_run(struct filter *f, int argc, char **argv, int first);
 
 #endif

@@ -135,17 +135,21 @@ static enum calc_family calc_family_of(enum chip_family f)
 
 /* grammar_rest's findings, as offsets from the start of the rest. */
 struct lrel {
-	ptrdiff_t pipe, name, detail;
-	size_t pipe_n, name_n, detail_n;
+	ptrdiff_t pipe, name, detail, id_at;
+	size_t pipe_n, name_n, detail_n, id_n;
 	uint64_t id;
-	int has_id;
+	int has_id, has_sep;
 	enum pop_status pop;
 };
 
-/* What pass 1 derived from the last spooled pop of a pc, with the line's
- * rest after the PC it came from: a later pop of the pc with the same rest
- * parses and derives the same (every step is a function of the rest), and
- * is spooled as POP_SAME. */
+/* What pass 1 derived from a recent pop of a pc, with the line's rest
+ * after the PC it came from: a later pop of the pc with the same rest
+ * parses and derives the same (every step is a function of the rest; on
+ * A5 the rest but its id digits), and is spooled as POP_SAME when it
+ * repeats the pc's last spooled pop.  NSLOT per pc: loops that alternate
+ * buffers (double buffering, flag ids) repeat a pc's text every second
+ * to fourth execution. */
+#define NSLOT 4
 struct popcache {
 	char *buf;                  /* the rest, then the spooled detail */
 	size_t cap;
@@ -158,7 +162,7 @@ struct popcache {
 	int valid;
 };
 
-/* The same for the last exec line of a pc that was spooled (pc mode). */
+/* The same for recent exec lines of a pc. */
 struct execcache {
 	char *buf;                  /* the rest */
 	size_t cap;
@@ -168,11 +172,31 @@ struct execcache {
 	int valid;
 };
 
+struct slots {
+	/* What a lookup tests first, together: rest lengths (0: empty)
+	 * and tail8 of the rests of the pop (c) and exec (x) slots. */
+	uint32_t cn[NSLOT], xn[NSLOT];
+	uint64_t ct[NSLOT], xt[NSLOT];
+	uint32_t cuse[NSLOT], xuse[NSLOT]; /* use stamps, for least recently used */
+	uint32_t cclock, xclock;
+	unsigned clast;             /* slot of the pc's last spooled pop */
+	unsigned xlast;             /* slot of its latest exec line */
+	struct popcache c[NSLOT];
+	struct execcache x[NSLOT];
+};
 struct pcregs {
 	struct calc_regs regs;
-	int has;
-	struct popcache c;
+	int has, seen_pop;
+	struct slots *sl;           /* the caches, out of line: the tables
+	                             * stay small */
 };
+
+static struct slots *slots_of(struct pcregs *pr)
+{
+	if (!pr->sl && !(pr->sl = calloc(1, sizeof *pr->sl)))
+		cli_die(EXIT_IO, "out of memory");
+	return pr->sl;
+}
 /* Pass 2: the text fields of the last pop of a pc read back. */
 struct rdtext {
 	char *text;                 /* name, then detail */
@@ -201,8 +225,7 @@ struct keyinfo {                /* pairing state of one pc (or id) */
 	struct node *pop_h, *pop_t, *exec_h, *exec_t;
 	/* The rest only in pc mode: the id mode's per-id table keeps the
 	 * fields above (KEYINFO_ID_SIZE), as it makes and drops one per id. */
-	struct pcregs regs;         /* GPR operands from its first pop */
-	struct execcache x;
+	struct pcregs regs;         /* GPR operands from its first pop, caches */
 	struct rdtext rd;           /* pass 2's text of the pc */
 	struct pcinfo *pi;          /* final run: the pc's pcinfo */
 };
@@ -469,6 +492,9 @@ static void rel_save(struct lrel *r, const struct iline *l, const char *rest)
 	r->detail_n = l->detail_n;
 	r->id = l->id;
 	r->has_id = l->has_id;
+	r->id_at = l->id_n ? l->id_p - rest : 0;
+	r->id_n = l->id_n;
+	r->has_sep = l->has_sep;
 	r->pop = l->pop;
 }
 
@@ -483,7 +509,65 @@ static void rel_load(struct iline *l, const struct lrel *r, const char *rest)
 	l->detail_n = r->detail_n;
 	l->id = r->id;
 	l->has_id = r->has_id;
+	l->id_p = rest + r->id_at;
+	l->id_n = r->id_n;
+	l->has_sep = r->has_sep;
 	l->pop = r->pop;
+}
+
+/* Does rest repeat a cached rest (buf, n, parsed as rel)?  Its id digits
+ * may differ (every A5 line has its own id): *id is the line's id. */
+static inline uint64_t tail8(const char *rest, size_t n)
+{
+	uint64_t x = 0;
+	if (n >= 8)
+		memcpy(&x, rest + n - 8, 8);
+	return x;
+}
+
+static inline int same_bytes(const char *buf, size_t n, const struct lrel *rel, const char *rest, uint64_t *id)
+{
+	size_t a, b, i;
+	uint64_t v = 0;
+	*id = rel->id;
+	if (!rel->id_n)
+		return !memcmp(buf, rest, n);
+	a = (size_t)rel->id_at;
+	b = a + rel->id_n;
+	if (memcmp(buf, rest, a) || memcmp(buf + b, rest + b, n - b))
+		return 0;
+	for (i = a; i < b; i++) {
+		unsigned d = (unsigned)(unsigned char)rest[i] - '0';
+		if (d > 9)
+			return 0;
+		v = v * 10 + d;
+	}
+	*id = v;
+	return 1;
+}
+
+/* Does rest repeat the cached rest up to the detail (ids aside)?  Then
+ * grammar_rest finds the same pipe, name and id there. */
+static inline int head_match(const char *buf, size_t n, const struct lrel *rel, const char *rest, size_t rest_n,
+                             uint64_t *id)
+{
+	size_t h = (size_t)rel->detail;
+	if (!rel->has_sep || h > n || h > rest_n || (rel->id_n && (size_t)rel->id_at + rel->id_n > h))
+		return 0;
+	return same_bytes(buf, h, rel, rest, id);
+}
+
+/* The least recently used slot (an empty one first). */
+static unsigned lru_slot(const uint32_t *use)
+{
+	unsigned j, v = 0;
+	for (j = 0; j < NSLOT; j++) {
+		if (!use[j])
+			return j;
+		if (use[j] < use[v])
+			v = j;
+	}
+	return v;
 }
 
 /* Keep a copy of the rest of a line in a cache buffer, with room for
@@ -496,7 +580,8 @@ static void keep_rest(char **buf, size_t *cap, const char *rest, size_t n, size_
 		if (!(*buf = malloc(*cap)))
 			cli_die(EXIT_IO, "out of memory");
 	}
-	memcpy(*buf, rest, n);
+	if (n)
+		memcpy(*buf, rest, n);
 }
 
 static char *ent_buf;
@@ -512,11 +597,10 @@ static void grow_ent(size_t n)
 }
 
 /* Spool one pop.  Unless same, its text fields are written as differences
- * from c (the pc's previous spooled pop), then c is brought up to date
- * with this pop's raw and derived fields. */
-static void spool_pop(struct unit *u, struct popcache *c, int same, const struct iline *l, const char *rest,
-                      size_t rest_n, uint64_t lineno, uint32_t file, const char *sd, size_t sdn,
-                      const char *npipe, int warp, int sch, unsigned wmask, const uint64_t *wval)
+ * from c (the pc's previous spooled pop). */
+static void spool_pop(struct unit *u, const struct popcache *c, int same, const struct iline *l,
+                      uint64_t lineno, uint32_t file, const char *sd, size_t sdn,
+                      const char *npipe, int warp, int sch, unsigned wmask)
 {
 	size_t nn = l->name_n > SPOOL_TEXT_MAX ? SPOOL_TEXT_MAX : l->name_n;
 	size_t dn = sdn > SPOOL_TEXT_MAX ? SPOOL_TEXT_MAX : sdn;
@@ -584,16 +668,23 @@ static void spool_pop(struct unit *u, struct popcache *c, int same, const struct
 		start[3] = (char)(len >> 23);
 	}
 	spool_put(u->pops, start, (size_t)(o - start));
-	if (same)
-		return;
-	/* Bring the cache up to date.  With ids in every line (A5) a rest
-	 * never repeats: keep only the detail. */
-	if (by_id)
-		rest_n = 0;
+}
+
+/* Keep a parsed pop (its rest, spooled detail and derived fields) in the
+ * pc's least recently used slot, now its last spooled pop. */
+static void cache_pop(struct slots *pr, const struct iline *l, const char *rest, size_t rest_n,
+                      const char *sd, size_t sdn, const char *npipe, int warp, int sch, unsigned wmask,
+                      const uint64_t *wval)
+{
+	unsigned j = lru_slot(pr->cuse);
+	struct popcache *c = &pr->c[j];
+	size_t dn = sdn > SPOOL_TEXT_MAX ? SPOOL_TEXT_MAX : sdn;
 	keep_rest(&c->buf, &c->cap, rest, rest_n, dn);
 	memcpy(c->buf + rest_n, sd, dn);
 	rel_save(&c->rel, l, rest);
 	c->rest_n = (uint32_t)rest_n;
+	pr->cn[j] = (uint32_t)rest_n;
+	pr->ct[j] = tail8(rest, rest_n);
 	c->sdetail_n = (uint32_t)dn;
 	c->npipe = npipe;
 	c->warp = (int16_t)warp;
@@ -601,6 +692,8 @@ static void spool_pop(struct unit *u, struct popcache *c, int same, const struct
 	c->wmask = wmask;
 	memcpy(c->wval, wval, sizeof c->wval);
 	c->valid = 1;
+	pr->cuse[j] = ++pr->cclock;
+	pr->clast = j;
 }
 
 static void spool_exec(struct unit *u, uint64_t tick, uint64_t key, uint64_t lineno, uint32_t file,
@@ -632,12 +725,13 @@ static void take_line(const struct rec *in)
 	const char *pipe;
 	size_t dn;
 	long off;
-	uint64_t key;
+	uint64_t key, id, t8;
 	int warp = -1, sch = -1, threads = -1;
-	unsigned writes_vec_mask = 0;
+	unsigned writes_vec_mask = 0, j;
 	uint64_t writes_val[CALC_VEC_NVARS];
 	struct keyinfo *k = NULL;
 	struct pcregs *pr = NULL;
+	struct slots *sl;
 
 	u->lines++;
 	if (len && text[len - 1] == '\r')
@@ -646,33 +740,81 @@ static void take_line(const struct rec *in)
 		goto unparsed;
 	rest = text + off;
 	rest_n = len - (size_t)off;
-	/* A line whose rest after the PC is that of the pc's previous line of
-	 * its log (the one cached) parses and derives the same. */
-	if (!is_pop) {
-		if (!by_id && (k = table_find(&u->keys, l.pc)) && k->x.valid && k->x.rest_n == rest_n &&
-		    !memcmp(k->x.buf, rest, rest_n)) {
-			rel_load(&l, &k->x.rel, rest);
+	/* A line whose rest after the PC is that of a recent line of the pc
+	 * in its log (one cached) parses and derives the same. */
+	if (by_id) {
+		pr = table_find(&u->pcregs, l.pc);
+	} else if ((k = table_find(&u->keys, l.pc))) {
+		pr = &k->regs;
+	}
+	/* Most misses differ in their last register values: the length and
+	 * last eight bytes of the rests are tested before the rest. */
+	t8 = tail8(rest, rest_n);
+	if (pr && pr->sl && !is_pop) {
+		struct slots *sl = pr->sl;
+		for (j = 0; j < NSLOT; j++) {
+			struct execcache *x = &sl->x[j];
+			if (sl->xn[j] != rest_n || sl->xt[j] != t8 || !same_bytes(x->buf, rest_n, &x->rel, rest, &id))
+				continue;
+			rel_load(&l, &x->rel, rest);
+			l.id = id;
+			sl->xuse[j] = ++sl->xclock;
+			sl->xlast = j;
 			mark_line(u, &l, 0, file, lineno);
-			count_in(k, 0, l.tick);
-			spool_exec(u, l.tick, l.pc, lineno, file, k->x.threads);
+			if (k)
+				count_in(k, 0, l.tick);
+			spool_exec(u, l.tick, by_id ? l.id : l.pc, lineno, file, x->threads);
 			return;
 		}
-	} else if (!by_id) {
-		k = table_find(&u->keys, l.pc);
-		pr = k ? &k->regs : NULL;
-		if (pr && pr->c.valid && pr->c.rest_n == rest_n && !memcmp(pr->c.buf, rest, rest_n)) {
-			struct popcache *c = &pr->c;
+	} else if (pr && pr->sl) {
+		struct slots *sl = pr->sl;
+		for (j = 0; j < NSLOT; j++) {
+			struct popcache *c = &sl->c[j];
+			if (sl->cn[j] != rest_n || sl->ct[j] != t8 || !same_bytes(c->buf, rest_n, &c->rel, rest, &id))
+				continue;
 			rel_load(&l, &c->rel, rest);
+			l.id = id;
 			if (k)
 				count_in(k, 1, l.tick);
 			note_writes(k, c->wmask, c->wval);
-			spool_pop(u, c, 1, &l, rest, rest_n, lineno, file, NULL, 0, c->npipe, c->warp, c->sch,
-			          c->wmask, c->wval);
+			sl->cuse[j] = ++sl->cclock;
+			if (j == sl->clast) {
+				spool_pop(u, c, 1, &l, lineno, file, NULL, 0, c->npipe, c->warp, c->sch, c->wmask);
+			} else {
+				spool_pop(u, &sl->c[sl->clast], 0, &l, lineno, file, c->buf + c->rest_n, c->sdetail_n,
+				          c->npipe, c->warp, c->sch, c->wmask);
+				sl->clast = j;
+			}
 			return;
+		}
+	}
+	/* Else when the rest repeats the pc's latest line up to the detail,
+	 * only the detail on needs parsing. */
+	if (pr && pr->sl) {
+		struct slots *sl = pr->sl;
+		const char *buf = NULL;
+		const struct lrel *rel = NULL;
+		size_t n = 0;
+		if (is_pop && sl->c[sl->clast].valid) {
+			buf = sl->c[sl->clast].buf;
+			n = sl->c[sl->clast].rest_n;
+			rel = &sl->c[sl->clast].rel;
+		} else if (!is_pop && sl->x[sl->xlast].valid) {
+			buf = sl->x[sl->xlast].buf;
+			n = sl->x[sl->xlast].rest_n;
+			rel = &sl->x[sl->xlast].rel;
+		}
+		if (rel && head_match(buf, n, rel, rest, rest_n, &id)) {
+			rel_load(&l, rel, rest);
+			l.id = id;
+			if (grammar_rest_detail(text, len, (size_t)off + (size_t)rel->detail, &l))
+				goto unparsed;
+			goto parsed;
 		}
 	}
 	if (grammar_rest(text, len, (size_t)off, &l))
 		goto unparsed;
+parsed:
 	if (is_pop && l.pop == POP_FROM_IQ)
 		return;         /* the issue attempt, not the pop */
 	if (by_id && !l.has_id) {
@@ -684,6 +826,7 @@ static void take_line(const struct rec *in)
 		 * the SIMT thread count; spaces do not change any of those
 		 * tests, so the detail is only stripped when a field needs it. */
 		int usermark = is_usermark(l.detail, l.detail_n);
+		struct execcache *x;
 		mark_line(u, &l, usermark, file, lineno);
 		if (usermark)
 			return;         /* marks never pair (spec 3.1) */
@@ -695,12 +838,22 @@ static void take_line(const struct rec *in)
 		key = by_id ? l.id : l.pc;
 		if (!by_id) {
 			k = count_line(u, key, 0, l.tick);
-			keep_rest(&k->x.buf, &k->x.cap, rest, rest_n, 0);
-			k->x.rest_n = (uint32_t)rest_n;
-			rel_save(&k->x.rel, &l, rest);
-			k->x.threads = threads;
-			k->x.valid = 1;
+			pr = &k->regs;
+		} else if (!(pr = table_get(&u->pcregs, l.pc, NULL))) {
+			cli_die(EXIT_IO, "out of memory");
 		}
+		sl = slots_of(pr);
+		j = lru_slot(sl->xuse);
+		x = &sl->x[j];
+		keep_rest(&x->buf, &x->cap, rest, rest_n, 0);
+		x->rest_n = (uint32_t)rest_n;
+		sl->xn[j] = (uint32_t)rest_n;
+		sl->xt[j] = t8;
+		rel_save(&x->rel, &l, rest);
+		x->threads = threads;
+		x->valid = 1;
+		sl->xuse[j] = ++sl->xclock;
+		sl->xlast = j;
 		spool_exec(u, l.tick, key, lineno, file, threads);
 		return;
 	}
@@ -733,16 +886,20 @@ static void take_line(const struct rec *in)
 		if (k) {
 			pr = &k->regs;
 			fresh = k->npop == 1;
-		} else if (!(pr = table_get(&u->pcregs, l.pc, &fresh))) {
+		} else if (!(pr = table_get(&u->pcregs, l.pc, NULL))) {
 			cli_die(EXIT_IO, "out of memory");
+		} else {
+			fresh = !pr->seen_pop;
 		}
+		pr->seen_pop = 1;
 		if (fresh)
 			pr->has = calc_gpr_regs(family, nm, dt, &pr->regs) == 0;
 		writes_vec_mask = calc_vec_writes(family, nm, dt, writes_val);
 		note_writes(k, writes_vec_mask, writes_val);
 	}
-	spool_pop(u, &pr->c, 0, &l, rest, rest_n, lineno, file, detail_buf, dn, pipe, warp, sch, writes_vec_mask,
-	          writes_val);
+	sl = slots_of(pr);
+	spool_pop(u, &sl->c[sl->clast], 0, &l, lineno, file, detail_buf, dn, pipe, warp, sch, writes_vec_mask);
+	cache_pop(sl, &l, rest, rest_n, detail_buf, dn, pipe, warp, sch, writes_vec_mask, writes_val);
 	return;
 unparsed:
 	loss_add(&losses, LOSS_UNPARSED, file, lineno, is_pop ? "popped" : "instr");
@@ -951,12 +1108,19 @@ static void free_popcaches(struct table *t, int in_keys)
 	for (i = 0; i < t->cap; i++) {
 		uint64_t key;
 		void *v = table_at(t, i, &key);
-		if (v && in_keys) {
-			free(((struct keyinfo *)v)->regs.c.buf);
-			free(((struct keyinfo *)v)->x.buf);
-		} else if (v) {
-			free(((struct pcregs *)v)->c.buf);
+		struct pcregs *pr;
+		unsigned j;
+		if (!v)
+			continue;
+		pr = in_keys ? &((struct keyinfo *)v)->regs : v;
+		if (!pr->sl)
+			continue;
+		for (j = 0; j < NSLOT; j++) {
+			free(pr->sl->c[j].buf);
+			free(pr->sl->x[j].buf);
 		}
+		free(pr->sl);
+		pr->sl = NULL;
 	}
 }
 
@@ -1167,9 +1331,11 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		r.n[I_THREADS].i = e->threads;
 		r.n[I_GPR].i = pi->gpr;
 		if (pi->c_ver != p->ver || pi->c_threads != e->threads) {
+			calc_memo_begin(name, detail);
 			pi->c_bytes = calc_process_bytes(family, name, detail);
 			pi->c_util = calc_vec_util(family, name, detail, &pi->state_in);
 			calc_ub_conflict(family, name, detail, &rd, &wrc);
+			calc_memo_end();
 			pi->c_rd = rd;
 			pi->c_wr = wrc;
 			pi->c_ver = p->ver;

@@ -213,10 +213,93 @@ static int a2_reg_at(struct calc_str s, size_t i, struct span *sp)
 	return q != NPOS && m_hexval(s, q, sp);
 }
 
+/* The register values (XD: XN: XM: XS: XT:) and Dtype of one detail, each
+ * found once while calc_memo_begin's detail is the one asked about: the
+ * calculators of one pair look the same keys up again and again. */
+static struct {
+	int on, dtype_done, dtype, vec_done;
+	const char *p;
+	size_t n;
+	struct calc_str name;
+	enum calc_family vec_fam;
+	const void *vec;            /* vec_lookup's answer for name */
+	size_t pos;                 /* where the key scan goes on */
+	unsigned done;              /* bit r: key r decided */
+	unsigned ok;                /* bit r: key r matched, v[r] set */
+	uint64_t v[5];
+} memo;
+
+void calc_memo_begin(struct calc_str name, struct calc_str detail)
+{
+	memo.on = 1;
+	memo.name = name;
+	memo.vec_done = 0;
+	memo.p = detail.p;
+	memo.n = detail.n;
+	memo.pos = memo.done = memo.ok = memo.dtype_done = 0;
+}
+
+void calc_memo_end(void)
+{
+	memo.on = 0;
+}
+
+static int memo_key(char c)
+{
+	switch (c) {
+	case 'D': return 0;
+	case 'N': return 1;
+	case 'M': return 2;
+	case 'S': return 3;
+	case 'T': return 4;
+	}
+	return -1;
+}
+
+static int memo_for(struct calc_str s)
+{
+	return memo.on && s.p == memo.p && s.n == memo.n;
+}
+
+/* What a2_reg gives for the five keys, in one pass, as far as needed to
+ * decide key want: the first occurrence of a key followed by a register
+ * value decides it; at the end every key left is decided as absent. */
+static void memo_regs(struct calc_str s, int want)
+{
+	size_t i = memo.pos;
+	while (s.n >= 3 && i <= s.n - 3 && !((memo.done >> want) & 1)) {
+		const char *q = memchr(s.p + i, 'X', s.n - 2 - i);
+		struct span sp;
+		int r;
+		if (!q)
+			break;
+		i = (size_t)(q - s.p);
+		if (s.p[i + 2] == ':' && (r = memo_key(s.p[i + 1])) >= 0 && !((memo.done >> r) & 1) &&
+		    a2_reg_at(s, i + 3, &sp)) {
+			memo.done |= 1u << r;
+			if (conv_hex(s, sp.b, sp.e, &memo.v[r]))
+				memo.ok |= 1u << r;
+		}
+		i++;
+	}
+	if (!((memo.done >> want) & 1))
+		memo.done = 0x1f;   /* the scan reached the end */
+	memo.pos = i;
+}
+
 #define A2_REG(s, key, v) a2_reg((s), (key), sizeof(key) - 1, (v))
 static int a2_reg(struct calc_str s, const char *key, size_t klen, uint64_t *v)
 {
 	struct span sp;
+	int r;
+	if (klen == 3 && key[0] == 'X' && key[2] == ':' && (r = memo_key(key[1])) >= 0 && memo_for(s)) {
+		if (!((memo.done >> r) & 1))
+			memo_regs(s, r);
+		if (!((memo.ok >> r) & 1))
+			return 0;
+		*v = memo.v[r];
+		return 1;
+	}
 	for (size_t p = find_key(s, 0, key, klen); p != NPOS;
 	     p = find_key(s, p + 1, key, klen))
 		if (a2_reg_at(s, p + klen, &sp))
@@ -322,7 +405,7 @@ static const struct {
 };
 
 /* Dtype:([A-Za-z0-9]+) looked up in dtype_tab; -1 when absent or unknown. */
-static int a2_dtype(struct calc_str s)
+static int a2_dtype_find(struct calc_str s)
 {
 	struct span sp;
 	if (!p_word(s, "Dtype:", 6, is_alnum, &sp))
@@ -331,6 +414,17 @@ static int a2_dtype(struct calc_str s)
 		if (span_eq(s, sp, dtype_tab[i].name))
 			return dtype_tab[i].bytes;
 	return -1;
+}
+
+static int a2_dtype(struct calc_str s)
+{
+	if (!memo_for(s))
+		return a2_dtype_find(s);
+	if (!memo.dtype_done) {
+		memo.dtype = a2_dtype_find(s);
+		memo.dtype_done = 1;
+	}
+	return memo.dtype;
 }
 
 /* 310P vector dtype codes 0..9 -> bytes (B8 B16 B32 S8 S32 FP16 FMIX FP32
@@ -423,8 +517,8 @@ static int cmp_310(const void *a, const void *b)
 	              (*(const struct vec_ent *const *)b)->p310);
 }
 
-static const struct vec_ent *vec_lookup(enum calc_family fam,
-                                        struct calc_str name)
+static const struct vec_ent *vec_find(enum calc_family fam,
+                                      struct calc_str name)
 {
 	int p310 = fam == CALC_310P;
 	size_t lo = 0, hi = NVEC;
@@ -455,6 +549,19 @@ static const struct vec_ent *vec_lookup(enum calc_family fam,
 			lo = mid + 1;
 	}
 	return NULL;
+}
+
+static const struct vec_ent *vec_lookup(enum calc_family fam,
+                                        struct calc_str name)
+{
+	if (!memo.on || name.p != memo.name.p || name.n != memo.name.n)
+		return vec_find(fam, name);
+	if (!memo.vec_done || memo.vec_fam != fam) {
+		memo.vec = vec_find(fam, name);
+		memo.vec_fam = fam;
+		memo.vec_done = 1;
+	}
+	return memo.vec;
 }
 
 static uint64_t bits(uint64_t v, unsigned s, unsigned n)

@@ -27,6 +27,12 @@ struct calc_str {
 /* Bytes moved by a transfer instruction.  0 when the instruction is not a
  * known transfer, -1 when the calculator does not run on this family
  * (anything but A2/A3 and 310P). */
+/* Between calc_memo_begin(name, detail) and calc_memo_end() the
+ * calculators keep what they find in that name and detail (same pointers
+ * and lengths, bytes unchanged) and look it up once. */
+void calc_memo_begin(struct calc_str name, struct calc_str detail);
+void calc_memo_end(void);
+
 int64_t calc_process_bytes(enum calc_family fam, struct calc_str name,
                            struct calc_str detail);
 

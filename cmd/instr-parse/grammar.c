@@ -19,15 +19,38 @@ static int is_space(int c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
+/* Character classes as bits of one table: the scans of the pipe, the
+ * binary and the name test one byte each with a load. */
+enum { C_PIPE = 1, C_NAME = 2, C_BIN = 4 };
+static const unsigned char cclass[256] = {
+#define PNB (C_PIPE | C_NAME | C_BIN)
+#define PN (C_PIPE | C_NAME)
+	['0'] = PNB, ['1'] = PNB, ['2'] = PNB, ['3'] = PNB,
+	['4'] = C_NAME | C_BIN, ['5'] = C_NAME | C_BIN, ['6'] = C_NAME | C_BIN, ['7'] = C_NAME | C_BIN,
+	['8'] = C_NAME | C_BIN, ['9'] = C_NAME | C_BIN,
+	['a'] = PNB, ['b'] = PNB, ['c'] = PNB, ['d'] = PNB, ['e'] = PNB, ['f'] = PNB,
+	['g'] = PN, ['h'] = PN, ['i'] = PN, ['j'] = PN, ['k'] = PN, ['l'] = PN, ['m'] = PN,
+	['n'] = PN, ['o'] = PN, ['p'] = PN, ['q'] = PN, ['r'] = PN, ['s'] = PN, ['t'] = PN,
+	['u'] = PN, ['v'] = PN, ['w'] = PN, ['x'] = PN, ['y'] = PN, ['z'] = PN,
+	['A'] = PN, ['B'] = PN, ['C'] = PN, ['D'] = PN, ['E'] = PN, ['F'] = PN, ['G'] = PN,
+	['H'] = PN, ['I'] = PN, ['J'] = PN, ['K'] = PN, ['L'] = PN, ['M'] = PN, ['N'] = PN,
+	['O'] = PN, ['P'] = PN, ['Q'] = PN, ['R'] = PN, ['S'] = PN, ['T'] = PN, ['U'] = PN,
+	['V'] = PN, ['W'] = PN, ['X'] = PN, ['Y'] = PN, ['Z'] = PN,
+	['_'] = PN, ['-'] = C_NAME, [' '] = C_BIN,
+#undef PN
+#undef PNB
+};
+
+/* [a-zA-Z0-3_] */
 static int is_pipe_char(int c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '3') || c == '_';
+	return cclass[(unsigned char)c] & C_PIPE;
 }
 
+/* [a-zA-Z0-9_-] */
 static int is_name_char(int c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '-';
+	return cclass[(unsigned char)c] & C_NAME;
 }
 
 /* [\[\]\|a-zA-Z0-9_, :=/#-] */
@@ -81,45 +104,39 @@ static int lit(const char **p, const char *end, const char *s, size_t n)
 }
 #define LIT(p, end, s) lit(p, end, s, sizeof(s) - 1)
 
-/* The part after the pipe: ": (Binary: 0x...) [(ID: n) ]NAME<sep>DETAIL..."
- * Leaves out untouched (empty name/detail) if the group does not match. */
-static const char *tail(const char *p, const char *end, struct iline *o)
+/* The end of the tail: ", instr ID is: K" and the pop status. */
+static const char *tail_end(const char *p, const char *end, struct iline *o)
 {
-	const char *q, *save;
+	const char *save;
 	uint64_t v;
 	size_t k;
 
-	if (!LIT(&p, end, ": (Binary: 0x"))
-		return p;
-	q = p;
-	while (q < end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') || *q == ' '))
-		q++;
-	if (q - p < 8 || q - p > 34 || end - q < 2 || q[0] != ')' || q[1] != ' ')
-		return p;
-	p = q + 2;
-	/* Optional "(ID: nnnnnn)" plus one whitespace. */
+	/* ", instr ID is: K" and one more character (310P). */
 	save = p;
-	if (LIT(&p, end, "(ID: ")) {
+	if (LIT(&p, end, ", instr ID is: ")) {
 		k = scan_dec(p, end, &v);
-		if (k >= 6 && k <= 15 && end - (p + k) >= 2 && p[k] == ')' && is_space((unsigned char)p[k + 1])) {
-			o->id = v;
-			o->has_id = 1;
-			p += k + 2;
-		} else {
+		if (k && p + k < end && p[k] != '\r' && p[k] != '\n')
+			p += k + 1;
+		else
 			p = save;
-		}
 	}
-	o->name = p;
-	while (p < end && is_name_char((unsigned char)*p))
+	/* Pop status: " poped from IQ" drops the line, " pop success K" keeps it. */
+	save = p;
+	if (p < end && *p == '.')
 		p++;
-	o->name_n = (size_t)(p - o->name);
-	/* Separator "(" or exactly two whitespace characters, then detail. */
-	if (p < end && *p == '(')
-		p++;
-	else if (end - p >= 2 && is_space((unsigned char)p[0]) && is_space((unsigned char)p[1]))
-		p += 2;
-	else
-		goto no_detail;
+	if (LIT(&p, end, " poped from IQ")) {
+		o->pop = POP_FROM_IQ;
+	} else if (LIT(&p, end, " pop success ") && scan_dec(p, end, &v)) {
+		o->pop = POP_SUCCESS;
+	} else {
+		p = save;
+	}
+	return p;
+}
+
+/* The detail from its first byte on, then the end of the tail. */
+static const char *tail_detail(const char *p, const char *end, struct iline *o)
+{
 	o->detail = p;
 #ifdef __SSE2__
 	/* Sixteen bytes per round: details are the longest field. */
@@ -144,28 +161,59 @@ detail_end:
 	o->detail_n = (size_t)(p - o->detail);
 	if (p < end && (*p == ')' || *p == ' '))
 		p++;
-no_detail:
-	/* ", instr ID is: K" and one more character (310P). */
+	return tail_end(p, end, o);
+}
+
+/* The part after the pipe: ": (Binary: 0x...) [(ID: n) ]NAME<sep>DETAIL..."
+ * Leaves out untouched (empty name/detail) if the group does not match.
+ * What it finds before the detail depends only on the bytes before it. */
+static const char *tail(const char *p, const char *end, struct iline *o)
+{
+	const char *q, *save;
+	uint64_t v;
+	size_t k;
+
+	if (!LIT(&p, end, ": (Binary: 0x"))
+		return p;
+	q = p;
+	while (q < end && cclass[(unsigned char)*q] & C_BIN)    /* [0-9a-f ] */
+		q++;
+	if (q - p < 8 || q - p > 34 || end - q < 2 || q[0] != ')' || q[1] != ' ')
+		return p;
+	p = q + 2;
+	/* Optional "(ID: nnnnnn)" plus one whitespace. */
 	save = p;
-	if (LIT(&p, end, ", instr ID is: ")) {
+	if (LIT(&p, end, "(ID: ")) {
 		k = scan_dec(p, end, &v);
-		if (k && p + k < end && p[k] != '\r' && p[k] != '\n')
-			p += k + 1;
-		else
+		if (k >= 6 && k <= 15 && end - (p + k) >= 2 && p[k] == ')' && is_space((unsigned char)p[k + 1])) {
+			o->id = v;
+			o->has_id = 1;
+			o->id_p = p;
+			o->id_n = k;
+			p += k + 2;
+		} else {
 			p = save;
+		}
 	}
-	/* Pop status: " poped from IQ" drops the line, " pop success K" keeps it. */
-	save = p;
-	if (p < end && *p == '.')
+	o->name = p;
+	while (p < end && is_name_char((unsigned char)*p))
 		p++;
-	if (LIT(&p, end, " poped from IQ")) {
-		o->pop = POP_FROM_IQ;
-	} else if (LIT(&p, end, " pop success ") && scan_dec(p, end, &v)) {
-		o->pop = POP_SUCCESS;
-	} else {
-		p = save;
-	}
-	return p;
+	o->name_n = (size_t)(p - o->name);
+	/* Separator "(" or exactly two whitespace characters, then detail. */
+	if (p < end && *p == '(')
+		p++;
+	else if (end - p >= 2 && is_space((unsigned char)p[0]) && is_space((unsigned char)p[1]))
+		p += 2;
+	else
+		return tail_end(p, end, o);
+	o->has_sep = 1;
+	return tail_detail(p, end, o);
+}
+
+/* The trailing ".*" cannot cross a CR (ECMAScript '.'). */
+static int no_cr(const char *p, const char *end)
+{
+	return !memchr(p, '\r', (size_t)(end - p));
 }
 
 long grammar_prefix(const char *line, size_t len, struct iline *o)
@@ -177,9 +225,11 @@ long grammar_prefix(const char *line, size_t len, struct iline *o)
 	 * of the prefix scan on these short lines. */
 	o->id = 0;
 	o->has_id = 0;
+	o->id_n = 0;
+	o->has_sep = 0;
 	o->pipe_n = o->name_n = o->detail_n = 0;
 	o->pop = POP_NONE;
-	o->name = o->detail = o->pipe = line;
+	o->name = o->detail = o->pipe = o->id_p = line;
 	if (len >= 8 && !memcmp(p, "[info] [", 8)) {
 		p += 8;
 	} else {
@@ -265,11 +315,15 @@ int grammar_rest(const char *line, size_t len, size_t off, struct iline *o)
 	while (p < end && is_space((unsigned char)*p))
 		p++;
 	p = tail(p, end, o);
-	/* The trailing ".*" cannot cross a CR (ECMAScript '.'). */
-	for (; p < end; p++)
-		if (*p == '\r')
-			return -1;
-	return 0;
+	return no_cr(p, end) ? 0 : -1;
+}
+
+int grammar_rest_detail(const char *line, size_t len, size_t off, struct iline *o)
+{
+	const char *p = line + off, *end = line + len;
+	o->pop = POP_NONE;
+	p = tail_detail(p, end, o);
+	return no_cr(p, end) ? 0 : -1;
 }
 
 int grammar_parse(const char *line, size_t len, struct iline *o)

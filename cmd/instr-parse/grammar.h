@@ -10,12 +10,16 @@ enum pop_status { POP_NONE, POP_FROM_IQ, POP_SUCCESS };
 struct iline {
 	uint64_t tick, pc, id;
 	int has_id;
+	const char *id_p;      /* the id's digits (id_n of them, 0 without) */
+	size_t id_n;
 	const char *pipe;      /* raw pipe token */
 	size_t pipe_n;
 	const char *name;
 	size_t name_n;
 	const char *detail;    /* raw detail, spaces still in */
 	size_t detail_n;
+	int has_sep;           /* the name's separator matched: detail is
+	                        * where the detail starts */
 	enum pop_status pop;
 };
 
@@ -30,6 +34,12 @@ int grammar_parse(const char *line, size_t len, struct iline *out);
  * finds depends only on the bytes from that offset on. */
 long grammar_prefix(const char *line, size_t len, struct iline *out);
 int grammar_rest(const char *line, size_t len, size_t off, struct iline *out);
+/* The end of grammar_rest from the detail's start at off (has_sep set),
+ * for a line whose bytes before it are those of a line grammar_rest parsed
+ * (with its id digits in place): out holds that line's pipe, name and id
+ * fields; sets the detail and pop status.  What grammar_rest finds before
+ * the detail depends only on the bytes before it. */
+int grammar_rest_detail(const char *line, size_t len, size_t off, struct iline *out);
 
 /* Copy src without its space characters into dst (room for n); returns the
  * new length. */

@@ -557,17 +557,13 @@ static inline int head_match(const char *buf, size_t n, const struct lrel *rel, 
 	return same_bytes(buf, h, rel, rest, id);
 }
 
-/* The least recently used slot (an empty one first). */
-static unsigned lru_slot(const uint32_t *use)
+/* The least recently used slot (an empty one, stamp 0, first), without
+ * branches. */
+_Static_assert(NSLOT == 4, "lru_slot compares four stamps");
+static inline unsigned lru_slot(const uint32_t *use)
 {
-	unsigned j, v = 0;
-	for (j = 0; j < NSLOT; j++) {
-		if (!use[j])
-			return j;
-		if (use[j] < use[v])
-			v = j;
-	}
-	return v;
+	unsigned a = use[1] < use[0], b = 2 + (use[3] < use[2]);
+	return use[b] < use[a] ? b : a;
 }
 
 /* Keep a copy of the rest of a line in a cache buffer, with room for
@@ -832,7 +828,7 @@ parsed:
 			return;         /* marks never pair (spec 3.1) */
 		if (memchr(l.detail, '[', l.detail_n)) {
 			grow_detail(l.detail_n);
-			dn = strip_spaces(detail_buf, l.detail, l.detail_n);
+			dn = strip_spaces_wide(detail_buf, l.detail, l.detail_n);
 			threads = simt_threads(detail_buf, dn);
 		}
 		key = by_id ? l.id : l.pc;
@@ -858,7 +854,7 @@ parsed:
 		return;
 	}
 	grow_detail(l.detail_n);
-	dn = strip_spaces(detail_buf, l.detail, l.detail_n);
+	dn = strip_spaces_wide(detail_buf, l.detail, l.detail_n);
 	pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, detail_buf, dn);
 	if (!strcmp(pipe, "USERMARK"))
 		return;         /* marks never pair (spec 3.1) */

@@ -499,6 +499,7 @@ static const struct vec_ent {
 /* Sorted views of the table for binary search (built on first use): this
  * lookup runs twice per instruction. */
 static const struct vec_ent *vec_sorted[2][NVEC];
+static size_t vec_sorted_len[2][NVEC];
 static int vec_sorted_ready;
 
 static const char *vec_name(const struct vec_ent *e, int p310)
@@ -532,12 +533,16 @@ static const struct vec_ent *vec_find(enum calc_family fam,
 			vec_sorted[0][i] = vec_sorted[1][i] = &vec_tab[i];
 		qsort(vec_sorted[0], NVEC, sizeof vec_sorted[0][0], cmp_a2);
 		qsort(vec_sorted[1], NVEC, sizeof vec_sorted[1][0], cmp_310);
+		for (size_t i = 0; i < NVEC; i++) {
+			vec_sorted_len[0][i] = strlen(vec_sorted[0][i]->a2);
+			vec_sorted_len[1][i] = strlen(vec_sorted[1][i]->p310);
+		}
 		vec_sorted_ready = 1;
 	}
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const char *t = vec_name(vec_sorted[p310][mid], p310);
-		size_t tn = strlen(t), k = tn < name.n ? tn : name.n;
+		size_t tn = vec_sorted_len[p310][mid], k = tn < name.n ? tn : name.n;
 		int c = memcmp(name.p, t, k);
 		if (!c)
 			c = name.n < tn ? -1 : name.n > tn;
@@ -1013,10 +1018,11 @@ unsigned calc_vec_writes(enum calc_family fam, struct calc_str name,
 
 static int popcount64(uint64_t v)
 {
-	int c = 0;
-	for (; v; v &= v - 1)
-		c++;
-	return c;
+	/* Masks are mostly all ones: no loop over the set bits. */
+	v = v - ((v >> 1) & 0x5555555555555555ULL);
+	v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (int)((v * 0x0101010101010101ULL) >> 56);
 }
 
 /* The reference's element count is a uint32_t, whatever the width of the

@@ -242,7 +242,19 @@ long grammar_prefix(const char *line, size_t len, struct iline *o)
 		/* Up to 19 digits cannot overflow; longer numbers take the
 		 * saturating scan. */
 		const char *q = p;
-		uint64_t x = 0;
+		uint64_t x = 0, w;
+		/* Ticks are mostly eight digits or more: the first eight at
+		 * once when they are all digits (SWAR). */
+		if (end - p >= 8 && (memcpy(&w, p, 8),
+		                     ((w & 0xf0f0f0f0f0f0f0f0ULL) |
+		                      (((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4)) ==
+		                         0x3333333333333333ULL)) {
+			w -= 0x3030303030303030ULL;
+			w = w * 10 + (w >> 8);
+			x = ((w & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32)) +
+			     ((w >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32))) >> 32;
+			q += 8;
+		}
 		while (q < end && (unsigned)(*q - '0') < 10 && q - p < 19)
 			x = x * 10 + (unsigned)(*q++ - '0');
 		if (q < end && (unsigned)(*q - '0') < 10) {
@@ -357,6 +369,32 @@ size_t strip_spaces(char *dst, const char *src, size_t n)
 		o += src[i] != ' ';
 	}
 	return o;
+}
+
+size_t strip_spaces_wide(char *dst, const char *src, size_t n)
+{
+#ifdef __SSE2__
+	size_t i = 0, o = 0;
+	/* Sixteen bytes are stored each round and the output advances to
+	 * the first space (or by sixteen), the input past it: one round per
+	 * space or per sixteen bytes without one. */
+	while (i + 16 <= n) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')));
+		_mm_storeu_si128((__m128i *)(void *)(dst + o), x);
+		if (!m) {
+			o += 16;
+			i += 16;
+		} else {
+			unsigned k = (unsigned)__builtin_ctz(m);
+			o += k;
+			i += k + 1;
+		}
+	}
+	return o + strip_spaces(dst + o, src + i, n - i);
+#else
+	return strip_spaces(dst, src, n);
+#endif
 }
 
 /* A short-needle search: memchr for the first byte, then compare.  glibc's

@@ -44,6 +44,8 @@ int grammar_rest_detail(const char *line, size_t len, size_t off, struct iline *
 /* Copy src without its space characters into dst (room for n); returns the
  * new length. */
 size_t strip_spaces(char *dst, const char *src, size_t n);
+/* The same, faster, with room for n + 16 in dst. */
+size_t strip_spaces_wide(char *dst, const char *src, size_t n);
 
 /* The normalised pipe name for a raw pipe token, name and space-free
  * detail (the reference's FindPipe). */

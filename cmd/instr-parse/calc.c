@@ -16,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define NPOS ((size_t)-1)
 
 struct span {
@@ -264,22 +268,71 @@ static int memo_for(struct calc_str s)
 /* What a2_reg gives for the five keys, in one pass, as far as needed to
  * decide key want: the first occurrence of a key followed by a register
  * value decides it; at the end every key left is decided as absent. */
+/* [0-9a-f] to its value, 16 for any other byte. */
+static const uint8_t lhex_val[256] = {
+#define N16 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16
+	N16, N16, N16,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 16, 16, 16, 16, 16,
+	N16, N16,
+	16, 10, 11, 12, 13, 14, 15, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+	N16, N16, N16, N16, N16, N16, N16, N16, N16,
+#undef N16
+};
+
+/* Key r ("X?:") at i: a2_reg_at and conv_hex in one pass over the value. */
+static void memo_try(struct calc_str s, size_t i)
+{
+	size_t q, b, e;
+	uint64_t x = 0;
+	int r, ok = 1;
+	if (s.p[i + 2] != ':' || (r = memo_key(s.p[i + 1])) < 0 || ((memo.done >> r) & 1))
+		return;
+	if ((q = m_xreg(s, i + 3, '=')) == NPOS)
+		return;
+	/* m_hexval: (?:0x)? then a maximal [0-9a-f]+ run */
+	if (at(s, q, '0') && at(s, q + 1, 'x') && at_cls(s, q + 2, is_lhex))
+		b = q + 2;
+	else if (at_cls(s, q, is_lhex))
+		b = q;
+	else
+		return;
+	for (e = b; e < s.n; e++) {
+		unsigned d = lhex_val[(unsigned char)s.p[e]];
+		if (d > 15)
+			break;
+		if (x > (UINT64_MAX >> 4))
+			ok = 0;     /* past 64 bits: conv_hex fails */
+		x = x << 4 | d;
+	}
+	memo.done |= 1u << r;
+	if (ok) {
+		memo.v[r] = x;
+		memo.ok |= 1u << r;
+	}
+}
+
 static void memo_regs(struct calc_str s, int want)
 {
 	size_t i = memo.pos;
-	while (s.n >= 3 && i <= s.n - 3 && !((memo.done >> want) & 1)) {
-		const char *q = memchr(s.p + i, 'X', s.n - 2 - i);
-		struct span sp;
-		int r;
-		if (!q)
-			break;
-		i = (size_t)(q - s.p);
-		if (s.p[i + 2] == ':' && (r = memo_key(s.p[i + 1])) >= 0 && !((memo.done >> r) & 1) &&
-		    a2_reg_at(s, i + 3, &sp)) {
-			memo.done |= 1u << r;
-			if (conv_hex(s, sp.b, sp.e, &memo.v[r]))
-				memo.ok |= 1u << r;
+	/* A key "X?:" can start at i while i + 3 <= n.  The 'X's of sixteen
+	 * bytes at a time as a bit mask (the Xs are a few bytes apart). */
+#ifdef __SSE2__
+	while (s.n >= 18 && i <= s.n - 18 && !((memo.done >> want) & 1)) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s.p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('X')));
+		unsigned k;
+		if (!m) {
+			i += 16;
+			continue;
 		}
+		k = (unsigned)__builtin_ctz(m);
+		memo_try(s, i + k);
+		i += k + 1;
+	}
+#endif
+	while (s.n >= 3 && i <= s.n - 3 && !((memo.done >> want) & 1)) {
+		if (s.p[i] == 'X')
+			memo_try(s, i);
 		i++;
 	}
 	if (!((memo.done >> want) & 1))

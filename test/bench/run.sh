@@ -15,7 +15,8 @@ scratch=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/optrace-bench.XXXXXX")}
 trap 'rm -rf "$scratch"' EXIT INT TERM
 mkdir -p "$scratch"
 
-measure() { # label bytes command...
+lines=0
+measure() { # label bytes command...  (per-line figures from $lines when set)
 	label=$1
 	bytes=$2
 	shift 2
@@ -24,9 +25,11 @@ measure() { # label bytes command...
 	wall=$(echo "$line" | sed 's/.*wall_s=\([0-9.]*\).*/\1/')
 	cpu=$(echo "$line" | sed 's/.*cpu_s=\([0-9.]*\).*/\1/')
 	rss=$(echo "$line" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
-	awk -v l="$label" -v b="$bytes" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN {
-		printf "%-52s %8.1f MB/s wall %8.1f MB/cpu-s  peak RSS %6.1f MB\n",
-		       l, b / 1e6 / w, b / 1e6 / c, r / 1024 }'
+	awk -v l="$label" -v b="$bytes" -v n="$lines" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN {
+		if (w < 0.001) w = 0.001
+		if (c < 0.001) c = 0.001
+		printf "%-52s %8.1f MB/s wall %8.1f MB/cpu-s %7.2f M lines/cpu-s  peak RSS %6.1f MB\n",
+		       l, b / 1e6 / w, b / 1e6 / c, n / 1e6 / c, r / 1024 }'
 }
 
 echo "optrace benchmark ($(nproc) cores, $(uname -m)); MB = 10^6 bytes of dump text"
@@ -85,3 +88,27 @@ for mb in $sizes; do
 	fi
 	rm -rf "$d" "$scratch/lines.rec" "$scratch/instr.rec"
 done
+
+# Dumps of the stand-in simulator's sample operators (test/ops): other
+# instruction mixes than the generator's (vector, cube, mixed, A5 ids).
+ops="$top/build/ops/bin"
+cann="$top/build/cann"
+if [ -x "$ops/op_rt" ] && [ -d "$cann/tools/simulator" ] && command -v taskset >/dev/null 2>&1; then
+	echo
+	echo "== stand-in simulator dumps, dump-split | instr-parse, both on CPU 0 (MB = instr + popped logs)"
+	for c in "Ascend910B1 add 3000" "Ascend910B1 matmul 2600" "Ascend910B1 mixed 1400" \
+	         "dav_3510 add 3000" "dav_3510 simt 2000"; do
+		set -- $c
+		d="$scratch/ops-$1-$2"
+		mkdir -p "$d"
+		LD_LIBRARY_PATH="$cann/tools/simulator/$1/lib:$cann/lib64" CAMODEL_LOG_PATH="$d" \
+			"$ops/op_rt" -s "$2" -n "$3" > /dev/null
+		bytes=$(cat "$d"/*instr_log* "$d"/*instr_popped_log* | wc -c)
+		lines=$(cat "$d"/*instr_log* "$d"/*instr_popped_log* | wc -l)
+		soc=
+		[ "$1" = dav_3510 ] && soc=--soc-version=Ascend950PR_9599
+		measure "$1 $2 -n $3 ($((bytes / 1000000)) MB)" "$bytes" taskset -c 0 sh -c \
+			"'$bin/dump-split' -q --log=instr,popped '$d' | '$bin/instr-parse' -q $soc > /dev/null"
+		rm -rf "$d"
+	done
+fi

@@ -218,6 +218,19 @@ check_path() {
 	ls "$r"/dump/core0.veccore0.instr_log.dump
 }
 
+@test "sim-flow --report: each core's hottest source lines of the kernel, with their share" {
+	need "$ops/bin/op_rt"
+	run sim-flow -o "$out" --report=2 -- "$ops/bin/op_rt" -s matmul -n 4
+	[ "$status" -eq 0 ]
+	[[ $output == *"core0.cubecore0: "*" instruction cycles"* ]]
+	# the first line under "top source lines" is in the matmul kernel's source
+	first=$(printf '%s\n' "$output" | grep -A 2 'top source lines' | sed -n 3p)
+	[[ $first == *"matmul/matmul_custom.c:"* ]]
+	[[ $first == *"%"* ]]
+	# two lines per list
+	[ "$(printf '%s\n' "$output" | grep -A 3 'top source lines' | grep -c 'matmul_custom.c:')" -ge 2 ]
+}
+
 @test "the simulator's config as msprof adjusts it: a private copy named by CAMODEL_CONFIG_PATH" {
 	show='cd "$CAMODEL_CONFIG_PATH" && for f in *; do echo "== $f $(stat -c %a "$f")"; grep -v "^#" "$f"; done'
 	run sim-capture -o "$out" -- sh -c "$show"

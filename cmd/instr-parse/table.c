@@ -60,16 +60,25 @@ void *table_find(const struct table *t, uint64_t key)
 
 void *table_get(struct table *t, uint64_t key, int *fresh)
 {
-	size_t j;
-	void *v = table_find(t, key);
+	size_t j = 0;
 	if (fresh)
 		*fresh = 0;
-	if (v)
-		return v;
-	if ((t->n + 1) * 4 > t->cap * 3 && grow(t))
-		return NULL;
-	for (j = slot(key, t->cap); t->used[j]; j = (j + 1) & (t->cap - 1))
-		;
+	if (t->cap) {
+		/* One probe finds the key or the hole to put it in: with
+		 * backward-shift deletion there are no tombstones. */
+		for (j = slot(key, t->cap); t->used[j]; j = (j + 1) & (t->cap - 1))
+			if (t->keys[j] == key)
+				return t->vals + j * t->vsize;
+	}
+	/* Keep the load at most a quarter so probe runs stay short: on A5
+	 * about a thousand ids that never pair stay in among the inserts
+	 * and deletes of the ids in flight. */
+	if ((t->n + 1) * 4 > t->cap) {
+		if (grow(t))
+			return NULL;
+		for (j = slot(key, t->cap); t->used[j]; j = (j + 1) & (t->cap - 1))
+			;
+	}
 	t->used[j] = 1;
 	t->keys[j] = key;
 	t->n++;

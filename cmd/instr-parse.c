@@ -1731,22 +1731,15 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "text", no_argument, NULL, 't' },
-		{ "bin", no_argument, NULL, 'b' },
-		{ "lz4", no_argument, NULL, 'z' },
-		{ "output", required_argument, NULL, 'o' },
+		FILTER_LONGOPTS,
 		{ "soc-version", required_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
+		FILTER_LONGOPTS_END
 	};
-	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin, started = 0;
+	struct filter opt = { 0 };
+	int c, i, nin, started = 0;
 	int read_failed = 0;
 	uint64_t bad, dropped, problems;
-	const char *out = "-", *soc = NULL, *origin = NULL;
+	const char *out, *soc, *origin = NULL;
 	struct rec_dec dec = { 0 };
 	struct rec_out o = { 0 };
 	struct upstream up = { 0 };
@@ -1754,28 +1747,27 @@ int main(int argc, char **argv)
 
 	cli_init(argv[0]);
 	loss_init(&losses, "instr-parse", loss_kinds, LOSS_NKINDS);
-	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'j': json = 1; break;
-		case 't': text = 1; break;
-		case 'b': bin = 1; break;
-		case 'z': lz4 = 1; break;
-		case 'o': out = optarg; break;
-		case 's': soc = optarg; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; verbose_pairs = 1; break;
-		default: usage(stderr); return EXIT_USAGE;
+	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'v')
+			verbose_pairs = 1;
+		if (filter_option(&opt, c, optarg))
+			continue;
+		if (c == 'h') {
+			usage(stdout);
+			return EXIT_OK;
 		}
+		usage(stderr);
+		return EXIT_USAGE;
 	}
+	out = opt.outpath ? opt.outpath : "-";
+	soc = opt.soc;
 	if (getenv("OPTRACE_SPOOL_MEM"))
 		spool_set_budget((size_t)cli_num("OPTRACE_SPOOL_MEM", getenv("OPTRACE_SPOOL_MEM")) << 20);
 	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
 		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc);
 
 	in = filter_open_inputs(argc, argv, optind, &nin);
-	filter_open_output(&o, "instr-parse", out, json, text, bin, lz4);
+	filter_open_output(&o, "instr-parse", out, opt.json, opt.text, opt.bin, opt.lz4);
 
 	for (i = 0; i < nin && !cli_interrupted; i++) {
 		const char *line, *why;

@@ -1318,51 +1318,39 @@ static void notes(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "text", no_argument, NULL, 't' },
-		{ "bin", no_argument, NULL, 'b' },
-		{ "lz4", no_argument, NULL, 'z' },
-		{ "output", required_argument, NULL, 'o' },
+		FILTER_LONGOPTS,
 		{ "soc-version", required_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "window", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 }
+		FILTER_LONGOPTS_END
 	};
-	int json = 0, text = 0, bin = 0, lz4 = 0, c, i, nin;
+	struct filter opt = { 0 };
+	int c, i, nin;
 	int read_failed = 0;
 	uint64_t bad, dropped, problems;
-	const char *out = "-";
+	const char *out;
 	struct stream x = { 0 };
 	struct rd **in;
 
 	cli_init(argv[0]);
 	loss_init(&losses, "scalar-merge", loss_kinds, LOSS_NKINDS);
-	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
+		if (filter_option(&opt, c, optarg))
+			continue;
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'j': json = 1; break;
-		case 't': text = 1; break;
-		case 'b': bin = 1; break;
-		case 'z': lz4 = 1; break;
-		case 'o': out = optarg; break;
-		case 's': x.soc = optarg; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
 		case 'w': window = cli_num("--window", optarg); break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
+	out = opt.outpath ? opt.outpath : "-";
+	x.soc = opt.soc;
 	if (x.soc && chip_find(x.soc)->family == CHIP_UNKNOWN)
 		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend910_9391)", x.soc);
 
 	block_path = layout_ok();
 	choose_map();
 	in = filter_open_inputs(argc, argv, optind, &nin);
-	filter_open_output(&x.o, "scalar-merge", out, json, text, bin, lz4);
+	filter_open_output(&x.o, "scalar-merge", out, opt.json, opt.text, opt.bin, opt.lz4);
 
 	for (i = 0; i < nin && !cli_interrupted && !wr_error(x.o.w); i++)
 		if (pass(&x, in[i]))

@@ -2,35 +2,91 @@
 #
 #   make -f pipelines/batch.mk DUMPS="runs/*/dump" OUT=profiles -j4
 #
-# For every dump directory D in DUMPS, builds $(OUT)/<name>/simulator (name =
-# D with '/' turned into '_'), rebuilt only when a file in D is newer than the
-# tree's stamp.  Parallel across dumps with make -j; each dump's cores are
-# parsed in parallel by sim-export itself (limit with SIM_EXPORT_JOBS).
-# Needs the optrace tools on PATH (make install, or PATH=build/bin:$PATH).
+# For every dump directory D in DUMPS (shell patterns, separated by white
+# space), builds $(OUT)/<name>/ (name = D with '/' turned into '_'), the
+# tree sim-export writes, rebuilt only when a dump file of D is newer than
+# the tree's stamp $(OUT)/<name>/.done.  Parallel across dumps with make -j;
+# each dump's cores are parsed in parallel by sim-export itself (limit with
+# SIM_EXPORT_JOBS).  SOC=... is passed as --soc-version.  See
+# optrace-batch(7).
+#
+# Names never reach the shell as text: each recipe is fixed and reads the
+# dump, the tree and the settings from exported variables.  make itself
+# cannot hold a name with white space, ';', ':', '|' or '\' (its own syntax);
+# such a dump directory or OUT is refused before anything runs.
 
 DUMPS ?=
 OUT ?= profiles
-SIM_EXPORT ?= $(dir $(lastword $(MAKEFILE_LIST)))sim-export
+SOC ?=
 SIM_EXPORT_JOBS ?= 1
+# sim-export: next to this file (pipelines/ of a checkout, which finds the
+# tools of its build/bin), else where make install puts it
+# (PREFIX/share/optrace/batch.mk -> PREFIX/bin/sim-export), else in PATH.
+batch_here := $(dir $(lastword $(MAKEFILE_LIST)))
+SIM_EXPORT ?= $(firstword $(wildcard $(batch_here)sim-export $(batch_here)../../bin/sim-export) sim-export)
 
-dump_dirs := $(wildcard $(DUMPS))
-name_of = $(subst /,_,$(patsubst %/,%,$(1)))
-stamps := $(foreach d,$(dump_dirs),$(OUT)/$(call name_of,$(d))/.done)
+batch_backslash := $(strip \ )
+batch_bad_chars := ; : | $(batch_backslash)
+batch_has_bad = $(strip $(foreach c,$(batch_bad_chars),$(findstring $(c),$(1))))
+batch_refuse = batch.mk: make cannot hold names with white space, ';', ':', '|' or '\'
+
+ifneq ($(words $(OUT)),1)
+$(error $(batch_refuse): OUT='$(OUT)' (rename it))
+endif
+ifneq ($(call batch_has_bad,$(OUT)),)
+$(error $(batch_refuse): OUT='$(OUT)' (rename it))
+endif
+
+dump_dirs := $(patsubst %/,%,$(wildcard $(DUMPS)))
+# A name with white space comes out of $(wildcard) as several words, none
+# of them a directory (or a dump one).
+batch_not_dirs := $(foreach d,$(dump_dirs),$(if $(wildcard $(d)/.),,$(d)))
+ifneq ($(strip $(batch_not_dirs)),)
+$(error $(batch_refuse); '$(firstword $(batch_not_dirs))' (from DUMPS=$(DUMPS)) is not a directory: a name cut at white space? (rename it))
+endif
+batch_bad_dirs := $(foreach d,$(dump_dirs),$(if $(call batch_has_bad,$(d)),$(d)))
+ifneq ($(strip $(batch_bad_dirs)),)
+$(error $(batch_refuse): '$(firstword $(batch_bad_dirs))' (rename it))
+endif
+
+name_of = $(subst /,_,$(1))
+# Exact equality (no pattern characters involved).
+batch_eq = $(and $(findstring $(1),$(2)),$(findstring $(2),$(1)))
+dir_of = $(firstword $(foreach d,$(dump_dirs),$(if $(call batch_eq,$(call name_of,$(d)),$(1)),$(d))))
+# The simulator's dump files (what sim-export reads): a change to one
+# rebuilds the tree.
+dump_files = $(wildcard $(1)/core* $(1)/aicore_binary.o $(1)/pc_start_addr.txt)
+
+names := $(foreach d,$(dump_dirs),$(call name_of,$(d)))
+ifneq ($(words $(names)),$(words $(sort $(names))))
+$(error batch.mk: two dump directories give the same tree name (a/b and a_b): use another OUT for one)
+endif
+stamps := $(foreach n,$(names),$(OUT)/$(n)/.done)
 
 .PHONY: all clean
 all: $(stamps)
 
-# One rule per dump: the stamp depends on every file of the dump directory.
-define one_dump
-$(OUT)/$(call name_of,$(1))/.done: $(wildcard $(1)/*)
-	@rm -rf $(OUT)/$(call name_of,$(1))
-	@mkdir -p $(OUT)/$(call name_of,$(1)).new
-	$(SIM_EXPORT) -q -j $(SIM_EXPORT_JOBS) -o $(OUT)/$(call name_of,$(1)).new $(1)
-	@mv $(OUT)/$(call name_of,$(1)).new/OPPROF_* $(OUT)/$(call name_of,$(1))
-	@rmdir $(OUT)/$(call name_of,$(1)).new
-	@touch $$@
-endef
-$(foreach d,$(dump_dirs),$(eval $(call one_dump,$(d))))
+export SIM_EXPORT SIM_EXPORT_JOBS SOC
+$(OUT)/%/.done: export BATCH_DUMP = $(call dir_of,$*)
+$(OUT)/%/.done: export BATCH_TREE = $(OUT)/$*
+
+# sim-export's status 1 (problems found, the tree written) gets a warning
+# and the stamp; any other failure keeps what sim-export left (an
+# interrupted or incomplete tree, its manifest.json says what is missing)
+# but not the stamp, so the next make tries again, and stops make.
+.SECONDEXPANSION:
+$(OUT)/%/.done: $$(call dump_files,$$(call dir_of,$$*))
+	@rm -rf -- "$$BATCH_TREE" "$$BATCH_TREE.new" && mkdir -p -- "$$BATCH_TREE.new"
+	@st=0; "$$SIM_EXPORT" -q -j "$$SIM_EXPORT_JOBS" $${SOC:+--soc-version="$$SOC"} -o "$$BATCH_TREE.new" -- "$$BATCH_DUMP" || st=$$?; \
+	for t in "$$BATCH_TREE.new"/OPPROF_*; do [ ! -d "$$t" ] || mv -- "$$t" "$$BATCH_TREE"; done; \
+	rm -rf -- "$$BATCH_TREE.new"; \
+	case $$st in \
+	0) ;; \
+	1) echo "batch.mk: $$BATCH_DUMP: sim-export found problems (above); the tree is written" >&2 ;; \
+	*) echo "batch.mk: $$BATCH_DUMP: sim-export exited $$st" >&2; exit "$$st" ;; \
+	esac; \
+	touch -- "$$BATCH_TREE/.done"
 
 clean:
-	rm -rf $(OUT)
+	rm -rf -- "$$BATCH_OUT"
+clean: export BATCH_OUT = $(OUT)

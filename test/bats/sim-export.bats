@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
 # pipelines/sim-export and pipelines/batch.mk as a user runs them.
 
+bats_require_minimum_version 1.5.0
+load sim-export-lib
+
 setup() {
-	top="$BATS_TEST_DIRNAME/../.."
-	data="$BATS_TEST_DIRNAME/../data"
-	tmp="$BATS_TEST_TMPDIR"
-	export PATH="$top/pipelines:$PATH"
+	se_setup
 }
 
 @test "sim-export makes the OPPROF tree for the 910B sample" {
@@ -14,7 +14,13 @@ setup() {
 	dir=$(ls -d "$tmp"/OPPROF_*)
 	[[ "$(basename "$dir")" =~ ^OPPROF_[0-9]{14}_[A-Z]{16}$ ]]
 	grep -q "wrote $dir" <<<"$output"
-	grep -q "trace.json" <<<"$output"
+	# each viewer to its file
+	grep -q "Perfetto (https://ui.perfetto.dev) or chrome://tracing: open $dir/simulator/trace.clean.json" <<<"$output"
+	grep -q "MindStudio Insight: open $dir/simulator/trace.json" <<<"$output"
+	# trace-clean's view and metrics
+	jq -e '[.traceEvents[] | select(.ph == "X")] | length > 0' "$dir/simulator/trace.clean.json" >/dev/null
+	jq -e '.instructions["core0.veccore0"] | length > 0' "$dir/simulator/instr_metrics.json" >/dev/null
+	jq -e '.complete and .interrupted == false and .exit_status == 0' "$dir/manifest.json" >/dev/null
 	# dump/ holds the dump files as read
 	for f in "$data"/910B/*; do cmp "$f" "$dir/dump/$(basename "$f")"; done
 	# simulator/ holds the traces and per-core files
@@ -55,7 +61,7 @@ setup() {
 	[ "$status" -eq 3 ]
 	grep -q "missing: not a directory" <<<"$output"
 	run sim-export -o "$tmp/out" "$tmp/empty"
-	[ "$status" -ne 0 ]
+	[ "$status" -eq 3 ]
 	[ "$(ls -A "$tmp/out" | wc -l)" -eq 0 ]
 	run sim-export --no-such-option "$data/910B"
 	[ "$status" -eq 2 ]
@@ -114,4 +120,98 @@ setup() {
 	[ "$(jq '[.traceEvents[] | select(.ph == "C" and .pid == "MTE Throughput")] | length' "$t")" -gt 6 ]
 	# eight 256-byte reads, 244.140625 MB/s-us each, spread over the buckets
 	[ "$(jq '[.traceEvents[] | select(.ph == "C" and .name == "GM_TO_UB") | .args["throughput(MB/s)"]] | add' "$t")" = "1953.125" ]
+}
+
+@test "sim-export -o DIR creates DIR; --version; -q prints nothing on success" {
+	run --separate-stderr sim-export -q -o "$tmp/new/deeper" "$data/910B"
+	[ "$status" -eq 0 ]
+	# (timeline-emit's warnings about the sample stay on stderr)
+	[ -z "$output" ]
+	[[ "$stderr" != *"sim-export"* ]]
+	ls -d "$tmp"/new/deeper/OPPROF_* >/dev/null
+	run sim-export --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^sim-export\ \(optrace\)\ [0-9] ]]
+}
+
+@test "from the checkout, after make: pipelines/sim-export and build/bin/sim-export find their tools" {
+	[ -x "$top/build/bin/sim-export" ] || skip "build/bin/sim-export is made by make"
+	unset OPTRACE_BIN
+	run env PATH=/usr/bin:/bin "$top/pipelines/sim-export" -q -o "$tmp/a" "$data/910B"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	run env PATH=/usr/bin:/bin "$top/build/bin/sim-export" -q -o "$tmp/b" "$data/910B"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	# and batch.mk, through the sim-export next to it
+	mkdir -p "$tmp/runs/a"
+	cp "$data"/910B/* "$tmp/runs/a/"
+	cd "$tmp"
+	run env PATH=/usr/bin:/bin make -s -f "$top/pipelines/batch.mk" DUMPS="runs/*" OUT=profiles
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ -f profiles/runs_a/simulator/trace.json ]
+}
+
+@test "a missing tool is named, exit 4, nothing written" {
+	unset OPTRACE_BIN
+	mkdir -p "$tmp/inst/bin"
+	cp "$top/pipelines/sim-export" "$tmp/inst/bin/"
+	for t in dump-split instr-parse icache-merge scalar-merge; do ln -s "$top/$variant/bin/$t" "$tmp/inst/bin/"; done
+	mkdir "$tmp/out"
+	run env PATH=/usr/bin:/bin "$tmp/inst/bin/sim-export" -o "$tmp/out" "$data/910B"
+	[ "$status" -eq 4 ]
+	[[ "$output" == "sim-export: timeline-emit: not found "* ]]
+	[ -z "$(ls -A "$tmp/out")" ]
+}
+
+@test "progress on a terminal: 'core N/M parsed', the last always; none with -q or off a terminal" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	gen-dump -s 1 -c 3 -o "$tmp/d" >/dev/null
+	printf '#!/bin/sh\nexec sim-export "$@" -o "$RUN_OUT" "$RUN_DUMP"\n' >"$tmp/run"
+	chmod +x "$tmp/run"
+	export RUN_OUT="$tmp/out" RUN_DUMP="$tmp/d"
+	run script -qec "$tmp/run -j 2" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"sim-export: core 6/6 parsed"* ]]
+	run script -qec "$tmp/run -q -j 2" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"parsed"* ]]
+	run --separate-stderr "$tmp/run" -j 2
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"6/6 parsed"* ]]
+}
+
+@test "--core-id=LIST parses only those physical cores (ids separated by |)" {
+	gen-dump -s 1 -c 3 -o "$tmp/d" >/dev/null
+	mkdir "$tmp/out" "$tmp/out2"
+	run sim-export -q --core-id='0|2' -o "$tmp/out" "$tmp/d"
+	[ "$status" -eq 0 ]
+	dir=$(ls -d "$tmp"/out/OPPROF_*)
+	[ "$(cd "$dir/simulator" && ls -d core*/ | tr -d / | sort | tr '\n' ' ')" = "core0.veccore0 core0.veccore1 core2.veccore0 core2.veccore1 " ]
+	jq -e '.core_id == "0|2" and (.cores | length) == 4' "$dir/manifest.json"
+	run sim-export -q --core-id=5 -o "$tmp/out2" "$tmp/d"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"no core with an instruction log among --core-id 5"* ]]
+}
+
+@test "--from/--to narrow the trace (timeline-emit's); --aic-metrics goes to timeline-emit" {
+	mkdir "$tmp/out" "$tmp/full" "$tmp/m"
+	run sim-export -q --from=6.3 --to=6.4 -o "$tmp/out" "$data/910B"
+	[ "$status" -eq 0 ]
+	dir=$(ls -d "$tmp"/out/OPPROF_*)
+	part=$(jq '[.traceEvents[] | select(.ph == "X")] | length' "$dir/simulator/trace.json")
+	sim-export -q -o "$tmp/full" "$data/910B"
+	full=$(jq '[.traceEvents[] | select(.ph == "X")] | length' "$tmp"/full/OPPROF_*/simulator/trace.json)
+	[ "$part" -lt "$full" ]
+	timeline-emit --help 2>&1 | grep -q -- --aic-metrics || skip "timeline-emit does not take --aic-metrics yet"
+	run sim-export -q --aic-metrics=PipeUtilization -o "$tmp/m" "$data/910B"
+	[ "$status" -eq 0 ]
+}
+
+@test "man pages sim-export(7) and optrace-batch(7) exist, and sim-export's help cites one that does" {
+	[ -f "$top/man/sim-export.7" ]
+	[ -f "$top/man/optrace-batch.7" ]
+	sim-export --help | grep -q 'sim-export(7)'
+	for p in sim-export optrace-batch; do
+		grep -q '^\.SH EXIT STATUS' "$top/man/$p.7"
+		grep -q '^\.SH EXAMPLES' "$top/man/$p.7"
+	done
 }

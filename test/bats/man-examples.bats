@@ -13,7 +13,7 @@ examples() {
 }
 
 @test "every man page has an EXAMPLES section with commands" {
-	for page in "$top"/man/*.[15]; do
+	for page in "$top"/man/*.[157]; do
 		case "$page" in *.5) continue ;; esac
 		n=$(examples "$page" | wc -l)
 		[ "$n" -gt 0 ] || { echo "no examples in $page"; return 1; }
@@ -21,7 +21,7 @@ examples() {
 }
 
 @test "man page examples run and succeed" {
-	for page in "$top"/man/*.1; do
+	for page in "$top"/man/*.[17]; do
 		while IFS= read -r cmd; do
 			run bash -o pipefail -c "$cmd"
 			if [ "$status" -ne 0 ]; then
@@ -36,7 +36,7 @@ examples() {
 
 @test "every man page renders without warnings" {
 	command -v groff >/dev/null || skip "groff is not installed"
-	for page in "$top"/man/*.[15]; do
+	for page in "$top"/man/*.[157]; do
 		run groff -man -ww -z "$page"
 		[ "$status" -eq 0 ] || { echo "$page: groff failed"; return 1; }
 		[ -z "$output" ] || { echo "$page: $output"; return 1; }

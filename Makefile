@@ -133,6 +133,9 @@ install: build/bin/.ok
 	install -m 755 $(TOOLS:%=build/bin/%) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/optrace
+	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -m 644 pipelines/batch.mk $(DESTDIR)$(PREFIX)/share/optrace/
 	$(EXTRA_INSTALL)
 
 # Regenerate the golden outputs after an intended change; review with git diff.

@@ -215,3 +215,17 @@ setup() {
 		grep -q '^\.SH EXAMPLES' "$top/man/$p.7"
 	done
 }
+
+@test "installed: batch.mk in PREFIX/share/optrace runs PREFIX/bin/sim-export, which finds its tools; the section 7 pages" {
+	make -s -C "$top" install DESTDIR="$tmp/dest" PREFIX=/opt/o >/dev/null
+	p=$tmp/dest/opt/o
+	[ -f "$p/share/man/man7/sim-export.7" ]
+	[ -f "$p/share/man/man7/optrace-batch.7" ]
+	unset OPTRACE_BIN
+	mkdir -p "$tmp/runs/a"
+	cp "$data"/910B/* "$tmp/runs/a/"
+	cd "$tmp"
+	run env PATH=/usr/bin:/bin make -s -f "$p/share/optrace/batch.mk" DUMPS="runs/*" OUT=profiles
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	jq -e .complete profiles/runs_a/manifest.json
+}

@@ -62,6 +62,13 @@ rundir() {
 	jq -e -s 'map(select(.kind == "api")) | map(.name) | index("rtDevBinaryRegister") != null
 	          and index("rtKernelLaunch") != null' "$BATS_TEST_TMPDIR/c.json"
 	jq -e -s 'map(select(.kind == "api")) | all(.end_ns >= .begin_ns)' "$BATS_TEST_TMPDIR/c.json"
+	# the key arguments of each call, as text
+	jq -e -s 'map(select(.kind == "api")) | all(.args != "")' "$BATS_TEST_TMPDIR/c.json"
+	jq -e -s '[.[] | select(.name == "rtKernelLaunch") | .args] | length == 2 and
+	          (.[0] | test("^kernel=add_custom blockDim=2 stream=0x[0-9a-f]+ args=0x0 argsSize=0 stub=0x[0-9a-f]+$")) and
+	          (.[1] | test("^kernel=mul_custom blockDim=1 "))' "$BATS_TEST_TMPDIR/c.json"
+	jq -e -s '[.[] | select(.name == "rtFunctionRegister") | .args | capture("name=(?<n>.*)$").n][0:2] == ["add_custom", "mul_custom"]' "$BATS_TEST_TMPDIR/c.json"
+	jq -e -s '[.[] | select(.name == "rtStreamCreate")][0].args | test("^stream=0x[0-9a-f]+ priority=0$")' "$BATS_TEST_TMPDIR/c.json"
 }
 
 @test "--kernel-name and --launch-count choose the launches" {

@@ -291,3 +291,37 @@ check_path() {
 	jq -e '.interrupted == true' "$(rundir)/manifest.json"
 	dump-split -q "$d" | instr-parse --json | jq -c 'select(.kind == "instr")' | head -n 100 | wc -l | grep -qx 100
 }
+
+@test "host API spans carry their key arguments: sizes, pointers, blockDim, stream (rt and ACL), also in host_api.json" {
+	need "$ops/bin/op_rt"
+	need "$ops/bin/op_acl"
+	run sim-capture -q -o "$out" -- "$ops/bin/op_rt" -s add -m handle
+	[ "$status" -eq 0 ]
+	rec-cat --json "$(rundir)/capture.rec" | jq -c 'select(.kind == "api")' > "$BATS_TEST_TMPDIR/rt.json"
+	jq -e -s 'length > 10 and all(.args != "")' "$BATS_TEST_TMPDIR/rt.json"
+	# rtMalloc: size, type and the pointer it returned; rtMemcpy to that pointer
+	jq -e -s '[.[] | select(.name == "rtMalloc") | .args] | length == 4 and
+	          all(test("^size=[0-9]+ type=[0-9]+ ptr=0x1[0-9a-f]{8}$")) and (.[0] | startswith("size=65536 "))' "$BATS_TEST_TMPDIR/rt.json"
+	ptr=$(jq -r -s '[.[] | select(.name == "rtMalloc")][0].args | capture("ptr=(?<p>0x[0-9a-f]+)").p' "$BATS_TEST_TMPDIR/rt.json")
+	jq -e -s --arg p "$ptr" 'any(.[]; .name == "rtMemcpy" and (.args | test("^dst=\($p) src=0x[0-9a-f]+ size=65536 max=65536 kind=host_to_device$")))' "$BATS_TEST_TMPDIR/rt.json"
+	jq -e -s 'any(.[]; .name == "rtMemcpy" and (.args | endswith(" kind=device_to_host")))' "$BATS_TEST_TMPDIR/rt.json"
+	jq -e -s 'map(select(.name == "rtKernelLaunchWithHandleV2"))[0].args |
+	          test("^kernel=add_custom blockDim=2 stream=0x[0-9a-f]+ tilingKey=[0-9]+ args=0x[0-9a-f]+ argsSize=[0-9]+ handle=0x[0-9a-f]+$")' "$BATS_TEST_TMPDIR/rt.json"
+	jq -e -s 'map(select(.name == "rtRegisterAllKernel"))[0].args | test("^size=[0-9]+ magic=0x41415246 handle=0x")' "$BATS_TEST_TMPDIR/rt.json"
+	# ACL: aclrtMalloc, the device pointers appended to the args handle, the launch
+	rm -rf "$out"/*
+	run sim-capture -q -o "$out" -- "$ops/bin/op_acl" -s add -m config
+	[ "$status" -eq 0 ]
+	rec-cat --json "$(rundir)/capture.rec" | jq -c 'select(.kind == "api")' > "$BATS_TEST_TMPDIR/acl.json"
+	jq -e -s 'all(.args != "")' "$BATS_TEST_TMPDIR/acl.json"
+	jq -e -s '[.[] | select(.name == "aclrtMalloc") | .args | capture("ptr=(?<p>0x[0-9a-f]+)").p][0:3] ==
+	          [.[] | select(.name == "aclrtKernelArgsAppend") | .args | capture("value=(?<p>0x[0-9a-f]+)").p]' "$BATS_TEST_TMPDIR/acl.json"
+	jq -e -s 'map(select(.name == "aclrtLaunchKernelWithConfig"))[0].args |
+	          test("^kernel=add_custom blockDim=2 stream=0x[0-9a-f]+ args=0x[0-9a-f]+ config=0x[0-9a-f]+ function=0x[0-9a-f]+$")' "$BATS_TEST_TMPDIR/acl.json"
+	jq -e -s 'map(select(.name == "aclrtBinaryLoadFromFile"))[0].args | test("^handle=0x[0-9a-f]+ path=/.*/kernels/add_custom.o$")' "$BATS_TEST_TMPDIR/acl.json"
+	# sim-flow puts them into host_api.json
+	rm -rf "$out"/*
+	run sim-flow -q -o "$out" -- "$ops/bin/op_rt" -s add
+	[ "$status" -eq 0 ]
+	jq -e '[.traceEvents[] | select(.name == "rtMalloc") | .args | tostring] | length == 4 and all(test("size=[0-9]+ type="))' "$(rundir)/host_api.json"
+}

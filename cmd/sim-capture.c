@@ -15,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "capture.h"
 #include "chip.h"
@@ -138,8 +141,9 @@ static void check_core_ids(const char *s)
 	}
 }
 
-/* --aic-metrics: names of the reference, any case, comma separated. */
-static void check_metrics(const char *s)
+/* --aic-metrics: names of the reference, any case, comma separated.
+ * from names where the list came from, for the message. */
+static void check_metrics(const char *s, const char *from)
 {
 	static const char *const known[] = {
 		"pipeutilization", "arithmeticutilization", "l2cache", "memory", "memoryl0", "memoryub",
@@ -149,7 +153,7 @@ static void check_metrics(const char *s)
 	char tok[64];
 	const char *p = s, *e;
 	if (strlen(s) > 200)
-		cli_die(EXIT_USAGE, "--aic-metrics: longer than 200 characters");
+		cli_die(EXIT_USAGE, "%s: longer than 200 characters", from);
 	for (; *p; p = *e ? e + 1 : e) {
 		size_t n, i;
 		int ok = 0;
@@ -167,9 +171,9 @@ static void check_metrics(const char *s)
 		for (i = 0; known[i]; i++)
 			ok |= !strcmp(tok, known[i]);
 		if (!ok)
-			cli_die(EXIT_USAGE, "--aic-metrics=%s: unknown metric %s", s, tok);
+			cli_die(EXIT_USAGE, "%s=%s: unknown metric %s", from, s, tok);
 		if (!strcmp(tok, "timelinedetail"))
-			cli_die(EXIT_USAGE, "--aic-metrics=TimelineDetail is invalid in simulator");
+			cli_die(EXIT_USAGE, "%s=TimelineDetail is invalid in simulator", from);
 	}
 }
 
@@ -245,7 +249,7 @@ static void parse_args(int argc, char **argv)
 				cli_die(EXIT_USAGE, "--dump should be on or off");
 			dump_on = !strcmp(v, "on");
 		} else if (take(a, "--aic-metrics", &i, argc, argv, &v)) {
-			check_metrics(v);
+			check_metrics(v, "--aic-metrics");
 			aic_metrics = v;
 		} else if (take(a, "--core-id", &i, argc, argv, &v)) {
 			check_core_ids(v);
@@ -285,41 +289,56 @@ static void parse_args(int argc, char **argv)
 
 static char ge_output[4096], ge_metrics[256];
 
-/* The string value of "key" in a flat JSON object (no escapes handled). */
-static int json_str_value(const char *js, const char *key, char *buf, size_t cap)
+/* A string member of the options object; absent is fine, anything else
+ * than a string is an error, as a malformed object is: a profile taken
+ * with options silently dropped is not the profile that was asked for. */
+static void ge_string(const cJSON *root, const char *key, char *buf, size_t cap)
 {
-	char pat[64];
-	const char *p, *e;
-	snprintf(pat, sizeof pat, "\"%s\"", key);
-	if (!(p = strstr(js, pat)))
-		return 0;
-	p += strlen(pat);
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
-	if (*p++ != ':')
-		return 0;
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
-	if (*p++ != '"' || !(e = strchr(p, '"')) || (size_t)(e - p) >= cap)
-		return 0;
-	memcpy(buf, p, (size_t)(e - p));
-	buf[e - p] = 0;
-	return 1;
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, key);
+	if (!it)
+		return;
+	if (!cJSON_IsString(it))
+		cli_die(EXIT_USAGE, "GE_PROFILING_OPTIONS: \"%s\" should be a string", key);
+	if (strlen(it->valuestring) >= cap)
+		cli_die(EXIT_USAGE, "GE_PROFILING_OPTIONS: \"%s\" is longer than %zu characters", key, cap - 1);
+	strcpy(buf, it->valuestring);
 }
 
 static void ge_defaults(void)
 {
 	const char *mode = getenv("GE_PROFILING_MODE"), *opts = getenv("GE_PROFILING_OPTIONS");
+	const char *end = NULL;
+	cJSON *root;
 	if (!mode || (strcmp(mode, "true") && strcmp(mode, "1")) || !opts)
 		return;
-	if (json_str_value(opts, "output", ge_output, sizeof ge_output) && !out_dir && ge_output[0]) {
+	root = cJSON_ParseWithOpts(opts, &end, 1);
+	if (!root) {
+		/* Where the parser stopped, and a few characters from there
+		 * (control characters shown as '?', so the message stays one line). */
+		size_t at = end && end >= opts ? (size_t)(end - opts) : 0, i;
+		char near[24];
+		for (i = 0; i < sizeof near - 1 && opts[at + i]; i++)
+			near[i] = (unsigned char)opts[at + i] < 0x20 || opts[at + i] == 0x7f ? '?' : opts[at + i];
+		near[i] = 0;
+		if (!opts[at])
+			cli_die(EXIT_USAGE, "GE_PROFILING_OPTIONS: not valid JSON: it ends at character %zu before the "
+			        "object is complete", at + 1);
+		cli_die(EXIT_USAGE, "GE_PROFILING_OPTIONS: not valid JSON at character %zu (at \"%s\")", at + 1, near);
+	}
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		cli_die(EXIT_USAGE, "GE_PROFILING_OPTIONS: should be a JSON object");
+	}
+	ge_string(root, "output", ge_output, sizeof ge_output);
+	ge_string(root, "aic_metrics", ge_metrics, sizeof ge_metrics);
+	cJSON_Delete(root);
+	if (!out_dir && ge_output[0]) {
 		out_dir = ge_output;
 		if (cli_verbosity > 1)
 			cli_note("output directory %s from GE_PROFILING_OPTIONS", out_dir);
 	}
-	json_str_value(opts, "aic_metrics", ge_metrics, sizeof ge_metrics);
 	if (!aic_metrics && ge_metrics[0]) {
-		check_metrics(ge_metrics);
+		check_metrics(ge_metrics, "GE_PROFILING_OPTIONS: aic_metrics");
 		aic_metrics = ge_metrics;
 	}
 }
@@ -544,6 +563,71 @@ static size_t nkernels;
 static unsigned long long nlaunches, nspans, ndropped;
 static char *launched_names;
 
+/* What could not be written: capture.rec (records_err, an errno), and the
+ * files of launch directories the library or the rescue could not save,
+ * each a path relative to the run and its message ("dump not saved: ...").
+ * Any of them makes the exit status 4. */
+static int records_err;
+struct problem {
+	char *file, *msg;
+};
+static struct problem *problems;
+static size_t nproblems;
+
+/* A path of the run as the manifest and capture.rec give it: relative to
+ * the OPPROF directory, so that a tree moved elsewhere stays right. */
+static const char *rel(const char *p, size_t n, size_t *outn)
+{
+	size_t rl = strlen(run);
+	if (n > rl && !strncmp(p, run, rl) && p[rl] == '/') {
+		*outn = n - rl - 1;
+		return p + rl + 1;
+	}
+	*outn = n;
+	return p;
+}
+
+static char *rel_dup(const char *p)
+{
+	size_t n;
+	const char *r = rel(p, strlen(p), &n);
+	char *d = strndup(r, n);
+	if (!d)
+		cli_die(EXIT_IO, "out of memory");
+	return d;
+}
+
+static void add_problem(const char *file, size_t n, const char *msg, size_t mn)
+{
+	size_t rn;
+	const char *r = rel(file, n, &rn);
+	problems = realloc(problems, (nproblems + 1) * sizeof *problems);
+	if (!problems)
+		cli_die(EXIT_IO, "out of memory");
+	problems[nproblems].file = strndup(r, rn);
+	problems[nproblems].msg = strndup(msg, mn);
+	if (!problems[nproblems].file || !problems[nproblems].msg)
+		cli_die(EXIT_IO, "out of memory");
+	cli_warn("%s/%s: %s", run, problems[nproblems].file, problems[nproblems].msg);
+	nproblems++;
+}
+
+/* A problem belongs to the launch whose directory holds its file. */
+static int problem_of(const struct problem *pr, const struct kernel *k)
+{
+	size_t n = strlen(k->dir);
+	return !strncmp(pr->file, k->dir, n) && pr->file[n] == '/';
+}
+
+static int kernel_complete(const struct kernel *k)
+{
+	size_t i;
+	for (i = 0; i < nproblems; i++)
+		if (problem_of(&problems[i], k))
+			return 0;
+	return 1;
+}
+
 static void note_name(const char *name, size_t len)
 {
 	size_t have = launched_names ? strlen(launched_names) : 0;
@@ -578,6 +662,13 @@ static void free_kernels(void)
 		free(kernels[i].name);
 		free(kernels[i].dir);
 	}
+	for (i = 0; i < nproblems; i++) {
+		free(problems[i].file);
+		free(problems[i].msg);
+	}
+	free(problems);
+	problems = NULL;
+	nproblems = 0;
 	free(kernels);
 	kernels = NULL;
 	nkernels = 0;
@@ -610,13 +701,16 @@ static void merge_host_records(void)
 	if (n)
 		qsort(names, n, sizeof *names, cmp_str);
 	snprintf(path, sizeof path, "%s/capture.rec", run);
-	if (!(w = wr_open(path, 0)))
-		cli_die(EXIT_IO, "%s:", path);
+	if (!(w = wr_open(path, 0))) {
+		records_err = errno;
+		cli_warn("%s:", path);
+	}
 	out.w = w;
 	out.mode = REC_BIN;
 	out.records = 0;
 	out.producer = "sim-capture";
-	rec_out_header(&out, soc, chip_find(soc)->mhz, app ? app[0] : config_file);
+	if (w)
+		rec_out_header(&out, soc, chip_find(soc)->mhz, app ? app[0] : config_file);
 	for (i = 0; i < n; i++) {
 		struct rd *r;
 		const char *line;
@@ -634,6 +728,7 @@ static void merge_host_records(void)
 			if (rc.sc->kind == K_LAUNCH) {
 				nlaunches++;
 				note_name(rc.s[NS_NAME].p, rc.s[NS_NAME].n);
+				rc.s[NS_DIR].p = rel(rc.s[NS_DIR].p, rc.s[NS_DIR].n, &rc.s[NS_DIR].n);
 				if (rc.n[N_ORDER].i >= 0) {
 					kernels = realloc(kernels, (nkernels + 1) * sizeof *kernels);
 					if (!kernels)
@@ -646,17 +741,26 @@ static void merge_host_records(void)
 				}
 			} else if (rc.sc->kind == K_API) {
 				nspans++;
+			} else if (rc.sc->kind == K_DIAG && rc.s[DS_TOOL].n == 14 &&
+			           !memcmp(rc.s[DS_TOOL].p, "optrace-inject", 14)) {
+				/* Something of a captured launch that the library
+				 * could not write (a full disk...). */
+				add_problem(rc.s[DS_FILE].p, rc.s[DS_FILE].n, rc.s[DS_MESSAGE].p, rc.s[DS_MESSAGE].n);
+				rc.s[DS_FILE].p = rel(rc.s[DS_FILE].p, rc.s[DS_FILE].n, &rc.s[DS_FILE].n);
 			}
-			rec_out_put(&out, &rc);
+			if (w)
+				rec_out_put(&out, &rc);
 		}
 		rd_close(r);
 		free(names[i]);
 	}
 	free(names);
 	rec_dec_free(&dec);
+	if (!w)
+		return;
 	rec_out_trailer(&out, 0, 0, sigints > 0);
-	if (wr_close(w))
-		cli_warn("%s/capture.rec: write failed", run);
+	if ((records_err = wr_close(w)))
+		cli_warn("%s/capture.rec: %s", run, strerror(records_err));
 }
 
 /* A launch cut short (Ctrl+C, timeout, crash): its dumps are still in
@@ -693,18 +797,21 @@ static void rescue_interrupted(void)
 		snprintf(dst, sizeof dst, "%s/%s", dest, e->d_name);
 		if (lstat(src, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
 			continue;
-		if (rename(src, dst))
-			cli_warn("%s:", dst);
+		if (rename(src, dst)) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "dump not saved: %s", strerror(errno));
+			add_problem(dst, strlen(dst), msg, strlen(msg));
+		}
 	}
 	closedir(d);
 	/* Its launch record was never written: list it from the path
 	 * (<dev0>/<kernel>/<n>/dump). */
 	{
-		char *k = strdup(dest + strlen(dev0) + 1), *slash, *num;
+		char *k = strdup(dest + strlen(dev0) + 1), *slash, *num, *rd = rel_dup(dest);
 		size_t i;
 		int dup = 0;
 		for (i = 0; i < nkernels; i++)
-			dup |= !strcmp(kernels[i].dir, dest);
+			dup |= !strcmp(kernels[i].dir, rd);
 		if (k && !dup && (slash = strchr(k, '/'))) {
 			*slash = 0;
 			num = slash + 1;
@@ -712,10 +819,13 @@ static void rescue_interrupted(void)
 			if (!kernels)
 				cli_die(EXIT_IO, "out of memory");
 			kernels[nkernels].name = k;
-			kernels[nkernels].dir = strdup(dest);
+			kernels[nkernels].dir = rd;
 			kernels[nkernels].order = atoi(num);
 			kernels[nkernels].block_dim = 0;
 			nkernels++;
+		} else {
+			free(k);
+			free(rd);
 		}
 	}
 	if (cli_verbosity)
@@ -728,7 +838,7 @@ static void scan_launch_dirs(void)
 {
 	DIR *d = opendir(dev0), *kd;
 	struct dirent *k, *n;
-	char kp[PATH_MAX * 2], dp[PATH_MAX * 3];
+	char kp[PATH_MAX * 2], dp[PATH_MAX * 3], *rdp;
 	size_t i;
 	while (d && (k = readdir(d))) {
 		if (k->d_name[0] == '.' || !strcmp(k->d_name, "tmp_dump"))
@@ -743,15 +853,18 @@ static void scan_launch_dirs(void)
 			snprintf(dp, sizeof dp, "%s/%s/dump", kp, n->d_name);
 			if (!is_dir(dp))
 				continue;
+			rdp = rel_dup(dp);
 			for (i = 0; i < nkernels; i++)
-				known |= !strcmp(kernels[i].dir, dp);
-			if (known)
+				known |= !strcmp(kernels[i].dir, rdp);
+			if (known) {
+				free(rdp);
 				continue;
+			}
 			kernels = realloc(kernels, (nkernels + 1) * sizeof *kernels);
 			if (!kernels)
 				cli_die(EXIT_IO, "out of memory");
 			kernels[nkernels].name = strdup(k->d_name);
-			kernels[nkernels].dir = strdup(dp);
+			kernels[nkernels].dir = rdp;
 			kernels[nkernels].order = atoi(n->d_name);
 			kernels[nkernels].block_dim = 0;
 			nkernels++;
@@ -768,8 +881,11 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 	struct wr *w;
 	struct json j;
 	size_t i;
+	int e;
 	char **a;
 	snprintf(path, sizeof path, "%s/manifest.json", run);
+	/* Without a manifest the run is still what was captured: kept. */
+	run_kept = 1;
 	if (!(w = wr_open(path, 0)))
 		cli_die(EXIT_IO, "%s:", path);
 	json_init(&j, w);
@@ -797,18 +913,43 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 		json_kv_cstr(&j, "core_id", core_ids);
 	if (aic_metrics)
 		json_kv_cstr(&j, "aic_metrics", aic_metrics);
+	if (ge_output[0])
+		json_kv_cstr(&j, "ge_output", ge_output);
 	json_kv_uint(&j, "launches", nlaunches);
 	json_key(&j, "kernels");
 	json_begin_array(&j);
 	for (i = 0; i < nkernels; i++) {
+		size_t p;
 		json_begin_object(&j);
 		json_kv_cstr(&j, "name", kernels[i].name);
 		json_kv_uint(&j, "n", (uint64_t)kernels[i].order);
 		json_kv_uint(&j, "block_dim", kernels[i].block_dim);
 		json_kv_cstr(&j, "dir", kernels[i].dir);
+		json_key(&j, "dumps_complete");
+		json_bool(&j, kernel_complete(&kernels[i]));
+		json_key(&j, "not_saved");
+		json_begin_array(&j);
+		for (p = 0; p < nproblems; p++)
+			if (problem_of(&problems[p], &kernels[i])) {
+				const char *why = strstr(problems[p].msg, "not saved: ");
+				json_begin_object(&j);
+				json_kv_cstr(&j, "file", problems[p].file + strlen(kernels[i].dir) + 1);
+				json_kv_cstr(&j, "error", why ? why + 11 : problems[p].msg);
+				json_end_object(&j);
+			}
+		json_end_array(&j);
 		json_end_object(&j);
 	}
 	json_end_array(&j);
+	json_key(&j, "dumps_complete");
+	json_bool(&j, nproblems == 0);
+	json_key(&j, "records_complete");
+	json_bool(&j, !records_err);
+	if (records_err) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "capture.rec: %s", strerror(records_err));
+		json_kv_cstr(&j, "records_error", msg);
+	}
 	json_kv_uint(&j, "api_spans", nspans);
 	json_kv_uint(&j, "dropped", ndropped);
 	json_key(&j, "app_status");
@@ -824,8 +965,8 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 		json_kv_cstr(&j, "note", live_note);
 	json_end_object(&j);
 	wr_putc(w, '\n');
-	if (wr_close(w))
-		cli_die(EXIT_IO, "%s: write failed", path);
+	if ((e = wr_close(w)))
+		cli_die(EXIT_IO, "%s: %s", path, strerror(e));
 }
 
 /* ---- live stream: FIFO -> stdout ---- */
@@ -905,6 +1046,53 @@ static int find_launcher(char *buf, size_t cap)
 	return access(buf, X_OK) == 0;
 }
 
+/* ---- the application's process group ---- */
+
+/* The application runs in a process group of its own (its id is the
+ * application's pid), so that stopping it reaches everything it started;
+ * sim-capture is a child subreaper, so its orphaned descendants become
+ * sim-capture's children and are reaped here, never left as zombies that
+ * would keep the group alive. */
+static pid_t app_pid;
+static int app_status, app_done;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void reap(void)
+{
+	int st;
+	pid_t w;
+	while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+		if (w == app_pid) {
+			app_status = st;
+			app_done = 1;
+		}
+}
+
+/* Anything left in the application's group (running, or a zombie not yet
+ * reaped). */
+static int group_alive(void)
+{
+	return kill(-app_pid, 0) == 0 || errno == EPERM;
+}
+
+static void signal_group(int sig)
+{
+	if (kill(-app_pid, sig) && errno == ESRCH && !app_done)
+		kill(app_pid, sig); /* not yet in its group (setpgid failed?) */
+}
+
+/* Grace periods of a stop: SIGINT (what Ctrl+C gives a program), SIGTERM
+ * when the application has not ended 3 s later or as soon as it has ended
+ * and something it started is still there, SIGKILL 2 s after SIGTERM. */
+#define STOP_TERM_MS 3000
+#define STOP_KILL_MS 2000
+
 /* ---- main ---- */
 
 int main(int argc, char **argv)
@@ -918,8 +1106,8 @@ int main(int argc, char **argv)
 	sigset_t defsigs, none;
 	struct sigaction sa;
 	pid_t pid;
-	int status = 0, fd = -1, rc, timed_out = 0, exited = 0;
-	time_t started, kill_at = 0;
+	int status = 0, fd = -1, rc, timed_out = 0, stopping = 0, term_sent = 0, kill_sent = 0;
+	uint64_t started, term_at = 0, kill_at = 0;
 	const char *live_note = NULL;
 
 	cli_init("sim-capture");
@@ -1035,6 +1223,9 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) && cli_verbosity > 1)
+		cli_note("not a child subreaper: %s", strerror(errno));
 
 	posix_spawn_file_actions_init(&fa);
 	if (live) /* stdout carries the records: the application's goes to stderr */
@@ -1044,10 +1235,12 @@ int main(int argc, char **argv)
 	sigaddset(&defsigs, SIGPIPE);
 	sigaddset(&defsigs, SIGINT);
 	sigaddset(&defsigs, SIGTERM);
+	sigaddset(&defsigs, SIGHUP);
 	sigemptyset(&none);
 	posix_spawnattr_setsigdefault(&attr, &defsigs);
 	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
 	if (cli_verbosity > 1)
 		cli_note("running %s in simulator %s (%s)", child_argv[0], soc, sim_lib);
 	rc = posix_spawnp(&pid, child_argv[0], &fa, &attr, child_argv, env.v);
@@ -1056,15 +1249,17 @@ int main(int argc, char **argv)
 		rm_tree(run);
 		cli_die(EXIT_UNUSABLE, "%s: cannot start:", child_argv[0]);
 	}
-	started = time(NULL);
+	started = now_ms();
+	app_pid = pid;
 	env_free(&env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 
-	while (!exited) {
+	/* Until the application has ended and nothing of its group is left. */
+	for (;;) {
 		struct pollfd pf = { fd, POLLIN, 0 };
-		pid_t w;
 		int handled = sigints;
+		uint64_t now;
 		if (live) {
 			if (poll(&pf, 1, 50) > 0)
 				live_read(fd);
@@ -1072,38 +1267,66 @@ int main(int argc, char **argv)
 			struct timespec ts = { 0, 50000000 };
 			nanosleep(&ts, NULL);
 		}
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid) {
-			exited = 1;
+		reap();
+		if (app_done && !group_alive())
 			break;
-		}
 		if (sigints >= 2) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			if (live_out)
+			signal_group(SIGKILL);
+			while (group_alive() && waitpid(-1, NULL, 0) > 0)
+				;
+			if (live_out) {
+				/* What was streamed stays whole, and says it was cut. */
+				while (live_read(fd))
+					;
+				live_lines(1);
+				rec_out_trailer(&live_rec, live_bad, ndropped, 1);
 				wr_close(live_out);
+			}
 			rm_tree(tmpd);
 			run_kept = 1;
 			cli_warn("aborted; %s is incomplete", run);
 			return EXIT_INTR;
 		}
-		if (handled && !kill_at) {
+		now = now_ms();
+		if (handled && !stopping) {
 			if (cli_verbosity)
 				cli_note("interrupted: stopping the application (Ctrl+C again to abort)");
-			kill(pid, SIGINT);
-			kill_at = time(NULL) + 5;
+			stopping = 1;
 		}
-		if (timeout_s && !timed_out && time(NULL) - started >= (time_t)timeout_s) {
+		if (timeout_s && !timed_out && !stopping && now - started >= (uint64_t)timeout_s * 1000) {
 			timed_out = 1;
+			stopping = 1;
 			cli_warn("the timeout of %lus has been reached: stopping the application", timeout_s);
-			kill(pid, SIGINT);
-			kill_at = time(NULL) + 3;
 		}
-		if (kill_at && time(NULL) >= kill_at) {
-			kill(pid, SIGKILL);
-			kill_at = 0;
+		if (stopping == 1) {
+			signal_group(SIGINT);
+			term_at = now + STOP_TERM_MS;
+			stopping = 2;
+		}
+		/* The application has ended: what it left running goes too
+		 * (it would go on writing into a run that is being closed). */
+		if (!term_sent && ((app_done && group_alive()) || (term_at && now >= term_at))) {
+			if (app_done && cli_verbosity > 1)
+				cli_note("the application has ended: stopping what it left running");
+			signal_group(SIGTERM);
+			term_sent = 1;
+			kill_at = now + STOP_KILL_MS;
+		}
+		if (!kill_sent && kill_at && now >= kill_at) {
+			signal_group(SIGKILL);
+			kill_sent = 1;
+		}
+		/* A process that SIGKILL does not end (not ours to signal, or
+		 * stuck in the kernel) is not waited for forever. */
+		if (kill_sent && now >= kill_at + STOP_KILL_MS) {
+			cli_warn("processes of the application's group (%ld) did not end; not waiting for them",
+			         (long)app_pid);
+			if (!app_done)
+				app_status = SIGKILL; /* as if killed */
+			break;
 		}
 	}
+	status = app_status;
 	if (live) {
 		while (live_read(fd))
 			;
@@ -1147,6 +1370,11 @@ int main(int argc, char **argv)
 		cli_note("%zu launch%s captured in %s", nkernels, nkernels == 1 ? "" : "es", run);
 	if (ndropped || live_bad)
 		cli_warn("%llu live events dropped, %llu bad lines", ndropped, live_bad);
+	if (records_err || nproblems) {
+		cli_warn("%s is incomplete: %s%s%s", run, records_err ? "capture.rec not written" : "",
+		         records_err && nproblems ? ", " : "", nproblems ? "files of captured launches not saved" : "");
+		return EXIT_IO;
+	}
 	if (sigints)
 		return EXIT_INTR;
 	if (timed_out || ndropped || live_bad || !WIFEXITED(status) || WEXITSTATUS(status))

@@ -19,39 +19,51 @@ static void note_init(void *ah);
 static void note_param(void *ah, const void *param, size_t size);
 static void note_placeholder(void *ah, void *buf, size_t size);
 
-ACL_HOOK(aclrtSetDevice, (int32_t dev), (dev), dev, NONE, NONE, NULL, (void)0)
-ACL_HOOK(aclrtResetDevice, (int32_t dev), (dev), dev, NONE, NONE, NULL, (void)0)
-ACL_HOOK(aclrtGetDevice, (int32_t *dev), (dev), dev ? (uint64_t)*dev : NONE, NONE, NONE, NULL, (void)0)
+ACL_HOOK(aclrtSetDevice, (int32_t dev), (dev), dev, NONE, NONE, ARGS("device=%d", I(dev)), (void)0)
+ACL_HOOK(aclrtResetDevice, (int32_t dev), (dev), dev, NONE, NONE, ARGS("device=%d", I(dev)), (void)0)
+ACL_HOOK(aclrtGetDevice, (int32_t *dev), (dev), dev ? (uint64_t)*dev : NONE, NONE, NONE,
+         ARGS("device=%d", I(dev && r_ == 0 ? *dev : -1)), (void)0)
 ACL_HOOK(aclrtMalloc, (void **p, size_t size, int policy), (p, size, policy), size, policy, OUTPTR(p),
-         NULL, if (p) inj_alloc_note(*p, size))
-ACL_HOOK(aclrtFree, (void *p), (p), PTR(p), NONE, NONE, NULL, inj_alloc_forget(p))
-ACL_HOOK(aclrtMallocHost, (void **p, size_t size), (p, size), size, NONE, OUTPTR(p), NULL, (void)0)
-ACL_HOOK(aclrtFreeHost, (void *p), (p), PTR(p), NONE, NONE, NULL, (void)0)
+         ARGS("size=%u policy=%d ptr=%x", U(size), I(policy), XO(p)), if (p) inj_alloc_note(*p, size))
+ACL_HOOK(aclrtFree, (void *p), (p), PTR(p), NONE, NONE, ARGS("ptr=%x", X(p)), inj_alloc_forget(p))
+ACL_HOOK(aclrtMallocHost, (void **p, size_t size), (p, size), size, NONE, OUTPTR(p),
+         ARGS("size=%u ptr=%x", U(size), XO(p)), (void)0)
+ACL_HOOK(aclrtFreeHost, (void *p), (p), PTR(p), NONE, NONE, ARGS("ptr=%x", X(p)), (void)0)
 ACL_HOOK(aclrtMemset, (void *p, size_t max, int32_t val, size_t cnt), (p, max, val, cnt), cnt, val,
-         PTR(p), NULL, (void)0)
+         PTR(p), ARGS("ptr=%x max=%u value=%d count=%u", X(p), U(max), I(val), U(cnt)), (void)0)
 ACL_HOOK(aclrtMemcpy, (void *dst, size_t max, const void *src, size_t cnt, int kind),
-         (dst, max, src, cnt, kind), cnt, kind, PTR(dst), NULL, (void)0)
+         (dst, max, src, cnt, kind), cnt, kind, PTR(dst),
+         ARGS("dst=%x src=%x size=%u max=%u kind=%k", X(dst), X(src), U(cnt), U(max), I(kind)), (void)0)
 ACL_HOOK(aclrtMemcpyAsync, (void *dst, size_t max, const void *src, size_t cnt, int kind, void *stm),
-         (dst, max, src, cnt, kind, stm), cnt, kind, PTR(stm), NULL, (void)0)
-ACL_HOOK(aclrtCreateStream, (void **stm), (stm), OUTPTR(stm), NONE, NONE, NULL, (void)0)
-ACL_HOOK(aclrtDestroyStream, (void *stm), (stm), PTR(stm), NONE, NONE, NULL, (void)0)
-ACL_HOOK(aclrtSynchronizeStream, (void *stm), (stm), PTR(stm), NONE, NONE, NULL, (void)0)
-ACL_HOOK(aclrtBinaryLoadFromFile, (const char *path, void *opts, void **bh), (path, opts, bh), OUTPTR(bh),
-         NONE, NONE, path, if (bh) inj_bin_register_file(*bh, path))
-ACL_HOOK(aclrtBinaryUnLoad, (void *bh), (bh), PTR(bh), NONE, NONE, NULL, (void)0)
-ACL_HOOK(aclrtBinaryGetFunction, (void *bh, const char *name, void **fh), (bh, name, fh), PTR(bh),
-         OUTPTR(fh), NONE, name, if (fh) inj_func_register(bh, *fh, name, 0, 0))
-ACL_HOOK(aclrtBinaryGetFunctionByEntry, (void *bh, uint64_t entry, void **fh), (bh, entry, fh), PTR(bh),
-         OUTPTR(fh), entry, NULL, if (fh) inj_func_register(bh, *fh, NULL, entry, 1))
-ACL_HOOK(aclrtKernelArgsInit, (void *fh, void **ah), (fh, ah), PTR(fh), OUTPTR(ah), NONE, NULL,
-         if (ah) note_init(*ah))
-ACL_HOOK(aclrtKernelArgsAppend, (void *ah, void *param, size_t size, void **ph), (ah, param, size, ph),
-         PTR(ah), size, NONE, NULL, note_param(ah, param, size))
-ACL_HOOK(aclrtKernelArgsAppendPlaceHolder, (void *ah, void **ph), (ah, ph), PTR(ah), OUTPTR(ph), NONE, NULL,
+         (dst, max, src, cnt, kind, stm), cnt, kind, PTR(stm),
+         ARGS("dst=%x src=%x size=%u max=%u kind=%k stream=%x", X(dst), X(src), U(cnt), U(max), I(kind), X(stm)),
          (void)0)
+ACL_HOOK(aclrtCreateStream, (void **stm), (stm), OUTPTR(stm), NONE, NONE, ARGS("stream=%x", XO(stm)), (void)0)
+ACL_HOOK(aclrtDestroyStream, (void *stm), (stm), PTR(stm), NONE, NONE, ARGS("stream=%x", X(stm)), (void)0)
+ACL_HOOK(aclrtSynchronizeStream, (void *stm), (stm), PTR(stm), NONE, NONE, ARGS("stream=%x", X(stm)),
+         (void)0)
+ACL_HOOK(aclrtBinaryLoadFromFile, (const char *path, void *opts, void **bh), (path, opts, bh), OUTPTR(bh),
+         NONE, NONE, ARGS("handle=%x path=%s", XO(bh), path), if (bh) inj_bin_register_file(*bh, path))
+ACL_HOOK(aclrtBinaryUnLoad, (void *bh), (bh), PTR(bh), NONE, NONE, ARGS("handle=%x", X(bh)), (void)0)
+ACL_HOOK(aclrtBinaryGetFunction, (void *bh, const char *name, void **fh), (bh, name, fh), PTR(bh),
+         OUTPTR(fh), NONE, ARGS("handle=%x function=%x name=%s", X(bh), XO(fh), name),
+         if (fh) inj_func_register(bh, *fh, name, 0, 0))
+ACL_HOOK(aclrtBinaryGetFunctionByEntry, (void *bh, uint64_t entry, void **fh), (bh, entry, fh), PTR(bh),
+         OUTPTR(fh), entry, ARGS("handle=%x function=%x entry=%u", X(bh), XO(fh), U(entry)),
+         if (fh) inj_func_register(bh, *fh, NULL, entry, 1))
+ACL_HOOK(aclrtKernelArgsInit, (void *fh, void **ah), (fh, ah), PTR(fh), OUTPTR(ah), NONE,
+         ARGS("function=%x args=%x", X(fh), XO(ah)), if (ah) note_init(*ah))
+ACL_HOOK(aclrtKernelArgsAppend, (void *ah, void *param, size_t size, void **ph), (ah, param, size, ph),
+         PTR(ah), size, NONE,
+         ARGS("args=%x size=%u value=%x", X(ah), U(size), param && size == 8 ? inj_u64_at(param) : NONE),
+         note_param(ah, param, size))
+ACL_HOOK(aclrtKernelArgsAppendPlaceHolder, (void *ah, void **ph), (ah, ph), PTR(ah), OUTPTR(ph), NONE,
+         ARGS("args=%x placeholder=%x", X(ah), XO(ph)), (void)0)
 ACL_HOOK(aclrtKernelArgsGetPlaceHolderBuffer, (void *ah, void *ph, size_t size, void **buf),
-         (ah, ph, size, buf), PTR(ah), size, OUTPTR(buf), NULL, if (buf) note_placeholder(ah, *buf, size))
-ACL_HOOK(aclrtKernelArgsFinalize, (void *ah), (ah), PTR(ah), NONE, NONE, NULL, (void)0)
+         (ah, ph, size, buf), PTR(ah), size, OUTPTR(buf),
+         ARGS("args=%x placeholder=%x size=%u buffer=%x", X(ah), X(ph), U(size), XO(buf)),
+         if (buf) note_placeholder(ah, *buf, size))
+ACL_HOOK(aclrtKernelArgsFinalize, (void *ah), (ah), PTR(ah), NONE, NONE, ARGS("args=%x", X(ah)), (void)0)
 
 /* aclrtBinaryLoadFromData: the magic is an option (type 2). */
 struct load_opt {
@@ -78,7 +90,8 @@ static uint32_t opt_magic(const void *opts)
 }
 
 ACL_HOOK(aclrtBinaryLoadFromData, (const void *data, size_t len, const void *opts, void **bh),
-         (data, len, opts, bh), len, OUTPTR(bh), NONE, NULL,
+         (data, len, opts, bh), len, OUTPTR(bh), NONE,
+         ARGS("size=%u magic=%x handle=%x", U(len), U(opt_magic(opts)), XO(bh)),
          if (bh) inj_bin_register(*bh, data, len, opt_magic(opts)))
 
 aclError inj_acl_sync(void *stm)
@@ -214,8 +227,9 @@ static void save_device_args(struct inj_launch *l, const void *dev, size_t size)
 
 /* ---- launches ---- */
 
-#define ACL_LAUNCH(fn, apiname, fh, bd, stm, call, a1, save)            \
+#define ACL_LAUNCH(fn, apiname, fh, bd, stm, call, a1, save, argfmt, ...) \
 	static void *o_;                                           \
+	char tb_[INJ_ARGS_MAX];                                    \
 	__typeof__(&fn) f_ = ORIG(LIB_ACL, fn, o_);                 \
 	struct inj_launch l;                                       \
 	aclError r;                                                \
@@ -235,23 +249,30 @@ static void save_device_args(struct inj_launch *l, const void *dev, size_t size)
 	}                                                          \
 	r = f_ call;                                               \
 	inj_launch_end(&l, r);                                     \
-	inj_span_end(&l.span, apiname, r, bd, (uint64_t)(a1), PTR(fh), l.name); \
+	inj_span_end(&l.span, apiname, r, bd, (uint64_t)(a1), PTR(fh),   \
+	             inj.spans ? inj_args(tb_, sizeof tb_, "kernel=%s blockDim=%u stream=%x " argfmt \
+	                                  " function=%x", l.name, U(bd), X(stm), __VA_ARGS__, X(fh)) \
+	                       : NULL);                            \
 	return r;
 
-#define ACL_LAUNCH_PAIR(fn, params, fh, bd, stm, call, a1, save)                              \
-	INJ_API aclError fn params { ACL_LAUNCH(fn, #fn, fh, bd, stm, call, a1, save) }            \
-	INJ_API aclError fn##Impl params { ACL_LAUNCH(fn##Impl, #fn, fh, bd, stm, call, a1, save) }
+#define ACL_LAUNCH_PAIR(fn, params, fh, bd, stm, call, a1, save, ...)                                   \
+	INJ_API aclError fn params { ACL_LAUNCH(fn, #fn, fh, bd, stm, call, a1, save, __VA_ARGS__) }            \
+	INJ_API aclError fn##Impl params { ACL_LAUNCH(fn##Impl, #fn, fh, bd, stm, call, a1, save, __VA_ARGS__) }
 
 ACL_LAUNCH_PAIR(aclrtLaunchKernel, (void *fh, uint32_t bd, const void *args, size_t size, void *stm), fh,
-                bd, stm, (fh, bd, args, size, stm), size, save_device_args(&l, args, size))
+                bd, stm, (fh, bd, args, size, stm), size, save_device_args(&l, args, size),
+                "args=%x argsSize=%u", X(args), U(size))
 ACL_LAUNCH_PAIR(aclrtLaunchKernelV2,
                 (void *fh, uint32_t bd, const void *args, size_t size, void *cfg, void *stm), fh, bd, stm,
-                (fh, bd, args, size, cfg, stm), size, save_device_args(&l, args, size))
+                (fh, bd, args, size, cfg, stm), size, save_device_args(&l, args, size),
+                "args=%x argsSize=%u config=%x", X(args), U(size), X(cfg))
 ACL_LAUNCH_PAIR(aclrtLaunchKernelWithConfig,
                 (void *fh, uint32_t bd, void *stm, void *cfg, void *ah, void *reserve), fh, bd, stm,
-                (fh, bd, stm, cfg, ah, reserve), PTR(ah), save_handle_args(&l, ah))
+                (fh, bd, stm, cfg, ah, reserve), PTR(ah), save_handle_args(&l, ah),
+                "args=%x config=%x", X(ah), X(cfg))
 ACL_LAUNCH_PAIR(aclrtLaunchKernelWithHostArgs,
                 (void *fh, uint32_t bd, void *stm, void *cfg, void *host, size_t size, void *ph,
                  size_t nph),
                 fh, bd, stm, (fh, bd, stm, cfg, host, size, ph, nph), size,
-                save_host_args(&l, host, size, ph, nph))
+                save_host_args(&l, host, size, ph, nph),
+                "hostArgs=%x argsSize=%u placeholders=%u config=%x", X(host), U(size), U(nph), X(cfg))

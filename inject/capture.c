@@ -360,6 +360,8 @@ static void dir_name(char *out, size_t cap, const char *name)
 			out[i] = '_';
 }
 
+static void not_saved(const char *path, const char *what, int err);
+
 static int write_file(const char *path, const void *p, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
@@ -371,14 +373,22 @@ static int write_file(const char *path, const void *p, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
+			int err = w < 0 ? errno : EIO;
 			close(fd);
 			unlink(path);
+			errno = err;
 			return -1;
 		}
 		c += w;
 		n -= (size_t)w;
 	}
-	return close(fd);
+	if (close(fd)) {
+		int err = errno;
+		unlink(path);
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
 /* Save a binary once per handle (A2 e_flags fix-up applied), then hard
@@ -467,7 +477,7 @@ void inj_launch_begin(struct inj_launch *l)
 		if (l->bin >= 0) {
 			snprintf(path, sizeof path, "%s/aicore_binary.o", l->dir);
 			if (save_binary(l->bin, path))
-				inj_note("%s: %s", path, strerror(errno));
+				not_saved(path, "not saved", errno);
 		}
 		if (l->acl ? inj_acl_func_addr((void *)l->q_fh, &addr, &aiv) == 0
 		           : inj_rt_kernel_addr((void *)l->q_hdl, l->tiling_key == REC_NONE ? 0 : l->tiling_key,
@@ -479,7 +489,8 @@ void inj_launch_begin(struct inj_launch *l)
 				int n = snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)a);
 				l->pc_start = a;
 				snprintf(path, sizeof path, "%s/pc_start_addr.txt", l->dir);
-				write_file(path, buf, (size_t)n);
+				if (write_file(path, buf, (size_t)n))
+					not_saved(path, "not saved", errno);
 			}
 		}
 		if (inj.logdir) {
@@ -496,36 +507,71 @@ void inj_launch_begin(struct inj_launch *l)
 	l->span.t0 = inj_now();
 }
 
-/* Copy src to dst (a fresh file); 0 on success. */
+/* Something of a captured launch could not be written: said on stderr and
+ * told to sim-capture as a diag record in the host record stream (file:
+ * the path that is missing), which lists it in manifest.json and exits 4. */
+static void not_saved(const char *path, const char *what, int err)
+{
+	struct rec r;
+	char msg[160];
+	int n = snprintf(msg, sizeof msg, "%s: %s", what, strerror(err));
+	inj_note("%s: %s", path, msg);
+	if (!inj.capdir || inj.disabled)
+		return;
+	rec_init(&r, K_DIAG);
+	r.n[D_LEVEL].u = 1;
+	r.n[D_COUNT].u = 1;
+	rec_text_set(&r, DS_TOOL, "optrace-inject", 14);
+	rec_text_set(&r, DS_FILE, path, strlen(path));
+	rec_text_set(&r, DS_MESSAGE, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : strlen(msg));
+	inj_emit(&r);
+}
+
+/* Copy src to dst (a fresh file); 0 on success, else -1 with errno set and
+ * no dst left behind (a dump cut anywhere would parse as a shorter one). */
 static int copy_file(int sfd, const char *dst)
 {
 	char buf[65536];
-	int dfd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+	int dfd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640), err = 0;
 	ssize_t r;
 	if (dfd < 0)
 		return -1;
-	for (;;) {
-		r = copy_file_range(sfd, NULL, dfd, NULL, 1 << 30, 0);
-		if (r > 0)
-			continue;
-		if (r == 0)
-			break;
-		/* Not supported here: plain reads and writes. */
-		while ((r = read(sfd, buf, sizeof buf)) > 0) {
+	while ((r = copy_file_range(sfd, NULL, dfd, NULL, 1 << 30, 0)) > 0)
+		;
+	if (r < 0 && errno != EXDEV && errno != ENOSYS && errno != EOPNOTSUPP && errno != EINVAL &&
+	    errno != EBADF)
+		err = errno;
+	else if (r < 0) {
+		/* Not supported here: plain reads and writes, from where the
+		 * offsets are. */
+		while (!err && (r = read(sfd, buf, sizeof buf)) != 0) {
 			char *p = buf;
+			if (r < 0) {
+				if (errno != EINTR)
+					err = errno;
+				continue;
+			}
 			while (r > 0) {
 				ssize_t w = write(dfd, p, (size_t)r);
+				if (w < 0 && errno == EINTR)
+					continue;
 				if (w <= 0) {
-					close(dfd);
-					return -1;
+					err = w < 0 ? errno : EIO;
+					break;
 				}
 				p += w;
 				r -= w;
 			}
 		}
-		break;
 	}
-	return close(dfd) || r < 0 ? -1 : 0;
+	if (close(dfd) && !err)
+		err = errno;
+	if (err) {
+		unlink(dst);
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
 /* Every regular file of CAMODEL_LOG_PATH whose name holds "dump" (not our
@@ -556,7 +602,7 @@ static void move_dumps(const char *dest)
 		if (dest) {
 			snprintf(dst, sizeof dst, "%s/%s", dest, e->d_name);
 			if (copy_file(fd, dst))
-				inj_note("%s: %s (dump not saved)", dst, strerror(errno));
+				not_saved(dst, "dump not saved", errno);
 		}
 		if (ftruncate(fd, 0))
 			inj_note("%s: cannot truncate: %s", src, strerror(errno));

@@ -252,8 +252,89 @@ void inj_span_end(struct inj_span *s, const char *name, int64_t ret, uint64_t a0
 	r.n[A_ARG1].u = a1;
 	r.n[A_ARG2].u = a2;
 	rec_text_set(&r, AS_NAME, name, strlen(name));
-	rec_text_set(&r, AS_ARGS, text ? text : "", text ? strnlen(text, 1024) : 0);
+	rec_text_set(&r, AS_ARGS, text ? text : "", text ? strnlen(text, INJ_ARGS_MAX) : 0);
 	inj_emit(&r);
+}
+
+/* ---- the text arguments of a span ---- */
+
+static char *put_str(char *o, char *end, const char *s)
+{
+	while (*s && o < end)
+		*o++ = *s++;
+	return o;
+}
+
+static char *put_uint(char *o, char *end, uint64_t v, int hex)
+{
+	char t[24];
+	int n = 0;
+	do {
+		t[n++] = "0123456789abcdef"[hex ? v & 15 : v % 10];
+		v = hex ? v >> 4 : v / 10;
+	} while (v);
+	if (hex)
+		o = put_str(o, end, "0x");
+	while (n && o < end)
+		*o++ = t[--n];
+	return o;
+}
+
+static const char *copy_kind(int64_t k)
+{
+	static const char *const names[] = { "host_to_host", "host_to_device", "device_to_host",
+	                                      "device_to_device", "managed", "addr_device_to_device",
+	                                      "host_to_device_ex", "device_to_host_ex" };
+	return k >= 0 && k < 8 ? names[k] : NULL;
+}
+
+/* A small printf without locale, allocation or stdio, cheap enough for
+ * every span: %u uint64_t, %d int64_t, %x uint64_t as 0x... (REC_NONE as
+ * "none"), %s a string (NULL as ""), %k a memcpy kind (int64_t) by name. */
+const char *inj_args(char *buf, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	char *o = buf, *end = buf + cap - 1;
+	va_start(ap, fmt);
+	for (; *fmt && o < end; fmt++) {
+		if (*fmt != '%' || !fmt[1]) {
+			*o++ = *fmt;
+			continue;
+		}
+		switch (*++fmt) {
+		case 'u':
+			o = put_uint(o, end, va_arg(ap, uint64_t), 0);
+			break;
+		case 'd': {
+			int64_t v = va_arg(ap, int64_t);
+			if (v < 0 && o < end)
+				*o++ = '-';
+			o = put_uint(o, end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 0);
+			break;
+		}
+		case 'x': {
+			uint64_t v = va_arg(ap, uint64_t);
+			o = v == REC_NONE ? put_str(o, end, "none") : put_uint(o, end, v, 1);
+			break;
+		}
+		case 's': {
+			const char *v = va_arg(ap, const char *);
+			o = put_str(o, end, v ? v : "");
+			break;
+		}
+		case 'k': {
+			int64_t v = va_arg(ap, int64_t);
+			const char *n = copy_kind(v);
+			o = n ? put_str(o, end, n) : put_uint(o, end, (uint64_t)v, 0);
+			break;
+		}
+		default:
+			*o++ = *fmt;
+		}
+	}
+	va_end(ap);
+	*o = 0;
+	return buf;
 }
 
 /* ---- originals ---- */

@@ -13,6 +13,7 @@
 	static void *o_;                                                           \
 	__typeof__(&fn) f_ = ORIG(lib, fn, o_);                                    \
 	struct inj_span sp_;                                                       \
+	char tb_[INJ_ARGS_MAX];                                                    \
 	__typeof__(f_ args) r_;                                                    \
 	if (!f_)                                                                   \
 		return err;                                                        \
@@ -26,7 +27,23 @@
 	             (uint64_t)(a2), text);                                        \
 	return r_;
 
+/* The text arguments of a span-only hook (its buffer is SPAN_CALL's);
+ * nothing is formatted when spans are off. */
+#define ARGS(...) (inj.spans ? inj_args(tb_, sizeof tb_, __VA_ARGS__) : NULL)
+#define U(v) ((uint64_t)(v))
+#define I(v) ((int64_t)(v))
+#define X(v) ((uint64_t)(uintptr_t)(v))
+#define XO(pp) ((pp) ? (uint64_t)(uintptr_t)*(pp) : REC_NONE)
+
 #define PTR(p) ((uint64_t)(uintptr_t)(p))
+
+/* Eight bytes of the application's, wherever they are aligned. */
+static inline uint64_t inj_u64_at(const void *p)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p, 8);
+	return v;
+}
 #define OUTPTR(pp) ((pp) ? (uint64_t)(uintptr_t)*(pp) : REC_NONE)
 #define NONE REC_NONE
 

@@ -86,6 +86,10 @@ struct inj_span {
 int inj_span_begin(struct inj_span *s);
 void inj_span_end(struct inj_span *s, const char *name, int64_t ret, uint64_t a0, uint64_t a1,
                   uint64_t a2, const char *text);
+/* The text arguments of a span, "key=value" separated by spaces (see
+ * inj_args in core.c for the conversions); at most INJ_ARGS_MAX bytes. */
+#define INJ_ARGS_MAX 1400
+const char *inj_args(char *buf, size_t cap, const char *fmt, ...);
 /* Enter/leave a hook without a span (forwarding inner calls). */
 int inj_enter(void);
 void inj_leave(void);

@@ -18,7 +18,7 @@ INJ_API rtError_t rtSetDevice(int32_t dev)
 	if (inj.sim)
 		dev = 0;
 	{
-		RT_SPAN(rtSetDevice, (dev), dev, NONE, NONE, NULL, (void)0)
+		RT_SPAN(rtSetDevice, (dev), dev, NONE, NONE, ARGS("device=%d", I(dev)), (void)0)
 	}
 }
 
@@ -29,13 +29,14 @@ INJ_API rtError_t rtDeviceReset(int32_t dev)
 	if (inj.sim)
 		dev = 0;
 	{
-		RT_SPAN(rtDeviceReset, (dev), dev, NONE, NONE, NULL, (void)0)
+		RT_SPAN(rtDeviceReset, (dev), dev, NONE, NONE, ARGS("device=%d", I(dev)), (void)0)
 	}
 }
 
 INJ_API rtError_t rtGetDevice(int32_t *dev)
 {
-	RT_SPAN(rtGetDevice, (dev), dev ? (uint64_t)*dev : NONE, NONE, NONE, NULL, (void)0)
+	RT_SPAN(rtGetDevice, (dev), dev ? (uint64_t)*dev : NONE, NONE, NONE,
+	        ARGS("device=%d", I(dev && r_ == 0 ? *dev : -1)), (void)0)
 }
 
 INJ_API rtError_t rtGetDeviceCount(int32_t *cnt)
@@ -48,7 +49,8 @@ INJ_API rtError_t rtGetDeviceCount(int32_t *cnt)
 		return 0;
 	}
 	{
-		RT_SPAN(rtGetDeviceCount, (cnt), cnt ? (uint64_t)*cnt : NONE, NONE, NONE, NULL, (void)0)
+		RT_SPAN(rtGetDeviceCount, (cnt), cnt ? (uint64_t)*cnt : NONE, NONE, NONE,
+		        ARGS("count=%d", I(cnt && r_ == 0 ? *cnt : -1)), (void)0)
 	}
 }
 
@@ -62,7 +64,9 @@ INJ_API rtError_t rtGetSocVersion(char *ver, const uint32_t maxlen)
 		return 0;
 	}
 	{
-		RT_SPAN(rtGetSocVersion, (ver, maxlen), maxlen, NONE, NONE, NULL, (void)0)
+		RT_SPAN(rtGetSocVersion, (ver, maxlen), maxlen, NONE, NONE,
+		        ARGS("max=%u version=%s", U(maxlen), ver && maxlen && r_ == 0 && memchr(ver, 0, maxlen) ? ver : ""),
+		        (void)0)
 	}
 }
 
@@ -70,55 +74,62 @@ INJ_API rtError_t rtGetSocVersion(char *ver, const uint32_t maxlen)
 
 INJ_API rtError_t rtMalloc(void **p, uint64_t size, int32_t type, const uint16_t mod)
 {
-	RT_SPAN(rtMalloc, (p, size, type, mod), size, type, OUTPTR(p), NULL, if (p) inj_alloc_note(*p, size))
+	RT_SPAN(rtMalloc, (p, size, type, mod), size, type, OUTPTR(p),
+	        ARGS("size=%u type=%d ptr=%x", U(size), I(type), XO(p)), if (p) inj_alloc_note(*p, size))
 }
 
 INJ_API rtError_t rtFree(void *p)
 {
-	RT_SPAN(rtFree, (p), PTR(p), NONE, NONE, NULL, inj_alloc_forget(p))
+	RT_SPAN(rtFree, (p), PTR(p), NONE, NONE, ARGS("ptr=%x", X(p)), inj_alloc_forget(p))
 }
 
 INJ_API rtError_t rtMallocHost(void **p, uint64_t size, const uint16_t mod)
 {
-	RT_SPAN(rtMallocHost, (p, size, mod), size, NONE, OUTPTR(p), NULL, (void)0)
+	RT_SPAN(rtMallocHost, (p, size, mod), size, NONE, OUTPTR(p), ARGS("size=%u ptr=%x", U(size), XO(p)), (void)0)
 }
 
 INJ_API rtError_t rtFreeHost(void *p)
 {
-	RT_SPAN(rtFreeHost, (p), PTR(p), NONE, NONE, NULL, (void)0)
+	RT_SPAN(rtFreeHost, (p), PTR(p), NONE, NONE, ARGS("ptr=%x", X(p)), (void)0)
 }
 
 INJ_API rtError_t rtMemset(void *p, uint64_t max, uint32_t val, uint64_t cnt)
 {
-	RT_SPAN(rtMemset, (p, max, val, cnt), cnt, val, PTR(p), NULL, (void)0)
+	RT_SPAN(rtMemset, (p, max, val, cnt), cnt, val, PTR(p),
+	        ARGS("ptr=%x max=%u value=%u count=%u", X(p), U(max), U(val), U(cnt)), (void)0)
 }
 
 INJ_API rtError_t rtMemcpy(void *dst, uint64_t max, const void *src, uint64_t cnt, int32_t kind)
 {
-	RT_SPAN(rtMemcpy, (dst, max, src, cnt, kind), cnt, kind, PTR(dst), NULL, (void)0)
+	RT_SPAN(rtMemcpy, (dst, max, src, cnt, kind), cnt, kind, PTR(dst),
+	        ARGS("dst=%x src=%x size=%u max=%u kind=%k", X(dst), X(src), U(cnt), U(max), I(kind)), (void)0)
 }
 
 INJ_API rtError_t rtMemcpyAsync(void *dst, uint64_t max, const void *src, uint64_t cnt, int32_t kind,
                                 void *stm)
 {
-	RT_SPAN(rtMemcpyAsync, (dst, max, src, cnt, kind, stm), cnt, kind, PTR(stm), NULL, (void)0)
+	RT_SPAN(rtMemcpyAsync, (dst, max, src, cnt, kind, stm), cnt, kind, PTR(stm),
+	        ARGS("dst=%x src=%x size=%u max=%u kind=%k stream=%x", X(dst), X(src), U(cnt), U(max), I(kind),
+	             X(stm)),
+	        (void)0)
 }
 
 /* ---- streams ---- */
 
 INJ_API rtError_t rtStreamCreate(void **stm, int32_t prio)
 {
-	RT_SPAN(rtStreamCreate, (stm, prio), OUTPTR(stm), prio, NONE, NULL, (void)0)
+	RT_SPAN(rtStreamCreate, (stm, prio), OUTPTR(stm), prio, NONE,
+	        ARGS("stream=%x priority=%d", XO(stm), I(prio)), (void)0)
 }
 
 INJ_API rtError_t rtStreamDestroy(void *stm)
 {
-	RT_SPAN(rtStreamDestroy, (stm), PTR(stm), NONE, NONE, NULL, (void)0)
+	RT_SPAN(rtStreamDestroy, (stm), PTR(stm), NONE, NONE, ARGS("stream=%x", X(stm)), (void)0)
 }
 
 INJ_API rtError_t rtStreamSynchronize(void *stm)
 {
-	RT_SPAN(rtStreamSynchronize, (stm), PTR(stm), NONE, NONE, NULL, (void)0)
+	RT_SPAN(rtStreamSynchronize, (stm), PTR(stm), NONE, NONE, ARGS("stream=%x", X(stm)), (void)0)
 }
 
 rtError_t inj_rt_sync(void *stm)
@@ -150,27 +161,30 @@ rtError_t inj_rt_memcpy_d2h(void *dst, const void *src, uint64_t n)
 INJ_API rtError_t rtDevBinaryRegister(const rtDevBinary_t *bin, void **hdl)
 {
 	RT_SPAN(rtDevBinaryRegister, (bin, hdl), bin ? bin->length : NONE, bin ? bin->magic : NONE,
-	        OUTPTR(hdl), NULL,
+	        OUTPTR(hdl),
+	        ARGS("size=%u magic=%x handle=%x", U(bin ? bin->length : 0), bin ? U(bin->magic) : NONE, XO(hdl)),
 	        if (bin && hdl) inj_bin_register(*hdl, bin->data, bin->length, bin->magic))
 }
 
 INJ_API rtError_t rtRegisterAllKernel(const rtDevBinary_t *bin, void **hdl)
 {
 	RT_SPAN(rtRegisterAllKernel, (bin, hdl), bin ? bin->length : NONE, bin ? bin->magic : NONE,
-	        OUTPTR(hdl), NULL,
+	        OUTPTR(hdl),
+	        ARGS("size=%u magic=%x handle=%x", U(bin ? bin->length : 0), bin ? U(bin->magic) : NONE, XO(hdl)),
 	        if (bin && hdl) inj_bin_register(*hdl, bin->data, bin->length, bin->magic))
 }
 
 INJ_API rtError_t rtDevBinaryUnRegister(void *hdl)
 {
-	RT_SPAN(rtDevBinaryUnRegister, (hdl), PTR(hdl), NONE, NONE, NULL, (void)0)
+	RT_SPAN(rtDevBinaryUnRegister, (hdl), PTR(hdl), NONE, NONE, ARGS("handle=%x", X(hdl)), (void)0)
 }
 
 INJ_API rtError_t rtFunctionRegister(void *bin, const void *stub, const char *stubname,
                                      const void *devfunc, uint32_t mode)
 {
 	RT_SPAN(rtFunctionRegister, (bin, stub, stubname, devfunc, mode), PTR(bin), PTR(stub), mode,
-	        stubname, inj_stub_register(bin, stub, stubname, (const char *)devfunc))
+	        ARGS("handle=%x stub=%x mode=%u name=%s", X(bin), X(stub), U(mode), stubname),
+	        inj_stub_register(bin, stub, stubname, (const char *)devfunc))
 }
 
 /* ---- launches ---- */
@@ -187,6 +201,7 @@ INJ_API rtError_t rtKernelLaunch(const void *stub, uint32_t bd, void *args, uint
 	static void *o;
 	__typeof__(&rtKernelLaunch) f = ORIG(LIB_RT, rtKernelLaunch, o);
 	struct inj_launch l;
+	char tb[INJ_ARGS_MAX];
 	rtError_t r;
 	if (!f)
 		return RT_ERROR_RESERVED;
@@ -200,7 +215,10 @@ INJ_API rtError_t rtKernelLaunch(const void *stub, uint32_t bd, void *args, uint
 		inj_launch_save_args(&l, args, size, NULL);
 	r = f(stub, bd, args, size, sm, stm);
 	inj_launch_end(&l, r);
-	inj_span_end(&l.span, "rtKernelLaunch", r, bd, size, PTR(stub), l.name);
+	inj_span_end(&l.span, "rtKernelLaunch", r, bd, size, PTR(stub),
+	             inj.spans ? inj_args(tb, sizeof tb, "kernel=%s blockDim=%u stream=%x args=%x argsSize=%u stub=%x",
+	                                  l.name, U(bd), X(stm), X(args), U(size), X(stub))
+	                       : NULL);
 	return r;
 }
 
@@ -210,6 +228,7 @@ INJ_API rtError_t rtKernelLaunchWithFlagV2(const void *stub, uint32_t bd, rtArgs
 	static void *o;
 	__typeof__(&rtKernelLaunchWithFlagV2) f = ORIG(LIB_RT, rtKernelLaunchWithFlagV2, o);
 	struct inj_launch l;
+	char tb[INJ_ARGS_MAX];
 	rtError_t r;
 	if (!f)
 		return RT_ERROR_RESERVED;
@@ -223,8 +242,22 @@ INJ_API rtError_t rtKernelLaunchWithFlagV2(const void *stub, uint32_t bd, rtArgs
 		inj_launch_save_args(&l, ai->args, ai->argsSize, ai);
 	r = f(stub, bd, ai, sm, stm, flags, cfg);
 	inj_launch_end(&l, r);
-	inj_span_end(&l.span, "rtKernelLaunchWithFlagV2", r, bd, ai ? ai->argsSize : NONE, flags, l.name);
+	inj_span_end(&l.span, "rtKernelLaunchWithFlagV2", r, bd, ai ? ai->argsSize : NONE, flags,
+	             inj.spans ? inj_args(tb, sizeof tb,
+	                                  "kernel=%s blockDim=%u stream=%x args=%x argsSize=%u flags=%x stub=%x", l.name,
+	                                  U(bd), X(stm), X(ai ? ai->args : NULL), U(ai ? ai->argsSize : 0), U(flags),
+	                                  X(stub))
+	                       : NULL);
 	return r;
+}
+
+static const char *handle_args(char *tb, size_t cap, const struct inj_launch *l, uint32_t bd, void *stm,
+                               uint64_t key, const rtArgsEx_t *ai, void *hdl)
+{
+	if (!inj.spans)
+		return NULL;
+	return inj_args(tb, cap, "kernel=%s blockDim=%u stream=%x tilingKey=%u args=%x argsSize=%u handle=%x",
+	                l->name, U(bd), X(stm), U(key), X(ai ? ai->args : NULL), U(ai ? ai->argsSize : 0), X(hdl));
 }
 
 INJ_API rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t key, uint32_t bd, rtArgsEx_t *ai,
@@ -233,6 +266,7 @@ INJ_API rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t key, uint
 	static void *o;
 	__typeof__(&rtKernelLaunchWithHandleV2) f = ORIG(LIB_RT, rtKernelLaunchWithHandleV2, o);
 	struct inj_launch l;
+	char tb[INJ_ARGS_MAX];
 	rtError_t r;
 	if (!f)
 		return RT_ERROR_RESERVED;
@@ -246,7 +280,7 @@ INJ_API rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t key, uint
 		inj_launch_save_args(&l, ai->args, ai->argsSize, ai);
 	r = f(hdl, key, bd, ai, sm, stm, cfg);
 	inj_launch_end(&l, r);
-	inj_span_end(&l.span, "rtKernelLaunchWithHandleV2", r, bd, key, PTR(hdl), l.name);
+	inj_span_end(&l.span, "rtKernelLaunchWithHandleV2", r, bd, key, PTR(hdl), handle_args(tb, sizeof tb, &l, bd, stm, key, ai, hdl));
 	return r;
 }
 
@@ -256,6 +290,7 @@ INJ_API rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t key, uint32
 	static void *o;
 	__typeof__(&rtKernelLaunchWithHandle) f = ORIG(LIB_RT, rtKernelLaunchWithHandle, o);
 	struct inj_launch l;
+	char tb[INJ_ARGS_MAX];
 	rtError_t r;
 	if (!f)
 		return RT_ERROR_RESERVED;
@@ -269,6 +304,6 @@ INJ_API rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t key, uint32
 		inj_launch_save_args(&l, ai->args, ai->argsSize, ai);
 	r = f(hdl, key, bd, ai, sm, stm, info);
 	inj_launch_end(&l, r);
-	inj_span_end(&l.span, "rtKernelLaunchWithHandle", r, bd, key, PTR(hdl), l.name);
+	inj_span_end(&l.span, "rtKernelLaunchWithHandle", r, bd, key, PTR(hdl), handle_args(tb, sizeof tb, &l, bd, stm, key, ai, hdl));
 	return r;
 }

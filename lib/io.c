@@ -23,6 +23,7 @@ struct rd {
 	int own_fd;
 	int err;
 	int eof;            /* no more bytes from the source */
+	int intr;           /* ... because a read was interrupted (Ctrl+C) */
 	char *name;
 	char *buf;          /* decompressed bytes: [pos, end) unread */
 	size_t pos, end, cap;
@@ -35,7 +36,7 @@ struct rd {
 	size_t zhint;       /* 0 when the last lz4 frame is complete */
 };
 
-static ssize_t read_full(int fd, char *p, size_t n)
+static ssize_t read_full(int fd, char *p, size_t n, int *intr)
 {
 	size_t got = 0;
 	while (got < n) {
@@ -45,8 +46,10 @@ static ssize_t read_full(int fd, char *p, size_t n)
 			 * interrupted read means the user wants the tool to stop,
 			 * so it reads as the end of input and the tool closes its
 			 * output as interrupted. */
-			if (errno == EINTR)
+			if (errno == EINTR) {
+				*intr = 1;
 				return (ssize_t)got;
+			}
 			return got ? (ssize_t)got : -1;
 		}
 		if (k == 0)
@@ -87,7 +90,7 @@ struct rd *rd_fdopen(int fd, const char *name)
 	/* Sniff the first four bytes for the lz4 frame magic 0x184D2204. */
 	while (r->end < 4 && !r->eof) {
 		/* At most one chunk in all: it may have to fit the lz4 buffer. */
-		ssize_t k = read_full(fd, r->buf + r->end, RD_CHUNK - r->end);
+		ssize_t k = read_full(fd, r->buf + r->end, RD_CHUNK - r->end, &r->intr);
 		if (k < 0) {
 			r->err = errno;
 			break;
@@ -164,7 +167,7 @@ static size_t fill(struct rd *r)
 		}
 	}
 	if (!r->lz) {
-		ssize_t k = read_full(r->fd, r->buf + r->end, r->cap - r->end);
+		ssize_t k = read_full(r->fd, r->buf + r->end, r->cap - r->end, &r->intr);
 		if (k < 0) {
 			r->err = errno;
 			return 0;
@@ -178,7 +181,7 @@ static size_t fill(struct rd *r)
 		size_t out = r->cap - r->end, in = r->zend - r->zpos;
 		size_t hint;
 		if (in == 0 && !r->zeof) {
-			ssize_t k = read_full(r->fd, r->zbuf, RD_CHUNK);
+			ssize_t k = read_full(r->fd, r->zbuf, RD_CHUNK, &r->intr);
 			if (k < 0) {
 				r->err = errno;
 				return 0;
@@ -225,8 +228,11 @@ const char *rd_line(struct rd *r, size_t *len)
 		scan = r->end - r->pos;
 		if (!fill(r)) {
 			/* A last line without LF still counts, but only at a real
-			 * end of input: after a read error it is a cut line. */
-			if (r->end > r->pos && !r->err) {
+			 * end of input: after a read error it is a cut line, and
+			 * after an interrupted read the rest of a line that is
+			 * still on its way (the stream ends, as interrupted, at the
+			 * last whole line). */
+			if (r->end > r->pos && !r->err && !r->intr) {
 				const char *line = r->buf + r->pos;
 				*len = r->end - r->pos;
 				r->consumed += *len;

@@ -16,8 +16,18 @@ setup() {
 	unset ASCEND_HOME_PATH OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS
 }
 
+teardown() {
+	# Processes a failed test may have left behind (their pids in pids).
+	[ ! -s "$BATS_TEST_TMPDIR/pids" ] || kill -9 $(cat "$BATS_TEST_TMPDIR/pids") 2>/dev/null || true
+}
+
 capture() {
 	run sim-capture --cann-root="$cann" -o "$out" "$@"
+}
+
+# until_exists FILE: wait for FILE, however long it takes.
+until_exists() {
+	until [ -e "$1" ]; do sleep 0.1; done
 }
 
 rundir() {
@@ -52,6 +62,13 @@ rundir() {
 	jq -e -s 'map(select(.kind == "api")) | map(.name) | index("rtDevBinaryRegister") != null
 	          and index("rtKernelLaunch") != null' "$BATS_TEST_TMPDIR/c.json"
 	jq -e -s 'map(select(.kind == "api")) | all(.end_ns >= .begin_ns)' "$BATS_TEST_TMPDIR/c.json"
+	# the key arguments of each call, as text
+	jq -e -s 'map(select(.kind == "api")) | all(.args != "")' "$BATS_TEST_TMPDIR/c.json"
+	jq -e -s '[.[] | select(.name == "rtKernelLaunch") | .args] | length == 2 and
+	          (.[0] | test("^kernel=add_custom blockDim=2 stream=0x[0-9a-f]+ args=0x0 argsSize=0 stub=0x[0-9a-f]+$")) and
+	          (.[1] | test("^kernel=mul_custom blockDim=1 "))' "$BATS_TEST_TMPDIR/c.json"
+	jq -e -s '[.[] | select(.name == "rtFunctionRegister") | .args | capture("name=(?<n>.*)$").n][0:2] == ["add_custom", "mul_custom"]' "$BATS_TEST_TMPDIR/c.json"
+	jq -e -s '[.[] | select(.name == "rtStreamCreate")][0].args | test("^stream=0x[0-9a-f]+ priority=0$")' "$BATS_TEST_TMPDIR/c.json"
 }
 
 @test "--kernel-name and --launch-count choose the launches" {
@@ -160,7 +177,8 @@ rundir() {
 @test "Ctrl+C stops the application and keeps what was collected (exit 130)" {
 	FAKE_RT_SLEEP=30 sim-capture --cann-root="$cann" -o "$out" -- "$app" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	for i in $(seq 50); do ls "$out"/OPPROF_*/device0/add_custom/0/dump/aicore_binary.o >/dev/null 2>&1 && break; sleep 0.1; done
+	# the launch has begun (its binary is saved before the simulator runs it)
+	until ls "$out"/OPPROF_*/device0/add_custom/0/dump/aicore_binary.o >/dev/null 2>&1; do sleep 0.1; done
 	kill -INT $pid
 	st=0
 	wait $pid || st=$?
@@ -173,7 +191,7 @@ rundir() {
 	rm -rf "$out"/*
 	FAKE_RT_SLEEP=30 sim-capture --cann-root="$cann" -o "$out" -- "$app" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	for i in $(seq 50); do ls "$out"/OPPROF_*/device0/add_custom/0/dump/aicore_binary.o >/dev/null 2>&1 && break; sleep 0.1; done
+	until ls "$out"/OPPROF_*/device0/add_custom/0/dump/aicore_binary.o >/dev/null 2>&1; do sleep 0.1; done
 	kill -TERM $pid
 	st=0
 	wait $pid || st=$?
@@ -182,10 +200,9 @@ rundir() {
 }
 
 @test "--timeout stops a long simulation and keeps what exists" {
-	SECONDS=0
-	FAKE_RT_SLEEP=60 run sim-capture --cann-root="$cann" -o "$out" --timeout=1s -- "$app"
+	# a launch that would last a day: only the timeout ends it
+	FAKE_RT_SLEEP=86400 run sim-capture --cann-root="$cann" -o "$out" --timeout=1s -- "$app"
 	[ "$status" -eq 1 ]
-	[ "$SECONDS" -lt 20 ]
 	[[ $output == *"timeout"* ]]
 	jq -e '.timed_out == true and (.kernels | length) == 1' "$(rundir)/manifest.json"
 }
@@ -221,7 +238,122 @@ rundir() {
 	GE_PROFILING_MODE=true GE_PROFILING_OPTIONS="{\"output\": \"$out/ge\", \"aic_metrics\": \"PipeUtilization\"}" \
 		run sim-capture --cann-root="$cann" -- "$app"
 	[ "$status" -eq 0 ]
-	jq -e '.aic_metrics == "PipeUtilization"' "$out"/ge/OPPROF_*/manifest.json
+	jq -e --arg o "$out/ge" '.aic_metrics == "PipeUtilization" and .ge_output == $o' "$out"/ge/OPPROF_*/manifest.json
+	# the summary names the capture directory
+	[[ $output == *"1 launch captured in $(ls -d "$out"/ge/OPPROF_*)"* ]]
+	# -o wins over it; the manifest still says what GE asked for (sim-flow moves the tree there)
+	rm -rf "$out"/*
+	GE_PROFILING_MODE=1 GE_PROFILING_OPTIONS="{\"output\": \"$BATS_TEST_TMPDIR/ge\"}" run sim-capture --cann-root="$cann" -o "$out" -- "$app"
+	[ "$status" -eq 0 ]
+	jq -e --arg o "$BATS_TEST_TMPDIR/ge" '.ge_output == $o' "$(rundir)/manifest.json"
+	[ ! -e "$BATS_TEST_TMPDIR/ge" ]
+}
+
+@test "GE_PROFILING_OPTIONS: malformed JSON or a bad value is an error that names it and where it fails" {
+	ge() {
+		GE_PROFILING_MODE=true GE_PROFILING_OPTIONS=$1 run sim-capture --cann-root="$cann" -v -o "$out" -- "$app"
+		[ "$status" -eq 2 ] || { echo "$1: status $status: $output"; return 1; }
+		[ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ] || { echo "$1: $output"; return 1; }
+		[[ $output == "sim-capture: GE_PROFILING_OPTIONS: $2"* ]] || { echo "$1: $output"; return 1; }
+	}
+	ge '{"output": "x", "aic_metrics": }' 'not valid JSON at character 32 (at "}")'
+	ge '{"output": "x", "aic_metrics": "PipeUtilization"' 'not valid JSON: it ends at character 49'
+	ge 'output=x' 'not valid JSON at character 1 (at "output=x")'
+	ge '["x"]' 'should be a JSON object'
+	ge '{"output": 5}' '"output" should be a string'
+	ge '{"aic_metrics": "PipeUtilization,Bogus"}' 'aic_metrics=PipeUtilization,Bogus: unknown metric bogus'
+	[[ $output != *"--aic-metrics"* ]]
+	ge '{"aic_metrics": "TimelineDetail"}' 'aic_metrics=TimelineDetail is invalid in simulator'
+	[ -z "$(ls "$out")" ]
+	# read only in GE profiling mode, as the graph engine does
+	GE_PROFILING_OPTIONS='{' run sim-capture --cann-root="$cann" -o "$out" -- "$app"
+	[ "$status" -eq 0 ]
+}
+
+@test "manifest.json and capture.rec name the launch directories relative to the OPPROF directory: a moved tree stays right" {
+	capture --launch-count=2 -- "$app" -n 1 -k both
+	[ "$status" -eq 0 ]
+	mv "$(rundir)" "$BATS_TEST_TMPDIR/moved"
+	m=$BATS_TEST_TMPDIR/moved
+	[ "$(jq -r '.kernels[].dir' "$m/manifest.json" | sort | tr '\n' ' ')" = \
+	  "device0/add_custom/0/dump device0/mul_custom/0/dump " ]
+	for d in $(jq -r '.kernels[].dir' "$m/manifest.json"); do
+		[ -f "$m/$d/aicore_binary.o" ] && [ -s "$m/$d/core0.veccore0.instr_log.dump" ]
+	done
+	[ "$(rec-cat --json "$m/capture.rec" | jq -r 'select(.kind == "launch" and .order >= 0) | .dir' | sort | tr '\n' ' ')" = \
+	  "device0/add_custom/0/dump device0/mul_custom/0/dump " ]
+}
+
+@test "--timeout ends the application's whole process group: a child it started is gone too" {
+	f=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$f"
+	# The shell ignores INT and TERM until it has noted its child and
+	# launched, so the timeout finds it after the launch whatever the load;
+	# the child blocks forever on the FIFO and ignores INT and TERM for
+	# good: only the SIGKILL of the group ends it.
+	capture --timeout=1s -- sh -c 'trap "" INT TERM; cat "$1" > /dev/null 2>&1 3>&- & echo $! > "$2"
+		"$0" -n 1; trap - INT TERM; exec cat "$1" 2>/dev/null 3>&-' "$app" "$f" "$BATS_TEST_TMPDIR/pids"
+	[ "$status" -eq 1 ] || { echo "$output"; return 1; }
+	jq -e '.timed_out == true and (.kernels | length) == 1' "$(rundir)/manifest.json"
+	child=$(cat "$BATS_TEST_TMPDIR/pids")
+	[ -n "$child" ]
+	! kill -0 "$child" 2>/dev/null
+}
+
+@test "Ctrl+C ends the application's whole process group, and so does the end of the application" {
+	f=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$f"
+	# The application interrupts sim-capture itself once it has launched:
+	# its background child (SIGINT ignored, as in any non-interactive
+	# shell) blocks forever on the FIFO.
+	capture -- sh -c 'cat "$1" > /dev/null 2>&1 3>&- & echo $! > "$2"; "$0" -n 1; kill -INT $PPID; exec cat "$1" 2>/dev/null 3>&-' \
+		"$app" "$f" "$BATS_TEST_TMPDIR/pids"
+	[ "$status" -eq 130 ] || { echo "$output"; return 1; }
+	jq -e '.interrupted == true and (.kernels | length) == 1' "$(rundir)/manifest.json"
+	! kill -0 "$(cat "$BATS_TEST_TMPDIR/pids")" 2>/dev/null
+	# an application that exits leaving a child running: the child goes too
+	rm -rf "$out"/* "$BATS_TEST_TMPDIR/pids"
+	capture -- sh -c 'cat "$1" > /dev/null 2>&1 3>&- & echo $! > "$2"; exec "$0" -n 1' "$app" "$f" "$BATS_TEST_TMPDIR/pids"
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	! kill -0 "$(cat "$BATS_TEST_TMPDIR/pids")" 2>/dev/null
+}
+
+@test "live mode, interrupted: the stream is whole records and ends with a trailer marked interrupted" {
+	f=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$f"
+	# after the launch the application interrupts sim-capture, then blocks
+	sim-capture -q --cann-root="$cann" -o "$out" --live -- \
+		sh -c '"$0" -n 1; kill -INT $PPID; exec cat "$1" 2>/dev/null 3>&-' "$app" "$f" > "$BATS_TEST_TMPDIR/s.rec" || st=$?
+	[ "${st:-0}" -eq 130 ]
+	rec-cat --json "$BATS_TEST_TMPDIR/s.rec" | jq -e -s '.[-1] | .kind == "trailer" and .interrupted == 1 and .bad == 0'
+	instr-parse --json < "$BATS_TEST_TMPDIR/s.rec" > "$BATS_TEST_TMPDIR/p.json"
+	[ "$(jq -c 'select(.kind == "instr")' "$BATS_TEST_TMPDIR/p.json" | wc -l)" -eq 8 ]
+	jq -e -s '.[-1] | .kind == "trailer" and .interrupted == 1 and .bad == 0' "$BATS_TEST_TMPDIR/p.json"
+	# --timeout: the same, with the timeout's status
+	rm -rf "$out"/*
+	st=0
+	sim-capture -q --cann-root="$cann" -o "$out" --live --timeout=1s -- \
+		sh -c 'trap "" INT TERM; "$0" -n 1; trap - INT TERM; exec cat "$1" 2>/dev/null 3>&-' "$app" "$f" > "$BATS_TEST_TMPDIR/s.rec" || st=$?
+	[ "$st" -eq 1 ]
+	instr-parse --json < "$BATS_TEST_TMPDIR/s.rec" > "$BATS_TEST_TMPDIR/p.json"
+	[ "$(jq -c 'select(.kind == "instr")' "$BATS_TEST_TMPDIR/p.json" | wc -l)" -eq 8 ]
+	jq -e -s '.[-1] | .kind == "trailer" and .interrupted == 1 and .bad == 0' "$BATS_TEST_TMPDIR/p.json"
+}
+
+@test "live mode, a second Ctrl+C aborts: what was streamed stays whole and the trailer says interrupted" {
+	f=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$f"
+	# The application answers the SIGINT sim-capture passes on to it with
+	# a second one: a double Ctrl+C in a known order.
+	st=0
+	sim-capture -q --cann-root="$cann" -o "$out" --live -- \
+		sh -c 'trap "kill -INT \$PPID" INT; "$0" -n 1; kill -INT $PPID; cat "$1" 2>/dev/null 3>&-; exec cat "$1" 2>/dev/null 3>&-' "$app" "$f" \
+		> "$BATS_TEST_TMPDIR/s.rec" 2> "$BATS_TEST_TMPDIR/err" || st=$?
+	[ "$st" -eq 130 ]
+	grep -q 'aborted' "$BATS_TEST_TMPDIR/err"
+	rec-cat --json "$BATS_TEST_TMPDIR/s.rec" | jq -e -s '.[-1] | .kind == "trailer" and .interrupted == 1 and .bad == 0'
+	instr-parse --json < "$BATS_TEST_TMPDIR/s.rec" > "$BATS_TEST_TMPDIR/p.json"
+	[ "$(jq -c 'select(.kind == "instr")' "$BATS_TEST_TMPDIR/p.json" | wc -l)" -eq 8 ]
 }
 
 @test "--config: the JSON description becomes kernel_config.bin for the launcher" {

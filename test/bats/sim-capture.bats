@@ -274,20 +274,84 @@ check_path() {
 
 @test "a long simulation: --timeout and Ctrl+C keep partial but valid outputs" {
 	need "$ops/bin/add_rt"
-	run sim-flow -q -o "$out" --timeout=2s -- "$ops/bin/add_rt" -n 100000000
-	[ "$status" -eq 1 ]
+	f=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$f"
+	# The application launches once, then blocks forever on a FIFO: the
+	# timeout always fires, and (INT and TERM ignored until the launch is
+	# done) always after the launch, however slow the machine.
+	run sim-flow -q -o "$out" --timeout=1s -- \
+		sh -c 'trap "" INT TERM; "$0"; trap - INT TERM; exec cat "$1" 2>/dev/null 3>&-' "$ops/bin/add_rt" "$f"
+	[ "$status" -eq 1 ] || { echo "$output"; return 1; }
 	r=$(rundir)
 	jq -e '.timed_out == true' "$r/manifest.json"
 	jq -e '.profilingType == "op" and (.traceEvents | length) > 100' "$r/simulator/trace.json" >/dev/null
+	# Ctrl+C: the application interrupts sim-capture itself after its
+	# launch, then blocks
 	rm -rf "$out"/*
-	sim-capture -q -o "$out" -- "$ops/bin/add_rt" -n 100000000 &
-	pid=$!
-	sleep 2
-	kill -INT $pid
 	st=0
-	wait $pid || st=$?
+	sim-capture -q -o "$out" -- sh -c '"$0"; kill -INT $PPID; exec cat "$1" 2>/dev/null 3>&-' "$ops/bin/add_rt" "$f" || st=$?
 	[ "$st" -eq 130 ]
 	d=$(rundir)/device0/add_custom/0/dump
 	jq -e '.interrupted == true' "$(rundir)/manifest.json"
 	dump-split -q "$d" | instr-parse --json | jq -c 'select(.kind == "instr")' | head -n 100 | wc -l | grep -qx 100
+}
+
+@test "live mode interrupted or timed out: the stream downstream is whole records and ends marked interrupted" {
+	need "$ops/bin/add_rt"
+	f=$BATS_TEST_TMPDIR/fifo
+	mkfifo "$f"
+	# what the same pipeline gives when nothing interrupts it
+	sim-capture -q -o "$out" --live -- "$ops/bin/add_rt" |
+		instr-parse -q | icache-merge -q | scalar-merge -q | mte-parse -q --json > "$BATS_TEST_TMPDIR/p.json"
+	n=$(jq -c 'select(.kind == "instr")' "$BATS_TEST_TMPDIR/p.json" | wc -l)
+	[ "$n" -gt 100 ]
+	for how in int timeout; do
+		rm -rf "$out"/*
+		if [ $how = int ]; then
+			set -- sh -c '"$0"; kill -INT $PPID; exec cat "$1" 2>/dev/null 3>&-' "$ops/bin/add_rt" "$f"
+		else
+			set -- --timeout=1s -- sh -c 'trap "" INT TERM; "$0"; trap - INT TERM; exec cat "$1" 2>/dev/null 3>&-' "$ops/bin/add_rt" "$f"
+		fi
+		{ sim-capture -q -o "$out" --live "$@" || echo $? > "$BATS_TEST_TMPDIR/st"; } |
+			instr-parse -q | icache-merge -q | scalar-merge -q | mte-parse -q --json > "$BATS_TEST_TMPDIR/p.json"
+		[ "$(cat "$BATS_TEST_TMPDIR/st")" -eq "$([ $how = int ] && echo 130 || echo 1)" ]
+		rm "$BATS_TEST_TMPDIR/st"
+		[ "$(jq -c 'select(.kind == "instr")' "$BATS_TEST_TMPDIR/p.json" | wc -l)" -eq "$n" ] || { echo "$how: not all instructions"; return 1; }
+		jq -e -s '.[-1] | .kind == "trailer" and .interrupted == 1 and .bad == 0' "$BATS_TEST_TMPDIR/p.json" ||
+			{ echo "$how: trailer"; return 1; }
+	done
+}
+
+@test "host API spans carry their key arguments: sizes, pointers, blockDim, stream (rt and ACL), also in host_api.json" {
+	need "$ops/bin/op_rt"
+	need "$ops/bin/op_acl"
+	run sim-capture -q -o "$out" -- "$ops/bin/op_rt" -s add -m handle
+	[ "$status" -eq 0 ]
+	rec-cat --json "$(rundir)/capture.rec" | jq -c 'select(.kind == "api")' > "$BATS_TEST_TMPDIR/rt.json"
+	jq -e -s 'length > 10 and all(.args != "")' "$BATS_TEST_TMPDIR/rt.json"
+	# rtMalloc: size, type and the pointer it returned; rtMemcpy to that pointer
+	jq -e -s '[.[] | select(.name == "rtMalloc") | .args] | length == 4 and
+	          all(test("^size=[0-9]+ type=[0-9]+ ptr=0x1[0-9a-f]{8}$")) and (.[0] | startswith("size=65536 "))' "$BATS_TEST_TMPDIR/rt.json"
+	ptr=$(jq -r -s '[.[] | select(.name == "rtMalloc")][0].args | capture("ptr=(?<p>0x[0-9a-f]+)").p' "$BATS_TEST_TMPDIR/rt.json")
+	jq -e -s --arg p "$ptr" 'any(.[]; .name == "rtMemcpy" and (.args | test("^dst=\($p) src=0x[0-9a-f]+ size=65536 max=65536 kind=host_to_device$")))' "$BATS_TEST_TMPDIR/rt.json"
+	jq -e -s 'any(.[]; .name == "rtMemcpy" and (.args | endswith(" kind=device_to_host")))' "$BATS_TEST_TMPDIR/rt.json"
+	jq -e -s 'map(select(.name == "rtKernelLaunchWithHandleV2"))[0].args |
+	          test("^kernel=add_custom blockDim=2 stream=0x[0-9a-f]+ tilingKey=[0-9]+ args=0x[0-9a-f]+ argsSize=[0-9]+ handle=0x[0-9a-f]+$")' "$BATS_TEST_TMPDIR/rt.json"
+	jq -e -s 'map(select(.name == "rtRegisterAllKernel"))[0].args | test("^size=[0-9]+ magic=0x41415246 handle=0x")' "$BATS_TEST_TMPDIR/rt.json"
+	# ACL: aclrtMalloc, the device pointers appended to the args handle, the launch
+	rm -rf "$out"/*
+	run sim-capture -q -o "$out" -- "$ops/bin/op_acl" -s add -m config
+	[ "$status" -eq 0 ]
+	rec-cat --json "$(rundir)/capture.rec" | jq -c 'select(.kind == "api")' > "$BATS_TEST_TMPDIR/acl.json"
+	jq -e -s 'all(.args != "")' "$BATS_TEST_TMPDIR/acl.json"
+	jq -e -s '[.[] | select(.name == "aclrtMalloc") | .args | capture("ptr=(?<p>0x[0-9a-f]+)").p][0:3] ==
+	          [.[] | select(.name == "aclrtKernelArgsAppend") | .args | capture("value=(?<p>0x[0-9a-f]+)").p]' "$BATS_TEST_TMPDIR/acl.json"
+	jq -e -s 'map(select(.name == "aclrtLaunchKernelWithConfig"))[0].args |
+	          test("^kernel=add_custom blockDim=2 stream=0x[0-9a-f]+ args=0x[0-9a-f]+ config=0x[0-9a-f]+ function=0x[0-9a-f]+$")' "$BATS_TEST_TMPDIR/acl.json"
+	jq -e -s 'map(select(.name == "aclrtBinaryLoadFromFile"))[0].args | test("^handle=0x[0-9a-f]+ path=/.*/kernels/add_custom.o$")' "$BATS_TEST_TMPDIR/acl.json"
+	# sim-flow puts them into host_api.json
+	rm -rf "$out"/*
+	run sim-flow -q -o "$out" -- "$ops/bin/op_rt" -s add
+	[ "$status" -eq 0 ]
+	jq -e '[.traceEvents[] | select(.name == "rtMalloc") | .args | tostring] | length == 4 and all(test("size=[0-9]+ type="))' "$(rundir)/host_api.json"
 }

@@ -820,3 +820,22 @@ endless() {
 	vdata-dump --payload TRACE g.bin > g-trace.json
 	py "check('g-trace.json', 'a/trace.clean.json')"
 }
+
+@test "every event written has a category: the lane for slices, sync for arrows, __metadata for names" {
+	py "print(trace([X('LD0', 'c', 'MTE2', 0.5, 3.0), X('VADD', 'c', 'VEC', 4.5, 1.0), X('MOV', 'c', 'SCALAR', 0.1, 0.1)]
+		+ flag('set', 'c', 'MTE2', 3.99, 4.0, 'PIPE:MTE2,TRIGGERPIPE:VEC,FLAGID:0,', 'c_0')
+		+ flag('wait', 'c', 'VECTOR', 2.6, 4.2, 'FLAGID:0,TRIGGERPIPE:VEC,PIPE:MTE2,', 'c_0')))" > cat.json
+	for ks in "" --keep-scalar; do
+		run trace-clean $ks -o o cat.json
+		[ "$status" -eq 0 ]
+		jq -e '.traceEvents | length > 0 and all(.cat | type == "string" and length > 0)' o/trace.clean.json
+		jq -e '[.traceEvents[] | select(.ph == "M") | .cat] | unique == ["__metadata"]' o/trace.clean.json
+		jq -e '[.traceEvents[] | select(.ph == "s" or .ph == "f") | .cat] | unique == ["sync"]' o/trace.clean.json
+		run jq -r '[.traceEvents[] | select(.ph == "X") | "\(.name)=\(.cat)"] | sort | join(" ")' o/trace.clean.json
+		[ "$output" = "LD0=MTE2 VADD=VECTOR${ks:+ MOV=SCALAR}" ] || [ "$output" = "LD0=MTE2${ks:+ MOV=SCALAR} VADD=VECTOR" ]
+	done
+	# records: the marks too
+	dump-split "$DATA/910B" 2>/dev/null | instr-parse 2>/dev/null | trace-clean -q --keep-scalar -o r -
+	jq -e '.traceEvents | all(.cat | type == "string" and length > 0)' r/trace.clean.json
+	jq -e '[.traceEvents[] | select(.ph == "X" and .cat == "USERMARK")] | length > 0' r/trace.clean.json
+}

@@ -1196,6 +1196,7 @@ int clean_trace_event(const struct jobj *o, uint64_t off)
 	if (cls == N_OTHER &&
 	    (lanes[lane].drop == DROP_NOISE || (lanes[lane].drop == DROP_SCALAR && !opts.keep_scalar))) {
 		cstats.dropped_lane++;
+		cstats.dropped_scalar += lanes[lane].drop == DROP_SCALAR;
 		return 0;
 	}
 	if (!ts || ts->type != JT_NUM) {
@@ -1288,6 +1289,7 @@ int clean_record(const struct rinstr *r)
 	}
 	if (lanes[lane].drop == DROP_NOISE || (lanes[lane].drop == DROP_SCALAR && !opts.keep_scalar)) {
 		cstats.dropped_lane++;
+		cstats.dropped_scalar += lanes[lane].drop == DROP_SCALAR;
 		return 0;
 	}
 	tsn = (size_t)(jw_fixed(ts, r->ts6, 6) - ts);

@@ -944,3 +944,30 @@ old_set_intact() {
 	[ "$status" -eq 4 ]
 	[ ! -e fresh2 ]
 }
+
+@test "a double quote or backslash in an operand survives, escaped, from the dump line to every JSON output" {
+	command -v timeline-emit >/dev/null || skip "timeline-emit not built"
+	mkdir d
+	# the ADD of the sample, paired, with an operand holding a quote and a backslash
+	for f in instr_log instr_popped_log; do
+		sed 's|XM:X15=0,$|XM:X15=0, TAG:a"b\\c"d,|' "$DATA/910B/core0.veccore0.$f.dump" > "d/core0.veccore0.$f.dump"
+	done
+	grep -qF 'TAG:a"b\c"d,' d/core0.veccore0.instr_log.dump
+	want='dtype:S64,XD:X29=0x107f80,XN:X29=0x107f80,XM:X15=0,TAG:a"b\c"d,'
+	dump-split d 2>/dev/null | instr-parse 2>/dev/null > recs
+	# the record
+	[ "$(rec-cat --json < recs | jq -r 'select(.kind=="instr" and .pc=="0x10f8600c") | .detail')" = "$want" ]
+	# trace-clean from the records: the trace and the metrics
+	trace-clean -q --keep-scalar -o tc - < recs
+	[ "$(jq -r '.traceEvents[] | select(.name=="ADD") | .args.detail' tc/trace.clean.json)" = "$want" ]
+	[ "$(jq -r '.instructions[][] | select(.address=="0x10f8600c") | .source' tc/instr_metrics.json)" = 'ADD dtype:S64,XD:X29,XN:X29,XM:X15=0,TAG:a"b\c"d' ]
+	# timeline-emit's traces, then trace-clean of those
+	timeline-emit -q -o em < recs >/dev/null 2>&1
+	[ "$(jq -r '.traceEvents[] | select(.name=="ADD") | .args.detail' em/trace.json)" = "$want" ]
+	[ "$(jq -r '.traceEvents[] | select(.name=="ADD") | .args.detail' em/core0.veccore0/trace.json)" = "$want" ]
+	trace-clean -q --keep-scalar --no-copy-raw -o tv em
+	[ "$(jq -r '.traceEvents[] | select(.name=="ADD") | .args.detail' tv/trace.clean.json)" = "$want" ]
+	[ "$(jq -r '.instructions[][] | select(.address=="0x10f8600c") | .source' tv/instr_metrics.json)" = 'ADD dtype:S64,XD:X29,XN:X29,XM:X15=0,TAG:a"b\c"d' ]
+	trace-clean -q --keep-scalar -o tj em/trace.json
+	[ "$(jq -r '.traceEvents[] | select(.name=="ADD") | .args.detail' tj/trace.clean.json)" = "$want" ]
+}

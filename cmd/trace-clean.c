@@ -12,10 +12,14 @@
  *   cmd/trace-clean/metrics.c  instr_metrics.json
  *   cmd/trace-clean/rawcopy.c  raw_simulator/
  *
- * Every output is written under a temporary name and renamed only when
- * the whole run succeeded: bad input leaves nothing behind. */
+ * The outputs are one set, all or nothing: they are written into a
+ * staging directory inside the output directory, and moved into place only
+ * when the whole set is complete, trace.clean.json last, each older output
+ * kept aside until then and put back if a move fails.  Bad input leaves
+ * nothing behind, not even the -o directory when this run created it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +41,7 @@ enum kind { IN_VDATA, IN_JSON, IN_RECORDS };
 
 static struct wr *trace_w, *metrics_w;
 static int trace_stdout;
+static const char *trace_shown = "trace.clean.json";   /* its name in messages */
 
 static void usage(FILE *f)
 {
@@ -375,8 +380,23 @@ static int write_failed(void)
 		return EXIT_OK;
 	}
 	errno = e;
-	cli_warn("%s: write error:", trace_stdout ? "(stdout)" : "trace.clean.json");
+	cli_warn("%s: write error:", trace_stdout ? "(stdout)" : trace_shown);
 	return EXIT_IO;
+}
+
+/* The directories this run created for -o, outermost first: removed again
+ * (when still empty) if the run fails. */
+static char *created[64];
+static int ncreated;
+
+static int make_dir(const char *p)
+{
+	if (mkdir(p, 0777) == 0) {
+		if (ncreated < (int)(sizeof created / sizeof created[0]))
+			created[ncreated++] = xstrndup(p, strlen(p));
+		return 0;
+	}
+	return errno == EEXIST ? 0 : -1;
 }
 
 static int mkdirs(const char *path)
@@ -384,17 +404,115 @@ static int mkdirs(const char *path)
 	char *p = xstrndup(path, strlen(path)), *s;
 	int rc = 0;
 	for (s = p + 1; *s; s++) {
-		if (*s != '/')
+		if (*s != '/' || s[-1] == '/')
 			continue;
 		*s = 0;
-		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+		if (make_dir(p))
 			rc = -1;
 		*s = '/';
 	}
-	if (mkdir(p, 0777) < 0 && errno != EEXIST)
+	if (make_dir(p))
 		rc = -1;
 	free(p);
 	return rc || !is_dir(path) ? -1 : 0;
+}
+
+static void remove_created(void)
+{
+	while (ncreated > 0) {
+		ncreated--;
+		rmdir(created[ncreated]);
+		free(created[ncreated]);
+	}
+}
+
+/* ---- the output set ---- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Move the complete set from the staging directory stg into dir (shown as
+ * shown in messages): raw_simulator/ (when made), instr_metrics.json (when
+ * written), trace.clean.json last.  An older file is first linked aside in
+ * stg, an older raw_simulator/ swapped with the new one, so that when a
+ * move fails every one already made is undone and the older set is back as
+ * it was.  0, or -1 after a message. */
+enum { OUT_RAW, OUT_METRICS, OUT_TRACE, OUT_N };
+static int commit_set(const char *stg, const char *dir, const char *shown, const int want[OUT_N])
+{
+	static const char *const names[OUT_N] = { "raw_simulator", "instr_metrics.json", "trace.clean.json" };
+	int state[OUT_N] = { 0 };   /* 1 moved in, nothing before; 2 moved in, older one kept aside */
+	int i, j, rc = 0;
+
+	for (i = 0; i < OUT_N && !rc; i++) {
+		char *from, *to, *old;
+		struct stat st;
+		int had;
+		if (!want[i])
+			continue;
+		from = join(stg, names[i]);
+		to = join(dir, names[i]);
+		old = join(stg, i == OUT_RAW ? "old.raw_simulator" : i == OUT_METRICS ? "old.instr_metrics.json"
+		                                                                     : "old.trace.clean.json");
+		had = lstat(to, &st) == 0;
+		if (i == OUT_RAW && had && !S_ISDIR(st.st_mode)) {
+			cli_warn("%s/%s: not a directory", shown, names[i]);
+			rc = -1;
+		} else if (i == OUT_RAW && had) {
+			/* the older tree ends up in stg, under the new one's name */
+			if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE) < 0) {
+				cli_warn("%s/%s: cannot move into place:", shown, names[i]);
+				rc = -1;
+			}
+		} else if (had && link(to, old) < 0) {
+			cli_warn("%s/%s: cannot keep the older file aside:", shown, names[i]);
+			rc = -1;
+		} else if (rename(from, to) < 0) {
+			cli_warn("%s/%s: cannot move into place:", shown, names[i]);
+			rc = -1;
+		}
+		if (!rc)
+			state[i] = had ? 2 : 1;
+		free(from);
+		free(to);
+		free(old);
+	}
+	if (!rc)
+		return 0;
+	/* Undo, last first.  The older files come back by rename over the new
+	 * ones; a new file with no older one is removed. */
+	for (j = OUT_N - 1; j >= 0; j--) {
+		char *to, *back;
+		if (!state[j])
+			continue;
+		to = join(dir, names[j]);
+		back = join(stg, j == OUT_RAW ? names[j] : j == OUT_METRICS ? "old.instr_metrics.json"
+		                                                           : "old.trace.clean.json");
+		if (j == OUT_RAW && state[j] == 2)
+			renameat2(AT_FDCWD, back, AT_FDCWD, to, RENAME_EXCHANGE);
+		else if (j == OUT_RAW)
+			rename(to, back);
+		else if (state[j] == 2)
+			rename(back, to);
+		else
+			unlink(to);
+		free(to);
+		free(back);
+	}
+	return -1;
 }
 
 static int same_dir(const char *a, const char *b)
@@ -421,6 +539,8 @@ int main(int argc, char **argv)
 	int raw_metrics = 0, no_copy = 0, c, status = EXIT_OK;
 	const char *outopt = NULL, *arg;
 	char *input = NULL, *outdir = NULL, *srcdir = NULL, *tpath = NULL, *mpath = NULL;
+	char *stg = NULL, *tshown = NULL, *mshown = NULL;
+	int want[OUT_N] = { 0 };
 	enum kind kind;
 	struct src src = { 0 };
 	struct jbuf jb = { 0 };
@@ -539,6 +659,7 @@ int main(int argc, char **argv)
 	} else if (outopt) {
 		if (mkdirs(outopt)) {
 			cli_warn("%s: cannot create the output directory:", outopt);
+			remove_created();
 			free(input);
 			return EXIT_IO;
 		}
@@ -551,11 +672,21 @@ int main(int argc, char **argv)
 	if (trace_stdout) {
 		trace_w = wr_open("-", 0);
 	} else {
-		tpath = join(outdir, "trace.clean.json");
+		stg = join(outdir, ".trace-clean.XXXXXX");
+		if (!mkdtemp(stg)) {
+			cli_warn("%s: cannot create a directory in it:", outdir);
+			free(stg);
+			stg = NULL;
+			status = EXIT_IO;
+			goto done;
+		}
+		tpath = join(stg, "trace.clean.json");
+		tshown = join(outdir, "trace.clean.json");
+		trace_shown = tshown;
 		trace_w = wr_open(tpath, 0);
 	}
 	if (!trace_w) {
-		cli_warn("%s: cannot create:", tpath ? tpath : "(stdout)");
+		cli_warn("%s: cannot create:", tshown ? tshown : "(stdout)");
 		status = EXIT_IO;
 		goto done;
 	}
@@ -690,13 +821,15 @@ int main(int argc, char **argv)
 		if (instr_blk >= 0 || have_metrics)
 			cli_note("the trace goes to standard output: instr_metrics.json not written");
 	} else if (kind == IN_VDATA && instr_blk < 0) {
+		/* A warning, not an input problem: the simulator writes no such
+		 * block for some runs, and the trace is whole without it. */
 		cli_warn("%s: no API_INSTR (INSTR_API) block: instr_metrics.json not written", input);
-		status = EXIT_PARTIAL;
 	} else if (kind == IN_VDATA || have_metrics) {
-		mpath = join(outdir, "instr_metrics.json");
+		mpath = join(stg, "instr_metrics.json");
+		mshown = join(outdir, "instr_metrics.json");
 		metrics_w = wr_open(mpath, 0);
 		if (!metrics_w) {
-			cli_warn("%s: cannot create:", mpath);
+			cli_warn("%s: cannot create:", mshown);
 			status = EXIT_IO;
 			goto done;
 		}
@@ -746,10 +879,11 @@ int main(int argc, char **argv)
 	/* ---- raw_simulator/, then everything into place ---- */
 	if (outopt && !trace_stdout && !no_copy && srcdir && !same_dir(srcdir, outdir)) {
 		int copied = 0;
-		if (rawcopy(srcdir, input, outdir, &copied)) {
+		if (rawcopy(srcdir, input, stg, outdir, outdir, &copied)) {
 			status = cli_interrupted ? EXIT_INTR : EXIT_IO;
 			goto done;
 		}
+		want[OUT_RAW] = 1;
 		if (cli_verbosity >= 2)
 			cli_note("copied %d file%s to %s/raw_simulator", copied, copied == 1 ? "" : "s", outdir);
 	}
@@ -758,25 +892,36 @@ int main(int argc, char **argv)
 		metrics_w = NULL;
 		if (c) {
 			errno = c;
-			cli_warn("%s: write error:", mpath);
+			cli_warn("%s: write error:", mshown);
 			status = EXIT_IO;
 			goto done;
 		}
+		want[OUT_METRICS] = 1;
 	}
 	c = wr_close(trace_w);
 	trace_w = NULL;
 	if (c && c != EPIPE) {
 		errno = c;
-		cli_warn("%s: write error:", tpath ? tpath : "(stdout)");
+		cli_warn("%s: write error:", tshown ? tshown : "(stdout)");
 		status = EXIT_IO;
 		goto done;
 	}
+	if (stg) {
+		want[OUT_TRACE] = 1;
+		if (commit_set(stg, outdir, outdir, want)) {
+			status = EXIT_IO;
+			goto done;
+		}
+	}
 	if (!trace_stdout)
-		cli_note("wrote %s: %llu slices on %llu tracks of %llu cores, %llu arrows", tpath,
+		cli_note("wrote %s: %llu slices on %llu tracks of %llu cores, %llu arrows", tshown,
 		         (unsigned long long)cstats.slices_written, (unsigned long long)cstats.tracks,
 		         (unsigned long long)cstats.cores, (unsigned long long)cstats.arrows);
-	if (mpath && status != EXIT_IO)
-		cli_note("wrote %s", mpath);
+	if (want[OUT_METRICS])
+		cli_note("wrote %s", mshown);
+	if (!cstats.slices_written && cstats.dropped_scalar && !co.keep_scalar)
+		cli_warn("%s: no slice kept: %llu instructions on the SCALAR lanes were dropped; --keep-scalar "
+		         "keeps them", src.name, (unsigned long long)cstats.dropped_scalar);
 	{
 		uint64_t lost = cstats.sets_alone + cstats.waits_alone + cstats.no_producer + cstats.no_consumer;
 		if (lost)
@@ -805,6 +950,12 @@ int main(int argc, char **argv)
 done:
 	if (status == EXIT_UNUSABLE || status == EXIT_IO || status == EXIT_INTR)
 		abort_outputs();
+	if (stg)
+		remove_tree(stg);  /* what did not go into place, and the older set after it did */
+	if (status == EXIT_UNUSABLE || status == EXIT_IO || status == EXIT_INTR)
+		remove_created();
+	while (ncreated > 0)
+		free(created[--ncreated]);
 	if (cli_interrupted && status != EXIT_UNUSABLE && status != EXIT_IO)
 		status = EXIT_INTR;
 	jbuf_free(&jb);
@@ -819,5 +970,8 @@ done:
 	free(srcdir);
 	free(tpath);
 	free(mpath);
+	free(stg);
+	free(tshown);
+	free(mshown);
 	return status;
 }

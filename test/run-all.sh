@@ -49,6 +49,9 @@ for variant in build build-san; do
 		PATH="$top/$variant/bin:$top/build/bin:$PATH" OPTRACE_TOP="$top" OPTRACE_VARIANT="$variant" \
 			bats --tap "$b" >"$log/out" 2>&1
 		grep -v '^ok ' "$log/out" | grep -v '^#' | grep -v '^1\.\.' || true
+		# skipped tests are said, with why (a check not run must not pass
+		# unseen), and so are the lines a test prints as "# info: ..."
+		grep -e '^ok .* # skip' -e '^# info: ' "$log/out" | sed "s|^|$variant/$(basename "$b"): |" || true
 		grep '^not ok' -A 20 "$log/out" | grep '^#' | head -40
 		count_bats "$log/out" "$variant/$(basename "$b")"
 	done

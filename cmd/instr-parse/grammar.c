@@ -53,10 +53,12 @@ static int is_name_char(int c)
 	return cclass[(unsigned char)c] & C_NAME;
 }
 
-/* [\[\]\|a-zA-Z0-9_, :=/#-] */
+/* [\[\]\|a-zA-Z0-9_, :=/#"\\-]: the reference's class, and the double quote
+ * and backslash too, which it would cut an operand at (they are written
+ * escaped wherever the detail goes into JSON). */
 static const unsigned char detail_class[256] = {
 	[' '] = 1, [','] = 1, [':'] = 1, ['='] = 1, ['/'] = 1, ['#'] = 1, ['-'] = 1, ['_'] = 1,
-	['['] = 1, [']'] = 1, ['|'] = 1,
+	['['] = 1, [']'] = 1, ['|'] = 1, ['"'] = 1, ['\\'] = 1,
 	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
 	['8'] = 1, ['9'] = 1,
 	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1,
@@ -78,7 +80,7 @@ static const unsigned char pc_digit[256] = {
 
 #ifdef __SSE2__
 /* A bit per byte of the sixteen at p: set when the byte is in detail_class
- * (letters, digits and " ,:=/#-_[]|"). */
+ * (letters, digits and  ,:=/#-_[]|"\ ). */
 static inline unsigned detail_run16(const char *p)
 {
 	const __m128i zero = _mm_setzero_si128();
@@ -88,7 +90,7 @@ static inline unsigned detail_run16(const char *p)
 	m = _mm_or_si128(m, _mm_cmpeq_epi8(_mm_subs_epu8(_mm_sub_epi8(x, _mm_set1_epi8('0')), _mm_set1_epi8(9)), zero));
 #define ONE_OF(c) m = _mm_or_si128(m, _mm_cmpeq_epi8(x, _mm_set1_epi8(c)))
 	ONE_OF(' '); ONE_OF(','); ONE_OF(':'); ONE_OF('='); ONE_OF('/'); ONE_OF('#');
-	ONE_OF('-'); ONE_OF('_'); ONE_OF('['); ONE_OF(']'); ONE_OF('|');
+	ONE_OF('-'); ONE_OF('_'); ONE_OF('['); ONE_OF(']'); ONE_OF('|'); ONE_OF('"'); ONE_OF('\\');
 #undef ONE_OF
 	return (unsigned)_mm_movemask_epi8(m);
 }

@@ -436,7 +436,9 @@ static void meta_event(const char *what, uint32_t pid, int64_t tid, const char *
 	char *p = json_value_start(&J, 160 + (s ? JW_STR_MAX(n) : 0));
 	p = JW_LIT(p, "{\"name\":\"");
 	p = jw_raw(p, what, strlen(what));
-	p = JW_LIT(p, "\",\"ph\":\"M\",\"pid\":");
+	/* chrome://tracing's category of metadata; every event has one, so
+	 * that category filters show or hide all of them. */
+	p = JW_LIT(p, "\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":");
 	p = jw_uint(p, pid);
 	if (tid >= 0) {
 		p = JW_LIT(p, ",\"tid\":");
@@ -482,11 +484,15 @@ static void write_slice(const struct track *t, uint32_t sub, const struct pev *x
 	const struct lanedef *l = &lanes[t->lane];
 	size_t cn = strlen(l->cname);
 	const char *tx = x->text;
-	char *p = json_value_start(&J, 160 + cn + x->name_n + x->ts_n + x->dur_n + x->args_n);
+	char *p = json_value_start(&J, 160 + cn + JW_STR_MAX(l->n) + x->name_n + x->ts_n + x->dur_n + x->args_n);
 
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_raw(p, tx, x->name_n);
 	tx += x->name_n;
+	/* The category is the lane (the canonical pipe), so one pipe can be
+	 * picked out in a viewer's category filter. */
+	p = JW_LIT(p, ",\"cat\":");
+	p = jw_str(p, l->name, l->n);
 	p = JW_LIT(p, ",\"ph\":\"X\",\"pid\":");
 	p = jw_uint(p, t->core->pid);
 	p = JW_LIT(p, ",\"tid\":");
@@ -1190,6 +1196,7 @@ int clean_trace_event(const struct jobj *o, uint64_t off)
 	if (cls == N_OTHER &&
 	    (lanes[lane].drop == DROP_NOISE || (lanes[lane].drop == DROP_SCALAR && !opts.keep_scalar))) {
 		cstats.dropped_lane++;
+		cstats.dropped_scalar += lanes[lane].drop == DROP_SCALAR;
 		return 0;
 	}
 	if (!ts || ts->type != JT_NUM) {
@@ -1282,6 +1289,7 @@ int clean_record(const struct rinstr *r)
 	}
 	if (lanes[lane].drop == DROP_NOISE || (lanes[lane].drop == DROP_SCALAR && !opts.keep_scalar)) {
 		cstats.dropped_lane++;
+		cstats.dropped_scalar += lanes[lane].drop == DROP_SCALAR;
 		return 0;
 	}
 	tsn = (size_t)(jw_fixed(ts, r->ts6, 6) - ts);

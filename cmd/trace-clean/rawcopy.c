@@ -20,8 +20,8 @@
 #define MAX_DEPTH 4
 
 struct dst {
-	dev_t dev[2];
-	ino_t ino[2];
+	dev_t dev[3];
+	ino_t ino[3];
 	int n;
 };
 
@@ -56,7 +56,9 @@ static char *join(const char *a, const char *b)
 	return p;
 }
 
-static int copy_file(const char *from, const char *to)
+/* to: where the copy is written; shown: its name in messages (the place
+ * it will have once the output set is moved into place). */
+static int copy_file(const char *from, const char *to, const char *shown)
 {
 	int fd = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct wr *w;
@@ -69,7 +71,7 @@ static int copy_file(const char *from, const char *to)
 	}
 	w = wr_open(to, 0);
 	if (!w) {
-		cli_warn("%s: cannot create:", to);
+		cli_warn("%s: cannot create:", shown);
 		close(fd);
 		return -1;
 	}
@@ -100,7 +102,7 @@ static int copy_file(const char *from, const char *to)
 	e = wr_close(w);
 	if (e) {
 		errno = e;
-		cli_warn("%s: write error:", to);
+		cli_warn("%s: write error:", shown);
 		return -1;
 	}
 	return 0;
@@ -115,7 +117,8 @@ static int is_dst(const struct dst *d, const struct stat *st)
 	return 0;
 }
 
-static int copy_tree(const char *from, const char *to, const struct dst *d, int depth, int *copied)
+static int copy_tree(const char *from, const char *to, const char *shown, const struct dst *d, int depth,
+                     int *copied)
 {
 	DIR *dir;
 	struct dirent *de;
@@ -124,7 +127,7 @@ static int copy_tree(const char *from, const char *to, const struct dst *d, int 
 	if (depth > MAX_DEPTH)
 		return 0;
 	if (mkdir(to, 0777) < 0 && errno != EEXIST) {
-		cli_warn("%s: cannot create:", to);
+		cli_warn("%s: cannot create:", shown);
 		return -1;
 	}
 	dir = opendir(from);
@@ -133,32 +136,35 @@ static int copy_tree(const char *from, const char *to, const struct dst *d, int 
 		return -1;
 	}
 	while (!status && (de = readdir(dir))) {
-		char *a, *b;
+		char *a, *b, *bs;
 		struct stat st;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		a = join(from, de->d_name);
 		b = join(to, de->d_name);
+		bs = join(shown, de->d_name);
 		if (lstat(a, &st) == 0 && !is_dst(d, &st)) {
 			if (S_ISREG(st.st_mode)) {
-				status = copy_file(a, b);
+				status = copy_file(a, b, bs);
 				*copied += !status;
 			} else if (S_ISDIR(st.st_mode)) {
-				status = copy_tree(a, b, d, depth + 1, copied);
+				status = copy_tree(a, b, bs, d, depth + 1, copied);
 			}
 		}
 		free(a);
 		free(b);
+		free(bs);
 	}
 	closedir(dir);
 	return status;
 }
 
-int rawcopy(const char *srcdir, const char *input, const char *outdir, int *copied)
+int rawcopy(const char *srcdir, const char *input, const char *outdir, const char *shown_dir,
+            const char *final_dir, int *copied)
 {
 	struct dst d = { { 0 }, { 0 }, 0 };
 	struct stat st;
-	char *to = join(outdir, "raw_simulator");
+	char *to = join(outdir, "raw_simulator"), *shown = join(shown_dir, "raw_simulator");
 	const char *base = strrchr(input, '/');
 	DIR *dir;
 	struct dirent *de;
@@ -167,13 +173,15 @@ int rawcopy(const char *srcdir, const char *input, const char *outdir, int *copi
 	*copied = 0;
 	base = base ? base + 1 : input;
 	if (mkdir(to, 0777) < 0 && errno != EEXIST) {
-		cli_warn("%s: cannot create:", to);
+		cli_warn("%s: cannot create:", shown);
 		free(to);
+		free(shown);
 		return -1;
 	}
 	if (lstat(to, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		cli_warn("%s: not a directory", to);
+		cli_warn("%s: not a directory", shown);
 		free(to);
+		free(shown);
 		return -1;
 	}
 	d.dev[d.n] = st.st_dev;
@@ -182,32 +190,40 @@ int rawcopy(const char *srcdir, const char *input, const char *outdir, int *copi
 		d.dev[d.n] = st.st_dev;
 		d.ino[d.n++] = st.st_ino;
 	}
+	if (stat(final_dir, &st) == 0) {
+		d.dev[d.n] = st.st_dev;
+		d.ino[d.n++] = st.st_ino;
+	}
 	dir = opendir(srcdir);
 	if (!dir) {
 		cli_warn("%s: cannot open:", srcdir);
 		free(to);
+		free(shown);
 		return -1;
 	}
 	while (!status && (de = readdir(dir))) {
 		const char *n = de->d_name;
-		char *a, *b;
+		char *a, *b, *bs;
 		int is_input = !strcmp(n, base);
 		if (!is_input && strcmp(n, "visualize_data.bin") && strcmp(n, "trace.json") && !core_dir_name(n))
 			continue;
 		a = join(srcdir, n);
 		b = join(to, n);
+		bs = join(shown, n);
 		if (lstat(a, &st) == 0 && !is_dst(&d, &st)) {
 			if (S_ISREG(st.st_mode)) {
-				status = copy_file(a, b);
+				status = copy_file(a, b, bs);
 				*copied += !status;
 			} else if (S_ISDIR(st.st_mode) && core_dir_name(n)) {
-				status = copy_tree(a, b, &d, 1, copied);
+				status = copy_tree(a, b, bs, &d, 1, copied);
 			}
 		}
 		free(a);
 		free(b);
+		free(bs);
 	}
 	closedir(dir);
 	free(to);
+	free(shown);
 	return status;
 }

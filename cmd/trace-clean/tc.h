@@ -122,6 +122,7 @@ struct clean_opts {
 struct clean_stats {
 	uint64_t events, kept, slices_written, late;
 	uint64_t dropped_lane, dropped_sync, dropped_overhead, dropped_other, malformed;
+	uint64_t dropped_scalar;    /* of dropped_lane: on the SCALAR lanes */
 	uint64_t flags, pairs, arrows;
 	uint64_t sets_alone, waits_alone, no_producer, no_consumer;
 	uint64_t tracks, cores, max_sub;
@@ -191,8 +192,12 @@ int xs_pread(int fd, void *p, size_t len, uint64_t off);
 
 /* ---- rawcopy.c: <OUT>/raw_simulator ---- */
 /* Copy the input trace file and its simulator siblings from srcdir into
- * outdir/raw_simulator.  0, or -1 after a message. */
-int rawcopy(const char *srcdir, const char *input, const char *outdir, int *copied);
+ * outdir/raw_simulator; messages name them under shown_dir instead (where
+ * they go once the output set is moved into place), and neither outdir nor
+ * final_dir (the directory the set goes into) is copied.  0, or -1 after a
+ * message. */
+int rawcopy(const char *srcdir, const char *input, const char *outdir, const char *shown_dir,
+            const char *final_dir, int *copied);
 
 /* ---- util ---- */
 void *xmalloc(size_t n);

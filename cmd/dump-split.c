@@ -374,6 +374,11 @@ static int read_bundle(const char *in)
 		struct dname d;
 
 		base = base ? base + 1 : m.name;
+		if (m.pax_why) {
+			cli_warn("%s: member %s: malformed pax header (%s); using the name of its "
+			         "tar header", bundle, m.name, m.pax_why);
+			status = EXIT_PARTIAL;
+		}
 		if (m.type == TAR_DIR)
 			continue;
 		if (unsafe_name(m.name)) {

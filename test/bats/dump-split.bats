@@ -436,3 +436,58 @@ content() {
 		diff "want.$i" "got.$i" || { echo "example output differs: $(cat "cmd.$i")"; false; }
 	done
 }
+
+# A bundle of one pax extended header with the payload $2 (Python string
+# escapes), then the member core0.veccore0.instr_log.dump, written by hand.
+pax_bundle() {
+	python3 - "$1" "$2" <<'PY'
+import sys, tarfile
+def hdr(name, size, typ):
+    t = tarfile.TarInfo(name); t.size = size; t.type = typ
+    return t.tobuf(format=tarfile.USTAR_FORMAT)
+def pad(b): return b + b'\0' * (-len(b) % 512)
+pax = sys.argv[2].encode().decode('unicode_escape').encode('latin1')
+data = b'instr line\n'
+b = hdr('PaxHeaders/x', len(pax), tarfile.XHDTYPE) + pad(pax)
+b += hdr('core0.veccore0.instr_log.dump', len(data), tarfile.REGTYPE) + pad(data)
+open(sys.argv[1], 'wb').write(b + b'\0' * 1024)
+PY
+}
+
+@test "a malformed pax header is reported and the member keeps its tar name" {
+	# Length 1 or 0, shorter than its own length field, beyond the header,
+	# no length, no '=', no newline, an empty key.
+	for pax in '1 ' '0 ' '2 \n' '4 =\n' '99 path=x\n' 'path=x\n' '12 pathxxxx\n' \
+	           '13 path=abcde' '6 =bc\n' '1'; do
+		pax_bundle b.tar "$pax"
+		run dump-split --json b.tar
+		echo "pax [$pax]: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"b.tar: member core0.veccore0.instr_log.dump: malformed pax header ("* ]]
+		[[ "$output" == *'"text":"instr line"'* ]]
+	done
+}
+
+@test "pax path records: the last one names the member, other keys are ignored" {
+	pax_bundle b.tar '8 a=bcd\n20 path=k/elsewhere\n40 path=k/core0.veccore1.instr_log.dump\n'
+	run dump-split --json b.tar
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"path":"b.tar(k/core0.veccore1.instr_log.dump)"'* ]]
+	[[ "$output" != *malformed* ]]
+}
+
+@test "an old GNU tar header: the bytes where ustar keeps its name prefix are not a prefix" {
+	python3 - <<'PY'
+import tarfile
+t = tarfile.TarInfo('core0.veccore0.instr_log.dump'); data = b'instr line\n'; t.size = len(data)
+b = bytearray(t.tobuf(format=tarfile.GNU_FORMAT))
+assert b[257:265] == b'ustar  \0'
+b[345:357] = b'14567123456\0'          # an access time, as tar --incremental writes
+b[148:156] = b' ' * 8
+b[148:156] = b'%06o\0 ' % sum(b[:512])
+open('g.tar', 'wb').write(bytes(b[:512]) + data + b'\0' * (512 - len(data)) + b'\0' * 1024)
+PY
+	run dump-split --json g.tar
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"path":"g.tar(core0.veccore0.instr_log.dump)"'* ]]
+}

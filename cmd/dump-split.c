@@ -857,7 +857,7 @@ int main(int argc, char **argv)
 		case OPT_JSON: json = 1; text = 0; break;
 		case OPT_TEXT: text = 1; json = 0; break;
 		case OPT_LZ4: lz4 = 1; break;
-		case OPT_SOC: soc = optarg; break;
+		case OPT_SOC: soc = cli_soc(optarg)->soc; break;
 		case OPT_LIST: list = 1; break;
 		case OPT_COREID: parse_core_ids(core_spec = optarg); break;
 		case OPT_CORE: add_want(optarg); break;
@@ -879,8 +879,6 @@ int main(int argc, char **argv)
 	}
 	if (!*out)
 		cli_die(EXIT_USAGE, "-o: empty file name");
-	if (chip_find(soc)->family == CHIP_UNKNOWN)
-		cli_note("unknown SoC '%s'; assuming %u MHz", soc, chip_find(soc)->mhz);
 	atexit(cleanup);
 
 	/* Find the dump files. */

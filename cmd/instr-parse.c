@@ -1763,8 +1763,6 @@ int main(int argc, char **argv)
 	soc = opt.soc;
 	if (getenv("OPTRACE_SPOOL_MEM"))
 		spool_set_budget((size_t)cli_num("OPTRACE_SPOOL_MEM", getenv("OPTRACE_SPOOL_MEM")) << 20);
-	if (soc && chip_find(soc)->family == CHIP_UNKNOWN)
-		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc);
 
 	in = filter_open_inputs(argc, argv, optind, &nin);
 	filter_open_output(&o, "instr-parse", out, opt.json, opt.text, opt.bin, opt.lz4);

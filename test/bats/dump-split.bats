@@ -491,3 +491,44 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'"path":"g.tar(core0.veccore0.instr_log.dump)"'* ]]
 }
+
+@test "--soc-version: names of the SoC table in any case; the header has the table's spelling" {
+	run sh -c "dump-split --json --soc-version=Ascend950DT_950x '$DATA/A5' | head -n 1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"mhz":1650,'*'"soc":"Ascend950DT_950x"'* ]]
+	for soc in Ascend950DT_950y Ascend950PR_950z Ascend950PR_957b Ascend950PR_957c \
+	           Ascend950PR_957d Ascend950PR_958b ASCEND950PR_958B ascend950pr_9599; do
+		run sh -c "dump-split --json --soc-version=$soc '$DATA/A5' | head -n 1"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *'"soc":"Ascend950'* ]]
+	done
+	run sh -c "dump-split --json --soc-version=ascend910b4 '$DATA/910B' | head -n 1"
+	[[ "$output" == *'"mhz":1650,'*'"soc":"Ascend910B4"'* ]]
+	run sh -c "dump-split --soc-version=ascend310p5 '$DATA/910B' | instr-parse --json --soc-version=ASCEND310P5 | head -n 1"
+	[[ "$output" == *'"mhz":800,'*'"soc":"Ascend310P5"'* ]]
+}
+
+@test "--soc-version: an unknown SoC is a usage error with one message in every tool" {
+	bad='Ascend910B1;touch${IFS}x'
+	dump-split "$DATA/910B" > ok.rec
+	for tool in dump-split instr-parse icache-merge scalar-merge mte-parse timeline-emit; do
+		case $tool in
+		dump-split) run dump-split --soc-version="$bad" "$DATA/910B" ;;
+		timeline-emit) run timeline-emit --soc-version="$bad" -o out ok.rec ;;
+		*) run "$tool" --soc-version="$bad" ok.rec ;;
+		esac
+		echo "$tool: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		msg=${output#"$tool: "}
+		[ "$msg" != "$output" ]
+		[ -z "${first:-}" ] || [ "$msg" = "$first" ]
+		first=$msg
+	done
+	[[ "$first" == "--soc-version: unknown SoC 'Ascend910B1;touch\${IFS}x' ("* ]]
+	[ ! -e x ] && [ ! -e out ]
+	run dump-split --soc-version=Ascend910C9 "$DATA/910B"
+	[ "$status" -eq 2 ]
+	run dump-split --soc-version= "$DATA/910B"
+	[ "$status" -eq 2 ]
+}

@@ -189,8 +189,32 @@ static void add_file(const struct dname *d, char *path, char *shown, uint64_t si
 	f->state = size ? ST_USE : ST_EMPTY;
 }
 
+/* What the capture flow itself puts beside the dump logs (sim-capture, the
+ * preload library, the simulator, the reference's tree): expected, so not
+ * worth a note; anything else is. */
+static int flow_file(const char *name)
+{
+	static const char *const names[] = {
+		"aicore_binary.o", "pc_start_addr.txt", "manifest.json", "capture.rec",
+		"kernel_config.bin", "input_tiling.bin", "object_dump.txt", "kernel_data"
+	};
+	const char *base = strrchr(name, '/');
+	size_t i;
+
+	base = base ? base + 1 : name;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(base, names[i]))
+			return 1;
+	return 0;
+}
+
 static void add_other(const char *name)
 {
+	if (flow_file(name)) {
+		if (cli_verbosity >= 2)
+			cli_note("not read: %s (written by the capture, not a dump log)", name);
+		return;
+	}
 	if (nothers == capothers) {
 		capothers = capothers ? 2 * capothers : 16;
 		others = xrealloc(others, capothers * sizeof *others);

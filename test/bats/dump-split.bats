@@ -226,10 +226,11 @@ content() {
 	run dump-split --json d
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | grep -c 'not a simulator dump log\|not simulator dump logs')" -eq 1 ]
-	[[ "$output" == *"skipped 4 files that are not simulator dump logs"* ]]
+	[[ "$output" == *"skipped 2 files that are not simulator dump logs"* ]]
 	run dump-split -v --json d
-	[[ "$output" == *"skipped aicore_binary.o: not a simulator dump log"* ]]
+	[[ "$output" == *"skipped lrm.data: not a simulator dump log"* ]]
 	[[ "$output" == *"skipped subdir: not a simulator dump log"* ]]
+	[[ "$output" == *"not read: aicore_binary.o (written by the capture, not a dump log)"* ]]
 	run sh -c "dump-split -q --json d 2>&1 >/dev/null"
 	[ -z "$output" ]
 	[ "$(dump-split --json d 2>/dev/null | jq -r 'select(.kind == "source") | .path' | wc -l)" -eq 2 ]
@@ -320,10 +321,13 @@ content() {
 	mkdir -p k/dump
 	cp "$DATA/A5"/* k/dump/
 	echo x > k/dump/aicore_binary.o
+	echo x > k/dump/notes.txt
 	tar cf b.tar k
 	run dump-split --json b.tar
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"skipped 1 file that is not a simulator dump log"* ]]
+	run dump-split -v --json b.tar
+	[[ "$output" == *"skipped k/dump/notes.txt: not a simulator dump log"* ]]
 	echo evil > core0.veccore0.reg_log.dump
 	tar cf evil.tar --transform 's,^core,../core,' core0.veccore0.reg_log.dump k
 	run dump-split --json evil.tar
@@ -531,4 +535,27 @@ PY
 	[ "$status" -eq 2 ]
 	run dump-split --soc-version= "$DATA/910B"
 	[ "$status" -eq 2 ]
+}
+
+@test "the files a capture writes beside the dump logs are not reported as skipped" {
+	# what sim-capture, the preload library and the reference's tree put
+	# in or next to a dump directory
+	mkdir -p d/kernel_data
+	cp "$DATA/910B"/* d/
+	chmod u+w d/*
+	for f in aicore_binary.o pc_start_addr.txt manifest.json capture.rec kernel_config.bin \
+	         input_tiling.bin object_dump.txt; do
+		echo x > "d/$f"
+	done
+	run dump-split --json d
+	[ "$status" -eq 0 ]
+	[[ "$output" != *skipped* ]]
+	tar cf b.tar d
+	run dump-split --json b.tar
+	[ "$status" -eq 0 ]
+	[[ "$output" != *skipped* ]]
+	# a file nobody expects is still news
+	echo x > d/core0.veccore0.instr_log.dump.bak
+	run dump-split --json d
+	[[ "$output" == *"skipped 1 file that is not a simulator dump log (-v names them)"* ]]
 }

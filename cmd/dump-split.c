@@ -602,6 +602,207 @@ static void check_rotation(void)
 	}
 }
 
+/* ---- the SoC, when --soc-version is not given ----
+ *
+ * A capture knows its SoC: sim-capture writes it into manifest.json (and
+ * the header of capture.rec) at the top of its tree, a few directories
+ * above each dump directory.  Failing that, the line format tells the
+ * family apart; the clock within a family is then a guess. */
+
+/* Levels above the dump directory: OPPROF_x/device0/<kernel>/<n>/dump. */
+#define SOC_SEARCH_UP 4
+
+/* The "soc" string of a manifest, or NULL. */
+static const struct chip *manifest_soc(const char *path, char *raw, size_t cap)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(path, "r");
+	size_t n;
+	const char *p, *q;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (p = buf; (p = strstr(p, "\"soc\"")); p += 5) {
+		p += 5;
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (*p != ':')
+			continue;
+		p++;
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (*p != '"' || !(q = strchr(p + 1, '"')) || (size_t)(q - p - 1) >= cap)
+			return NULL;
+		memcpy(raw, p + 1, (size_t)(q - p - 1));
+		raw[q - p - 1] = 0;
+		return chip_find(raw);
+	}
+	return NULL;
+}
+
+/* The SoC of a capture.rec header, or NULL. */
+static const struct chip *records_soc(const char *path, char *raw, size_t cap)
+{
+	struct rd *r = rd_open(path);
+	struct rec_dec dec = { 0 };
+	const struct chip *c = NULL;
+	const char *line, *why;
+	size_t len;
+	struct rec rec;
+
+	if (!r)
+		return NULL;
+	if ((line = rd_line(r, &len)) && rec_decode(&dec, line, len, &rec, &why) == DEC_OK &&
+	    rec.sc->kind == K_HEADER && rec.s[HS_SOC].n && rec.s[HS_SOC].n < cap) {
+		memcpy(raw, rec.s[HS_SOC].p, rec.s[HS_SOC].n);
+		raw[rec.s[HS_SOC].n] = 0;
+		c = chip_find(raw);
+	}
+	rec_dec_free(&dec);
+	rd_close(r);
+	return c;
+}
+
+/* Look for the capture's SoC in dir and the directories above it.
+ * *where receives the file it came from (owned). */
+static const struct chip *capture_soc(const char *dir, char **where)
+{
+	static const char *const names[] = { "manifest.json", "capture.rec" };
+	char *d = realpath(dir, NULL), raw[128];
+	const struct chip *c = NULL;
+	int up;
+	size_t i;
+
+	for (up = 0; d && up <= SOC_SEARCH_UP && !c; up++) {
+		char *slash;
+		for (i = 0; i < sizeof names / sizeof names[0] && !c; i++) {
+			char *path = join(d, "/", names[i], "");
+			c = i ? records_soc(path, raw, sizeof raw) : manifest_soc(path, raw, sizeof raw);
+			if (c && c->family == CHIP_UNKNOWN) {
+				cli_warn("%s: unknown SoC '%s'; not used", path, raw);
+				c = NULL;
+			}
+			if (c)
+				*where = path;
+			else
+				free(path);
+		}
+		if (!(slash = strrchr(d, '/')) || slash == d)
+			break;
+		*slash = 0;
+	}
+	free(d);
+	return c;
+}
+
+/* The family a dump line's format says: an "(ID: n)" before the name
+ * (A5, 310B), and "name(args)" (310P, 310B) or "NAME  args" (A2, A5). */
+static enum chip_family line_family(const char *p, size_t n)
+{
+	const char *end = p + n, *b = memmem(p, n, ": (Binary: 0x", 13), *q;
+	int id = 0;
+
+	if (!b || !memmem(p, (size_t)(b - p), "(PC: 0x", 7))
+		return CHIP_UNKNOWN;
+	if (!(q = memchr(b + 13, ')', (size_t)(end - b - 13))) || ++q == end || *q++ != ' ')
+		return CHIP_UNKNOWN;
+	if (end - q > 5 && !memcmp(q, "(ID: ", 5)) {
+		if (!(q = memchr(q, ')', (size_t)(end - q))) || ++q == end || *q++ != ' ')
+			return CHIP_UNKNOWN;
+		id = 1;
+	}
+	while (q < end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') ||
+	                   (*q >= 'A' && *q <= 'Z') || *q == '_' || *q == '-'))
+		q++;
+	if (q < end && *q == '(')
+		return id ? CHIP_310B : CHIP_310P;
+	if (end - q >= 2 && (q[0] == ' ' || q[0] == '\t') && (q[1] == ' ' || q[1] == '\t'))
+		return id ? CHIP_A5 : CHIP_A2;
+	return CHIP_UNKNOWN;
+}
+
+/* The family every recognised line of the first instruction logs agrees
+ * on, or CHIP_UNKNOWN (none recognised, or they disagree). */
+static enum chip_family dump_family(const char **from)
+{
+	enum chip_family fam = CHIP_UNKNOWN;
+	size_t i, seen = 0;
+
+	for (i = 0; i < nfiles && seen < 200; i++) {
+		const struct dfile *f = &files[i];
+		struct rd *r;
+		const char *line;
+		size_t len, k;
+		if (f->state != ST_USE || (f->d.log != LOG_INSTR && f->d.log != LOG_POPPED))
+			continue;
+		if (!(r = rd_open(f->path)))
+			continue;
+		for (k = 0; k < 100 && (line = rd_line(r, &len)); k++) {
+			enum chip_family l = line_family(line, len);
+			if (l == CHIP_UNKNOWN)
+				continue;
+			if (seen++ && l != fam) {
+				rd_close(r);
+				return CHIP_UNKNOWN;
+			}
+			if (fam == CHIP_UNKNOWN)
+				*from = f->shown;
+			fam = l;
+		}
+		rd_close(r);
+	}
+	return fam;
+}
+
+/* The SoC of the header, and what the origin says of it (NULL: nothing).
+ * in is the dump directory or file; NULL for a bundle. */
+static const char *pick_soc(const char *in, int is_dir, char **note)
+{
+	static const struct { enum chip_family fam; const char *soc; } guess[] = {
+		/* The reference's choice for each simulator directory. */
+		{ CHIP_A5, "Ascend950PR_9599" }, { CHIP_310P, "Ascend310P1" }, { CHIP_310B, "Ascend310B1" }
+	};
+	const struct chip *c;
+	const char *from = NULL;
+	char *where = NULL, *dir;
+	enum chip_family fam;
+	size_t i;
+
+	*note = NULL;
+	if (in) {
+		const char *slash = strrchr(in, '/');
+		if (is_dir || !slash) {
+			dir = xstrdup(is_dir ? in : ".");
+		} else {
+			dir = xstrdup(in);
+			dir[slash == in ? 1 : slash - in] = 0;
+		}
+		c = capture_soc(dir, &where);
+		free(dir);
+		if (c) {
+			if (cli_verbosity >= 2)
+				cli_note("SoC %s from %s", c->soc, where);
+			*note = join(" (SoC from ", where, "", ")");
+			free(where);
+			return c->soc;
+		}
+	}
+	fam = dump_family(&from);
+	for (i = 0; i < sizeof guess / sizeof guess[0]; i++)
+		if (guess[i].fam == fam) {
+			cli_warn("%s: no --soc-version and no manifest.json of a capture: the lines are "
+			         "those of the %s family, so %s (%u MHz) is assumed; give --soc-version "
+			         "for the exact clock", from, chip_family_name(fam), guess[i].soc,
+			         chip_find(guess[i].soc)->mhz);
+			*note = xstrdup(" (SoC guessed from the line format)");
+			return guess[i].soc;
+		}
+	return CHIP_DEFAULT_SOC;
+}
+
 /* ---- output ---- */
 
 static void cleanup(void)
@@ -749,7 +950,8 @@ static uint64_t emit_file(struct rec_out *o, struct rec *line, const struct dfil
 	return n;
 }
 
-static int split(const char *in, const char *out, int lz4, int json, int text, const char *soc)
+static int split(const char *in, const char *out, int lz4, int json, int text, const char *soc,
+                 const char *soc_note)
 {
 	struct rec_out o = { 0 };
 	struct rec src, line;
@@ -762,7 +964,11 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 	o.w = open_out(out, lz4, &fd);
 	o.mode = cli_out_mode(json, text, 0, fd);
 	show_progress = cli_verbosity >= 1 && isatty(2);
-	rec_out_header(&o, soc, chip_find(soc)->mhz, in);
+	{
+		char *origin = join(in, soc_note ? soc_note : "", "", "");
+		rec_out_header(&o, soc, chip_find(soc)->mhz, origin);
+		free(origin);
+	}
 	rec_init(&src, K_SOURCE);
 	rec_init(&line, K_LINE);
 	for (i = 0; i < nfiles && !cli_interrupted && !wr_error(o.w); i++) {
@@ -866,7 +1072,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	int json = 0, text = 0, lz4 = 0, list = 0, c;
-	const char *out = "-", *soc = CHIP_DEFAULT_SOC, *core_spec = NULL, *in;
+	const char *out = "-", *soc = NULL, *core_spec = NULL, *in;
+	char *soc_note = NULL;
+	int in_dir = 0, in_bundle = 0;
 	size_t i, nempty = 0, nsel = 0;
 	struct stat st;
 
@@ -907,11 +1115,13 @@ int main(int argc, char **argv)
 
 	/* Find the dump files. */
 	if (!strcmp(in, "-")) {
+		in_bundle = 1;
 		if (!read_bundle(in))
 			cli_die(EXIT_UNUSABLE, "standard input is not a tar bundle");
 	} else if (stat(in, &st) < 0) {
 		cli_die(EXIT_UNUSABLE, "%s: cannot access:", in);
 	} else if (S_ISDIR(st.st_mode)) {
+		in_dir = 1;
 		scan_dir(in);
 	} else {
 		const char *base = strrchr(in, '/');
@@ -919,7 +1129,7 @@ int main(int argc, char **argv)
 		base = base ? base + 1 : in;
 		if (S_ISREG(st.st_mode) && parse_name(base, &d))
 			add_file(&d, xstrdup(in), xstrdup(in), (uint64_t)st.st_size);
-		else if (!read_bundle(in))
+		else if (!(in_bundle = read_bundle(in)))
 			cli_die(EXIT_UNUSABLE, "%s: not a simulator dump file, dump directory or tar bundle", in);
 	}
 	if (!nfiles && !cli_interrupted)
@@ -970,7 +1180,10 @@ int main(int argc, char **argv)
 	if (nempty)
 		cli_note("skipped %zu empty dump file%s", nempty, nempty == 1 ? "" : "s");
 
-	c = list ? list_cores(out, lz4) : split(in, out, lz4, json, text, soc);
+	if (!list && !soc)
+		soc = pick_soc(in_bundle ? NULL : in, in_dir, &soc_note);
+	c = list ? list_cores(out, lz4) : split(in, out, lz4, json, text, soc, soc_note);
+	free(soc_note);
 	/* Free what the leak checker would otherwise report. */
 	for (i = 0; i < nfiles; i++) {
 		free(files[i].path);

@@ -231,7 +231,7 @@ content() {
 	[[ "$output" == *"skipped lrm.data: not a simulator dump log"* ]]
 	[[ "$output" == *"skipped subdir: not a simulator dump log"* ]]
 	[[ "$output" == *"not read: aicore_binary.o (written by the capture, not a dump log)"* ]]
-	run sh -c "dump-split -q --json d 2>&1 >/dev/null"
+	run sh -c "dump-split -q --soc-version=Ascend950PR_9599 --json d 2>&1 >/dev/null"
 	[ -z "$output" ]
 	[ "$(dump-split --json d 2>/dev/null | jq -r 'select(.kind == "source") | .path' | wc -l)" -eq 2 ]
 }
@@ -558,4 +558,75 @@ PY
 	echo x > d/core0.veccore0.instr_log.dump.bak
 	run dump-split --json d
 	[[ "$output" == *"skipped 1 file that is not a simulator dump log (-v names them)"* ]]
+}
+
+# A capture's tree as sim-capture writes it, with the dump of test/data/DUMP
+# and a manifest naming SOC: OPPROF_x/device0/k/0/dump.
+capture_tree() {
+	d=OPPROF_x/device0/k/0/dump
+	mkdir -p "$d"
+	cp "$DATA/$1"/* "$d/"
+	chmod u+w "$d"/*
+	printf '{\n"producer":"sim-capture 0.1.0",\n"soc":"%s",\n"mhz":1,\n"kernels":[{"name":"k","n":0}]\n}\n' "$2" > OPPROF_x/manifest.json
+}
+
+header_of() {
+	dump-split --json "$@" 2>/dev/null | head -n 1 | jq -r '[.soc, .mhz, .origin] | join(" ")'
+}
+
+@test "no --soc-version: the SoC comes from the capture's manifest.json above the dump" {
+	capture_tree 910B Ascend310P3
+	run dump-split --json OPPROF_x/device0/k/0/dump
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"guessed"* ]]
+	run header_of OPPROF_x/device0/k/0/dump
+	[[ "$output" == "Ascend310P3 1060 OPPROF_x/device0/k/0/dump (SoC from "*"/OPPROF_x/manifest.json)" ]]
+	# any case, and one dump file of the tree
+	sed -i 's/Ascend310P3/ascend310p5/' OPPROF_x/manifest.json
+	run header_of OPPROF_x/device0/k/0/dump/core0.veccore0.instr_log.dump
+	[[ "$output" == "Ascend310P5 800 "* ]]
+	# the option wins; and instr-parse follows the header
+	run header_of --soc-version=Ascend910B3 OPPROF_x/device0/k/0/dump
+	[[ "$output" == "Ascend910B3 1800 OPPROF_x/device0/k/0/dump" ]]
+	run sh -c 'dump-split OPPROF_x/device0/k/0/dump 2>/dev/null | instr-parse --json 2>/dev/null | head -n 1'
+	[[ "$output" == *'"mhz":800,'*'"soc":"Ascend310P5"'* ]]
+	# an unknown SoC in the manifest is said and not used
+	sed -i 's/ascend310p5/Ascend999/' OPPROF_x/manifest.json
+	run dump-split --json OPPROF_x/device0/k/0/dump
+	[[ "$output" == *"OPPROF_x/manifest.json: unknown SoC 'Ascend999'; not used"* ]]
+	[[ "$output" == *'"soc":"Ascend910B1"'* ]]
+	# a capture.rec header says it too
+	rm OPPROF_x/manifest.json
+	echo '{"kind":"header","version":1,"mhz":1060,"producer":"sim-capture","soc":"Ascend310P1","origin":"app"}' |
+		rec-cat --bin > OPPROF_x/capture.rec
+	run header_of OPPROF_x/device0/k/0/dump
+	[[ "$output" == "Ascend310P1 1060 "*"(SoC from "*"/OPPROF_x/capture.rec)" ]]
+}
+
+@test "no --soc-version and no capture: a 310P, 310B or A5 line format gives a loud guess" {
+	run dump-split --json "$DATA/A5"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"dump-split: $DATA/A5/core0.veccore0.instr_popped_log.dump: no --soc-version and no manifest.json of a capture: the lines are those of the A5 family, so Ascend950PR_9599 (1800 MHz) is assumed; give --soc-version for the exact clock"* ]]
+	run header_of "$DATA/A5"
+	[[ "$output" == "Ascend950PR_9599 1800 $DATA/A5 (SoC guessed from the line format)" ]]
+	# -q does not hide it: pipelines run dump-split -q
+	run sh -c "dump-split -q '$DATA/A5' 2>&1 >/dev/null"
+	[[ "$output" == *"so Ascend950PR_9599 (1800 MHz) is assumed"* ]]
+	mkdir p b
+	printf '%s\n' '[info] [00000342](PC: 0x10cfa008) SCALAR : (Binary: 0x02000080) scalar_neg(dType:0x0,  x[0]= 0xffffffffffffffff, xn:0x0)' \
+		> p/core0.instr_popped_log.dump
+	cp p/core0.instr_popped_log.dump p/core0.instr_log.dump
+	run header_of p
+	[[ "$output" == "Ascend310P1 1060 p (SoC guessed from the line format)" ]]
+	sed 's/scalar_neg/(ID: 000731) scalar_neg/' p/core0.instr_log.dump > b/core0.instr_log.dump
+	run header_of b
+	[[ "$output" == "Ascend310B1 1224 b (SoC guessed from the line format)" ]]
+	# 310P: 0.87 us of A2 clock no more: instr-parse and the rest follow the header
+	run sh -c "dump-split p 2>/dev/null | instr-parse --json 2>/dev/null | head -n 1"
+	[[ "$output" == *'"mhz":1060,'*'"soc":"Ascend310P1"'* ]]
+	# A2 lines, and lines of two formats: the default, without a word
+	run header_of "$DATA/910B"
+	[ "$output" = "Ascend910B1 1850 $DATA/910B" ]
+	run sh -c "dump-split --json '$DATA/mixed' 2>&1 | head -n 1"
+	[[ "$output" == *'"soc":"Ascend910B1"'* ]] && [[ "$output" != *guess* ]]
 }

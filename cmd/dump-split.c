@@ -724,37 +724,46 @@ static enum chip_family line_family(const char *p, size_t n)
 	return CHIP_UNKNOWN;
 }
 
-/* The family every recognised line of the first instruction logs agrees
- * on, or CHIP_UNKNOWN (none recognised, or they disagree). */
+/* The lines read ahead of the output to guess the family: they are
+ * written from here, and the file goes on from the reader kept open, so no
+ * file is read twice. */
+#define AHEAD_LINES 200
+static struct {
+	struct rd *r;
+	size_t file;                 /* its index in files[] */
+	char *line[AHEAD_LINES];
+	size_t len[AHEAD_LINES], n;
+} ahead;
+
+/* The family every recognised line of the first instruction log (popped
+ * or executed) agrees on, or CHIP_UNKNOWN (none recognised, or they
+ * disagree). */
 static enum chip_family dump_family(const char **from)
 {
 	enum chip_family fam = CHIP_UNKNOWN;
-	size_t i, seen = 0;
+	const char *line;
+	size_t i, len;
+	int mixed = 0;
 
-	for (i = 0; i < nfiles && seen < 200; i++) {
-		const struct dfile *f = &files[i];
-		struct rd *r;
-		const char *line;
-		size_t len, k;
-		if (f->state != ST_USE || (f->d.log != LOG_INSTR && f->d.log != LOG_POPPED))
+	for (i = 0; i < nfiles; i++)
+		if (files[i].state == ST_USE && (files[i].d.log == LOG_INSTR || files[i].d.log == LOG_POPPED))
+			break;
+	if (i == nfiles || !(ahead.r = rd_open(files[i].path)))
+		return CHIP_UNKNOWN;     /* the output loop says why it cannot */
+	ahead.file = i;
+	*from = files[i].shown;
+	while (ahead.n < AHEAD_LINES && (line = rd_line(ahead.r, &len))) {
+		enum chip_family l = line_family(line, len);
+		if (!(ahead.line[ahead.n] = malloc(len + 1)))
+			cli_die(EXIT_IO, "out of memory");
+		memcpy(ahead.line[ahead.n], line, len);
+		ahead.len[ahead.n++] = len;
+		if (l == CHIP_UNKNOWN)
 			continue;
-		if (!(r = rd_open(f->path)))
-			continue;
-		for (k = 0; k < 100 && (line = rd_line(r, &len)); k++) {
-			enum chip_family l = line_family(line, len);
-			if (l == CHIP_UNKNOWN)
-				continue;
-			if (seen++ && l != fam) {
-				rd_close(r);
-				return CHIP_UNKNOWN;
-			}
-			if (fam == CHIP_UNKNOWN)
-				*from = f->shown;
-			fam = l;
-		}
-		rd_close(r);
+		mixed |= fam != CHIP_UNKNOWN && l != fam;
+		fam = l;
 	}
-	return fam;
+	return mixed ? CHIP_UNKNOWN : fam;
 }
 
 /* The SoC of the header, and what the origin says of it (NULL: nothing).
@@ -807,6 +816,13 @@ static const char *pick_soc(const char *in, int is_dir, char **note)
 
 static void cleanup(void)
 {
+	size_t i;
+
+	rd_close(ahead.r);
+	ahead.r = NULL;
+	for (i = 0; i < ahead.n; i++)
+		free(ahead.line[i]);
+	ahead.n = 0;
 	if (out_w) {
 		wr_abort(out_w);
 		out_w = NULL;
@@ -921,19 +937,26 @@ static void progress(size_t idx, uint64_t bytes, int done)
 	        (unsigned long long)(bytes >> 20));
 }
 
-/* Write the lines of one file.  Returns the number of lines. */
+/* Write the lines of one file (those read ahead first, when it is theirs).
+ * Returns the number of lines. */
 static uint64_t emit_file(struct rec_out *o, struct rec *line, const struct dfile *f,
                           struct rd *r, uint64_t bytes_before, size_t idx)
 {
 	uint64_t n = 0;
 	const char *p;
-	size_t len;
+	size_t len, k = 0;
 
 	line->n[L_CORE].u = f->d.core;
 	line->n[L_SUBTYPE].u = (uint64_t)f->d.sub;
 	line->n[L_SUBIDX].u = f->d.subidx;
 	line->n[L_LOG].u = (uint64_t)f->d.log;
-	while ((p = rd_line(r, &len))) {
+	if (r != ahead.r)
+		k = ahead.n;
+	while (k < ahead.n || (p = rd_line(r, &len))) {
+		if (k < ahead.n) {
+			p = ahead.line[k];
+			len = ahead.len[k++];
+		}
 		line->n[L_LINE].u = ++n;
 		line->s[LS_TEXT].p = p;
 		line->s[LS_TEXT].n = len;
@@ -981,7 +1004,9 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 			dropped += f->state == ST_GAP || f->state == ST_DUP;
 			continue;
 		}
-		if (!(r = rd_open(f->path))) {
+		if (ahead.r && i == ahead.file) {
+			r = ahead.r;
+		} else if (!(r = rd_open(f->path))) {
 			cli_warn("%s: cannot open:", f->shown);
 			status = EXIT_PARTIAL;
 			dropped++;
@@ -1010,6 +1035,8 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 			dropped++;
 		}
 		rd_close(r);
+		if (r == ahead.r)
+			ahead.r = NULL;
 	}
 	if (show_progress)
 		progress(0, 0, 1);

@@ -138,9 +138,41 @@ install: build/bin/.ok
 	install -m 644 pipelines/batch.mk $(DESTDIR)$(PREFIX)/share/optrace/
 	$(EXTRA_INSTALL)
 
+# ---- fuzzing: not part of check (test/fuzz/README) ----
+#   make fuzz [FUZZ_TIME=seconds per target] [FUZZ_TARGETS="grammar tar rec"]
+# New inputs go to build-fuzz/<target>.corpus; test/fuzz/corpus_* are only read.
+FUZZ_CC      ?= clang
+FUZZ_TIME    ?= 30
+FUZZ_TARGETS ?= grammar tar rec
+FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -Ilib -g -O1 -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined
+fuzz_src_grammar := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
+fuzz_inc_grammar := -Icmd/instr-parse
+fuzz_src_tar     := cmd/dump-split/tar.c lib/io.c
+fuzz_inc_tar     := -Icmd/dump-split
+fuzz_src_rec     := lib/rec.c lib/io.c lib/cli.c lib/chip.c
+fuzz_seed_grammar := test/fuzz/corpus_grammar
+fuzz_seed_tar     := test/fuzz/corpus_tar
+fuzz_seed_rec     := test/fuzz/corpus_rec
+fuzz_opts_grammar := -max_len=512
+
+build-fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIBSRC) $(LIBHDR) $(wildcard cmd/*/*.[ch])
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(FUZZFLAGS) $(fuzz_inc_$*) -o $@ $< $(fuzz_src_$*) -llz4 -lm
+
+define fuzz_rule
+fuzz-$(1): build-fuzz/fuzz_$(1)
+	@mkdir -p build-fuzz/$(1).corpus
+	build-fuzz/fuzz_$(1) -max_total_time=$$(FUZZ_TIME) -print_final_stats=1 \
+		-artifact_prefix=build-fuzz/$(1)- $$(fuzz_opts_$(1)) build-fuzz/$(1).corpus $$(fuzz_seed_$(1))
+.PHONY: fuzz-$(1)
+endef
+$(foreach t,grammar tar rec,$(eval $(call fuzz_rule,$(t))))
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+
 # Regenerate the golden outputs after an intended change; review with git diff.
 golden: build/bin/.ok
 	sh test/golden/regen.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz

@@ -189,8 +189,32 @@ static void add_file(const struct dname *d, char *path, char *shown, uint64_t si
 	f->state = size ? ST_USE : ST_EMPTY;
 }
 
+/* What the capture flow itself puts beside the dump logs (sim-capture, the
+ * preload library, the simulator, the reference's tree): expected, so not
+ * worth a note; anything else is. */
+static int flow_file(const char *name)
+{
+	static const char *const names[] = {
+		"aicore_binary.o", "pc_start_addr.txt", "manifest.json", "capture.rec",
+		"kernel_config.bin", "input_tiling.bin", "object_dump.txt", "kernel_data"
+	};
+	const char *base = strrchr(name, '/');
+	size_t i;
+
+	base = base ? base + 1 : name;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(base, names[i]))
+			return 1;
+	return 0;
+}
+
 static void add_other(const char *name)
 {
+	if (flow_file(name)) {
+		if (cli_verbosity >= 2)
+			cli_note("not read: %s (written by the capture, not a dump log)", name);
+		return;
+	}
 	if (nothers == capothers) {
 		capothers = capothers ? 2 * capothers : 16;
 		others = xrealloc(others, capothers * sizeof *others);
@@ -374,6 +398,11 @@ static int read_bundle(const char *in)
 		struct dname d;
 
 		base = base ? base + 1 : m.name;
+		if (m.pax_why) {
+			cli_warn("%s: member %s: malformed pax header (%s); using the name of its "
+			         "tar header", bundle, m.name, m.pax_why);
+			status = EXIT_PARTIAL;
+		}
 		if (m.type == TAR_DIR)
 			continue;
 		if (unsafe_name(m.name)) {
@@ -573,10 +602,227 @@ static void check_rotation(void)
 	}
 }
 
+/* ---- the SoC, when --soc-version is not given ----
+ *
+ * A capture knows its SoC: sim-capture writes it into manifest.json (and
+ * the header of capture.rec) at the top of its tree, a few directories
+ * above each dump directory.  Failing that, the line format tells the
+ * family apart; the clock within a family is then a guess. */
+
+/* Levels above the dump directory: OPPROF_x/device0/<kernel>/<n>/dump. */
+#define SOC_SEARCH_UP 4
+
+/* The "soc" string of a manifest, or NULL. */
+static const struct chip *manifest_soc(const char *path, char *raw, size_t cap)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(path, "r");
+	size_t n;
+	const char *p, *q;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (p = buf; (p = strstr(p, "\"soc\"")); p += 5) {
+		p += 5;
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (*p != ':')
+			continue;
+		p++;
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (*p != '"' || !(q = strchr(p + 1, '"')) || (size_t)(q - p - 1) >= cap)
+			return NULL;
+		memcpy(raw, p + 1, (size_t)(q - p - 1));
+		raw[q - p - 1] = 0;
+		return chip_find(raw);
+	}
+	return NULL;
+}
+
+/* The SoC of a capture.rec header, or NULL. */
+static const struct chip *records_soc(const char *path, char *raw, size_t cap)
+{
+	struct rd *r = rd_open(path);
+	struct rec_dec dec = { 0 };
+	const struct chip *c = NULL;
+	const char *line, *why;
+	size_t len;
+	struct rec rec;
+
+	if (!r)
+		return NULL;
+	if ((line = rd_line(r, &len)) && rec_decode(&dec, line, len, &rec, &why) == DEC_OK &&
+	    rec.sc->kind == K_HEADER && rec.s[HS_SOC].n && rec.s[HS_SOC].n < cap) {
+		memcpy(raw, rec.s[HS_SOC].p, rec.s[HS_SOC].n);
+		raw[rec.s[HS_SOC].n] = 0;
+		c = chip_find(raw);
+	}
+	rec_dec_free(&dec);
+	rd_close(r);
+	return c;
+}
+
+/* Look for the capture's SoC in dir and the directories above it.
+ * *where receives the file it came from (owned). */
+static const struct chip *capture_soc(const char *dir, char **where)
+{
+	static const char *const names[] = { "manifest.json", "capture.rec" };
+	char *d = realpath(dir, NULL), raw[128];
+	const struct chip *c = NULL;
+	int up;
+	size_t i;
+
+	for (up = 0; d && up <= SOC_SEARCH_UP && !c; up++) {
+		char *slash;
+		for (i = 0; i < sizeof names / sizeof names[0] && !c; i++) {
+			char *path = join(d, "/", names[i], "");
+			c = i ? records_soc(path, raw, sizeof raw) : manifest_soc(path, raw, sizeof raw);
+			if (c && c->family == CHIP_UNKNOWN) {
+				cli_warn("%s: unknown SoC '%s'; not used", path, raw);
+				c = NULL;
+			}
+			if (c)
+				*where = path;
+			else
+				free(path);
+		}
+		if (!(slash = strrchr(d, '/')) || slash == d)
+			break;
+		*slash = 0;
+	}
+	free(d);
+	return c;
+}
+
+/* The family a dump line's format says: an "(ID: n)" before the name
+ * (A5, 310B), and "name(args)" (310P, 310B) or "NAME  args" (A2, A5). */
+static enum chip_family line_family(const char *p, size_t n)
+{
+	const char *end = p + n, *b = memmem(p, n, ": (Binary: 0x", 13), *q;
+	int id = 0;
+
+	if (!b || !memmem(p, (size_t)(b - p), "(PC: 0x", 7))
+		return CHIP_UNKNOWN;
+	if (!(q = memchr(b + 13, ')', (size_t)(end - b - 13))) || ++q == end || *q++ != ' ')
+		return CHIP_UNKNOWN;
+	if (end - q > 5 && !memcmp(q, "(ID: ", 5)) {
+		if (!(q = memchr(q, ')', (size_t)(end - q))) || ++q == end || *q++ != ' ')
+			return CHIP_UNKNOWN;
+		id = 1;
+	}
+	while (q < end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') ||
+	                   (*q >= 'A' && *q <= 'Z') || *q == '_' || *q == '-'))
+		q++;
+	if (q < end && *q == '(')
+		return id ? CHIP_310B : CHIP_310P;
+	if (end - q >= 2 && (q[0] == ' ' || q[0] == '\t') && (q[1] == ' ' || q[1] == '\t'))
+		return id ? CHIP_A5 : CHIP_A2;
+	return CHIP_UNKNOWN;
+}
+
+/* The lines read ahead of the output to guess the family: they are
+ * written from here, and the file goes on from the reader kept open, so no
+ * file is read twice. */
+#define AHEAD_LINES 200
+static struct {
+	struct rd *r;
+	size_t file;                 /* its index in files[] */
+	char *line[AHEAD_LINES];
+	size_t len[AHEAD_LINES], n;
+} ahead;
+
+/* The family every recognised line of the first instruction log (popped
+ * or executed) agrees on, or CHIP_UNKNOWN (none recognised, or they
+ * disagree). */
+static enum chip_family dump_family(const char **from)
+{
+	enum chip_family fam = CHIP_UNKNOWN;
+	const char *line;
+	size_t i, len;
+	int mixed = 0;
+
+	for (i = 0; i < nfiles; i++)
+		if (files[i].state == ST_USE && (files[i].d.log == LOG_INSTR || files[i].d.log == LOG_POPPED))
+			break;
+	if (i == nfiles || !(ahead.r = rd_open(files[i].path)))
+		return CHIP_UNKNOWN;     /* the output loop says why it cannot */
+	ahead.file = i;
+	*from = files[i].shown;
+	while (ahead.n < AHEAD_LINES && (line = rd_line(ahead.r, &len))) {
+		enum chip_family l = line_family(line, len);
+		if (!(ahead.line[ahead.n] = malloc(len + 1)))
+			cli_die(EXIT_IO, "out of memory");
+		memcpy(ahead.line[ahead.n], line, len);
+		ahead.len[ahead.n++] = len;
+		if (l == CHIP_UNKNOWN)
+			continue;
+		mixed |= fam != CHIP_UNKNOWN && l != fam;
+		fam = l;
+	}
+	return mixed ? CHIP_UNKNOWN : fam;
+}
+
+/* The SoC of the header, and what the origin says of it (NULL: nothing).
+ * in is the dump directory or file; NULL for a bundle. */
+static const char *pick_soc(const char *in, int is_dir, char **note)
+{
+	static const struct { enum chip_family fam; const char *soc; } guess[] = {
+		/* The reference's choice for each simulator directory. */
+		{ CHIP_A5, "Ascend950PR_9599" }, { CHIP_310P, "Ascend310P1" }, { CHIP_310B, "Ascend310B1" }
+	};
+	const struct chip *c;
+	const char *from = NULL;
+	char *where = NULL, *dir;
+	enum chip_family fam;
+	size_t i;
+
+	*note = NULL;
+	if (in) {
+		const char *slash = strrchr(in, '/');
+		if (is_dir || !slash) {
+			dir = xstrdup(is_dir ? in : ".");
+		} else {
+			dir = xstrdup(in);
+			dir[slash == in ? 1 : slash - in] = 0;
+		}
+		c = capture_soc(dir, &where);
+		free(dir);
+		if (c) {
+			if (cli_verbosity >= 2)
+				cli_note("SoC %s from %s", c->soc, where);
+			*note = join(" (SoC from ", where, "", ")");
+			free(where);
+			return c->soc;
+		}
+	}
+	fam = dump_family(&from);
+	for (i = 0; i < sizeof guess / sizeof guess[0]; i++)
+		if (guess[i].fam == fam) {
+			cli_warn("%s: no --soc-version and no manifest.json of a capture: the lines are "
+			         "those of the %s family, so %s (%u MHz) is assumed; give --soc-version "
+			         "for the exact clock", from, chip_family_name(fam), guess[i].soc,
+			         chip_find(guess[i].soc)->mhz);
+			*note = xstrdup(" (SoC guessed from the line format)");
+			return guess[i].soc;
+		}
+	return CHIP_DEFAULT_SOC;
+}
+
 /* ---- output ---- */
 
 static void cleanup(void)
 {
+	size_t i;
+
+	rd_close(ahead.r);
+	ahead.r = NULL;
+	for (i = 0; i < ahead.n; i++)
+		free(ahead.line[i]);
+	ahead.n = 0;
 	if (out_w) {
 		wr_abort(out_w);
 		out_w = NULL;
@@ -691,19 +937,26 @@ static void progress(size_t idx, uint64_t bytes, int done)
 	        (unsigned long long)(bytes >> 20));
 }
 
-/* Write the lines of one file.  Returns the number of lines. */
+/* Write the lines of one file (those read ahead first, when it is theirs).
+ * Returns the number of lines. */
 static uint64_t emit_file(struct rec_out *o, struct rec *line, const struct dfile *f,
                           struct rd *r, uint64_t bytes_before, size_t idx)
 {
 	uint64_t n = 0;
 	const char *p;
-	size_t len;
+	size_t len, k = 0;
 
 	line->n[L_CORE].u = f->d.core;
 	line->n[L_SUBTYPE].u = (uint64_t)f->d.sub;
 	line->n[L_SUBIDX].u = f->d.subidx;
 	line->n[L_LOG].u = (uint64_t)f->d.log;
-	while ((p = rd_line(r, &len))) {
+	if (r != ahead.r)
+		k = ahead.n;
+	while (k < ahead.n || (p = rd_line(r, &len))) {
+		if (k < ahead.n) {
+			p = ahead.line[k];
+			len = ahead.len[k++];
+		}
 		line->n[L_LINE].u = ++n;
 		line->s[LS_TEXT].p = p;
 		line->s[LS_TEXT].n = len;
@@ -720,7 +973,8 @@ static uint64_t emit_file(struct rec_out *o, struct rec *line, const struct dfil
 	return n;
 }
 
-static int split(const char *in, const char *out, int lz4, int json, int text, const char *soc)
+static int split(const char *in, const char *out, int lz4, int json, int text, const char *soc,
+                 const char *soc_note)
 {
 	struct rec_out o = { 0 };
 	struct rec src, line;
@@ -733,7 +987,11 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 	o.w = open_out(out, lz4, &fd);
 	o.mode = cli_out_mode(json, text, 0, fd);
 	show_progress = cli_verbosity >= 1 && isatty(2);
-	rec_out_header(&o, soc, chip_find(soc)->mhz, in);
+	{
+		char *origin = join(in, soc_note ? soc_note : "", "", "");
+		rec_out_header(&o, soc, chip_find(soc)->mhz, origin);
+		free(origin);
+	}
 	rec_init(&src, K_SOURCE);
 	rec_init(&line, K_LINE);
 	for (i = 0; i < nfiles && !cli_interrupted && !wr_error(o.w); i++) {
@@ -746,7 +1004,9 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 			dropped += f->state == ST_GAP || f->state == ST_DUP;
 			continue;
 		}
-		if (!(r = rd_open(f->path))) {
+		if (ahead.r && i == ahead.file) {
+			r = ahead.r;
+		} else if (!(r = rd_open(f->path))) {
 			cli_warn("%s: cannot open:", f->shown);
 			status = EXIT_PARTIAL;
 			dropped++;
@@ -775,6 +1035,8 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 			dropped++;
 		}
 		rd_close(r);
+		if (r == ahead.r)
+			ahead.r = NULL;
 	}
 	if (show_progress)
 		progress(0, 0, 1);
@@ -807,7 +1069,8 @@ static void usage(FILE *f)
 	        "  -o, --output=FILE     write FILE instead of standard output\n"
 	        "      --json            JSON Lines      --text   readable text\n"
 	        "      --lz4             compress the output (lz4 frame)\n"
-	        "      --soc-version=SOC SoC named in the header (default " CHIP_DEFAULT_SOC ")\n"
+	        "      --soc-version=SOC SoC named in the header, any case (default: the capture's\n"
+	        "                        manifest.json, else the line format, else " CHIP_DEFAULT_SOC ")\n"
 	        "      --list-cores      print the cores found, one per line\n"
 	        "      --core-id=SPEC    physical core numbers: 0|31, 0-2,12-14\n"
 	        "      --core=NAME       one core, e.g. core0.veccore1 (repeatable)\n"
@@ -837,7 +1100,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	int json = 0, text = 0, lz4 = 0, list = 0, c;
-	const char *out = "-", *soc = CHIP_DEFAULT_SOC, *core_spec = NULL, *in;
+	const char *out = "-", *soc = NULL, *core_spec = NULL, *in;
+	char *soc_note = NULL;
+	int in_dir = 0, in_bundle = 0;
 	size_t i, nempty = 0, nsel = 0;
 	struct stat st;
 
@@ -852,7 +1117,7 @@ int main(int argc, char **argv)
 		case OPT_JSON: json = 1; text = 0; break;
 		case OPT_TEXT: text = 1; json = 0; break;
 		case OPT_LZ4: lz4 = 1; break;
-		case OPT_SOC: soc = optarg; break;
+		case OPT_SOC: soc = cli_soc(optarg)->soc; break;
 		case OPT_LIST: list = 1; break;
 		case OPT_COREID: parse_core_ids(core_spec = optarg); break;
 		case OPT_CORE: add_want(optarg); break;
@@ -874,17 +1139,17 @@ int main(int argc, char **argv)
 	}
 	if (!*out)
 		cli_die(EXIT_USAGE, "-o: empty file name");
-	if (chip_find(soc)->family == CHIP_UNKNOWN)
-		cli_note("unknown SoC '%s'; assuming %u MHz", soc, chip_find(soc)->mhz);
 	atexit(cleanup);
 
 	/* Find the dump files. */
 	if (!strcmp(in, "-")) {
+		in_bundle = 1;
 		if (!read_bundle(in))
 			cli_die(EXIT_UNUSABLE, "standard input is not a tar bundle");
 	} else if (stat(in, &st) < 0) {
 		cli_die(EXIT_UNUSABLE, "%s: cannot access:", in);
 	} else if (S_ISDIR(st.st_mode)) {
+		in_dir = 1;
 		scan_dir(in);
 	} else {
 		const char *base = strrchr(in, '/');
@@ -892,7 +1157,7 @@ int main(int argc, char **argv)
 		base = base ? base + 1 : in;
 		if (S_ISREG(st.st_mode) && parse_name(base, &d))
 			add_file(&d, xstrdup(in), xstrdup(in), (uint64_t)st.st_size);
-		else if (!read_bundle(in))
+		else if (!(in_bundle = read_bundle(in)))
 			cli_die(EXIT_UNUSABLE, "%s: not a simulator dump file, dump directory or tar bundle", in);
 	}
 	if (!nfiles && !cli_interrupted)
@@ -943,7 +1208,10 @@ int main(int argc, char **argv)
 	if (nempty)
 		cli_note("skipped %zu empty dump file%s", nempty, nempty == 1 ? "" : "s");
 
-	c = list ? list_cores(out, lz4) : split(in, out, lz4, json, text, soc);
+	if (!list && !soc)
+		soc = pick_soc(in_bundle ? NULL : in, in_dir, &soc_note);
+	c = list ? list_cores(out, lz4) : split(in, out, lz4, json, text, soc, soc_note);
+	free(soc_note);
 	/* Free what the leak checker would otherwise report. */
 	for (i = 0; i < nfiles; i++) {
 		free(files[i].path);

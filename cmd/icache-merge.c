@@ -554,8 +554,6 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (f.soc && chip_find(f.soc)->family == CHIP_UNKNOWN)
-		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend310B1)", f.soc);
 
 	status = filter_run(&f, argc, argv, optind);
 	release_all();

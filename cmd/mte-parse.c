@@ -686,8 +686,6 @@ int main(int argc, char **argv)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (flt.soc && chip_find(flt.soc)->family == CHIP_UNKNOWN)
-		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", flt.soc);
 
 	status = filter_run(&flt, argc, argv, optind);
 	release_all();

@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 		const char *line, *why;
 		size_t len;
 		struct rec rec;
+		int known = 0;       /* a record of a known kind was read here */
 
 		if (!r) {
 			cli_warn("%s: cannot open:", path);
@@ -77,15 +78,32 @@ int main(int argc, char **argv)
 			int k = rec_decode(&dec, line, len, &rec, &why);
 			if (k == DEC_BAD) {
 				if (bad++ < 5)
-					cli_warn_at(rd_name(r), rd_lineno(r), "bad record: %s", why);
+					cli_warn_at(rd_name(r), rd_lineno(r), "bad record: %s; skipped", why);
 				continue;
 			}
 			if (k == DEC_UNKNOWN) {
+				/* A kind of a newer version passes, but only in what
+				 * is a record stream: a kind is a letter, and a line
+				 * of text before any known record is not a record. */
+				int json = line[0] == '{' || line[0] == ' ' || line[0] == '\t';
+				unsigned char c0 = (unsigned char)line[0];
+				if (!json && !((c0 >= 'A' && c0 <= 'Z') || (c0 >= 'a' && c0 <= 'z')))
+					why = "not a record (its kind byte is not a letter)";
+				else if (!known)
+					why = "not a record stream (no record of a kind this version knows before this line)";
+				else if (!json && o.mode == REC_JSON && !count)
+					why = "a record of a kind this version does not know cannot be written as JSON";
+				if (why) {
+					if (bad++ < 5)
+						cli_warn_at(rd_name(r), rd_lineno(r), "%s; skipped", why);
+					continue;
+				}
 				counts[(unsigned char)line[0]]++;
 				if (!count)
 					rec_out_raw(&o, line, len);
 				continue;
 			}
+			known = 1;
 			counts[(unsigned char)rec.sc->kind]++;
 			if (!count)
 				rec_out_put(&o, &rec);
@@ -111,7 +129,8 @@ int main(int argc, char **argv)
 			wr_printf(o.w, "unknown\t%llu\n", (unsigned long long)unknown);
 	}
 	if (bad) {
-		cli_warn("%llu bad records skipped", (unsigned long long)bad);
+		cli_warn("%llu line%s skipped: not records this version can read", (unsigned long long)bad,
+		         bad == 1 ? "" : "s");
 		if (status == EXIT_OK)
 			status = EXIT_PARTIAL;
 	}

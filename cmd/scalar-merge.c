@@ -1344,8 +1344,6 @@ int main(int argc, char **argv)
 	}
 	out = opt.outpath ? opt.outpath : "-";
 	x.soc = opt.soc;
-	if (x.soc && chip_find(x.soc)->family == CHIP_UNKNOWN)
-		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend910_9391)", x.soc);
 
 	block_path = layout_ok();
 	choose_map();

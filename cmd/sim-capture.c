@@ -234,7 +234,10 @@ static void parse_args(int argc, char **argv)
 		} else if (take(a, "-o", &i, argc, argv, &v) || take(a, "--output", &i, argc, argv, &v)) {
 			out_dir = *v ? v : NULL;
 		} else if (take(a, "--soc-version", &i, argc, argv, &v)) {
-			soc_opt = *v ? v : NULL;
+			/* The table's spelling names the simulator directory; a
+			 * name not in the table is checked against those
+			 * installed, which the error then lists. */
+			soc_opt = !*v ? NULL : chip_find(v)->family != CHIP_UNKNOWN ? chip_find(v)->soc : v;
 		} else if (take(a, "--kernel-name", &i, argc, argv, &v)) {
 			check_kernel_names(v);
 			kernel_names = v;

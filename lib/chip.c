@@ -1,9 +1,13 @@
 #include "chip.h"
 
 #include <string.h>
+#include <strings.h>
 
-/* Clocks from the reference's CLOCK_SPEED_SERIES_MAP; entries without a
- * listed clock (A3, 910B4-1, ...) use the 1850 MHz default, as it does. */
+/* The names are spelled as the reference's SoC table spells them (a few
+ * A5 names end in a lower-case letter); they are looked up without regard
+ * to case.  Clocks from the reference's CLOCK_SPEED_SERIES_MAP; entries
+ * without a listed clock (A3, 910B4-1, ...) use the 1850 MHz default, as it
+ * does. */
 static const struct chip table[] = {
 	{ "Ascend910B1", CHIP_A2, 1850 },
 	{ "Ascend910B2", CHIP_A2, 1800 },
@@ -17,6 +21,8 @@ static const struct chip table[] = {
 	{ "Ascend910_9382", CHIP_A3, 1850 },
 	{ "Ascend910_9372", CHIP_A3, 1850 },
 	{ "Ascend910_9362", CHIP_A3, 1850 },
+	/* Newer than the reference's table, a sibling of 9362 in CANN's. */
+	{ "Ascend910_9363", CHIP_A3, 1850 },
 	{ "Ascend310P1", CHIP_310P, 1060 },
 	{ "Ascend310P2", CHIP_310P, 1060 },
 	{ "Ascend310P3", CHIP_310P, 1060 },
@@ -27,9 +33,9 @@ static const struct chip table[] = {
 	{ "Ascend310B2", CHIP_310B, 1224 },
 	{ "Ascend310B3", CHIP_310B, 1224 },
 	{ "Ascend310B4", CHIP_310B, 500 },
-	{ "Ascend950DT_950X", CHIP_A5, 1650 },
-	{ "Ascend950DT_950Y", CHIP_A5, 1650 },
-	{ "Ascend950PR_950Z", CHIP_A5, 1650 },
+	{ "Ascend950DT_950x", CHIP_A5, 1650 },
+	{ "Ascend950DT_950y", CHIP_A5, 1650 },
+	{ "Ascend950PR_950z", CHIP_A5, 1650 },
 	{ "Ascend950DT_9571", CHIP_A5, 1650 },
 	{ "Ascend950DT_9572", CHIP_A5, 1650 },
 	{ "Ascend950DT_9573", CHIP_A5, 1650 },
@@ -39,9 +45,9 @@ static const struct chip table[] = {
 	{ "Ascend950DT_9577", CHIP_A5, 1650 },
 	{ "Ascend950DT_9578", CHIP_A5, 1650 },
 	{ "Ascend950PR_9579", CHIP_A5, 1650 },
-	{ "Ascend950PR_957B", CHIP_A5, 1650 },
-	{ "Ascend950PR_957C", CHIP_A5, 1650 },
-	{ "Ascend950PR_957D", CHIP_A5, 1650 },
+	{ "Ascend950PR_957b", CHIP_A5, 1650 },
+	{ "Ascend950PR_957c", CHIP_A5, 1650 },
+	{ "Ascend950PR_957d", CHIP_A5, 1650 },
 	{ "Ascend950DT_9581", CHIP_A5, 1650 },
 	{ "Ascend950DT_9582", CHIP_A5, 1650 },
 	{ "Ascend950DT_9583", CHIP_A5, 1650 },
@@ -51,7 +57,7 @@ static const struct chip table[] = {
 	{ "Ascend950DT_9587", CHIP_A5, 1650 },
 	{ "Ascend950DT_9588", CHIP_A5, 1650 },
 	{ "Ascend950PR_9589", CHIP_A5, 1650 },
-	{ "Ascend950PR_958B", CHIP_A5, 1650 },
+	{ "Ascend950PR_958b", CHIP_A5, 1650 },
 	{ "Ascend950DT_9591", CHIP_A5, 1800 },
 	{ "Ascend950DT_9592", CHIP_A5, 1800 },
 	{ "Ascend950DT_9595", CHIP_A5, 1800 },
@@ -70,7 +76,7 @@ const struct chip *chip_find(const char *soc)
 	if (!soc)
 		soc = CHIP_DEFAULT_SOC;
 	for (i = 0; i < sizeof table / sizeof table[0]; i++)
-		if (!strcmp(table[i].soc, soc))
+		if (!strcasecmp(table[i].soc, soc))
 			return &table[i];
 	return &unknown;
 }

@@ -10,8 +10,9 @@ struct chip {
 	unsigned mhz;           /* AI Core clock used to turn ticks into time */
 };
 
-/* Look a SoC string up; unknown strings give family CHIP_UNKNOWN and the
- * reference's default clock (1850 MHz).  Never NULL. */
+/* Look a SoC string up, without regard to case (NULL = CHIP_DEFAULT_SOC);
+ * the entry's soc is the table's spelling.  Unknown strings give family
+ * CHIP_UNKNOWN and the reference's default clock (1850 MHz).  Never NULL. */
 const struct chip *chip_find(const char *soc);
 const char *chip_family_name(enum chip_family f);
 /* The SoC assumed when none is given. */

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "chip.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -107,6 +108,16 @@ unsigned long long cli_num(const char *opt, const char *s)
 		v = v * 10 + (unsigned)(*p - '0');
 	}
 	return v;
+}
+
+const struct chip *cli_soc(const char *soc)
+{
+	const struct chip *c = chip_find(soc ? soc : "");
+	if (c->family == CHIP_UNKNOWN)
+		cli_die(EXIT_USAGE, "--soc-version: unknown SoC '%s' (want a name of the SoC table, "
+		        "in any case, e.g. Ascend910B1, Ascend910_9391, Ascend310P1, Ascend310B1, "
+		        "Ascend950PR_9599; see dump-split(1))", soc ? soc : "");
+	return c;
 }
 
 enum rec_mode cli_out_mode(int want_json, int want_text, int want_bin, int fd)

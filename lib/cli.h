@@ -41,6 +41,11 @@ _Noreturn void cli_version(void);
 /* Parse an unsigned decimal option value or die with EXIT_USAGE. */
 unsigned long long cli_num(const char *opt, const char *s);
 
+/* The chip table's entry of a --soc-version value (any case), or exit with
+ * EXIT_USAGE and the one message every tool gives for an unknown SoC. */
+struct chip;
+const struct chip *cli_soc(const char *soc);
+
 /* The record output encoding chosen by --json / --text / the environment
  * (OPTRACE_FORMAT=json|bin|text) / whether stdout is a terminal. */
 enum rec_mode { REC_BIN, REC_JSON, REC_TEXT };

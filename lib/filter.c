@@ -149,7 +149,7 @@ int filter_option(struct filter *f, int c, const char *arg)
 	case 'b': f->bin = 1; break;
 	case 'z': f->lz4 = 1; break;
 	case 'o': f->outpath = arg; break;
-	case 's': f->soc = arg; break;
+	case 's': f->soc = cli_soc(arg)->soc; break;
 	case 'q': cli_verbosity = 0; break;
 	case 'v': cli_verbosity = 2; break;
 	default: return 0;

@@ -106,32 +106,61 @@ static char *slurp(struct tar *t, uint64_t size)
 	return p;
 }
 
-/* The value of the "path" record of a pax extended header, or NULL. */
-static char *pax_path(const char *p, size_t n)
+/* Find the "path" record of a pax extended header: 1 with *path set (NULL
+ * when there is none, or no memory), 0 when the header is malformed, with
+ * *why saying how.  A record is "<len> <key>=<value>\n", len counting the
+ * whole record; a later path record overrides an earlier one. */
+static int pax_path(const char *p, size_t n, char **path, const char **why)
 {
 	const char *end = p + n;
 
+	*path = NULL;
+	*why = NULL;
 	while (p < end) {
-		const char *rec = p, *kv, *eq;
+		const char *rec = p, *kv, *eq, *next;
 		size_t len = 0;
 		while (p < end && *p >= '0' && *p <= '9' && len < MAX_META)
 			len = len * 10 + (size_t)(*p++ - '0');
-		if (p >= end || *p != ' ' || len == 0 || len > (size_t)(end - rec))
-			return NULL;
-		kv = p + 1;
-		p = rec + len;            /* the next record */
-		eq = memchr(kv, '=', (size_t)(p - kv));
-		if (eq && eq - kv == 4 && !memcmp(kv, "path", 4) && p[-1] == '\n') {
-			size_t vn = (size_t)(p - 1 - (eq + 1));
-			char *v = malloc(vn + 1);
-			if (v) {
-				memcpy(v, eq + 1, vn);
-				v[vn] = 0;
-			}
-			return v;
+		if (p == rec || p >= end || *p != ' ') {
+			*why = "a record without its length";
+			break;
 		}
+		kv = p + 1;
+		/* The shortest record has a one-letter key, '=' and LF after
+		 * the length: anything shorter would end before its key. */
+		if (len < (size_t)(kv - rec) + 3) {
+			*why = "a record length too small for the record";
+			break;
+		}
+		if (len > (size_t)(end - rec)) {
+			*why = "a record length beyond the header";
+			break;
+		}
+		next = rec + len;
+		if (next[-1] != '\n') {
+			*why = "a record without its closing newline";
+			break;
+		}
+		eq = memchr(kv, '=', (size_t)(next - 1 - kv));
+		if (!eq || eq == kv) {
+			*why = "a record without 'key='";
+			break;
+		}
+		if (eq - kv == 4 && !memcmp(kv, "path", 4)) {
+			size_t vn = (size_t)(next - 1 - (eq + 1));
+			free(*path);
+			if ((*path = malloc(vn + 1))) {
+				memcpy(*path, eq + 1, vn);
+				(*path)[vn] = 0;
+			}
+		}
+		p = next;
 	}
-	return NULL;
+	if (!*why)
+		return 1;
+	free(*path);
+	*path = NULL;
+	return 0;
 }
 
 int tar_next(struct tar *t, struct tar_member *m)
@@ -179,7 +208,12 @@ int tar_next(struct tar *t, struct tar_member *m)
 			char *meta = slurp(t, size), *name;
 			if (!meta)
 				return -1;
-			name = type == 'L' ? strdup(meta) : pax_path(meta, (size_t)size);
+			if (type == 'L') {
+				name = strdup(meta);
+			} else if (!pax_path(meta, (size_t)size, &name, &t->pax_why)) {
+				/* As tar(1): say so, and keep the ustar name. */
+				t->pax_bad = 1;
+			}
 			free(meta);
 			if (name) {
 				free(t->longname);
@@ -204,7 +238,9 @@ int tar_next(struct tar *t, struct tar_member *m)
 			memcpy(nm, b, 100);
 			nm[100] = 0;
 			pre[0] = 0;
-			if (!memcmp(b + 257, "ustar", 5)) {
+			/* Only POSIX ustar ("ustar\0") has the prefix field; the
+			 * old GNU format ("ustar  ") keeps times there. */
+			if (!memcmp(b + 257, "ustar", 6)) {
 				memcpy(pre, b + 345, 155);
 				pre[155] = 0;
 			}
@@ -218,6 +254,8 @@ int tar_next(struct tar *t, struct tar_member *m)
 		}
 		m->name = t->name;
 		m->size = size;
+		m->pax_why = t->pax_bad ? t->pax_why : NULL;
+		t->pax_bad = 0;
 		m->type = (type == '0' || type == 0 || type == '7') ? TAR_FILE
 		        : type == '5' ? TAR_DIR : TAR_OTHER;
 		/* Links, devices and FIFOs carry no data; the size field of a

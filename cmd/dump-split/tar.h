@@ -18,6 +18,8 @@ struct tar {
 	const char *why;     /* what went wrong when a call returned -1 */
 	uint64_t blocks;     /* headers read, to tell "not a tar" from "damaged" */
 	int truncated;       /* the input ended inside a member */
+	int pax_bad;         /* the pending pax header was malformed */
+	const char *pax_why; /* how */
 };
 
 enum tar_type { TAR_FILE, TAR_DIR, TAR_OTHER };
@@ -26,6 +28,7 @@ struct tar_member {
 	const char *name;    /* valid until the next tar_next */
 	enum tar_type type;
 	uint64_t size;
+	const char *pax_why; /* its pax header was malformed (how), or NULL */
 };
 
 /* Start reading an archive from r (which stays owned by the caller). */

@@ -1338,7 +1338,8 @@ int calc_gpr_regs(enum calc_family fam, struct calc_str name,
  * register in a gap at row k was already counted in gpr[k], so the
  * saturation never bites and a difference array gives the same counts in
  * O(n + registers). */
-int calc_gpr_walk(const struct calc_regs *regs, size_t n, int *gpr)
+/* Row i's registers are regs[idx[i]], or regs[i] without idx. */
+static int gpr_walk(const struct calc_regs *regs, const uint32_t *idx, size_t n, int *gpr)
 {
 	enum { NKEYS = 1 << 16 };
 	size_t *last;
@@ -1358,7 +1359,7 @@ int calc_gpr_walk(const struct calc_regs *regs, size_t n, int *gpr)
 		last[r] = NPOS;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct calc_regs *rg = &regs[i];
+		const struct calc_regs *rg = &regs[idx ? idx[i] : i];
 		int ns = rg->nsrc < 0 ? 0 : rg->nsrc > CALC_MAX_REGS ? CALC_MAX_REGS : rg->nsrc;
 		int nd = rg->ndst < 0 ? 0 : rg->ndst > CALC_MAX_REGS ? CALC_MAX_REGS : rg->ndst;
 		for (int k = 0; k < ns; k++) {
@@ -1391,4 +1392,14 @@ int calc_gpr_walk(const struct calc_regs *regs, size_t n, int *gpr)
 	free(last);
 	free(diff);
 	return 0;
+}
+
+int calc_gpr_walk(const struct calc_regs *regs, size_t n, int *gpr)
+{
+	return gpr_walk(regs, NULL, n, gpr);
+}
+
+int calc_gpr_walk_idx(const struct calc_regs *regs, const uint32_t *idx, size_t n, int *gpr)
+{
+	return gpr_walk(regs, idx, n, gpr);
 }

@@ -76,5 +76,8 @@ int calc_gpr_regs(enum calc_family fam, struct calc_str name,
  * (the reference's algorithm, spec section 5.4).  gpr[i] receives the
  * count of instruction i.  Returns 0, or -1 if out of memory. */
 int calc_gpr_walk(const struct calc_regs *regs, size_t n, int *gpr);
+/* The same walk where row i has the registers regs[idx[i]]: many rows
+ * (executions) share the registers of one instruction. */
+int calc_gpr_walk_idx(const struct calc_regs *regs, const uint32_t *idx, size_t n, int *gpr);
 
 #endif

@@ -226,11 +226,12 @@ content() {
 	run dump-split --json d
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | grep -c 'not a simulator dump log\|not simulator dump logs')" -eq 1 ]
-	[[ "$output" == *"skipped 4 files that are not simulator dump logs"* ]]
+	[[ "$output" == *"skipped 2 files that are not simulator dump logs"* ]]
 	run dump-split -v --json d
-	[[ "$output" == *"skipped aicore_binary.o: not a simulator dump log"* ]]
+	[[ "$output" == *"skipped lrm.data: not a simulator dump log"* ]]
 	[[ "$output" == *"skipped subdir: not a simulator dump log"* ]]
-	run sh -c "dump-split -q --json d 2>&1 >/dev/null"
+	[[ "$output" == *"not read: aicore_binary.o (written by the capture, not a dump log)"* ]]
+	run sh -c "dump-split -q --soc-version=Ascend950PR_9599 --json d 2>&1 >/dev/null"
 	[ -z "$output" ]
 	[ "$(dump-split --json d 2>/dev/null | jq -r 'select(.kind == "source") | .path' | wc -l)" -eq 2 ]
 }
@@ -320,10 +321,13 @@ content() {
 	mkdir -p k/dump
 	cp "$DATA/A5"/* k/dump/
 	echo x > k/dump/aicore_binary.o
+	echo x > k/dump/notes.txt
 	tar cf b.tar k
 	run dump-split --json b.tar
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"skipped 1 file that is not a simulator dump log"* ]]
+	run dump-split -v --json b.tar
+	[[ "$output" == *"skipped k/dump/notes.txt: not a simulator dump log"* ]]
 	echo evil > core0.veccore0.reg_log.dump
 	tar cf evil.tar --transform 's,^core,../core,' core0.veccore0.reg_log.dump k
 	run dump-split --json evil.tar
@@ -435,4 +439,194 @@ content() {
 			{ echo "example failed: $(cat "cmd.$i")"; false; }
 		diff "want.$i" "got.$i" || { echo "example output differs: $(cat "cmd.$i")"; false; }
 	done
+}
+
+# A bundle of one pax extended header with the payload $2 (Python string
+# escapes), then the member core0.veccore0.instr_log.dump, written by hand.
+pax_bundle() {
+	python3 - "$1" "$2" <<'PY'
+import sys, tarfile
+def hdr(name, size, typ):
+    t = tarfile.TarInfo(name); t.size = size; t.type = typ
+    return t.tobuf(format=tarfile.USTAR_FORMAT)
+def pad(b): return b + b'\0' * (-len(b) % 512)
+pax = sys.argv[2].encode().decode('unicode_escape').encode('latin1')
+data = b'instr line\n'
+b = hdr('PaxHeaders/x', len(pax), tarfile.XHDTYPE) + pad(pax)
+b += hdr('core0.veccore0.instr_log.dump', len(data), tarfile.REGTYPE) + pad(data)
+open(sys.argv[1], 'wb').write(b + b'\0' * 1024)
+PY
+}
+
+@test "a malformed pax header is reported and the member keeps its tar name" {
+	# Length 1 or 0, shorter than its own length field, beyond the header,
+	# no length, no '=', no newline, an empty key.
+	for pax in '1 ' '0 ' '2 \n' '4 =\n' '99 path=x\n' 'path=x\n' '12 pathxxxx\n' \
+	           '13 path=abcde' '6 =bc\n' '1'; do
+		pax_bundle b.tar "$pax"
+		run dump-split --json b.tar
+		echo "pax [$pax]: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"b.tar: member core0.veccore0.instr_log.dump: malformed pax header ("* ]]
+		[[ "$output" == *'"text":"instr line"'* ]]
+	done
+}
+
+@test "pax path records: the last one names the member, other keys are ignored" {
+	pax_bundle b.tar '8 a=bcd\n20 path=k/elsewhere\n40 path=k/core0.veccore1.instr_log.dump\n'
+	run dump-split --json b.tar
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"path":"b.tar(k/core0.veccore1.instr_log.dump)"'* ]]
+	[[ "$output" != *malformed* ]]
+}
+
+@test "an old GNU tar header: the bytes where ustar keeps its name prefix are not a prefix" {
+	python3 - <<'PY'
+import tarfile
+t = tarfile.TarInfo('core0.veccore0.instr_log.dump'); data = b'instr line\n'; t.size = len(data)
+b = bytearray(t.tobuf(format=tarfile.GNU_FORMAT))
+assert b[257:265] == b'ustar  \0'
+b[345:357] = b'14567123456\0'          # an access time, as tar --incremental writes
+b[148:156] = b' ' * 8
+b[148:156] = b'%06o\0 ' % sum(b[:512])
+open('g.tar', 'wb').write(bytes(b[:512]) + data + b'\0' * (512 - len(data)) + b'\0' * 1024)
+PY
+	run dump-split --json g.tar
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"path":"g.tar(core0.veccore0.instr_log.dump)"'* ]]
+}
+
+@test "--soc-version: names of the SoC table in any case; the header has the table's spelling" {
+	run sh -c "dump-split --json --soc-version=Ascend950DT_950x '$DATA/A5' | head -n 1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"mhz":1650,'*'"soc":"Ascend950DT_950x"'* ]]
+	for soc in Ascend950DT_950y Ascend950PR_950z Ascend950PR_957b Ascend950PR_957c \
+	           Ascend950PR_957d Ascend950PR_958b ASCEND950PR_958B ascend950pr_9599; do
+		run sh -c "dump-split --json --soc-version=$soc '$DATA/A5' | head -n 1"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *'"soc":"Ascend950'* ]]
+	done
+	run sh -c "dump-split --json --soc-version=ascend910b4 '$DATA/910B' | head -n 1"
+	[[ "$output" == *'"mhz":1650,'*'"soc":"Ascend910B4"'* ]]
+	run sh -c "dump-split --soc-version=ascend310p5 '$DATA/910B' | instr-parse --json --soc-version=ASCEND310P5 | head -n 1"
+	[[ "$output" == *'"mhz":800,'*'"soc":"Ascend310P5"'* ]]
+}
+
+@test "--soc-version: an unknown SoC is a usage error with one message in every tool" {
+	bad='Ascend910B1;touch${IFS}x'
+	dump-split "$DATA/910B" > ok.rec
+	for tool in dump-split instr-parse icache-merge scalar-merge mte-parse timeline-emit; do
+		case $tool in
+		dump-split) run dump-split --soc-version="$bad" "$DATA/910B" ;;
+		timeline-emit) run timeline-emit --soc-version="$bad" -o out ok.rec ;;
+		*) run "$tool" --soc-version="$bad" ok.rec ;;
+		esac
+		echo "$tool: $output"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		msg=${output#"$tool: "}
+		[ "$msg" != "$output" ]
+		[ -z "${first:-}" ] || [ "$msg" = "$first" ]
+		first=$msg
+	done
+	[[ "$first" == "--soc-version: unknown SoC 'Ascend910B1;touch\${IFS}x' ("* ]]
+	[ ! -e x ] && [ ! -e out ]
+	run dump-split --soc-version=Ascend910C9 "$DATA/910B"
+	[ "$status" -eq 2 ]
+	run dump-split --soc-version= "$DATA/910B"
+	[ "$status" -eq 2 ]
+}
+
+@test "the files a capture writes beside the dump logs are not reported as skipped" {
+	# what sim-capture, the preload library and the reference's tree put
+	# in or next to a dump directory
+	mkdir -p d/kernel_data
+	cp "$DATA/910B"/* d/
+	chmod u+w d/*
+	for f in aicore_binary.o pc_start_addr.txt manifest.json capture.rec kernel_config.bin \
+	         input_tiling.bin object_dump.txt; do
+		echo x > "d/$f"
+	done
+	run dump-split --json d
+	[ "$status" -eq 0 ]
+	[[ "$output" != *skipped* ]]
+	tar cf b.tar d
+	run dump-split --json b.tar
+	[ "$status" -eq 0 ]
+	[[ "$output" != *skipped* ]]
+	# a file nobody expects is still news
+	echo x > d/core0.veccore0.instr_log.dump.bak
+	run dump-split --json d
+	[[ "$output" == *"skipped 1 file that is not a simulator dump log (-v names them)"* ]]
+}
+
+# A capture's tree as sim-capture writes it, with the dump of test/data/DUMP
+# and a manifest naming SOC: OPPROF_x/device0/k/0/dump.
+capture_tree() {
+	d=OPPROF_x/device0/k/0/dump
+	mkdir -p "$d"
+	cp "$DATA/$1"/* "$d/"
+	chmod u+w "$d"/*
+	printf '{\n"producer":"sim-capture 0.1.0",\n"soc":"%s",\n"mhz":1,\n"kernels":[{"name":"k","n":0}]\n}\n' "$2" > OPPROF_x/manifest.json
+}
+
+header_of() {
+	dump-split --json "$@" 2>/dev/null | head -n 1 | jq -r '[.soc, .mhz, .origin] | join(" ")'
+}
+
+@test "no --soc-version: the SoC comes from the capture's manifest.json above the dump" {
+	capture_tree 910B Ascend310P3
+	run dump-split --json OPPROF_x/device0/k/0/dump
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"guessed"* ]]
+	run header_of OPPROF_x/device0/k/0/dump
+	[[ "$output" == "Ascend310P3 1060 OPPROF_x/device0/k/0/dump (SoC from "*"/OPPROF_x/manifest.json)" ]]
+	# any case, and one dump file of the tree
+	sed -i 's/Ascend310P3/ascend310p5/' OPPROF_x/manifest.json
+	run header_of OPPROF_x/device0/k/0/dump/core0.veccore0.instr_log.dump
+	[[ "$output" == "Ascend310P5 800 "* ]]
+	# the option wins; and instr-parse follows the header
+	run header_of --soc-version=Ascend910B3 OPPROF_x/device0/k/0/dump
+	[[ "$output" == "Ascend910B3 1800 OPPROF_x/device0/k/0/dump" ]]
+	run sh -c 'dump-split OPPROF_x/device0/k/0/dump 2>/dev/null | instr-parse --json 2>/dev/null | head -n 1'
+	[[ "$output" == *'"mhz":800,'*'"soc":"Ascend310P5"'* ]]
+	# an unknown SoC in the manifest is said and not used
+	sed -i 's/ascend310p5/Ascend999/' OPPROF_x/manifest.json
+	run dump-split --json OPPROF_x/device0/k/0/dump
+	[[ "$output" == *"OPPROF_x/manifest.json: unknown SoC 'Ascend999'; not used"* ]]
+	[[ "$output" == *'"soc":"Ascend910B1"'* ]]
+	# a capture.rec header says it too
+	rm OPPROF_x/manifest.json
+	echo '{"kind":"header","version":1,"mhz":1060,"producer":"sim-capture","soc":"Ascend310P1","origin":"app"}' |
+		rec-cat --bin > OPPROF_x/capture.rec
+	run header_of OPPROF_x/device0/k/0/dump
+	[[ "$output" == "Ascend310P1 1060 "*"(SoC from "*"/OPPROF_x/capture.rec)" ]]
+}
+
+@test "no --soc-version and no capture: a 310P, 310B or A5 line format gives a loud guess" {
+	run dump-split --json "$DATA/A5"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"dump-split: $DATA/A5/core0.veccore0.instr_popped_log.dump: no --soc-version and no manifest.json of a capture: the lines are those of the A5 family, so Ascend950PR_9599 (1800 MHz) is assumed; give --soc-version for the exact clock"* ]]
+	run header_of "$DATA/A5"
+	[[ "$output" == "Ascend950PR_9599 1800 $DATA/A5 (SoC guessed from the line format)" ]]
+	# -q does not hide it: pipelines run dump-split -q
+	run sh -c "dump-split -q '$DATA/A5' 2>&1 >/dev/null"
+	[[ "$output" == *"so Ascend950PR_9599 (1800 MHz) is assumed"* ]]
+	mkdir p b
+	printf '%s\n' '[info] [00000342](PC: 0x10cfa008) SCALAR : (Binary: 0x02000080) scalar_neg(dType:0x0,  x[0]= 0xffffffffffffffff, xn:0x0)' \
+		> p/core0.instr_popped_log.dump
+	cp p/core0.instr_popped_log.dump p/core0.instr_log.dump
+	run header_of p
+	[[ "$output" == "Ascend310P1 1060 p (SoC guessed from the line format)" ]]
+	sed 's/scalar_neg/(ID: 000731) scalar_neg/' p/core0.instr_log.dump > b/core0.instr_log.dump
+	run header_of b
+	[[ "$output" == "Ascend310B1 1224 b (SoC guessed from the line format)" ]]
+	# 310P: 0.87 us of A2 clock no more: instr-parse and the rest follow the header
+	run sh -c "dump-split p 2>/dev/null | instr-parse --json 2>/dev/null | head -n 1"
+	[[ "$output" == *'"mhz":1060,'*'"soc":"Ascend310P1"'* ]]
+	# A2 lines, and lines of two formats: the default, without a word
+	run header_of "$DATA/910B"
+	[ "$output" = "Ascend910B1 1850 $DATA/910B" ]
+	run sh -c "dump-split --json '$DATA/mixed' 2>&1 | head -n 1"
+	[[ "$output" == *'"soc":"Ascend910B1"'* ]] && [[ "$output" != *guess* ]]
 }

@@ -342,3 +342,42 @@ instrs() { jq -c 'select(.kind=="instr")'; }
 	run bash -c "instr-parse --json '$tmp/in' 2>/dev/null | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.pc) | map([.pc,.gpr])'"
 	[ "$output" = '[["0x100",1],["0x108",2]]' ]
 }
+
+# An A5 dump of a loop run twice, written by hand: ADD R1 (counter), MOV R2
+# from R1, ST of R2; ids in program order, pops and executions 2 ticks apart.
+a5_loop() {
+	mkdir -p "$1"
+	python3 - "$1" <<'PY'
+import sys
+body = [(0x11bbe100, 'ADD', '[Rd:1|R],[Rn:1|R],'), (0x11bbe104, 'MOV', '[Rd:2|R],[Rn:1|R],'),
+        (0x11bbe108, 'ST', '[Rn:2|R],')]
+pop, ex, t, i = [], [], 100, 1
+for _ in range(2):
+    for pc, name, det in body:
+        fmt = '[info] [%08d] (PC: 0x%x) SCALAR   : (Binary: 0x12345678) (ID: %06d) %s  %s'
+        pop.append(fmt % (t, pc, i, name, det)); ex.append(fmt % (t + 2, pc, i, name, det))
+        t += 1; i += 1
+open(sys.argv[1] + '/core0.veccore0.instr_popped_log.dump', 'w').write('\n'.join(pop) + '\n')
+open(sys.argv[1] + '/core0.veccore0.instr_log.dump', 'w').write('\n'.join(ex) + '\n')
+PY
+}
+
+@test "A5: live GPRs are counted over every execution in instruction-id order" {
+	a5_loop "$tmp/loop"
+	run bash -c "dump-split --soc-version=Ascend950PR_9599 '$tmp/loop' | instr-parse --json | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.id) | map(.gpr)'"
+	[ "$status" -eq 0 ]
+	# In id order R2 is live from its MOV to its ST in each pass, and R1
+	# from the first ADD to the last MOV: the first ST sees both.  (In pc
+	# order the ST would come after the last use of R1: 1.)
+	[ "$output" = "[1,2,2,1,2,1]" ]
+}
+
+@test "310B: no calculator runs, as in the reference: 0 live GPRs, 0 bytes, -1 utilisation and conflicts" {
+	run bash -c "dump-split --soc-version=Ascend310B1 '$data/910B' 2>/dev/null | instr-parse --json 2>/dev/null | jq -c 'select(.kind==\"instr\") | [.gpr, .bytes, .vec_util, .ub_read, .ub_write]' | sort | uniq -c"
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <<<"$output")" -eq 1 ]
+	[[ "$output" == *' [0,0,-1,-1,-1]' ]]
+	# 310P runs them
+	run bash -c "dump-split --soc-version=Ascend310P1 '$data/910B' 2>/dev/null | instr-parse --json 2>/dev/null | jq -c 'select(.kind==\"instr\") | .gpr' | sort -u | tr '\n' ' '"
+	[[ "$output" == *2* ]]
+}

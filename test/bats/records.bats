@@ -433,3 +433,30 @@ ctl_bytes() {
 	[ ! -s err ]
 	[ "$(jq -r .kind first)" = header ]
 }
+
+@test "rec-cat: lines that are not records are input problems (exit 1, file:line) in every mode" {
+	echo garbage > g.txt
+	for mode in --count --json --bin --text; do
+		run rec-cat $mode g.txt
+		echo "$mode: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"rec-cat: g.txt:1: not a record stream"* ]]
+		[[ "$output" != *unknown* ]]
+	done
+	run sh -c 'echo garbage | rec-cat --count'
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"(stdin):1: "* ]]
+	# a dump log line given by mistake: its first byte is not a kind letter
+	{ head -n 2 s.bin; echo '[info] [00011035] (PC: 0x10f86000) SCALAR'; } > d.bin
+	run rec-cat --count d.bin
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"d.bin:3: not a record (its kind byte is not a letter); skipped"* ]]
+	[[ "$output" == *"header	1"* ]] && [[ "$output" != *unknown* ]]
+	# a kind of a newer version in a stream, to JSON: not written into the JSON
+	{ head -n 2 s.bin; printf 'Zfuture record\n'; } > z.bin
+	run rec-cat --json z.bin
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"z.bin:3: a record of a kind this version does not know cannot be written as JSON; skipped"* ]]
+	rec-cat --json z.bin 2>/dev/null | jq -e . > /dev/null
+	rec-cat --bin z.bin | cmp - z.bin
+}

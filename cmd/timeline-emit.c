@@ -260,7 +260,10 @@ static uint64_t arrivals;
 
 void core_lanes(struct core *c)
 {
-	uint32_t n = (uint32_t)nlanes, cap = c->nlane_alloc, i;
+	uint32_t n, cap = c->nlane_alloc, i;
+	/* A core's first record may be a mark: no pipe interned yet. */
+	lanes_init();
+	n = (uint32_t)nlanes;
 	if (n <= cap)
 		return;
 	while (cap < n)
@@ -657,8 +660,11 @@ static void take_instr(const struct rec *r)
 		free(s->text);
 		s->text = xmalloc(s->cap);
 	}
-	memcpy(s->text, r->s[IS_NAME].p, nn);
-	memcpy(s->text + nn, r->s[IS_DETAIL].p, dn);
+	/* A record may have neither name nor detail: no text, maybe no buffer. */
+	if (nn)
+		memcpy(s->text, r->s[IS_NAME].p, nn);
+	if (dn)
+		memcpy(s->text + nn, r->s[IS_DETAIL].p, dn);
 	s->name_n = (uint32_t)nn;
 	s->detail_n = (uint32_t)dn;
 	c->active = ++arrivals;

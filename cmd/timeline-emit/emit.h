@@ -25,6 +25,26 @@ static inline uint64_t us6(uint64_t ticks)
 	return q * 1000000 + (r * 1000000 + emit_mhz / 2) / emit_mhz;
 }
 
+/* Sums of signed counts (process bytes, scalar-head cycles) stop at the
+ * int64 range: garbage ticks near 2^63 must not overflow them. */
+static inline int64_t sat_add_i64(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
+/* A tick difference as the reference's int cast makes it, without the
+ * implementation-defined wrap: clamped to the int64 range. */
+static inline int64_t tick_diff(uint64_t a, uint64_t b)
+{
+	if (a >= b)
+		return a - b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(a - b);
+	return b - a > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)(b - a);
+}
+
 /* ---- lanes: interned pipe and warp names ----
  * Every pipe name seen (and WARP_<w>) gets a small integer, so per-core
  * state is plain arrays indexed by lane. */
@@ -43,6 +63,8 @@ struct lane {
 enum { LANE_SCALAR, LANE_SCALARLDST, LANE_CACHEMISS, LANE_USERMARK, LANE_ALL, LANE_NFIXED };
 extern struct lane *lanes;
 extern int nlanes;
+/* The fixed lanes (LANE_*) exist from here on, before any record. */
+void lanes_init(void);
 int lane_intern(const char *s, size_t n);
 int lane_warp(int w);
 const char *cname_simt(const char *name, size_t n);

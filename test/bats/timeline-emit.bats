@@ -701,3 +701,59 @@ JSON
 	run timeline-emit --report=0 "$R/910B.rec"
 	[ "$status" -eq 2 ]
 }
+
+mark() { # core sub subidx start end start_pc end_pc
+	printf '{"kind":"mark","core":%s,"sub":"%s","subidx":%s,"block":-1,"subblock":-1,"mark":1,"start":%s,"end":%s,"start_pc":"%s","end_pc":"%s","name":"Mark 0x1","detail":""}\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" "$7"
+}
+
+# The sanitizer build of timeline-emit (make build-san/bin/timeline-emit).
+san_emit() {
+	local top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
+	SAN=$top/build-san/bin/timeline-emit
+	[ -x "$SAN" ] || skip "build-san/bin/timeline-emit is missing (make build-san/bin/timeline-emit)"
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+}
+
+@test "a core whose first record is a mark: drawn, no crash, nothing left behind" {
+	{ header; mark 0 veccore 0 10 20 0x100 0x200; instr 0 veccore 0 30 40 0x104 VECTOR VADD x; mark 1 veccore 0 5 6 0x1 0x2; trailer; } > m.jsonl
+	run timeline-emit -o out m.jsonl
+	[ "$status" -eq 0 ]
+	check_dir out
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X") | [.pid, .tid, .name]]' out/trace.json)" = \
+		'[["core0.veccore0","USERMARK","Mark 0x1"],["core1.veccore0","USERMARK","Mark 0x1"],["core0.veccore0","VECTOR","VADD"]]' ]
+	[ -z "$(find out -name '*tmp*')" ]
+	run timeline-emit m.jsonl
+	[ "$status" -eq 0 ]
+}
+
+@test "sanitizers: records without name or detail, ticks and bytes near 2^63 and 2^64" {
+	san_emit
+	{
+		header
+		instr 0 veccore 0 10 20 0x100 VECTOR "" ""
+		for st in 0 9223372036854775807 18446744073709551000; do
+			for en in 5 9223372036854775808 18446744073709551615; do
+				ins 0 veccore 0 "$st" "$en" 0x200 SCALAR ADD x 7 9223372036854775000 -1 -1 -1 0 9223372036854775807
+				ins 0 veccore 0 "$st" "$en" 0x204 SCALAR WAIT_FLAG x 7 -9223372036854775807 -1 -1 -1 18446744073709551614 1
+				mark 0 veccore 0 "$st" "$en" 0x208 0x20c
+			done
+		done
+		trailer
+	} > huge.jsonl
+	run "$SAN" -o out huge.jsonl
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"runtime error"* ]]
+	[[ "$output" != *"AddressSanitizer"* ]]
+	check all out/trace.json
+	jq -e . out/core0.veccore0/trace.json > /dev/null
+	# Sums stop at the int64 range instead of wrapping.
+	# (jq would round these: compare the text.)
+	instr_api out | grep -q '"Process Bytes":\[9223372036854775807\]'
+	instr_api out | grep -q '"ICacheCycles":\[9223372036854775807\]'
+	instr_api out | grep -q '"ICacheCycles":\[-9223372036854775808\]'
+
+	run "$SAN" huge.jsonl
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"runtime error"* ]]
+}

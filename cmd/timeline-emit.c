@@ -47,7 +47,7 @@ struct emit_opts opt = { NULL, 0, UINT64_MAX, 1ull << 30 };
 int over_limit;
 
 static struct wr *trace_w;
-static int trace_to_stdout, made_dir;
+static int trace_to_stdout;
 static struct core **cores;
 static size_t ncores, cores_cap;
 
@@ -70,8 +70,7 @@ static void abort_outputs(void)
 		}
 		trace_w = NULL;
 	}
-	if (made_dir)
-		rmdir(opt.dir);
+	stage_abort();
 }
 
 void emit_fatal(int status, const char *fmt, ...)
@@ -84,6 +83,8 @@ void emit_fatal(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* Name the files where the user will look for them. */
+	stage_message(msg, sizeof msg);
 	if (n && fmt[n - 1] == ':')
 		cli_warn("%s %s", msg, strerror(e));
 	else
@@ -367,8 +368,12 @@ static struct core *core_for(const struct rec *r)
 	}
 	cores[ncores++] = c;
 	if (c->selected) {
-		if (opt.dir)
+		if (opt.dir) {
+			if (stage_check_core(c->name) < 0)
+				emit_fatal(EXIT_IO, "%s/%s: exists and is not a directory (a symbolic link is not followed)",
+				           stage_final(), c->name);
 			sub_open(c);
+		}
 		core_lanes(c);
 		trace_core_meta(c);
 	}
@@ -846,7 +851,7 @@ int main(int argc, char **argv)
 	int c, i, nin, status = EXIT_OK, trailer = 0, upstream_interrupted = 0, read_failed = 0;
 	int force = 0, size_given = 0;
 	unsigned report_top = 0;
-	uint64_t bad = 0, instrs = 0, trace_bytes = 0;
+	uint64_t bad = 0, instrs = 0, trace_bytes = 0, known = 0, unknown = 0;
 	const char *out = NULL;
 	struct rec_dec dec = { 0 };
 	struct rd **in;
@@ -892,16 +897,10 @@ int main(int argc, char **argv)
 	}
 
 	if (opt.dir) {
-		struct stat st;
 		char *path;
-		if (stat(opt.dir, &st) == 0) {
-			if (!S_ISDIR(st.st_mode))
-				cli_die(EXIT_IO, "%s: not a directory", opt.dir);
-		} else if (mkdir(opt.dir, 0777) < 0) {
-			cli_die(EXIT_IO, "%s: cannot create:", opt.dir);
-		} else {
-			made_dir = 1;
-		}
+		if (stage_begin(out) < 0)
+			cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out);
+		opt.dir = stage_dir();
 		path = xmalloc(strlen(opt.dir) + 16);
 		sprintf(path, "%s/trace.json", opt.dir);
 		trace_w = wr_open(path, 0);
@@ -929,6 +928,10 @@ int main(int argc, char **argv)
 				continue;
 			}
 			trailer = 0;
+			if (k == DEC_UNKNOWN)
+				unknown++;
+			else
+				known++;
 			if (k == DEC_UNKNOWN)
 				continue;       /* a sink: kinds it does not know are not its business */
 			switch (r.sc->kind) {
@@ -979,6 +982,20 @@ int main(int argc, char **argv)
 	}
 	start();
 
+	if (!known && !cli_interrupted) {
+		/* Not one record: an empty input, or not a record stream. */
+		if (read_failed)
+			cli_warn("nothing read: the input is unusable; nothing written");
+		else if (bad || unknown)
+			cli_warn("%s: not an optrace record stream (no record of a known kind); nothing written",
+			         nin == 1 ? rd_name(in[0]) : "the input");
+		else
+			cli_warn("%s: no records (an empty input: did the stream upstream fail?); nothing written",
+			         nin == 1 ? rd_name(in[0]) : "the input");
+		abort_outputs();
+		status = EXIT_UNUSABLE;
+		goto out;
+	}
 	if (wr_error(trace_w) == EPIPE) {
 		/* The reader of the trace went away: nothing more to do. */
 		abort_outputs();
@@ -1021,7 +1038,7 @@ int main(int argc, char **argv)
 	}
 	if (c) {
 		errno = c;
-		emit_fatal(EXIT_IO, "%s/trace.json: cannot write:", opt.dir ? opt.dir : "(stdout)");
+		emit_fatal(EXIT_IO, "%s/trace.json: cannot write:", opt.dir ? stage_final() : "(stdout)");
 	}
 	for (i = 0; (size_t)i < ncores; i++) {
 		struct core *k = cores[i];
@@ -1032,7 +1049,7 @@ int main(int argc, char **argv)
 			c = stats_write_csv(k);
 		if (c) {
 			errno = c;
-			emit_fatal(EXIT_IO, "%s/%s: cannot write:", opt.dir, k->name);
+			emit_fatal(EXIT_IO, "%s/%s: cannot write:", stage_final(), k->name);
 		}
 	}
 	if (opt.dir) {
@@ -1051,7 +1068,16 @@ int main(int argc, char **argv)
 		free(sel);
 		if (c) {
 			errno = c;
-			emit_fatal(EXIT_IO, "%s/visualize_data.bin: %s:", opt.dir, what);
+			emit_fatal(EXIT_IO, "%s/visualize_data.bin: %s:", stage_final(), what);
+		}
+		/* Everything is written: now the set becomes visible. */
+		{
+			char *failed;
+			c = stage_commit(&failed);
+			if (c) {
+				errno = c;
+				emit_fatal(EXIT_IO, "%s: cannot move the outputs into place:", failed);
+			}
 		}
 	}
 

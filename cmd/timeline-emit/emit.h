@@ -252,6 +252,16 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t k);
 void *xrealloc(void *p, size_t n);
 
+/* stage.c: the -o DIR set, written aside and moved in whole */
+int stage_begin(const char *dir);       /* 0, or -1 with errno */
+const char *stage_dir(void);            /* where the files are written */
+const char *stage_final(void);          /* DIR */
+int stage_check_core(const char *name); /* -1: DIR/name exists, not a directory */
+void stage_message(char *msg, size_t size);
+/* Move the set into DIR: 0, or an errno with *failed (malloc'ed) the path. */
+int stage_commit(char **failed);
+void stage_abort(void);
+
 /* trace.c: the all-cores trace */
 void trace_begin(void);
 void trace_end(void);

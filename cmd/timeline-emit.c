@@ -45,6 +45,8 @@
 unsigned emit_mhz = 1850;
 struct emit_opts opt = { NULL, 0, UINT64_MAX, 1ull << 30 };
 int over_limit;
+const char *emit_truncated;
+static char truncated_why[400];
 
 static struct wr *trace_w;
 static int trace_to_stdout;
@@ -1013,6 +1015,34 @@ int main(int argc, char **argv)
 		flags_finish_core(cores[i]);
 	if (!over_limit)
 		flags_finish_intra();
+	{
+		/* Why the timelines stop short, if they do, joined. */
+		const char *r[4];
+		int nr = 0, k;
+		size_t len = 0;
+		if (cli_interrupted)
+			r[nr++] = "timeline-emit was interrupted (SIGINT/SIGTERM) before the end of its input";
+		if (upstream_interrupted)
+			r[nr++] = "the producer upstream was interrupted (its trailer says so)";
+		if (!trailer && !cli_interrupted && !read_failed)
+			r[nr++] = "the input ended without a trailer record (cut short upstream)";
+		if (read_failed)
+			r[nr++] = "a read error ended the input";
+		for (k = 0; k < nr; k++)
+			len += (size_t)snprintf(truncated_why + len, sizeof truncated_why - len, "%s%s", k ? "; " : "", r[k]);
+		if (nr) {
+			uint64_t last = 0;
+			emit_truncated = truncated_why;
+			trace_truncated(truncated_why);
+			for (i = 0; (size_t)i < ncores; i++) {
+				if (cores[i]->max_end_i > last)
+					last = cores[i]->max_end_i;
+			}
+			for (i = 0; (size_t)i < ncores; i++)
+				if (cores[i]->out)
+					sub_truncated(cores[i], truncated_why, cores[i]->ninstr ? cores[i]->max_end_i : last);
+		}
+	}
 	trace_end();
 	wr_putc(trace_w, '\n');
 	for (i = 0; (size_t)i < ncores && !over_limit; i++)

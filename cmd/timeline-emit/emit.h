@@ -277,6 +277,7 @@ void trace_flow(const struct flag *set, const struct flag *wait, const char *id,
 void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end,
                 uint64_t start_pc, uint64_t end_pc);
 size_t fmt_pc(char *buf, uint64_t pc);
+void trace_truncated(const char *why);  /* mark a trace that stops short */
 
 /* sub.c: the per-core traces */
 void sub_open(struct core *c);
@@ -288,6 +289,8 @@ int sub_slice(struct core *c, int sub_lane, const char *name, size_t name_n, con
 void sub_flow(struct core *c, const struct flag *set, const struct flag *wait);
 void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end,
               uint64_t start_pc, uint64_t end_pc);
+#define SUB_TRUNCATED_PID 999999
+void sub_truncated(struct core *c, const char *why, uint64_t last_tick);
 void sub_seal(struct core *c);      /* close its JSON document */
 int sub_commit(struct core *c);     /* move it into place: 0 or errno */
 void sub_abort(struct core *c);
@@ -309,6 +312,7 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
                 int is_mark);
 int stats_write_csv(struct core *c);  /* 0 or errno */
 void stats_summary(struct core **cores, size_t n, FILE *f);
+extern const char *emit_truncated;      /* why the outputs stop short, or NULL */
 void stats_free(struct core *c);
 
 /* code.c: source lines */

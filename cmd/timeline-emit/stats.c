@@ -367,6 +367,8 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 			        (unsigned long long)ps->count);
 		}
 	}
+	if (emit_truncated)
+		fprintf(f, "\nTRUNCATED: %s\n", emit_truncated);
 	free(order);
 	free(v);
 }

@@ -370,6 +370,8 @@ void sub_truncated(struct core *c, const char *why, uint64_t last)
 
 	meta(j, "process_name", SUB_TRUNCATED_PID, 0, "name", name, (size_t)n, 0);
 	meta(j, "process_sort_index", SUB_TRUNCATED_PID, 0, NULL, NULL, 0, -1);
+	meta(j, "thread_name", SUB_TRUNCATED_PID, 0, "name", "TRUNCATED", 9, 0);
+	meta(j, "thread_sort_index", SUB_TRUNCATED_PID, 0, NULL, NULL, 0, 0);
 	json_begin_object(j);
 	json_kv_str(j, "name", name, (size_t)n);
 	json_kv_cstr(j, "cat", "optrace");

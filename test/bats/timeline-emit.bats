@@ -315,9 +315,15 @@ many_cores() { # ncores rounds
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"input ended without a trailer record: the stream upstream was cut short"* ]]
 	check_dir out
-	diff -r -x visualize_data.bin "$gold/features/out" out
+	# The same as a whole stream gives, plus the TRUNCATED mark.
+	diff -r -x visualize_data.bin -x trace.json "$gold/features/out" out
+	for f in trace.json core0.cubecore0/trace.json core0.veccore0/trace.json core0.veccore1/trace.json; do
+		drop='.traceEvents | map(select(.pid != "TRUNCATED" and .pid != 999999))'
+		diff <(jq -c "$drop" "$gold/features/out/$f") <(jq -c "$drop" "out/$f")
+		[ "$(jq '[.traceEvents[] | select(.pid == "TRUNCATED" or .pid == 999999)] | length > 0' "out/$f")" = true ]
+	done
 	vdata out
-	diff -r "$gold/features/vdata" out.vdata
+	diff -r -x TRACE.json -x blocks.txt "$gold/features/vdata" out.vdata
 	run bash -c "timeline-emit cut.jsonl 2>/dev/null > t.json"
 	[ "$status" -eq 1 ]
 	check all t.json
@@ -326,20 +332,20 @@ many_cores() { # ncores rounds
 @test "SIGINT: the outputs are closed, valid and in place; exit 130" {
 	many_cores 4 400 > m.jsonl
 	mkfifo fifo
-	timeline-emit -o out < fifo > summary.txt 2> err &
+	timeline-emit -v -o out < fifo > summary.txt 2> err &
 	pid=$!
 	# Half the stream, then hold the pipe open: the tool is still reading.
-	( head -n 800 m.jsonl; sleep 10 ) > fifo &
-	feeder=$!
-	for i in $(seq 50); do
-		[ -e out/core1.veccore1 ] && break
+	exec 5> fifo
+	head -n 800 m.jsonl >&5
+	# The outputs appear only when complete: -v says when a core comes in.
+	for i in $(seq 600); do
+		grep -q 'core1.veccore1: new core' err && break
 		sleep 0.1
 	done
-	sleep 0.5
 	kill -INT "$pid"
 	st=0
 	wait "$pid" || st=$?
-	kill "$feeder" 2>/dev/null || true
+	exec 5>&-
 	[ "$st" -eq 130 ]
 	check_dir out
 	[ "$(ls -d out/core*/ | wc -l)" -eq 4 ]
@@ -756,4 +762,74 @@ san_emit() {
 	run "$SAN" huge.jsonl
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"runtime error"* ]]
+}
+
+# The TRUNCATED mark of a trace: its reason, or nothing.
+truncated() { jq -r '.traceEvents[] | select(.pid == "TRUNCATED" or .pid == 999999) | select(.name == "process_name") | .args.name' "$1"; }
+
+@test "interrupted input: no trailer, or a trailer that says so, marks every trace and the summary" {
+	many_cores 2 20 > m.jsonl
+	head -n -1 m.jsonl > cut.jsonl
+	run timeline-emit -o out cut.jsonl
+	[ "$status" -eq 1 ]
+	check_dir out
+	want='TRUNCATED: the input ended without a trailer record (cut short upstream)'
+	[ "$(truncated out/trace.json)" = "$want" ]
+	for f in out/*/trace.json; do
+		[ "$(truncated "$f")" = "$want" ]
+		# A global instant for the viewers, at the core's last tick.
+		[ "$(jq -c '[.traceEvents[] | select(.ph == "i") | [.s, .cat, .name]]' "$f")" = "[[\"g\",\"optrace\",\"$want\"]]" ]
+	done
+	[[ "$output" == *"$want"* ]]
+	# On standard output too.
+	timeline-emit -q cut.jsonl > t.json || true
+	[ "$(truncated t.json)" = "$want" ]
+	# The producer was interrupted: its trailer says so.
+	{ head -n -1 m.jsonl; echo '{"kind":"trailer","records":0,"bad":0,"dropped":0,"interrupted":1,"producer":"test"}'; } > intr.jsonl
+	rm -rf out
+	run timeline-emit -o out intr.jsonl
+	[ "$status" -eq 1 ]
+	check_dir out
+	want='TRUNCATED: the producer upstream was interrupted (its trailer says so)'
+	[ "$(truncated out/trace.json)" = "$want" ]
+	[ "$(truncated out/core0.veccore1/trace.json)" = "$want" ]
+	[[ "$output" == *"$want"* ]]
+	# A whole stream: no mark.
+	rm -rf out
+	timeline-emit -o out m.jsonl > summary.txt
+	[ -z "$(truncated out/trace.json)" ]
+	[ -z "$(truncated out/core0.veccore0/trace.json)" ]
+	! grep -q TRUNCATED summary.txt
+}
+
+@test "SIGINT and SIGTERM: exit 130, every output closed, valid and marked interrupted" {
+	many_cores 4 400 > m.jsonl
+	for sig in INT TERM; do
+		rm -rf out fifo err summary.txt
+		mkfifo fifo
+		timeline-emit -v -o out < fifo > summary.txt 2> err &
+		pid=$!
+		# Half the stream, the pipe held open: the tool waits for more.
+		exec 5> fifo
+		head -n 800 m.jsonl >&5
+		# -v names each core as it appears: the fourth is in.
+		for i in $(seq 600); do
+			grep -q 'core1.veccore1: new core' err && break
+			sleep 0.1
+		done
+		kill -"$sig" "$pid"
+		st=0
+		wait "$pid" || st=$?
+		exec 5>&-
+		[ "$st" -eq 130 ]
+		check_dir out
+		[ -z "$(find out -name '*tmp*')" ]
+		want='TRUNCATED: timeline-emit was interrupted (SIGINT/SIGTERM) before the end of its input'
+		[ "$(truncated out/trace.json)" = "$want" ]
+		for f in out/*/trace.json; do
+			[ "$(truncated "$f")" = "$want" ]
+		done
+		grep -q "$want" summary.txt
+		vdata out
+	done
 }

@@ -121,8 +121,7 @@ void *xrealloc(void *p, size_t n)
 
 /* ---- options ---- */
 
-struct idrange { unsigned long long lo, hi; };
-static struct idrange *core_ids;
+static struct cli_range *core_ids;
 static size_t ncore_ids;
 
 static void usage(FILE *f)
@@ -150,37 +149,9 @@ static void usage(FILE *f)
 
 static void parse_core_ids(const char *s)
 {
-	const char *p = s;
-	while (*p) {
-		unsigned long long lo = 0, hi;
-		int digits = 0;
-		while (*p >= '0' && *p <= '9' && lo < 1000000000ull) {
-			lo = lo * 10 + (unsigned)(*p++ - '0');
-			digits++;
-		}
-		hi = lo;
-		if (digits && *p == '-') {
-			p++;
-			hi = 0;
-			digits = 0;
-			while (*p >= '0' && *p <= '9' && hi < 1000000000ull) {
-				hi = hi * 10 + (unsigned)(*p++ - '0');
-				digits++;
-			}
-		}
-		if (!digits || hi < lo || (*p && *p != '|' && *p != ','))
-			cli_die(EXIT_USAGE, "option --core-id: '%s' is not a list of ids and ranges (e.g. 0|31, 0-2,12-14)", s);
-		core_ids = xrealloc(core_ids, (ncore_ids + 1) * sizeof *core_ids);
-		core_ids[ncore_ids].lo = lo;
-		core_ids[ncore_ids].hi = hi;
-		ncore_ids++;
-		if (*p)
-			p++;
-		if (!*p && (p[-1] == '|' || p[-1] == ','))
-			cli_die(EXIT_USAGE, "option --core-id: '%s' ends with a separator", s);
-	}
-	if (!ncore_ids)
-		cli_die(EXIT_USAGE, "option --core-id: empty list");
+	free(core_ids);
+	if (cli_core_ids(s, &core_ids, &ncore_ids) < 0)
+		cli_die(EXIT_USAGE, "option --core-id: '%s' is not a list of ids and ranges (e.g. 0|31, 0-2,12-14)", s);
 }
 
 /* A time bound: microseconds with up to 6 decimals, or ticks ("123t"). */

@@ -43,7 +43,8 @@
 #define PENDING_MAX (1u << 17)
 
 unsigned emit_mhz = 1850;
-struct emit_opts opt = { NULL, 0, UINT64_MAX, 1ull << 30 };
+/* max_size stays 0: the size of a trace no longer stops the run. */
+struct emit_opts opt = { NULL, 0, UINT64_MAX, 0 };
 int over_limit;
 const char *emit_truncated;
 static char truncated_why[400];
@@ -137,9 +138,9 @@ static void usage(FILE *f)
 	        "  --core-id=LIST     only these cores, by block id: 0|31, 0-2,12-14\n"
 	        "  --from=T, --to=T   only events that overlap [from, to]; T in microseconds\n"
 	        "                     (12.5) or in ticks with a t suffix (23000t)\n"
-	        "  --max-size=SIZE    refuse a trace.json larger than SIZE bytes (k, M, G\n"
-	        "                     suffixes; default 1G; 0 = no limit)\n"
-	        "  --force            no size limit\n"
+	        "  --max-size=SIZE    split a trace larger than SIZE bytes into traces that\n"
+	        "                     each open (k, M, G suffixes; default 1G; 0 = never)\n"
+	        "  --force            one trace.json however large\n"
 	        "  --soc-version=SOC  SoC when the stream header does not name one (default %s)\n"
 	        "  --report[=N]       print each core's top N (default 10) source lines and\n"
 	        "                     instructions by cycles (on stderr without -o DIR)\n"
@@ -225,6 +226,47 @@ static uint64_t parse_size(const char *s)
 	return v * mult;
 bad:
 	cli_die(EXIT_USAGE, "option --max-size: '%s' is not a size (bytes, or with k, M, G)", s);
+}
+
+static uint64_t env_size(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long x;
+	if (!v || !*v)
+		return dflt;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (errno || *end)
+		cli_die(EXIT_USAGE, "%s=%s: not a number of bytes", name, v);
+	return x;
+}
+
+static char notes[4096];
+static size_t notes_n;
+const char *emit_notes;
+
+/* A line for stderr and for the summary. */
+static void note_both(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note_both(const char *fmt, ...)
+{
+	va_list ap;
+	char line[1024];
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	cli_warn("%s", line);
+	if (notes_n + strlen(line) + 2 < sizeof notes)
+		notes_n += (size_t)snprintf(notes + notes_n, sizeof notes - notes_n, "%s\n", line);
+	emit_notes = notes;
+}
+
+static void mib(char *buf, size_t n, uint64_t bytes)
+{
+	if (bytes < 1 << 20)
+		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
+	else
+		snprintf(buf, n, "%.1f MiB", (double)bytes / (1 << 20));
 }
 
 /* ---- cores ---- */
@@ -751,6 +793,70 @@ static void start(void)
 		cli_note("%s, %u MHz%s", ch->soc, emit_mhz, logical_names ? ", logical core names" : "");
 }
 
+/* Traces past the viewers' limits: a warning past the first, split into
+ * traces that each open past the second (split.c). */
+static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
+{
+	char *path = xmalloc(strlen(opt.dir) + 64), **names;
+	char a[32], b[32];
+	size_t n, k;
+	int err;
+
+	mib(a, sizeof a, bytes);
+	mib(b, sizeof b, limit);
+	if (limit && bytes > limit) {
+		sprintf(path, "%s/trace.json", opt.dir);
+		err = split_trace(path, opt.dir, 1, limit, &names, &n);
+		if (err) {
+			errno = err;
+			emit_fatal(EXIT_IO, "%s/trace.json: cannot split:", stage_final());
+		}
+		if (unlink(path) < 0)
+			emit_fatal(EXIT_IO, "%s/trace.json: cannot remove:", stage_final());
+		note_both("WARNING: trace.json would be %s, past the %s a viewer opens (MindStudio Insight: 1 GiB): "
+		          "written as %zu traces instead (--force: one file), by block and time:", a, b, n);
+		for (k = 0; k < n; k++) {
+			note_both("  %s/%s", stage_final(), names[k]);
+			free(names[k]);
+		}
+		free(names);
+	} else if (bytes > warn) {
+		note_both("WARNING: trace.json is %s: chrome://tracing opens about 500 MB (MindStudio Insight and "
+		          "Perfetto open it); narrow it with --core-id or --from/--to", a);
+	}
+	for (k = 0; k < ncores; k++) {
+		struct core *c = cores[k];
+		struct stat st;
+		if (!c->out || !limit)
+			continue;
+		sprintf(path, "%s/%s/trace.json", opt.dir, c->name);
+		if (stat(path, &st) < 0 || (uint64_t)st.st_size <= limit)
+			continue;
+		{
+			char *d = xmalloc(strlen(opt.dir) + c->name_n + 2);
+			sprintf(d, "%s/%s", opt.dir, c->name);
+			err = split_trace(path, d, 0, limit, &names, &n);
+			free(d);
+		}
+		if (!err) {
+			size_t j;
+			if (unlink(path) < 0)
+				err = errno;
+			mib(a, sizeof a, (uint64_t)st.st_size);
+			note_both("WARNING: %s/trace.json would be %s: written as %zu traces by time, %s/%s/trace.1.json ...",
+			          c->name, a, n, stage_final(), c->name);
+			for (j = 0; j < n; j++)
+				free(names[j]);
+			free(names);
+		}
+		if (err) {
+			errno = err;
+			emit_fatal(EXIT_IO, "%s/%s/trace.json: cannot split:", stage_final(), c->name);
+		}
+	}
+	free(path);
+}
+
 /* Why a core's trace deserves a loud warning, or NULL. */
 static const char *warn_core(const struct core *c, char *buf, size_t n)
 {
@@ -823,6 +929,10 @@ int main(int argc, char **argv)
 	};
 	int c, i, nin, status = EXIT_OK, trailer = 0, upstream_interrupted = 0, read_failed = 0;
 	int force = 0, size_given = 0;
+	/* The viewers' limits: chrome://tracing reads about 500 MB of JSON,
+	 * MindStudio Insight 1 GiB.  The environment can lower them (tests). */
+	uint64_t warn_limit = env_size("OPTRACE_TRACE_WARN", 500ull << 20);
+	uint64_t split_limit = env_size("OPTRACE_TRACE_LIMIT", 1ull << 30);
 	unsigned report_top = 0;
 	uint64_t bad = 0, instrs = 0, trace_bytes = 0, known = 0, unknown = 0;
 	const char *out = NULL;
@@ -838,7 +948,7 @@ int main(int argc, char **argv)
 		case 'c': parse_core_ids(optarg); break;
 		case 'f': from_b = parse_time("--from", optarg); break;
 		case 't': to_b = parse_time("--to", optarg); break;
-		case 'm': opt.max_size = parse_size(optarg); size_given = 1; break;
+		case 'm': split_limit = parse_size(optarg); size_given = 1; break;
 		case 'F': force = 1; break;
 		case 's': soc_opt = optarg; break;
 		case 'R':
@@ -852,7 +962,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (force && !size_given)
-		opt.max_size = 0;
+		split_limit = 0;
 	if (soc_opt && chip_find(soc_opt)->family == CHIP_UNKNOWN)
 		cli_die(EXIT_USAGE, "unknown SoC '%s' (e.g. Ascend910B1, Ascend310P1, Ascend950PR_9599)", soc_opt);
 	if (from_b.set && to_b.set && from_b.ticks == to_b.ticks && from_b.v > to_b.v)
@@ -1019,17 +1129,6 @@ int main(int argc, char **argv)
 	for (i = 0; (size_t)i < ncores && !over_limit; i++)
 		if (cores[i]->out)
 			sub_seal(cores[i]);
-	if (over_limit) {
-		char size[32];
-		snprintf(size, sizeof size, "%llu bytes", (unsigned long long)opt.max_size);
-		cli_warn("a trace.json would be larger than %s (--max-size): %s; narrow it with --core-id or "
-		         "--from/--to, or allow it with --force or --max-size",
-		         opt.max_size == 1ull << 30 ? "1 GiB" : size,
-		         trace_to_stdout ? "output cut short here" : "nothing written");
-		abort_outputs();
-		status = EXIT_PARTIAL;
-		goto out;
-	}
 	trace_bytes = trace.bytes + 1;
 	c = wr_close(trace_w);
 	trace_w = NULL;
@@ -1071,6 +1170,7 @@ int main(int argc, char **argv)
 			errno = c;
 			emit_fatal(EXIT_IO, "%s/visualize_data.bin: %s:", stage_final(), what);
 		}
+		split_big(split_limit, warn_limit, trace_bytes);
 		/* Everything is written: now the set becomes visible. */
 		{
 			char *failed;
@@ -1082,6 +1182,13 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (!opt.dir && (trace_bytes > warn_limit || (split_limit && trace_bytes > split_limit))) {
+		char a[32];
+		mib(a, sizeof a, trace_bytes);
+		note_both("WARNING: the trace is %s: chrome://tracing opens about 500 MB%s; split it with -o DIR, "
+		          "or narrow it with --core-id or --from/--to", a,
+		          split_limit && trace_bytes > split_limit ? ", MindStudio Insight 1 GiB" : "");
+	}
 	{
 		/* The summary: on stdout with -o DIR, else beside the trace. */
 		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);

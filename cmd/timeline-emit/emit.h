@@ -313,6 +313,12 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 int stats_write_csv(struct core *c);  /* 0 or errno */
 void stats_summary(struct core **cores, size_t n, FILE *f);
 extern const char *emit_truncated;      /* why the outputs stop short, or NULL */
+extern const char *emit_notes;          /* lines for the end of the summary, or NULL */
+
+/* split.c: a trace too large for the viewers, as traces that each open.
+ * grouped: by block (the all-cores trace), else by time only.  Returns 0
+ * with the names written in dir (malloc'ed), or an errno. */
+int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, char ***names, size_t *n);
 void stats_free(struct core *c);
 
 /* code.c: source lines */

@@ -369,6 +369,8 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 	}
 	if (emit_truncated)
 		fprintf(f, "\nTRUNCATED: %s\n", emit_truncated);
+	if (emit_notes)
+		fprintf(f, "\n%s", emit_notes);
 	free(order);
 	free(v);
 }

@@ -287,26 +287,73 @@ many_cores() { # ncores rounds
 	[ "$status" -eq 2 ]
 }
 
-@test "--max-size: refuses a larger trace, leaves nothing behind, exit 1; --force allows it" {
-	run timeline-emit --max-size=2k -o out "$R/910B.rec"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"a trace.json would be larger than 2048 bytes (--max-size): nothing written"* ]]
-	[ ! -e out ]
-	mkdir keep
-	run timeline-emit --max-size=2k -o keep "$R/910B.rec"
-	[ "$status" -eq 1 ]
-	[ -z "$(ls -A keep)" ]
-	# On standard output: cut short, still one JSON document.
-	run bash -c "timeline-emit --max-size=2k '$R/910B.rec' 2>/dev/null > t.json"
-	[ "$status" -eq 1 ]
-	jq -e '.traceEvents | length > 0' t.json
-	run timeline-emit --max-size=2k --force -o out "$R/910B.rec"
-	[ "$status" -eq 1 ]
-	run timeline-emit --force -o out "$R/910B.rec"
+@test "big traces: split past the limit into traces that each open, by block and time; a warning past the first limit" {
+	many_cores 8 200 | jq -c 'if .kind == "instr" then .block = .core | .subblock = .subidx else . end' > l.jsonl
+	timeline-emit --force -o whole l.jsonl > /dev/null
+	size=$(wc -c < whole/trace.json)
+	limit=$(($(wc -c < whole/core0.veccore0/trace.json) / 2))
+	run env OPTRACE_TRACE_LIMIT=$limit timeline-emit -o out l.jsonl
 	[ "$status" -eq 0 ]
-	check_dir out
-	run timeline-emit --max-size=lots "$R/910B.rec"
+	# trace.json gives way to its parts: one or more per block.
+	[ ! -e out/trace.json ]
+	ls out/trace.core*.json
+	[ -e out/trace.core0.1.json ] && [ -e out/trace.core0.2.json ] && [ ! -e out/trace.core0.json ]
+	for f in out/trace.core*.json; do
+		check all "$f"
+		[ "$(wc -c < "$f")" -le $((limit + 2048)) ]
+		# A block per file.
+		[ "$(jq -r '[.traceEvents[] | .pid | split(".")[0]] | unique | join(" ")' "$f")" = "$(basename "$f" | cut -d. -f2)" ]
+		# Listed in the summary and on stderr.
+		[ "$(grep -c -x -F "  out/${f#out/}" <<<"$output")" -eq 1 ]
+		[ "$(grep -c -x -F "timeline-emit:   out/${f#out/}" <<<"$output")" -eq 1 ]
+	done
+	[[ "$output" == *"written as"*"traces instead (--force: one file)"* ]]
+	# Together they are the whole trace, no event lost or doubled.
+	jq -c '.traceEvents[] | select(.ph != "M")' out/trace.core*.json | sort > parts.txt
+	jq -c '.traceEvents[] | select(.ph != "M")' whole/trace.json | sort > whole.txt
+	cmp parts.txt whole.txt
+	# The per-core traces past the limit are split by time, each whole.
+	for d in out/core*/; do
+		if [ -e "$d/trace.json" ]; then
+			[ "$(wc -c < "$d/trace.json")" -le "$limit" ]
+			continue
+		fi
+		for f in "$d"/trace.*.json; do
+			check core "$f"
+		done
+		c=$(basename "$d")
+		diff <(jq -c '.traceEvents[] | select(.ph == "X") | [.name, .ts, .dur, .pid]' "$d"/trace.*.json | sort) \
+			<(jq -c '.traceEvents[] | select(.ph == "X") | [.name, .ts, .dur, .pid]' "whole/$c/trace.json" | sort)
+	done
+	[ -e out/core0.veccore0/trace.1.json ]
+	# The CSVs and visualize_data.bin are those of the whole.
+	diff -r -x 'trace*.json' whole out
+	# --force: one file.
+	run env OPTRACE_TRACE_LIMIT=$limit timeline-emit --force -o forced l.jsonl
+	[ "$status" -eq 0 ]
+	cmp forced/trace.json whole/trace.json
+	# Past the first limit only: a warning, in the summary too.
+	run env OPTRACE_TRACE_WARN=$limit timeline-emit -o warned l.jsonl
+	[ "$status" -eq 0 ]
+	cmp warned/trace.json whole/trace.json
+	[ "$(grep -c 'WARNING: trace.json is .*chrome://tracing opens about 500 MB' <<<"$output")" -eq 2 ]
+	# On standard output: the whole trace and the warning.
+	OPTRACE_TRACE_LIMIT=$limit timeline-emit l.jsonl > t.json 2> err
+	cmp t.json whole/trace.json
+	grep -q 'WARNING: the trace is' err
+	run timeline-emit --max-size=lots l.jsonl
 	[ "$status" -eq 2 ]
+	run env OPTRACE_TRACE_LIMIT=x timeline-emit l.jsonl
+	[ "$status" -eq 2 ]
+}
+
+@test "--max-size sets the split limit" {
+	timeline-emit -o a "$R/910B.rec" > /dev/null 2>&1
+	run timeline-emit --max-size=2k -o out "$R/910B.rec"
+	[ "$status" -eq 0 ]
+	[ ! -e out/trace.json ]
+	for f in out/trace.core0.*.json; do check all "$f"; done
+	diff -r -x 'trace*.json' a out
 }
 
 @test "no trailer: complete, valid outputs, a message, exit 1" {
@@ -582,11 +629,11 @@ many_cores() { # ncores rounds
 	[ -z "$(ls -A)" ]
 }
 
-@test "visualize_data.bin: an earlier one is replaced whole; --max-size leaves it alone" {
+@test "visualize_data.bin: an earlier one is replaced whole; a failed run leaves it alone" {
 	timeline-emit -o out "$R/910B.rec" > /dev/null 2>&1
 	cp out/visualize_data.bin before.bin
-	run timeline-emit --max-size=100 -o out "$R/A5.rec"
-	[ "$status" -eq 1 ]
+	run env TMPDIR="$T/missing" timeline-emit -o out "$R/A5.rec"
+	[ "$status" -eq 4 ]
 	cmp before.bin out/visualize_data.bin
 	timeline-emit -o out "$R/A5.rec" > /dev/null 2>&1
 	vdata out

@@ -801,6 +801,7 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 	char a[32], b[32];
 	size_t n, k;
 	int err;
+	uint64_t cut;
 
 	mib(a, sizeof a, bytes);
 	mib(b, sizeof b, limit);
@@ -832,6 +833,7 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 		sprintf(path, "%s/%s/trace.json", opt.dir, c->name);
 		if (stat(path, &st) < 0 || (uint64_t)st.st_size <= limit)
 			continue;
+		cut = split_flows_cut();
 		{
 			char *d = xmalloc(strlen(opt.dir) + c->name_n + 2);
 			sprintf(d, "%s/%s", opt.dir, c->name);
@@ -845,6 +847,9 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 			mib(a, sizeof a, (uint64_t)st.st_size);
 			note_both("WARNING: %s/trace.json would be %s: written as %zu traces by time, %s/%s/trace.1.json ...",
 			          c->name, a, n, stage_final(), c->name);
+			if (split_flows_cut() > cut)
+				cli_note("%s: %llu flows left out of its split trace: their SET or WAIT went into an "
+				         "earlier part", c->name, (unsigned long long)(split_flows_cut() - cut));
 			for (j = 0; j < n; j++)
 				free(names[j]);
 			free(names);

@@ -319,6 +319,7 @@ extern const char *emit_notes;          /* lines for the end of the summary, or 
  * grouped: by block (the all-cores trace), else by time only.  Returns 0
  * with the names written in dir (malloc'ed), or an errno. */
 int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, char ***names, size_t *n);
+uint64_t split_flows_cut(void);         /* flows left out: their slices went to an earlier part */
 void stats_free(struct core *c);
 
 /* code.c: source lines */

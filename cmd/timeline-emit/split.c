@@ -11,6 +11,10 @@
  * between the two halves of a B/E pair or of a flow, which are written
  * on adjacent lines.
  *
+ * In a per-core trace a flow binds to the SET and WAIT slices it joins: a
+ * flow whose slices went into an earlier part is left out (counted), as
+ * Perfetto would find no slice for it.
+ *
  * Names: trace.<group>.json (trace.core0.json, trace.mte.json), and
  * trace.<group>.<k>.json, k from 1, for the parts of a group that needed
  * more than one; a per-core trace becomes trace.<k>.json. */
@@ -30,6 +34,116 @@ struct group {
 	char **meta;
 	size_t *meta_n, nmeta;
 };
+
+/* The flag slices of the current part of a per-core trace, by (pid, tid,
+ * microsecond of either end), to find the slices a flow joins. */
+#define FS_BITS 16
+struct fslice {
+	int64_t pid, tid;
+	uint64_t ts, te, us;
+	uint32_t next;              /* index + 1 in its chain */
+};
+static struct fslice *fs;
+static uint32_t nfs, fs_cap, fs_head[1u << FS_BITS];
+static uint64_t flows_cut;
+
+static uint32_t fs_hash(int64_t pid, int64_t tid, uint64_t us)
+{
+	uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid * 0xc2b2ae3d27d4eb4full ^ us * 0x165667b19e3779f9ull;
+	return (uint32_t)(h >> (64 - FS_BITS));
+}
+
+static void fs_clear(void)
+{
+	nfs = 0;
+	memset(fs_head, 0, sizeof fs_head);
+}
+
+static void fs_add1(int64_t pid, int64_t tid, uint64_t ts, uint64_t te, uint64_t us)
+{
+	uint32_t h = fs_hash(pid, tid, us);
+	if (nfs == fs_cap) {
+		fs_cap = fs_cap ? 2 * fs_cap : 1024;
+		fs = xrealloc(fs, fs_cap * sizeof *fs);
+	}
+	fs[nfs] = (struct fslice){ pid, tid, ts, te, us, fs_head[h] };
+	fs_head[h] = ++nfs;
+}
+
+static int fs_find(int64_t pid, int64_t tid, uint64_t t)
+{
+	uint32_t k;
+	for (k = fs_head[fs_hash(pid, tid, t / 1000000)]; k; k = fs[k - 1].next) {
+		const struct fslice *f = &fs[k - 1];
+		if (f->pid == pid && f->tid == tid && f->ts <= t && t <= f->te)
+			return 1;
+	}
+	return 0;
+}
+
+/* A number of an event line: "key": integer or fixed decimal (in
+ * millionths when us6).  0 when absent. */
+static int num_of(const char *s, size_t n, const char *key, int us6, int64_t *v)
+{
+	char k[16];
+	size_t kn = (size_t)snprintf(k, sizeof k, "\"%s\":", key);
+	const char *p = memmem(s, n, k, kn), *e = s + n;
+	int64_t x = 0, f = 0, neg = 0;
+	int d = 0;
+	if (!p)
+		return 0;
+	p += kn;
+	if (p < e && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	while (p < e && *p >= '0' && *p <= '9')
+		x = x * 10 + (*p++ - '0');
+	if (us6) {
+		if (p < e && *p == '.')
+			for (p++; p < e && *p >= '0' && *p <= '9'; p++)
+				if (d < 6) {
+					f = f * 10 + (*p - '0');
+					d++;
+				}
+		while (d++ < 6)
+			f *= 10;
+		x = x * 1000000 + f;
+	}
+	*v = neg ? -x : x;
+	return 1;
+}
+
+static int is_flag_slice(const char *s, size_t n)
+{
+	static const char *const pre[] = { "{\"name\":\"SET_", "{\"name\":\"WAIT_", "{\"name\":\"set_",
+	                                   "{\"name\":\"wait_" };
+	size_t i;
+	for (i = 0; i < 4; i++)
+		if (n > strlen(pre[i]) && !memcmp(s, pre[i], strlen(pre[i])))
+			return memmem(s, n, "\"ph\":\"X\"", 8) != NULL;
+	return 0;
+}
+
+static void fs_note(const char *s, size_t n)
+{
+	int64_t pid, tid, ts, dur;
+	if (!num_of(s, n, "pid", 0, &pid) || !num_of(s, n, "tid", 0, &tid) || !num_of(s, n, "ts", 1, &ts) ||
+	    !num_of(s, n, "dur", 1, &dur))
+		return;
+	fs_add1(pid, tid, (uint64_t)ts, (uint64_t)(ts + dur), (uint64_t)ts / 1000000);
+	if ((uint64_t)(ts + dur) / 1000000 != (uint64_t)ts / 1000000)
+		fs_add1(pid, tid, (uint64_t)ts, (uint64_t)(ts + dur), (uint64_t)(ts + dur) / 1000000);
+}
+
+/* Does the flow event on this line find its slice in the part? */
+static int flow_binds(const char *s, size_t n)
+{
+	int64_t pid, tid, ts;
+	if (!num_of(s, n, "pid", 0, &pid) || !num_of(s, n, "tid", 0, &tid) || !num_of(s, n, "ts", 1, &ts))
+		return 1;
+	return fs_find(pid, tid, (uint64_t)ts);
+}
 
 static struct group *groups;
 static size_t ngroups;
@@ -59,6 +173,7 @@ static int close_part(struct group *g)
 {
 	int err;
 	wr_puts(g->w, "\n]}\n");
+	fs_clear();
 	err = wr_close(g->w);
 	g->w = NULL;
 	return err;
@@ -194,13 +309,16 @@ static int put(struct group *g, const char *s, size_t n, uint64_t limit, int is_
 	return wr_error(g->w);
 }
 
+uint64_t split_flows_cut(void) { return flows_cut; }
+
 int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, char ***out, size_t *nout)
 {
 	struct rd *r = rd_open(src);
 	const char *line;
 	size_t n, i;
 	int err = 0, first = 1;
-	char *head = NULL;
+	char *head = NULL, *held = NULL;
+	size_t held_n = 0;
 
 	*out = NULL;
 	*nout = 0;
@@ -226,7 +344,37 @@ int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, c
 			continue;
 		meta = memmem(line, n, "\"ph\":\"M\"", 8) != NULL;
 		if (!by_group) {
-			err = put(group_of("", 0), line, n, limit, meta);
+			struct group *g = group_of("", 0);
+			if (memmem(line, n, "\"ph\":\"s\"", 8) && !memmem(line, n, "\"ph\":\"t\"", 8)) {
+				/* Held for its t, on the next line: both or neither. */
+				free(held);
+				held = xmalloc(n);
+				memcpy(held, line, n);
+				held_n = n;
+				continue;
+			}
+			if (held && memmem(line, n, "\"ph\":\"t\"", 8)) {
+				if (flow_binds(held, held_n) && flow_binds(line, n)) {
+					err = put(g, held, held_n, limit, 0);
+					if (!err)
+						err = put(g, line, n, limit, 0);
+				} else {
+					flows_cut++;
+				}
+				free(held);
+				held = NULL;
+				continue;
+			}
+			if (held) {
+				err = put(g, held, held_n, limit, 0);
+				free(held);
+				held = NULL;
+				if (err)
+					continue;
+			}
+			err = put(g, line, n, limit, meta);
+			if (!err && is_flag_slice(line, n))
+				fs_note(line, n);
 			continue;
 		}
 		pid = pid_of(line, n, &pn);
@@ -245,9 +393,16 @@ int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, c
 			err = put(group_of("mte", 3), line, n, limit, meta);
 		}
 	}
+	if (!err && held)
+		err = put(group_of("", 0), held, held_n, limit, 0);
+	free(held);
 	if (!err && rd_error(r))
 		err = rd_error(r);
 	rd_close(r);
+	fs_clear();
+	free(fs);
+	fs = NULL;
+	fs_cap = 0;
 	for (i = 0; i < ngroups; i++) {
 		struct group *g = &groups[i];
 		size_t k;

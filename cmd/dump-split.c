@@ -453,8 +453,7 @@ static int read_bundle(const char *in)
 
 /* ---- selection ---- */
 
-struct range { uint32_t lo, hi; };
-static struct range *ranges;
+static struct cli_range *ranges;
 static size_t nranges;
 static struct dname *want_cores;
 static char **want_names;
@@ -464,30 +463,10 @@ static unsigned log_mask;        /* bit per enum rec_log; 0 = all */
 
 static void parse_core_ids(const char *spec)
 {
-	const char *p = spec, *end = spec + strlen(spec);
-
-	for (;;) {
-		struct range rg;
-		while (p < end && *p == ' ')
-			p++;
-		if (!(p = digits32(p, end, &rg.lo)))
-			goto bad;
-		rg.hi = rg.lo;
-		if (p < end && *p == '-' && (!(p = digits32(p + 1, end, &rg.hi)) || rg.hi < rg.lo))
-			goto bad;
-		ranges = xrealloc(ranges, (nranges + 1) * sizeof *ranges);
-		ranges[nranges++] = rg;
-		while (p < end && *p == ' ')
-			p++;
-		if (p == end)
-			return;
-		if (*p != '|' && *p != ',')
-			goto bad;
-		p++;
-	}
-bad:
-	cli_die(EXIT_USAGE, "--core-id: bad core list '%s' (want numbers and ranges "
-	        "joined by '|' or ',', e.g. 0|31 or 0-2,12-14)", spec);
+	free(ranges);
+	if (cli_core_ids(spec, &ranges, &nranges) < 0)
+		cli_die(EXIT_USAGE, "--core-id: bad core list '%s' (want numbers and ranges "
+		        "joined by '|' or ',', e.g. 0|31 or 0-2,12-14)", spec);
 }
 
 static void parse_logs(const char *spec)

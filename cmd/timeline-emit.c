@@ -44,11 +44,14 @@
 #define PENDING_MAX (1u << 17)
 
 unsigned emit_mhz = 1850;
-struct emit_opts opt = { NULL, 0, UINT64_MAX, 1ull << 30 };
+/* max_size stays 0: the size of a trace no longer stops the run. */
+struct emit_opts opt = { NULL, 0, UINT64_MAX, 0 };
 int over_limit;
+const char *emit_truncated;
+static char truncated_why[400];
 
 static struct wr *trace_w;
-static int trace_to_stdout, made_dir;
+static int trace_to_stdout;
 static struct core **cores;
 static size_t ncores, cores_cap;
 
@@ -71,8 +74,7 @@ static void abort_outputs(void)
 		}
 		trace_w = NULL;
 	}
-	if (made_dir)
-		rmdir(opt.dir);
+	stage_abort();
 }
 
 void emit_fatal(int status, const char *fmt, ...)
@@ -85,6 +87,8 @@ void emit_fatal(int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* Name the files where the user will look for them. */
+	stage_message(msg, sizeof msg);
 	if (n && fmt[n - 1] == ':')
 		cli_warn("%s %s", msg, strerror(e));
 	else
@@ -119,8 +123,7 @@ void *xrealloc(void *p, size_t n)
 
 /* ---- options ---- */
 
-struct idrange { unsigned long long lo, hi; };
-static struct idrange *core_ids;
+static struct cli_range *core_ids;
 static size_t ncore_ids;
 
 static void usage(FILE *f)
@@ -136,9 +139,9 @@ static void usage(FILE *f)
 	        "  --core-id=LIST     only these cores, by block id: 0|31, 0-2,12-14\n"
 	        "  --from=T, --to=T   only events that overlap [from, to]; T in microseconds\n"
 	        "                     (12.5) or in ticks with a t suffix (23000t)\n"
-	        "  --max-size=SIZE    refuse a trace.json larger than SIZE bytes (k, M, G\n"
-	        "                     suffixes; default 1G; 0 = no limit)\n"
-	        "  --force            no size limit\n"
+	        "  --max-size=SIZE    split a trace larger than SIZE bytes into traces that\n"
+	        "                     each open (k, M, G suffixes; default 1G; 0 = never)\n"
+	        "  --force            one trace.json however large\n"
 	        "  --soc-version=SOC  SoC when the stream header does not name one (default %s)\n"
 	        "  --report[=N]       print each core's top N (default 10) source lines and\n"
 	        "                     instructions by cycles (on stderr without -o DIR)\n"
@@ -148,37 +151,9 @@ static void usage(FILE *f)
 
 static void parse_core_ids(const char *s)
 {
-	const char *p = s;
-	while (*p) {
-		unsigned long long lo = 0, hi;
-		int digits = 0;
-		while (*p >= '0' && *p <= '9' && lo < 1000000000ull) {
-			lo = lo * 10 + (unsigned)(*p++ - '0');
-			digits++;
-		}
-		hi = lo;
-		if (digits && *p == '-') {
-			p++;
-			hi = 0;
-			digits = 0;
-			while (*p >= '0' && *p <= '9' && hi < 1000000000ull) {
-				hi = hi * 10 + (unsigned)(*p++ - '0');
-				digits++;
-			}
-		}
-		if (!digits || hi < lo || (*p && *p != '|' && *p != ','))
-			cli_die(EXIT_USAGE, "option --core-id: '%s' is not a list of ids and ranges (e.g. 0|31, 0-2,12-14)", s);
-		core_ids = xrealloc(core_ids, (ncore_ids + 1) * sizeof *core_ids);
-		core_ids[ncore_ids].lo = lo;
-		core_ids[ncore_ids].hi = hi;
-		ncore_ids++;
-		if (*p)
-			p++;
-		if (!*p && (p[-1] == '|' || p[-1] == ','))
-			cli_die(EXIT_USAGE, "option --core-id: '%s' ends with a separator", s);
-	}
-	if (!ncore_ids)
-		cli_die(EXIT_USAGE, "option --core-id: empty list");
+	free(core_ids);
+	if (cli_core_ids(s, &core_ids, &ncore_ids) < 0)
+		cli_die(EXIT_USAGE, "option --core-id: '%s' is not a list of ids and ranges (e.g. 0|31, 0-2,12-14)", s);
 }
 
 /* A time bound: microseconds with up to 6 decimals, or ticks ("123t"). */
@@ -254,6 +229,47 @@ bad:
 	cli_die(EXIT_USAGE, "option --max-size: '%s' is not a size (bytes, or with k, M, G)", s);
 }
 
+static uint64_t env_size(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long x;
+	if (!v || !*v)
+		return dflt;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (errno || *end)
+		cli_die(EXIT_USAGE, "%s=%s: not a number of bytes", name, v);
+	return x;
+}
+
+static char notes[4096];
+static size_t notes_n;
+const char *emit_notes;
+
+/* A line for stderr and for the summary. */
+static void note_both(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note_both(const char *fmt, ...)
+{
+	va_list ap;
+	char line[1024];
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	cli_warn("%s", line);
+	if (notes_n + strlen(line) + 2 < sizeof notes)
+		notes_n += (size_t)snprintf(notes + notes_n, sizeof notes - notes_n, "%s\n", line);
+	emit_notes = notes;
+}
+
+static void mib(char *buf, size_t n, uint64_t bytes)
+{
+	if (bytes < 1 << 20)
+		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
+	else
+		snprintf(buf, n, "%.1f MiB", (double)bytes / (1 << 20));
+}
+
 /* ---- cores ---- */
 
 static int logical_names;
@@ -261,7 +277,10 @@ static uint64_t arrivals;
 
 void core_lanes(struct core *c)
 {
-	uint32_t n = (uint32_t)nlanes, cap = c->nlane_alloc, i;
+	uint32_t n, cap = c->nlane_alloc, i;
+	/* A core's first record may be a mark: no pipe interned yet. */
+	lanes_init();
+	n = (uint32_t)nlanes;
 	if (n <= cap)
 		return;
 	while (cap < n)
@@ -365,8 +384,12 @@ static struct core *core_for(const struct rec *r)
 	}
 	cores[ncores++] = c;
 	if (c->selected) {
-		if (opt.dir)
+		if (opt.dir) {
+			if (stage_check_core(c->name) < 0)
+				emit_fatal(EXIT_IO, "%s/%s: exists and is not a directory (a symbolic link is not followed)",
+				           stage_final(), c->name);
 			sub_open(c);
+		}
 		core_lanes(c);
 		trace_core_meta(c);
 	}
@@ -658,8 +681,11 @@ static void take_instr(const struct rec *r)
 		free(s->text);
 		s->text = xmalloc(s->cap);
 	}
-	memcpy(s->text, r->s[IS_NAME].p, nn);
-	memcpy(s->text + nn, r->s[IS_DETAIL].p, dn);
+	/* A record may have neither name nor detail: no text, maybe no buffer. */
+	if (nn)
+		memcpy(s->text, r->s[IS_NAME].p, nn);
+	if (dn)
+		memcpy(s->text + nn, r->s[IS_DETAIL].p, dn);
 	s->name_n = (uint32_t)nn;
 	s->detail_n = (uint32_t)dn;
 	c->active = ++arrivals;
@@ -768,6 +794,75 @@ static void start(void)
 		cli_note("%s, %u MHz%s", ch->soc, emit_mhz, logical_names ? ", logical core names" : "");
 }
 
+/* Traces past the viewers' limits: a warning past the first, split into
+ * traces that each open past the second (split.c). */
+static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
+{
+	char *path = xmalloc(strlen(opt.dir) + 64), **names;
+	char a[32], b[32];
+	size_t n, k;
+	int err;
+	uint64_t cut;
+
+	mib(a, sizeof a, bytes);
+	mib(b, sizeof b, limit);
+	if (limit && bytes > limit) {
+		sprintf(path, "%s/trace.json", opt.dir);
+		err = split_trace(path, opt.dir, 1, limit, &names, &n);
+		if (err) {
+			errno = err;
+			emit_fatal(EXIT_IO, "%s/trace.json: cannot split:", stage_final());
+		}
+		if (unlink(path) < 0)
+			emit_fatal(EXIT_IO, "%s/trace.json: cannot remove:", stage_final());
+		note_both("WARNING: trace.json would be %s, past the %s a viewer opens (MindStudio Insight: 1 GiB): "
+		          "written as %zu traces instead (--force: one file), by block and time:", a, b, n);
+		for (k = 0; k < n; k++) {
+			note_both("  %s/%s", stage_final(), names[k]);
+			free(names[k]);
+		}
+		free(names);
+	} else if (bytes > warn) {
+		note_both("WARNING: trace.json is %s: chrome://tracing opens about 500 MB (MindStudio Insight and "
+		          "Perfetto open it); narrow it with --core-id or --from/--to", a);
+	}
+	for (k = 0; k < ncores; k++) {
+		struct core *c = cores[k];
+		struct stat st;
+		if (!c->out || !limit)
+			continue;
+		sprintf(path, "%s/%s/trace.json", opt.dir, c->name);
+		if (stat(path, &st) < 0 || (uint64_t)st.st_size <= limit)
+			continue;
+		cut = split_flows_cut();
+		{
+			char *d = xmalloc(strlen(opt.dir) + c->name_n + 2);
+			sprintf(d, "%s/%s", opt.dir, c->name);
+			err = split_trace(path, d, 0, limit, &names, &n);
+			free(d);
+		}
+		if (!err) {
+			size_t j;
+			if (unlink(path) < 0)
+				err = errno;
+			mib(a, sizeof a, (uint64_t)st.st_size);
+			note_both("WARNING: %s/trace.json would be %s: written as %zu traces by time, %s/%s/trace.1.json ...",
+			          c->name, a, n, stage_final(), c->name);
+			if (split_flows_cut() > cut)
+				cli_note("%s: %llu flows left out of its split trace: their SET or WAIT went into an "
+				         "earlier part", c->name, (unsigned long long)(split_flows_cut() - cut));
+			for (j = 0; j < n; j++)
+				free(names[j]);
+			free(names);
+		}
+		if (err) {
+			errno = err;
+			emit_fatal(EXIT_IO, "%s/%s/trace.json: cannot split:", stage_final(), c->name);
+		}
+	}
+	free(path);
+}
+
 /* Why a core's trace deserves a loud warning, or NULL. */
 static const char *warn_core(const struct core *c, char *buf, size_t n)
 {
@@ -840,8 +935,12 @@ int main(int argc, char **argv)
 	};
 	int c, i, nin, status = EXIT_OK, trailer = 0, upstream_interrupted = 0, read_failed = 0;
 	int force = 0, size_given = 0;
+	/* The viewers' limits: chrome://tracing reads about 500 MB of JSON,
+	 * MindStudio Insight 1 GiB.  The environment can lower them (tests). */
+	uint64_t warn_limit = env_size("OPTRACE_TRACE_WARN", 500ull << 20);
+	uint64_t split_limit = env_size("OPTRACE_TRACE_LIMIT", 1ull << 30);
 	unsigned report_top = 0;
-	uint64_t bad = 0, instrs = 0, trace_bytes = 0;
+	uint64_t bad = 0, instrs = 0, trace_bytes = 0, known = 0, unknown = 0;
 	const char *out = NULL;
 	struct rec_dec dec = { 0 };
 	struct rd **in;
@@ -855,7 +954,7 @@ int main(int argc, char **argv)
 		case 'c': parse_core_ids(optarg); break;
 		case 'f': from_b = parse_time("--from", optarg); break;
 		case 't': to_b = parse_time("--to", optarg); break;
-		case 'm': opt.max_size = parse_size(optarg); size_given = 1; break;
+		case 'm': split_limit = parse_size(optarg); size_given = 1; break;
 		case 'F': force = 1; break;
 		case 's': soc_opt = cli_soc(optarg)->soc; break;
 		case 'R':
@@ -869,7 +968,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (force && !size_given)
-		opt.max_size = 0;
+		split_limit = 0;
 	if (from_b.set && to_b.set && from_b.ticks == to_b.ticks && from_b.v > to_b.v)
 		cli_die(EXIT_USAGE, "--from is after --to");
 	if (out && strcmp(out, "-"))
@@ -885,16 +984,10 @@ int main(int argc, char **argv)
 	}
 
 	if (opt.dir) {
-		struct stat st;
 		char *path;
-		if (stat(opt.dir, &st) == 0) {
-			if (!S_ISDIR(st.st_mode))
-				cli_die(EXIT_IO, "%s: not a directory", opt.dir);
-		} else if (mkdir(opt.dir, 0777) < 0) {
-			cli_die(EXIT_IO, "%s: cannot create:", opt.dir);
-		} else {
-			made_dir = 1;
-		}
+		if (stage_begin(out) < 0)
+			cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out);
+		opt.dir = stage_dir();
 		path = xmalloc(strlen(opt.dir) + 16);
 		sprintf(path, "%s/trace.json", opt.dir);
 		trace_w = wr_open(path, 0);
@@ -922,6 +1015,10 @@ int main(int argc, char **argv)
 				continue;
 			}
 			trailer = 0;
+			if (k == DEC_UNKNOWN)
+				unknown++;
+			else
+				known++;
 			if (k == DEC_UNKNOWN)
 				continue;       /* a sink: kinds it does not know are not its business */
 			switch (r.sc->kind) {
@@ -972,6 +1069,20 @@ int main(int argc, char **argv)
 	}
 	start();
 
+	if (!known && !cli_interrupted) {
+		/* Not one record: an empty input, or not a record stream. */
+		if (read_failed)
+			cli_warn("nothing read: the input is unusable; nothing written");
+		else if (bad || unknown)
+			cli_warn("%s: not an optrace record stream (no record of a known kind); nothing written",
+			         nin == 1 ? rd_name(in[0]) : "the input");
+		else
+			cli_warn("%s: no records (an empty input: did the stream upstream fail?); nothing written",
+			         nin == 1 ? rd_name(in[0]) : "the input");
+		abort_outputs();
+		status = EXIT_UNUSABLE;
+		goto out;
+	}
 	if (wr_error(trace_w) == EPIPE) {
 		/* The reader of the trace went away: nothing more to do. */
 		abort_outputs();
@@ -989,22 +1100,39 @@ int main(int argc, char **argv)
 		flags_finish_core(cores[i]);
 	if (!over_limit)
 		flags_finish_intra();
+	{
+		/* Why the timelines stop short, if they do, joined. */
+		const char *r[4];
+		int nr = 0, k;
+		size_t len = 0;
+		if (cli_interrupted)
+			r[nr++] = "timeline-emit was interrupted (SIGINT/SIGTERM) before the end of its input";
+		if (upstream_interrupted)
+			r[nr++] = "the producer upstream was interrupted (its trailer says so)";
+		if (!trailer && !cli_interrupted && !read_failed)
+			r[nr++] = "the input ended without a trailer record (cut short upstream)";
+		if (read_failed)
+			r[nr++] = "a read error ended the input";
+		for (k = 0; k < nr; k++)
+			len += (size_t)snprintf(truncated_why + len, sizeof truncated_why - len, "%s%s", k ? "; " : "", r[k]);
+		if (nr) {
+			uint64_t last = 0;
+			emit_truncated = truncated_why;
+			trace_truncated(truncated_why);
+			for (i = 0; (size_t)i < ncores; i++) {
+				if (cores[i]->max_end_i > last)
+					last = cores[i]->max_end_i;
+			}
+			for (i = 0; (size_t)i < ncores; i++)
+				if (cores[i]->out)
+					sub_truncated(cores[i], truncated_why, cores[i]->ninstr ? cores[i]->max_end_i : last);
+		}
+	}
 	trace_end();
 	wr_putc(trace_w, '\n');
 	for (i = 0; (size_t)i < ncores && !over_limit; i++)
 		if (cores[i]->out)
 			sub_seal(cores[i]);
-	if (over_limit) {
-		char size[32];
-		snprintf(size, sizeof size, "%llu bytes", (unsigned long long)opt.max_size);
-		cli_warn("a trace.json would be larger than %s (--max-size): %s; narrow it with --core-id or "
-		         "--from/--to, or allow it with --force or --max-size",
-		         opt.max_size == 1ull << 30 ? "1 GiB" : size,
-		         trace_to_stdout ? "output cut short here" : "nothing written");
-		abort_outputs();
-		status = EXIT_PARTIAL;
-		goto out;
-	}
 	trace_bytes = trace.bytes + 1;
 	c = wr_close(trace_w);
 	trace_w = NULL;
@@ -1014,7 +1142,7 @@ int main(int argc, char **argv)
 	}
 	if (c) {
 		errno = c;
-		emit_fatal(EXIT_IO, "%s/trace.json: cannot write:", opt.dir ? opt.dir : "(stdout)");
+		emit_fatal(EXIT_IO, "%s/trace.json: cannot write:", opt.dir ? stage_final() : "(stdout)");
 	}
 	for (i = 0; (size_t)i < ncores; i++) {
 		struct core *k = cores[i];
@@ -1025,7 +1153,7 @@ int main(int argc, char **argv)
 			c = stats_write_csv(k);
 		if (c) {
 			errno = c;
-			emit_fatal(EXIT_IO, "%s/%s: cannot write:", opt.dir, k->name);
+			emit_fatal(EXIT_IO, "%s/%s: cannot write:", stage_final(), k->name);
 		}
 	}
 	if (opt.dir) {
@@ -1044,10 +1172,27 @@ int main(int argc, char **argv)
 		free(sel);
 		if (c) {
 			errno = c;
-			emit_fatal(EXIT_IO, "%s/visualize_data.bin: %s:", opt.dir, what);
+			emit_fatal(EXIT_IO, "%s/visualize_data.bin: %s:", stage_final(), what);
+		}
+		split_big(split_limit, warn_limit, trace_bytes);
+		/* Everything is written: now the set becomes visible. */
+		{
+			char *failed;
+			c = stage_commit(&failed);
+			if (c) {
+				errno = c;
+				emit_fatal(EXIT_IO, "%s: cannot move the outputs into place:", failed);
+			}
 		}
 	}
 
+	if (!opt.dir && (trace_bytes > warn_limit || (split_limit && trace_bytes > split_limit))) {
+		char a[32];
+		mib(a, sizeof a, trace_bytes);
+		note_both("WARNING: the trace is %s: chrome://tracing opens about 500 MB%s; split it with -o DIR, "
+		          "or narrow it with --core-id or --from/--to", a,
+		          split_limit && trace_bytes > split_limit ? ", MindStudio Insight 1 GiB" : "");
+	}
 	{
 		/* The summary: on stdout with -o DIR, else beside the trace. */
 		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);

@@ -139,3 +139,51 @@ enum rec_mode cli_out_mode(int want_json, int want_text, int want_bin, int fd)
 		return REC_TEXT;
 	return REC_BIN;
 }
+
+static const char *core_id(const char *p, const char *end, unsigned *v)
+{
+	unsigned long long x = 0;
+	const char *s = p;
+	while (p < end && *p >= '0' && *p <= '9' && p - s < 10)
+		x = x * 10 + (unsigned long long)(*p++ - '0');
+	if (p == s || x > 0xffffffffull || (p < end && *p >= '0' && *p <= '9'))
+		return NULL;
+	*v = (unsigned)x;
+	return p;
+}
+
+int cli_core_ids(const char *spec, struct cli_range **v, size_t *n)
+{
+	const char *p = spec, *end = spec + strlen(spec);
+	struct cli_range *r = NULL, *t;
+	size_t k = 0;
+
+	for (;;) {
+		struct cli_range rg;
+		while (p < end && *p == ' ')
+			p++;
+		if (!(p = core_id(p, end, &rg.lo)))
+			goto bad;
+		rg.hi = rg.lo;
+		if (p < end && *p == '-' && (!(p = core_id(p + 1, end, &rg.hi)) || rg.hi < rg.lo))
+			goto bad;
+		t = realloc(r, (k + 1) * sizeof *r);
+		if (!t)
+			goto bad;
+		r = t;
+		r[k++] = rg;
+		while (p < end && *p == ' ')
+			p++;
+		if (p == end) {
+			*v = r;
+			*n = k;
+			return 0;
+		}
+		if (*p != '|' && *p != ',')
+			goto bad;
+		p++;
+	}
+bad:
+	free(r);
+	return -1;
+}

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 
 /* The one exit-status table of the project (see every man page). */
 enum {
@@ -45,6 +46,13 @@ unsigned long long cli_num(const char *opt, const char *s);
  * EXIT_USAGE and the one message every tool gives for an unknown SoC. */
 struct chip;
 const struct chip *cli_soc(const char *soc);
+
+/* A --core-id list: ids and ranges joined by '|' or ',' ("0|31",
+ * "0-2,12-14"; spaces around them allowed), each id 0..2^32-1.  Returns 0
+ * with *v (malloc'ed, to free) and *n, or -1 when spec is not such a list
+ * (nothing allocated).  Every tool that takes --core-id parses it here. */
+struct cli_range { unsigned lo, hi; };
+int cli_core_ids(const char *spec, struct cli_range **v, size_t *n);
 
 /* The record output encoding chosen by --json / --text / the environment
  * (OPTRACE_FORMAT=json|bin|text) / whether stdout is a terminal. */

@@ -519,7 +519,7 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 				/* Only real byte counts add up (the reference also sums
 				 * the -1 of "not applicable"). */
 				if (p->bytes > 0)
-					f->bytes = (f->bytes > 0 ? f->bytes : 0) + p->bytes;
+					f->bytes = sat_add_i64(f->bytes > 0 ? f->bytes : 0, p->bytes);
 				if (npc[l] == cappc[l]) {
 					cappc[l] = cappc[l] ? 2 * cappc[l] : 4;
 					pcv[l] = xrealloc(pcv[l], cappc[l] * sizeof **pcv);

@@ -25,6 +25,26 @@ static inline uint64_t us6(uint64_t ticks)
 	return q * 1000000 + (r * 1000000 + emit_mhz / 2) / emit_mhz;
 }
 
+/* Sums of signed counts (process bytes, scalar-head cycles) stop at the
+ * int64 range: garbage ticks near 2^63 must not overflow them. */
+static inline int64_t sat_add_i64(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
+/* A tick difference as the reference's int cast makes it, without the
+ * implementation-defined wrap: clamped to the int64 range. */
+static inline int64_t tick_diff(uint64_t a, uint64_t b)
+{
+	if (a >= b)
+		return a - b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(a - b);
+	return b - a > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)(b - a);
+}
+
 /* ---- lanes: interned pipe and warp names ----
  * Every pipe name seen (and WARP_<w>) gets a small integer, so per-core
  * state is plain arrays indexed by lane. */
@@ -43,6 +63,8 @@ struct lane {
 enum { LANE_SCALAR, LANE_SCALARLDST, LANE_CACHEMISS, LANE_USERMARK, LANE_ALL, LANE_NFIXED };
 extern struct lane *lanes;
 extern int nlanes;
+/* The fixed lanes (LANE_*) exist from here on, before any record. */
+void lanes_init(void);
 int lane_intern(const char *s, size_t n);
 int lane_warp(int w);
 const char *cname_simt(const char *name, size_t n);
@@ -230,6 +252,16 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t k);
 void *xrealloc(void *p, size_t n);
 
+/* stage.c: the -o DIR set, written aside and moved in whole */
+int stage_begin(const char *dir);       /* 0, or -1 with errno */
+const char *stage_dir(void);            /* where the files are written */
+const char *stage_final(void);          /* DIR */
+int stage_check_core(const char *name); /* -1: DIR/name exists, not a directory */
+void stage_message(char *msg, size_t size);
+/* Move the set into DIR: 0, or an errno with *failed (malloc'ed) the path. */
+int stage_commit(char **failed);
+void stage_abort(void);
+
 /* trace.c: the all-cores trace */
 void trace_begin(void);
 void trace_end(void);
@@ -245,6 +277,7 @@ void trace_flow(const struct flag *set, const struct flag *wait, const char *id,
 void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end,
                 uint64_t start_pc, uint64_t end_pc);
 size_t fmt_pc(char *buf, uint64_t pc);
+void trace_truncated(const char *why);  /* mark a trace that stops short */
 
 /* sub.c: the per-core traces */
 void sub_open(struct core *c);
@@ -256,6 +289,8 @@ int sub_slice(struct core *c, int sub_lane, const char *name, size_t name_n, con
 void sub_flow(struct core *c, const struct flag *set, const struct flag *wait);
 void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end,
               uint64_t start_pc, uint64_t end_pc);
+#define SUB_TRUNCATED_PID 999999
+void sub_truncated(struct core *c, const char *why, uint64_t last_tick);
 void sub_seal(struct core *c);      /* close its JSON document */
 int sub_commit(struct core *c);     /* move it into place: 0 or errno */
 void sub_abort(struct core *c);
@@ -277,6 +312,14 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
                 int is_mark);
 int stats_write_csv(struct core *c);  /* 0 or errno */
 void stats_summary(struct core **cores, size_t n, FILE *f);
+extern const char *emit_truncated;      /* why the outputs stop short, or NULL */
+extern const char *emit_notes;          /* lines for the end of the summary, or NULL */
+
+/* split.c: a trace too large for the viewers, as traces that each open.
+ * grouped: by block (the all-cores trace), else by time only.  Returns 0
+ * with the names written in dir (malloc'ed), or an errno. */
+int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, char ***names, size_t *n);
+uint64_t split_flows_cut(void);         /* flows left out: their slices went to an earlier part */
 void stats_free(struct core *c);
 
 /* code.c: source lines */

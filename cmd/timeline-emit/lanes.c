@@ -105,6 +105,13 @@ static int add(const char *s, size_t n)
 	return nlanes++;
 }
 
+void lanes_init(void)
+{
+	/* Interning any name lays down the fixed lanes first. */
+	if (!lanes)
+		lane_intern("ALL", 3);
+}
+
 int lane_intern(const char *s, size_t n)
 {
 	uint32_t h = hash(s, n), i;

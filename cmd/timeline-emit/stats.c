@@ -134,7 +134,8 @@ static struct pcstat *pc_get(struct pctab *t, uint64_t pc, int *fresh)
 static char *dup_n(const char *s, size_t n)
 {
 	char *d = xmalloc(n + 1);
-	memcpy(d, s, n);
+	if (n)
+		memcpy(d, s, n);
 	d[n] = 0;
 	return d;
 }
@@ -160,8 +161,8 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 	}
 	if (k->icache != REC_NONE && k->ccu != REC_NONE) {
 		/* Signed, as the reference's int casts of its differences. */
-		p->icache_cyc += (int64_t)(k->ccu - k->icache);
-		p->ccu_cyc += (int64_t)(start - k->ccu);
+		p->icache_cyc = sat_add_i64(p->icache_cyc, tick_diff(k->ccu, k->icache));
+		p->ccu_cyc = sat_add_i64(p->ccu_cyc, tick_diff(start, k->ccu));
 	}
 	if (fresh) {
 		p->bytes = k->bytes;
@@ -176,9 +177,9 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 			int64_t b = p->bytes;
 			p->bytes = k->bytes;
 			if (k->bytes > 0 && b > 0)
-				p->bytes += b;
+				p->bytes = sat_add_i64(p->bytes, b);
 		} else if (p->bytes > 0) {
-			p->bytes += k->bytes;
+			p->bytes = sat_add_i64(p->bytes, k->bytes);
 		}
 		if (k->vec < p->vec)
 			p->vec = k->vec;
@@ -328,7 +329,8 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 	int *order = xmalloc(((size_t)nlanes + 1) * sizeof *order);
 	size_t i;
 
-	memcpy(v, cores, n * sizeof *v);
+	if (n)
+		memcpy(v, cores, n * sizeof *v);
 	/* Core names in string order, as the reference prints them. */
 	qsort(v, n, sizeof *v, by_name);
 	fprintf(f, "Core operator results run in simulator as follow:\n");
@@ -365,6 +367,10 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 			        (unsigned long long)ps->count);
 		}
 	}
+	if (emit_truncated)
+		fprintf(f, "\nTRUNCATED: %s\n", emit_truncated);
+	if (emit_notes)
+		fprintf(f, "\n%s", emit_notes);
 	free(order);
 	free(v);
 }

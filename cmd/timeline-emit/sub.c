@@ -8,6 +8,7 @@
  * (instr-parse writes core after core, so that is rare). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -158,6 +159,9 @@ static void meta(struct json *j, const char *what, int pid, int tid, const char 
 {
 	json_begin_object(j);
 	json_kv_cstr(j, "name", what);
+	/* Every event has a category (some consumers need one); this is
+	 * the one Chrome gives its own metadata. */
+	json_kv_cstr(j, "cat", "__metadata");
 	json_kv_cstr(j, "ph", "M");
 	json_kv_int(j, "pid", pid);
 	json_kv_int(j, "tid", tid);
@@ -258,9 +262,13 @@ int sub_slice(struct core *c, int lane, const char *name, size_t name_n, const c
 		core_lanes(c);
 	lane_used(c, j, lane);
 	tid = pack(c, j, lane, pack_s, pack_e >= pack_s ? pack_e : pack_s);
-	p = json_value_start(j, EV_FIXED + code_json_max + JW_STR_MAX(name_n) + cn + JW_STR_MAX(detail_n));
+	p = json_value_start(j, EV_FIXED + code_json_max + JW_STR_MAX(name_n) + cn + JW_STR_MAX(detail_n) +
+	                            lanes[lane].json_n);
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
+	/* The category is the pipe. */
+	p = JW_LIT(p, ",\"cat\":");
+	p = jw_raw(p, lanes[lane].json, lanes[lane].json_n);
 	p = JW_LIT(p, ",\"cname\":\"");
 	p = jw_raw(p, cname, cn);
 	p = JW_LIT(p, "\",\"ph\":\"X\",\"ts\":");
@@ -328,6 +336,7 @@ void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, u
 	}
 	json_begin_object(j);
 	json_kv_str(j, "name", name, name_n);
+	json_kv_cstr(j, "cat", lanes[LANE_USERMARK].name);
 	json_kv_cstr(j, "cname", lanes[LANE_USERMARK].cname);
 	json_kv_cstr(j, "ph", "X");
 	json_kv_fixed(j, "ts", a, 6);
@@ -349,6 +358,33 @@ void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, u
 	json_end_object(j);
 	json_end_object(j);
 	check_size(c->out);
+}
+
+/* The per-core trace says it stops short too: a named process and, for
+ * Perfetto and chrome://tracing, a global instant at its last tick. */
+void sub_truncated(struct core *c, const char *why, uint64_t last)
+{
+	struct json *j = use(c->out);
+	char name[512];
+	int n = snprintf(name, sizeof name, "TRUNCATED: %s", why);
+
+	meta(j, "process_name", SUB_TRUNCATED_PID, 0, "name", name, (size_t)n, 0);
+	meta(j, "process_sort_index", SUB_TRUNCATED_PID, 0, NULL, NULL, 0, -1);
+	meta(j, "thread_name", SUB_TRUNCATED_PID, 0, "name", "TRUNCATED", 9, 0);
+	meta(j, "thread_sort_index", SUB_TRUNCATED_PID, 0, NULL, NULL, 0, 0);
+	json_begin_object(j);
+	json_kv_str(j, "name", name, (size_t)n);
+	json_kv_cstr(j, "cat", "optrace");
+	json_kv_cstr(j, "ph", "i");
+	json_kv_cstr(j, "s", "g");
+	json_kv_fixed(j, "ts", us6(last), 6);
+	json_kv_int(j, "pid", SUB_TRUNCATED_PID);
+	json_kv_int(j, "tid", 0);
+	json_key(j, "args");
+	json_begin_object(j);
+	json_kv_cstr(j, "truncated", why);
+	json_end_object(j);
+	json_end_object(j);
 }
 
 void sub_seal(struct core *c)

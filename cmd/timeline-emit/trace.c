@@ -2,6 +2,7 @@
  * name), one thread per pipe (tid = pipe name), written event by event.
  * Events are written straight into the output buffer (json_value_start):
  * this is the hot path, one or two events per instruction. */
+#include <stdio.h>
 #include <string.h>
 
 #include "emit.h"
@@ -327,4 +328,34 @@ void trace_mte(const struct rec *r)
 		json_end_object(&trace);
 	}
 	check_size();
+}
+
+/* A trace that stops short says so where a person and a program look: a
+ * process named for it (metadata events are what every viewer, MindStudio
+ * Insight included, accepts), sorted before the cores. */
+void trace_truncated(const char *why)
+{
+	char name[512];
+	snprintf(name, sizeof name, "TRUNCATED: %s", why);
+	json_begin_object(&trace);
+	json_kv_cstr(&trace, "name", "process_name");
+	json_kv_cstr(&trace, "ph", "M");
+	json_kv_cstr(&trace, "pid", "TRUNCATED");
+	json_kv_cstr(&trace, "tid", "NA");
+	json_key(&trace, "args");
+	json_begin_object(&trace);
+	json_kv_cstr(&trace, "name", name);
+	json_kv_cstr(&trace, "truncated", why);
+	json_end_object(&trace);
+	json_end_object(&trace);
+	json_begin_object(&trace);
+	json_kv_cstr(&trace, "name", "process_sort_index");
+	json_kv_cstr(&trace, "ph", "M");
+	json_kv_cstr(&trace, "pid", "TRUNCATED");
+	json_kv_cstr(&trace, "tid", "NA");
+	json_key(&trace, "args");
+	json_begin_object(&trace);
+	json_kv_int(&trace, "sort_index", -1);
+	json_end_object(&trace);
+	json_end_object(&trace);
 }

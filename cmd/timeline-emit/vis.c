@@ -264,7 +264,7 @@ static void put_col(struct json *j, const char *key, enum col col, const struct 
 		case COL_COUNT: json_uint(j, p ? p->count : 0); break;
 		/* 0 bytes is shown as -1, "NA", like no bytes at all. */
 		case COL_BYTES: json_int(j, p && p->bytes ? p->bytes : -1); break;
-		case COL_SCALAR: json_int(j, p ? p->icache_cyc + p->ccu_cyc : 0); break;
+		case COL_SCALAR: json_int(j, p ? sat_add_i64(p->icache_cyc, p->ccu_cyc) : 0); break;
 		case COL_UBR: json_int(j, p ? p->ubr : -1); break;
 		case COL_UBW: json_int(j, p ? p->ubw : -1); break;
 		case COL_VEC: {
@@ -304,7 +304,7 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 			v[k].addr[fmt_pc(v[k].addr, p->pc)] = 0;
 			/* The optional columns appear when some core has a
 			 * positive scalar-head total for some pc. */
-			if (p->icache_cyc + p->ccu_cyc > 0)
+			if (sat_add_i64(p->icache_cyc, p->ccu_cyc) > 0)
 				scalar = 1;
 		}
 	}

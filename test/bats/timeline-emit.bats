@@ -287,26 +287,90 @@ many_cores() { # ncores rounds
 	[ "$status" -eq 2 ]
 }
 
-@test "--max-size: refuses a larger trace, leaves nothing behind, exit 1; --force allows it" {
-	run timeline-emit --max-size=2k -o out "$R/910B.rec"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"a trace.json would be larger than 2048 bytes (--max-size): nothing written"* ]]
-	[ ! -e out ]
-	mkdir keep
-	run timeline-emit --max-size=2k -o keep "$R/910B.rec"
-	[ "$status" -eq 1 ]
-	[ -z "$(ls -A keep)" ]
-	# On standard output: cut short, still one JSON document.
-	run bash -c "timeline-emit --max-size=2k '$R/910B.rec' 2>/dev/null > t.json"
-	[ "$status" -eq 1 ]
-	jq -e '.traceEvents | length > 0' t.json
-	run timeline-emit --max-size=2k --force -o out "$R/910B.rec"
-	[ "$status" -eq 1 ]
-	run timeline-emit --force -o out "$R/910B.rec"
+@test "big traces: split past the limit into traces that each open, by block and time; a warning past the first limit" {
+	# 8 sub-cores, each with slices and SET -> WAIT pairs (flows).
+	{
+		header
+		for ((i = 0; i < 200; i++)); do
+			for ((c = 0; c < 8; c++)); do
+				t=$((1000 + 20 * i))
+				instr $((c / 2)) veccore $((c % 2)) $t $((t + 5)) 0x100 VECTOR VADD "XD:X1=0x1,"
+				instr $((c / 2)) veccore $((c % 2)) $((t + 6)) $((t + 7)) 0x104 MTE2 SET_FLAG "PIPE:MTE2,TRIGGERPIPE:VECTOR,FLAGID:0,"
+				instr $((c / 2)) veccore $((c % 2)) $((t + 2)) $((t + 400)) 0x108 VECTOR WAIT_FLAG "PIPE:MTE2,TRIGGERPIPE:VECTOR,FLAGID:0,"
+			done
+		done
+		trailer
+	} | jq -c 'if .kind == "instr" then .block = .core | .subblock = .subidx else . end' > l.jsonl
+	timeline-emit --force -o whole l.jsonl > /dev/null
+	size=$(wc -c < whole/trace.json)
+	limit=$(($(wc -c < whole/core0.veccore0/trace.json) / 2))
+	run env OPTRACE_TRACE_LIMIT=$limit timeline-emit -o out l.jsonl
 	[ "$status" -eq 0 ]
-	check_dir out
-	run timeline-emit --max-size=lots "$R/910B.rec"
+	# trace.json gives way to its parts: one or more per block.
+	[ ! -e out/trace.json ]
+	ls out/trace.core*.json
+	[ -e out/trace.core0.1.json ] && [ -e out/trace.core0.2.json ] && [ ! -e out/trace.core0.json ]
+	for f in out/trace.core*.json; do
+		check all "$f"
+		[ "$(wc -c < "$f")" -le $((limit + 2048)) ]
+		# A block per file.
+		[ "$(jq -r '[.traceEvents[] | .pid | split(".")[0]] | unique | join(" ")' "$f")" = "$(basename "$f" | cut -d. -f2)" ]
+		# Listed in the summary and on stderr.
+		[ "$(grep -c -x -F "  out/${f#out/}" <<<"$output")" -eq 1 ]
+		[ "$(grep -c -x -F "timeline-emit:   out/${f#out/}" <<<"$output")" -eq 1 ]
+	done
+	[[ "$output" == *"written as"*"traces instead (--force: one file)"* ]]
+	# Together they are the whole trace, no event lost or doubled.
+	jq -c '.traceEvents[] | select(.ph != "M")' out/trace.core*.json | sort > parts.txt
+	jq -c '.traceEvents[] | select(.ph != "M")' whole/trace.json | sort > whole.txt
+	cmp parts.txt whole.txt
+	# The per-core traces past the limit are split by time, each whole.
+	for d in out/core*/; do
+		if [ -e "$d/trace.json" ]; then
+			[ "$(wc -c < "$d/trace.json")" -le "$limit" ]
+			continue
+		fi
+		for f in "$d"/trace.*.json; do
+			check core "$f"
+			# Every flow end lies on a slice of its thread in the same part.
+			jq -e '[.traceEvents[] | select(.ph == "X")] as $x
+				| [.traceEvents[] | select(.ph == "s" or .ph == "t") | . as $e
+				   | select([$x[] | select(.pid == $e.pid and .tid == $e.tid and .ts <= $e.ts + 1e-9 and $e.ts <= .ts + .dur + 1e-9)] | length == 0)]
+				| length == 0' "$f" > /dev/null
+		done
+		c=$(basename "$d")
+		diff <(jq -c '.traceEvents[] | select(.ph == "X") | [.name, .ts, .dur, .pid]' "$d"/trace.*.json | sort) \
+			<(jq -c '.traceEvents[] | select(.ph == "X") | [.name, .ts, .dur, .pid]' "whole/$c/trace.json" | sort)
+	done
+	[ -e out/core0.veccore0/trace.1.json ]
+	# The CSVs and visualize_data.bin are those of the whole.
+	diff -r -x 'trace*.json' whole out
+	# --force: one file.
+	run env OPTRACE_TRACE_LIMIT=$limit timeline-emit --force -o forced l.jsonl
+	[ "$status" -eq 0 ]
+	cmp forced/trace.json whole/trace.json
+	# Past the first limit only: a warning, in the summary too.
+	run env OPTRACE_TRACE_WARN=$limit timeline-emit -o warned l.jsonl
+	[ "$status" -eq 0 ]
+	cmp warned/trace.json whole/trace.json
+	[ "$(grep -c 'WARNING: trace.json is .*chrome://tracing opens about 500 MB' <<<"$output")" -eq 2 ]
+	# On standard output: the whole trace and the warning.
+	OPTRACE_TRACE_LIMIT=$limit timeline-emit l.jsonl > t.json 2> err
+	cmp t.json whole/trace.json
+	grep -q 'WARNING: the trace is' err
+	run timeline-emit --max-size=lots l.jsonl
 	[ "$status" -eq 2 ]
+	run env OPTRACE_TRACE_LIMIT=x timeline-emit l.jsonl
+	[ "$status" -eq 2 ]
+}
+
+@test "--max-size sets the split limit" {
+	timeline-emit -o a "$R/910B.rec" > /dev/null 2>&1
+	run timeline-emit --max-size=2k -o out "$R/910B.rec"
+	[ "$status" -eq 0 ]
+	[ ! -e out/trace.json ]
+	for f in out/trace.core0.*.json; do check all "$f"; done
+	diff -r -x 'trace*.json' a out
 }
 
 @test "no trailer: complete, valid outputs, a message, exit 1" {
@@ -315,9 +379,15 @@ many_cores() { # ncores rounds
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"input ended without a trailer record: the stream upstream was cut short"* ]]
 	check_dir out
-	diff -r -x visualize_data.bin "$gold/features/out" out
+	# The same as a whole stream gives, plus the TRUNCATED mark.
+	diff -r -x visualize_data.bin -x trace.json "$gold/features/out" out
+	for f in trace.json core0.cubecore0/trace.json core0.veccore0/trace.json core0.veccore1/trace.json; do
+		drop='.traceEvents | map(select(.pid != "TRUNCATED" and .pid != 999999))'
+		diff <(jq -c "$drop" "$gold/features/out/$f") <(jq -c "$drop" "out/$f")
+		[ "$(jq '[.traceEvents[] | select(.pid == "TRUNCATED" or .pid == 999999)] | length > 0' "out/$f")" = true ]
+	done
 	vdata out
-	diff -r "$gold/features/vdata" out.vdata
+	diff -r -x TRACE.json -x blocks.txt "$gold/features/vdata" out.vdata
 	run bash -c "timeline-emit cut.jsonl 2>/dev/null > t.json"
 	[ "$status" -eq 1 ]
 	check all t.json
@@ -326,20 +396,20 @@ many_cores() { # ncores rounds
 @test "SIGINT: the outputs are closed, valid and in place; exit 130" {
 	many_cores 4 400 > m.jsonl
 	mkfifo fifo
-	timeline-emit -o out < fifo > summary.txt 2> err &
+	timeline-emit -v -o out < fifo > summary.txt 2> err &
 	pid=$!
 	# Half the stream, then hold the pipe open: the tool is still reading.
-	( head -n 800 m.jsonl; sleep 10 ) > fifo &
-	feeder=$!
-	for i in $(seq 50); do
-		[ -e out/core1.veccore1 ] && break
+	exec 5> fifo
+	head -n 800 m.jsonl >&5
+	# The outputs appear only when complete: -v says when a core comes in.
+	for i in $(seq 600); do
+		grep -q 'core1.veccore1: new core' err && break
 		sleep 0.1
 	done
-	sleep 0.5
 	kill -INT "$pid"
 	st=0
 	wait "$pid" || st=$?
-	kill "$feeder" 2>/dev/null || true
+	exec 5>&-
 	[ "$st" -eq 130 ]
 	check_dir out
 	[ "$(ls -d out/core*/ | wc -l)" -eq 4 ]
@@ -576,11 +646,11 @@ many_cores() { # ncores rounds
 	[ -z "$(ls -A)" ]
 }
 
-@test "visualize_data.bin: an earlier one is replaced whole; --max-size leaves it alone" {
+@test "visualize_data.bin: an earlier one is replaced whole; a failed run leaves it alone" {
 	timeline-emit -o out "$R/910B.rec" > /dev/null 2>&1
 	cp out/visualize_data.bin before.bin
-	run timeline-emit --max-size=100 -o out "$R/A5.rec"
-	[ "$status" -eq 1 ]
+	run env TMPDIR="$T/missing" timeline-emit -o out "$R/A5.rec"
+	[ "$status" -eq 4 ]
 	cmp before.bin out/visualize_data.bin
 	timeline-emit -o out "$R/A5.rec" > /dev/null 2>&1
 	vdata out
@@ -591,9 +661,9 @@ many_cores() { # ncores rounds
 	run env TMPDIR="$T/missing" timeline-emit -o out "$R/910B.rec"
 	[ "$status" -eq 4 ]
 	[[ "$output" == *"out/visualize_data.bin: cannot create a temporary file: No such file or directory"* ]]
-	[ ! -e out/visualize_data.bin ]
-	[ -z "$(find out -name '*.tmp*')" ]
-	check all out/trace.json
+	# The set is all or nothing: no trace.json without its visualize_data.bin.
+	[ ! -e out ]
+	[ -z "$(ls -A)" ]
 }
 
 @test "MTE bandwidth records become the MTE Throughput counter tracks" {
@@ -700,4 +770,130 @@ JSON
 	[ "$(echo "$output" | grep -c 'WAIT_FLAG')" -eq 2 ]
 	run timeline-emit --report=0 "$R/910B.rec"
 	[ "$status" -eq 2 ]
+}
+
+mark() { # core sub subidx start end start_pc end_pc
+	printf '{"kind":"mark","core":%s,"sub":"%s","subidx":%s,"block":-1,"subblock":-1,"mark":1,"start":%s,"end":%s,"start_pc":"%s","end_pc":"%s","name":"Mark 0x1","detail":""}\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" "$7"
+}
+
+# The sanitizer build of timeline-emit (make build-san/bin/timeline-emit).
+san_emit() {
+	local top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
+	SAN=$top/build-san/bin/timeline-emit
+	[ -x "$SAN" ] || skip "build-san/bin/timeline-emit is missing (make build-san/bin/timeline-emit)"
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+}
+
+@test "a core whose first record is a mark: drawn, no crash, nothing left behind" {
+	{ header; mark 0 veccore 0 10 20 0x100 0x200; instr 0 veccore 0 30 40 0x104 VECTOR VADD x; mark 1 veccore 0 5 6 0x1 0x2; trailer; } > m.jsonl
+	run timeline-emit -o out m.jsonl
+	[ "$status" -eq 0 ]
+	check_dir out
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X") | [.pid, .tid, .name]]' out/trace.json)" = \
+		'[["core0.veccore0","USERMARK","Mark 0x1"],["core1.veccore0","USERMARK","Mark 0x1"],["core0.veccore0","VECTOR","VADD"]]' ]
+	[ -z "$(find out -name '*tmp*')" ]
+	run timeline-emit m.jsonl
+	[ "$status" -eq 0 ]
+}
+
+@test "sanitizers: records without name or detail, ticks and bytes near 2^63 and 2^64" {
+	san_emit
+	{
+		header
+		instr 0 veccore 0 10 20 0x100 VECTOR "" ""
+		for st in 0 9223372036854775807 18446744073709551000; do
+			for en in 5 9223372036854775808 18446744073709551615; do
+				ins 0 veccore 0 "$st" "$en" 0x200 SCALAR ADD x 7 9223372036854775000 -1 -1 -1 0 9223372036854775807
+				ins 0 veccore 0 "$st" "$en" 0x204 SCALAR WAIT_FLAG x 7 -9223372036854775807 -1 -1 -1 18446744073709551614 1
+				mark 0 veccore 0 "$st" "$en" 0x208 0x20c
+			done
+		done
+		trailer
+	} > huge.jsonl
+	run "$SAN" -o out huge.jsonl
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"runtime error"* ]]
+	[[ "$output" != *"AddressSanitizer"* ]]
+	check all out/trace.json
+	jq -e . out/core0.veccore0/trace.json > /dev/null
+	# Sums stop at the int64 range instead of wrapping.
+	# (jq would round these: compare the text.)
+	instr_api out | grep -q '"Process Bytes":\[9223372036854775807\]'
+	instr_api out | grep -q '"ICacheCycles":\[9223372036854775807\]'
+	instr_api out | grep -q '"ICacheCycles":\[-9223372036854775808\]'
+
+	run "$SAN" huge.jsonl
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"runtime error"* ]]
+}
+
+# The TRUNCATED mark of a trace: its reason, or nothing.
+truncated() { jq -r '.traceEvents[] | select(.pid == "TRUNCATED" or .pid == 999999) | select(.name == "process_name") | .args.name' "$1"; }
+
+@test "interrupted input: no trailer, or a trailer that says so, marks every trace and the summary" {
+	many_cores 2 20 > m.jsonl
+	head -n -1 m.jsonl > cut.jsonl
+	run timeline-emit -o out cut.jsonl
+	[ "$status" -eq 1 ]
+	check_dir out
+	want='TRUNCATED: the input ended without a trailer record (cut short upstream)'
+	[ "$(truncated out/trace.json)" = "$want" ]
+	for f in out/*/trace.json; do
+		[ "$(truncated "$f")" = "$want" ]
+		# A global instant for the viewers, at the core's last tick.
+		[ "$(jq -c '[.traceEvents[] | select(.ph == "i") | [.s, .cat, .name]]' "$f")" = "[[\"g\",\"optrace\",\"$want\"]]" ]
+	done
+	[[ "$output" == *"$want"* ]]
+	# On standard output too.
+	timeline-emit -q cut.jsonl > t.json || true
+	[ "$(truncated t.json)" = "$want" ]
+	# The producer was interrupted: its trailer says so.
+	{ head -n -1 m.jsonl; echo '{"kind":"trailer","records":0,"bad":0,"dropped":0,"interrupted":1,"producer":"test"}'; } > intr.jsonl
+	rm -rf out
+	run timeline-emit -o out intr.jsonl
+	[ "$status" -eq 1 ]
+	check_dir out
+	want='TRUNCATED: the producer upstream was interrupted (its trailer says so)'
+	[ "$(truncated out/trace.json)" = "$want" ]
+	[ "$(truncated out/core0.veccore1/trace.json)" = "$want" ]
+	[[ "$output" == *"$want"* ]]
+	# A whole stream: no mark.
+	rm -rf out
+	timeline-emit -o out m.jsonl > summary.txt
+	[ -z "$(truncated out/trace.json)" ]
+	[ -z "$(truncated out/core0.veccore0/trace.json)" ]
+	! grep -q TRUNCATED summary.txt
+}
+
+@test "SIGINT and SIGTERM: exit 130, every output closed, valid and marked interrupted" {
+	many_cores 4 400 > m.jsonl
+	for sig in INT TERM; do
+		rm -rf out fifo err summary.txt
+		mkfifo fifo
+		timeline-emit -v -o out < fifo > summary.txt 2> err &
+		pid=$!
+		# Half the stream, the pipe held open: the tool waits for more.
+		exec 5> fifo
+		head -n 800 m.jsonl >&5
+		# -v names each core as it appears: the fourth is in.
+		for i in $(seq 600); do
+			grep -q 'core1.veccore1: new core' err && break
+			sleep 0.1
+		done
+		kill -"$sig" "$pid"
+		st=0
+		wait "$pid" || st=$?
+		exec 5>&-
+		[ "$st" -eq 130 ]
+		check_dir out
+		[ -z "$(find out -name '*tmp*')" ]
+		want='TRUNCATED: timeline-emit was interrupted (SIGINT/SIGTERM) before the end of its input'
+		[ "$(truncated out/trace.json)" = "$want" ]
+		for f in out/*/trace.json; do
+			[ "$(truncated "$f")" = "$want" ]
+		done
+		grep -q "$want" summary.txt
+		vdata out
+	done
 }

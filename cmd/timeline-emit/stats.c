@@ -266,7 +266,9 @@ static int write_file(const char *path, struct core *c, int code)
 		code_csv_rows(w, c);
 		return wr_close(w);
 	}
-	wr_puts(w, "instr,addr,addr_hex,pipe,call_count,cycles,running_time(us),detail\n");
+	/* The reference's columns in its order, so positional readers work;
+	 * ours (the pc in hex, as the JSON outputs write it) goes last. */
+	wr_puts(w, "instr,addr,pipe,call_count,cycles,running_time(us),detail,addr_hex\n");
 	{
 		struct pcstat **rows = xmalloc((c->pcs.n + 1) * sizeof *rows);
 		for (i = 0; i < c->pcs.n; i++)
@@ -276,13 +278,13 @@ static int write_file(const char *path, struct core *c, int code)
 			const struct pcstat *p = rows[i];
 			uint64_t run = centi_us(uacc_total(&p->run));
 			wr_put(w, p->name, p->name_n);
-			wr_printf(w, ",%llu,0x%llx,", (unsigned long long)p->pc, (unsigned long long)p->pc);
+			wr_printf(w, ",%llu,", (unsigned long long)p->pc);
 			wr_put(w, lanes[p->lane].name, lanes[p->lane].len);
 			wr_printf(w, ",%llu,%llu,%llu.%02llu0000,", (unsigned long long)p->count,
 			          (unsigned long long)p->cycles, (unsigned long long)(run / 100),
 			          (unsigned long long)(run % 100));
 			put_csv_quoted(w, p->detail, p->detail_n);
-			wr_putc(w, '\n');
+			wr_printf(w, ",0x%llx\n", (unsigned long long)p->pc);
 		}
 		free(rows);
 	}

@@ -152,8 +152,9 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 	p->count++;
 	p->cycles += cyc;
 	uacc_add(&p->run, start, end);
-	/* Marks are not instructions: no cycles on source lines. */
-	code_stats(c, pc, &p->code, fresh, start, end, !is_mark);
+	/* A mark counts on the source lines of its start pc, as the
+	 * reference's per-line table counts it. */
+	code_stats(c, pc, &p->code, fresh, start, end, 1);
 	if (!is_mark) {
 		p->icount++;
 		p->icycles += cyc;

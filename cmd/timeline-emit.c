@@ -879,7 +879,9 @@ static const char *warn_core(const struct core *c, char *buf, size_t n)
 	for (k = 0; (uint32_t)k < c->nlane_alloc && k < nlanes; k++)
 		if (c->pipes[k].count && len + lanes[k].len + 4 < n)
 			len += (size_t)snprintf(buf + len, n - len, " %s", lanes[k].name);
-	snprintf(buf + len, n - len, ")");
+	/* Name the usual cause, so that it is checked first. */
+	snprintf(buf + len, n - len, "); the usual cause is zero-filled inputs to a data-dependent kernel (a loop "
+	         "count or size read from an input tensor was 0): give the application real input data");
 	return buf;
 }
 
@@ -1154,7 +1156,7 @@ int main(int argc, char **argv)
 		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
 		size_t n = 0, k;
 		FILE *f = opt.dir ? stdout : cli_verbosity >= 1 ? stderr : NULL;
-		char buf[256];
+		char buf[512];
 		for (k = 0; k < ncores; k++)
 			if (cores[k]->selected)
 				sel[n++] = cores[k];

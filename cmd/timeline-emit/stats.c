@@ -358,16 +358,23 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 			if (c->pipes[k].count)
 				order[m++] = k;
 		qsort(order, (size_t)m, sizeof *order, by_lane);
-		fprintf(f, "  %-14s%12s%10s%14s\n", "pipe", "cycles", "busy(%)", "instructions");
+		/* Instructions of one pipe overlap (queued behind each other),
+		 * so their summed cycles can pass the core's: both are shown. */
+		fprintf(f, "  %-14s%14s%13s%10s%14s\n", "pipe", "summed-cycles", "busy-cycles", "busy(%)",
+		        "instructions");
 		for (k = 0; k < m; k++) {
 			const struct pipestat *ps = &c->pipes[order[k]];
 			uint64_t busy = uacc_total(&ps->busy);
 			char p[32];
 			snprintf(p, sizeof p, "%.2f", span ? 100.0 * (double)busy / (double)span : 0.0);
-			fprintf(f, "  %-14s%12llu%10s%14llu\n", lanes[order[k]].name, (unsigned long long)ps->cycles, p,
-			        (unsigned long long)ps->count);
+			fprintf(f, "  %-14s%14llu%13llu%10s%14llu\n", lanes[order[k]].name, (unsigned long long)ps->cycles,
+			        (unsigned long long)busy, p, (unsigned long long)ps->count);
 		}
 	}
+	if (n)
+		fprintf(f, "\nsummed-cycles: the sum of each instruction's end - start (a pipe's instructions overlap,\n"
+		        "so it can exceed the core's cycles); busy-cycles: the cycles in which at least one ran\n"
+		        "(their union), busy(%%) that over the core's cycles.\n");
 	free(order);
 	free(v);
 }

@@ -615,7 +615,7 @@ JSON
 	run bash -c "timeline-emit -q --aic-metrics=PipeUtilization,PMSampling '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.name == \"process_sort_index\" and .pid == \"MTE Throughput\")] | length'"
 	[ "$output" = 1 ]
 	# a window in us keeps the buckets it overlaps
-	run bash -c "timeline-emit -q --from=7 '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == \"C\") | .ts] | unique'"
+	run bash -c "timeline-emit -q --aic-metrics=PipeUtilization,PMSampling --from=7 '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == \"C\") | .ts] | unique'"
 	[ "$output" = '[7]' ]
 }
 
@@ -735,8 +735,8 @@ head_stream() {
 	# Every instruction but SET_FLAG and BAR: cache_time (fetch to issue),
 	# ccu_time (issue to pop), then the instruction, one group id
 	# (<pipe><index in the pipe>), one thread.
-	[ "$(jq -c '[.traceEvents[] | select(.ph == "X") | [.name, .pid, .tid, .group_id, .ts]]' "$t")" = \
-	  '[["cache_time",20,1,"SCALARLDST0",0.048649],["ccu_time",20,1,"SCALARLDST0",0.052973],["ADD",20,1,"SCALARLDST0",0.054054],["cache_time",20,2,"SCALARLDST1",0.051351],["ccu_time",20,2,"SCALARLDST1",0.054595],["ADD",20,2,"SCALARLDST1",0.055135],["SET_FLAG",60,1,null,0.059459],["cache_time",10,1,"SCALAR0",0.055676],["ccu_time",10,1,"SCALAR0",0.057297],["WAIT_FLAG",10,1,"SCALAR0",0.057838],["BAR",30,1,null,0.075135]]' ]
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X") | [.pid, .tid, .ts, .name, .group_id]] | sort' "$t")" = \
+	  '[[10,1,0.055676,"cache_time","SCALAR0"],[10,1,0.057297,"ccu_time","SCALAR0"],[10,1,0.057838,"WAIT_FLAG","SCALAR0"],[20,1,0.048649,"cache_time","SCALARLDST0"],[20,1,0.052973,"ccu_time","SCALARLDST0"],[20,1,0.054054,"ADD","SCALARLDST0"],[20,2,0.051351,"cache_time","SCALARLDST1"],[20,2,0.054595,"ccu_time","SCALARLDST1"],[20,2,0.055135,"ADD","SCALARLDST1"],[30,1,0.075135,"BAR",null],[60,1,0.059459,"SET_FLAG",null]]' ]
 	# The all-cores trace has them as before, grouped by instruction index.
 	[ "$(jq '[.traceEvents[] | select(.name == "cache_time" or .name == "ccu_time")] | length' out/trace.json)" -eq 6 ]
 }

@@ -45,7 +45,7 @@
 
 unsigned emit_mhz = 1850;
 /* max_size stays 0: the size of a trace no longer stops the run. */
-struct emit_opts opt = { NULL, 0, UINT64_MAX, 0 };
+struct emit_opts opt = { NULL, 0, UINT64_MAX, 0, 1, 0, 0 };
 int over_limit;
 const char *emit_truncated;
 static char truncated_why[400];
@@ -142,6 +142,10 @@ static void usage(FILE *f)
 	        "  --max-size=SIZE    split a trace larger than SIZE bytes into traces that\n"
 	        "                     each open (k, M, G suffixes; default 1G; 0 = never)\n"
 	        "  --force            one trace.json however large\n"
+	        "  --aic-metrics=LIST the simulator's metrics, comma-separated: PipeUtilization,\n"
+	        "                     ResourceConflictRatio (SET/WAIT flags), Overhead (scalar\n"
+	        "                     head), PMSampling (MTE bandwidth); default: all but\n"
+	        "                     Overhead and PMSampling\n"
 	        "  --soc-version=SOC  SoC when the stream header does not name one (default %s)\n"
 	        "  --report[=N]       print each core's top N (default 10) source lines and\n"
 	        "                     instructions by cycles (on stderr without -o DIR)\n"
@@ -268,6 +272,77 @@ static void mib(char *buf, size_t n, uint64_t bytes)
 		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
 	else
 		snprintf(buf, n, "%.1f MiB", (double)bytes / (1 << 20));
+}
+
+/* --aic-metrics, as the simulator takes it: names separated by commas, any
+ * case, empty names dropped; an explicit list turns off what it does not
+ * name (so PipeUtilization alone hides the SET/WAIT flags), an empty value
+ * keeps the default.  Each name is for some chips only. */
+enum { MET_PIPE = 1, MET_RCR = 2, MET_PMS = 4, MET_OVERHEAD = 8 };
+static const struct metric {
+	const char *name;       /* lower case */
+	unsigned bit;
+	unsigned families;      /* 1 << enum chip_family */
+} metrics[] = {
+	{ "pipeutilization", MET_PIPE, ~0u },
+	{ "resourceconflictratio", MET_RCR,
+	  1u << CHIP_A2 | 1u << CHIP_A3 | 1u << CHIP_310P | 1u << CHIP_A5 },
+	{ "pmsampling", MET_PMS, 1u << CHIP_A2 | 1u << CHIP_A3 | 1u << CHIP_A5 },
+	{ "overhead", MET_OVERHEAD, 1u << CHIP_A2 | 1u << CHIP_A3 },
+};
+static const char *const board_metrics[] = {
+	"arithmeticutilization", "l2cache", "memory", "memoryl0", "memoryub", "default", "kernelscale",
+	"occupancy", "timelinedetail", "roofline", "pipetimeline", "instrtimeline", "pcsampling",
+	"basicinfo", "source", "memorydetail",
+};
+static unsigned metrics_on = MET_PIPE | MET_RCR, metrics_given;
+
+static void parse_metrics(const char *s)
+{
+	const char *p = s;
+	if (strlen(s) > 200)
+		cli_die(EXIT_USAGE, "option --aic-metrics: longer than 200 characters");
+	if (!*s)
+		return;
+	metrics_on = 0;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p), i;
+		char low[32];
+		int known = 0;
+		if (n) {
+			for (i = 0; i < n && i < sizeof low - 1; i++)
+				low[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] - 'A' + 'a' : p[i]);
+			low[i] = 0;
+			for (i = 0; n < sizeof low && i < sizeof metrics / sizeof metrics[0]; i++)
+				if (!strcmp(low, metrics[i].name)) {
+					metrics_on |= metrics[i].bit;
+					metrics_given |= metrics[i].bit;
+					known = 1;
+				}
+			for (i = 0; !known && n < sizeof low && i < sizeof board_metrics / sizeof board_metrics[0]; i++)
+				if (!strcmp(low, board_metrics[i]))
+					cli_die(EXIT_USAGE, "option --aic-metrics: '%.*s' is not a simulator metric (the "
+					        "simulator takes PipeUtilization, ResourceConflictRatio, PMSampling, Overhead)",
+					        (int)n, p);
+			if (!known)
+				cli_die(EXIT_USAGE, "option --aic-metrics: unknown metric '%.*s' (the simulator takes "
+				        "PipeUtilization, ResourceConflictRatio, PMSampling, Overhead)", (int)n, p);
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
+/* Every metric named must be one the chip has, as the simulator checks. */
+static const char *metrics_refused(enum chip_family f)
+{
+	size_t i;
+	for (i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
+		if ((metrics_given & metrics[i].bit) && !(metrics[i].families >> f & 1))
+			return metrics[i].name;
+	return NULL;
 }
 
 /* ---- cores ---- */
@@ -543,7 +618,13 @@ static void process(struct core *c, struct slotrec *s)
 			cname = "yellow";
 		}
 		if (kept) {
-			f.sub_tid = sub_slice(c, sl, name, nn, cname, detail, dn, ps, pe, ts, te, s->pc, s->bytes);
+			/* Scalar head: not on BAR, cache misses, SET flags, warps. */
+			int head = !bar && !cache && !simt && fk != FN_SET_FLAG && fk != FN_SET_EVENT;
+			/* A SET/WAIT pair needs both threads for its flow: those
+			 * slices are drawn at once (warps' slices always are). */
+			int hold = !simt && (fk < 0 || fk >= FN_SET_INTRA);
+			f.sub_tid = sub_slice(c, sl, name, nn, cname, detail, dn, bar ? s->start : ps, ps, pe, ts, te,
+			                      s->pc, s->bytes, s->icache, s->ccu, head, hold);
 			f.sub_pid = lanes[sl].sub_pid;
 			f.sub_lane = sl;
 		}
@@ -660,13 +741,21 @@ static void take_instr(const struct rec *r)
 
 	if (!c->selected)
 		return;
+	/* Without ResourceConflictRatio the simulator flow leaves SET/WAIT
+	 * flags out altogether (traces, CSVs, counts). */
+	if (!opt.flags) {
+		int fk = flag_kind(r->s[IS_NAME].p, nn);
+		if (fk >= 0 && fk <= FN_WAIT_EVENT)
+			return;
+	}
 	slot = slot_get();
 	s = &pool[slot];
 	s->start = r->n[I_START].u;
 	s->end = end;
 	s->pc = r->n[I_PC].u;
-	s->icache = r->n[I_ICACHE].u;
-	s->ccu = r->n[I_CCU].u;
+	/* The scalar head is drawn and counted only with Overhead. */
+	s->icache = opt.overhead ? r->n[I_ICACHE].u : REC_NONE;
+	s->ccu = opt.overhead ? r->n[I_CCU].u : REC_NONE;
 	s->bytes = r->n[I_BYTES].i;
 	s->vec = r->n[I_VECUTIL].f;
 	s->gpr = (int32_t)r->n[I_GPR].i;
@@ -783,6 +872,9 @@ static void start(void)
 	if (soc_opt && hdr_soc && *hdr_soc && strcasecmp(soc_opt, hdr_soc))
 		cli_warn("--soc-version=%s ignored: the stream was made for %s (%u MHz)", soc_opt, hdr_soc,
 		         hdr_mhz ? hdr_mhz : ch->mhz);
+	if (ch->family != CHIP_UNKNOWN && metrics_refused(ch->family))
+		emit_fatal(EXIT_USAGE, "option --aic-metrics: %s is not available on %s (the stream's chip)",
+		           metrics_refused(ch->family), ch->soc);
 	emit_mhz = hdr_mhz ? hdr_mhz : ch->mhz;
 	logical_names = ch->family == CHIP_A2 || ch->family == CHIP_A3;
 	emit_310p = ch->family == CHIP_310P;
@@ -883,7 +975,9 @@ static const char *warn_core(const struct core *c, char *buf, size_t n)
 	for (k = 0; (uint32_t)k < c->nlane_alloc && k < nlanes; k++)
 		if (c->pipes[k].count && len + lanes[k].len + 4 < n)
 			len += (size_t)snprintf(buf + len, n - len, " %s", lanes[k].name);
-	snprintf(buf + len, n - len, ")");
+	/* Name the usual cause, so that it is checked first. */
+	snprintf(buf + len, n - len, "); the usual cause is zero-filled inputs to a data-dependent kernel (a loop "
+	         "count or size read from an input tensor was 0): give the application real input data");
 	return buf;
 }
 
@@ -929,6 +1023,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "report", optional_argument, NULL, 'R' },
+		{ "aic-metrics", required_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
@@ -957,6 +1052,7 @@ int main(int argc, char **argv)
 		case 'm': split_limit = parse_size(optarg); size_given = 1; break;
 		case 'F': force = 1; break;
 		case 's': soc_opt = cli_soc(optarg)->soc; break;
+		case 'A': parse_metrics(optarg); break;
 		case 'R':
 			report_top = optarg ? (unsigned)cli_num("--report", optarg) : 10;
 			if (!report_top)
@@ -969,6 +1065,12 @@ int main(int argc, char **argv)
 	}
 	if (force && !size_given)
 		split_limit = 0;
+	opt.flags = (metrics_on & MET_RCR) != 0;
+	opt.overhead = (metrics_on & MET_OVERHEAD) != 0;
+	opt.pmsampling = (metrics_on & MET_PMS) != 0;
+	if (soc_opt && metrics_refused(chip_find(soc_opt)->family))
+		cli_die(EXIT_USAGE, "option --aic-metrics: %s is not available on %s",
+		        metrics_refused(chip_find(soc_opt)->family), soc_opt);
 	if (from_b.set && to_b.set && from_b.ticks == to_b.ticks && from_b.v > to_b.v)
 		cli_die(EXIT_USAGE, "--from is after --to");
 	if (out && strcmp(out, "-"))
@@ -1050,7 +1152,7 @@ int main(int argc, char **argv)
 				start();
 				/* Buckets are whole microseconds: the window, in
 				 * ticks, selects the buckets it overlaps. */
-				if (r.n[W_BUCKET].u * emit_mhz + emit_mhz - 1 >= opt.from &&
+				if (opt.pmsampling && r.n[W_BUCKET].u * emit_mhz + emit_mhz - 1 >= opt.from &&
 				    r.n[W_BUCKET].u * emit_mhz <= opt.to)
 					trace_mte(&r);
 				break;
@@ -1198,7 +1300,7 @@ int main(int argc, char **argv)
 		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
 		size_t n = 0, k;
 		FILE *f = opt.dir ? stdout : cli_verbosity >= 1 ? stderr : NULL;
-		char buf[256];
+		char buf[512];
 		for (k = 0; k < ncores; k++)
 			if (cores[k]->selected)
 				sel[n++] = cores[k];

@@ -449,8 +449,17 @@ static int lineref_cmp(const void *a, const void *b)
 	int k = strcmp(srcfiles[x->file].path, srcfiles[y->file].path);
 	if (k)
 		return k;
-	if (x->no != y->no)
+	if (x->no != y->no) {
+		/* By the line number's text (10 before 9), the order of the
+		 * reference's table, keyed on it as a string. */
+		char p[24], q[24];
+		snprintf(p, sizeof p, "%llu", (unsigned long long)x->no);
+		snprintf(q, sizeof q, "%llu", (unsigned long long)y->no);
+		k = strcmp(p, q);
+		if (k)
+			return k;
 		return x->no < y->no ? -1 : 1;
+	}
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
@@ -482,7 +491,7 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 		for (i = 0; i < cores[k]->pcs.n; i++) {
 			const struct pcstat *p = &cores[k]->pcs.v[i];
 			unsigned m;
-			if (!p->code || !p->icount)
+			if (!p->code || !p->count)
 				continue;
 			for (m = 0; m < codes[p->code - 1].nlines && m < 64; m++)
 				if ((codes[p->code - 1].user_mask >> m & 1) && !dix[codes[p->code - 1].lines[m]])
@@ -498,7 +507,7 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 			const struct pcstat *p = &c->pcs.v[i];
 			const struct codeent *e;
 			unsigned m;
-			if (!p->code || !p->icount)
+			if (!p->code || !p->count)
 				continue;
 			e = &codes[p->code - 1];
 			for (m = 0; m < e->nlines; m++) {
@@ -510,15 +519,17 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 				f = &fl[(size_t)l * n + k];
 				if (!f->count) {
 					f->bytes = -1;
-					f->gpr = 0;
+					f->gpr = -1;
 				}
-				f->cycles += p->icycles;
-				f->count += p->icount;
-				if (p->gpr > f->gpr)
+				/* Marks count and take time on the line, as in the
+				 * reference, but have no registers or bytes. */
+				f->cycles += p->cycles;
+				f->count += p->count;
+				if (p->icount && p->gpr > f->gpr)
 					f->gpr = p->gpr;
 				/* Only real byte counts add up (the reference also sums
 				 * the -1 of "not applicable"). */
-				if (p->bytes > 0)
+				if (p->icount && p->bytes > 0)
 					f->bytes = sat_add_i64(f->bytes > 0 ? f->bytes : 0, p->bytes);
 				if (npc[l] == cappc[l]) {
 					cappc[l] = cappc[l] ? 2 * cappc[l] : 4;

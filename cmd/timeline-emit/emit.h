@@ -228,11 +228,26 @@ struct core {
 	uint64_t ninstr, min_start, max_end_i, nmarks, ncache, nsimt;
 };
 
-/* Per-core per-lane thread packing: the latest end tick on each thread. */
+/* One per-core slice as sub_slice is given it, kept back while a later
+ * one may still go before it (sub.c). */
+struct subslice {
+	const char *cname;
+	const char *name, *detail;
+	char *buf;                  /* the held copy of name and detail */
+	uint32_t name_n, detail_n, cap;
+	uint64_t pack_s, pack_e, ts, te, pc, icache, ccu;
+	int64_t bytes;
+	int head;
+};
+
+/* Per-core per-lane thread packing: the latest end tick on each thread,
+ * the slice held back, the previous slice's ends, the slices placed. */
 struct sublane {
-	int used;
+	int used, held, prev_set;
 	uint64_t *thr;
 	uint32_t n, cap;
+	uint64_t prev_s, prev_e, placed;
+	struct subslice h;
 };
 
 /* Grow the per-lane arrays of a core to cover every lane interned so far. */
@@ -243,6 +258,9 @@ struct emit_opts {
 	const char *dir;            /* -o DIR, NULL: trace to stdout only */
 	uint64_t from, to;          /* window in ticks, inclusive */
 	uint64_t max_size;          /* 0 = no limit */
+	/* --aic-metrics: SET/WAIT flags (ResourceConflictRatio), the scalar
+	 * head (Overhead), the MTE bandwidth chart (PMSampling). */
+	unsigned char flags, overhead, pmsampling;
 };
 extern struct emit_opts opt;
 extern struct json trace;       /* the all-cores trace.json */
@@ -282,10 +300,16 @@ void trace_truncated(const char *why);  /* mark a trace that stops short */
 /* sub.c: the per-core traces */
 void sub_open(struct core *c);
 int sub_lane_of(int lane, const char *detail, size_t detail_n);
-/* Place a slice on a thread of its lane; returns the tid. */
+/* A slice for a thread of its lane: order_s is its start for the
+ * reference's order (after WAIT clipping), [pack_s, pack_e] what it
+ * occupies, [ts, te] what is drawn; icache/ccu its scalar head (REC_NONE:
+ * none), head whether it may have one.  A slice that may hold (not a flag)
+ * can be kept back until the next slice of its lane; returns the tid, or
+ * -1 when kept back. */
 int sub_slice(struct core *c, int sub_lane, const char *name, size_t name_n, const char *cname,
-              const char *detail, size_t detail_n, uint64_t pack_s, uint64_t pack_e,
-              uint64_t ts, uint64_t te, uint64_t pc, int64_t bytes);
+              const char *detail, size_t detail_n, uint64_t order_s, uint64_t pack_s, uint64_t pack_e,
+              uint64_t ts, uint64_t te, uint64_t pc, int64_t bytes, uint64_t icache, uint64_t ccu,
+              int head, int may_hold);
 void sub_flow(struct core *c, const struct flag *set, const struct flag *wait);
 void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end,
               uint64_t start_pc, uint64_t end_pc);

@@ -153,8 +153,9 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 	p->count++;
 	p->cycles += cyc;
 	uacc_add(&p->run, start, end);
-	/* Marks are not instructions: no cycles on source lines. */
-	code_stats(c, pc, &p->code, fresh, start, end, !is_mark);
+	/* A mark counts on the source lines of its start pc, as the
+	 * reference's per-line table counts it. */
+	code_stats(c, pc, &p->code, fresh, start, end, 1);
 	if (!is_mark) {
 		p->icount++;
 		p->icycles += cyc;
@@ -267,7 +268,9 @@ static int write_file(const char *path, struct core *c, int code)
 		code_csv_rows(w, c);
 		return wr_close(w);
 	}
-	wr_puts(w, "instr,addr,addr_hex,pipe,call_count,cycles,running_time(us),detail\n");
+	/* The reference's columns in its order, so positional readers work;
+	 * ours (the pc in hex, as the JSON outputs write it) goes last. */
+	wr_puts(w, "instr,addr,pipe,call_count,cycles,running_time(us),detail,addr_hex\n");
 	{
 		struct pcstat **rows = xmalloc((c->pcs.n + 1) * sizeof *rows);
 		for (i = 0; i < c->pcs.n; i++)
@@ -277,13 +280,13 @@ static int write_file(const char *path, struct core *c, int code)
 			const struct pcstat *p = rows[i];
 			uint64_t run = centi_us(uacc_total(&p->run));
 			wr_put(w, p->name, p->name_n);
-			wr_printf(w, ",%llu,0x%llx,", (unsigned long long)p->pc, (unsigned long long)p->pc);
+			wr_printf(w, ",%llu,", (unsigned long long)p->pc);
 			wr_put(w, lanes[p->lane].name, lanes[p->lane].len);
 			wr_printf(w, ",%llu,%llu,%llu.%02llu0000,", (unsigned long long)p->count,
 			          (unsigned long long)p->cycles, (unsigned long long)(run / 100),
 			          (unsigned long long)(run % 100));
 			put_csv_quoted(w, p->detail, p->detail_n);
-			wr_putc(w, '\n');
+			wr_printf(w, ",0x%llx\n", (unsigned long long)p->pc);
 		}
 		free(rows);
 	}
@@ -357,16 +360,23 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 			if (c->pipes[k].count)
 				order[m++] = k;
 		qsort(order, (size_t)m, sizeof *order, by_lane);
-		fprintf(f, "  %-14s%12s%10s%14s\n", "pipe", "cycles", "busy(%)", "instructions");
+		/* Instructions of one pipe overlap (queued behind each other),
+		 * so their summed cycles can pass the core's: both are shown. */
+		fprintf(f, "  %-14s%14s%13s%10s%14s\n", "pipe", "summed-cycles", "busy-cycles", "busy(%)",
+		        "instructions");
 		for (k = 0; k < m; k++) {
 			const struct pipestat *ps = &c->pipes[order[k]];
 			uint64_t busy = uacc_total(&ps->busy);
 			char p[32];
 			snprintf(p, sizeof p, "%.2f", span ? 100.0 * (double)busy / (double)span : 0.0);
-			fprintf(f, "  %-14s%12llu%10s%14llu\n", lanes[order[k]].name, (unsigned long long)ps->cycles, p,
-			        (unsigned long long)ps->count);
+			fprintf(f, "  %-14s%14llu%13llu%10s%14llu\n", lanes[order[k]].name, (unsigned long long)ps->cycles,
+			        (unsigned long long)busy, p, (unsigned long long)ps->count);
 		}
 	}
+	if (n)
+		fprintf(f, "\nsummed-cycles: the sum of each instruction's end - start (a pipe's instructions overlap,\n"
+		        "so it can exceed the core's cycles); busy-cycles: the cycles in which at least one ran\n"
+		        "(their union), busy(%%) that over the core's cycles.\n");
 	if (emit_truncated)
 		fprintf(f, "\nTRUNCATED: %s\n", emit_truncated);
 	if (emit_notes)

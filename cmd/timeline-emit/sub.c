@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "emit.h"
+#include "rec.h"
 
 #define SUB_OPEN_MAX 32
 #define SUB_BUF (128u << 10)
@@ -248,22 +249,13 @@ static char *args(char *p, uint64_t pc, const char *detail, size_t detail_n, int
 
 #define EV_FIXED 320
 
-int sub_slice(struct core *c, int lane, const char *name, size_t name_n, const char *cname,
-              const char *detail, size_t detail_n, uint64_t pack_s, uint64_t pack_e,
-              uint64_t ts, uint64_t te, uint64_t pc, int64_t bytes)
+static void x_event(struct json *j, int lane, int tid, const char *name, size_t name_n, const char *cname,
+                    uint64_t s, uint64_t e, const struct subslice *h, const char *group, size_t group_n)
 {
-	struct json *j = use(c->out);
-	uint64_t a = us6(ts), b = us6(te >= ts ? te : ts);
+	uint64_t a = us6(s), b = us6(e >= s ? e : s);
 	size_t cn = strlen(cname);
-	int tid;
-	char *p;
-
-	if ((uint32_t)lane >= c->nlane_alloc)
-		core_lanes(c);
-	lane_used(c, j, lane);
-	tid = pack(c, j, lane, pack_s, pack_e >= pack_s ? pack_e : pack_s);
-	p = json_value_start(j, EV_FIXED + code_json_max + JW_STR_MAX(name_n) + cn + JW_STR_MAX(detail_n) +
-	                            lanes[lane].json_n);
+	char *p = json_value_start(j, EV_FIXED + code_json_max + JW_STR_MAX(name_n) + cn +
+	                                  JW_STR_MAX(h->detail_n) + JW_STR_MAX(group_n) + lanes[lane].json_n);
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
 	/* The category is the pipe. */
@@ -279,11 +271,111 @@ int sub_slice(struct core *c, int lane, const char *name, size_t name_n, const c
 	p = jw_int(p, lanes[lane].sub_pid);
 	p = JW_LIT(p, ",\"tid\":");
 	p = jw_int(p, tid);
-	p = args(p, pc, detail, detail_n, bytes);
+	p = args(p, h->pc, h->detail, h->detail_n, h->bytes);
+	if (group) {
+		p = JW_LIT(p, ",\"group_id\":");
+		p = jw_str(p, group, group_n);
+	}
 	*p++ = '}';
 	json_value_done(j, p);
+}
+
+/* Draw a slice on the first thread free for it.  With a scalar head, the
+ * head (cache_time: fetch to issue, ccu_time: issue to pop) goes first on
+ * the same thread, grouped with it as <pipe><index in the pipe>, and the
+ * thread must be free from the fetch on: the reference packs the
+ * instruction alone and draws its head over the thread's earlier slices,
+ * which Perfetto cannot show. */
+static int place(struct core *c, int lane, const struct subslice *h)
+{
+	struct json *j = use(c->out);
+	struct sublane *l = &c->sub[lane];
+	uint64_t index = l->placed++, s = h->pack_s;
+	char group[96];
+	size_t group_n = 0;
+	int tid;
+
+	if (h->head) {
+		size_t n = lanes[lane].len < 64 ? lanes[lane].len : 64;
+		memcpy(group, lanes[lane].name, n);
+		group_n = n + json_fmt_uint(group + n, index);
+		if (h->icache < s)
+			s = h->icache;
+	}
+	lane_used(c, j, lane);
+	tid = pack(c, j, lane, s, h->pack_e >= s ? h->pack_e : s);
+	if (h->head) {
+		x_event(j, lane, tid, "cache_time", 10, h->cname, h->icache, h->ccu, h, group, group_n);
+		x_event(j, lane, tid, "ccu_time", 8, h->cname, h->ccu, h->ccu > h->ts ? h->ccu : h->ts, h, group,
+		        group_n);
+	}
+	x_event(j, lane, tid, h->name, h->name_n, h->cname, h->ts, h->te, h, group_n ? group : NULL, group_n);
 	check_size(c->out);
 	return tid;
+}
+
+int sub_slice(struct core *c, int lane, const char *name, size_t name_n, const char *cname,
+              const char *detail, size_t detail_n, uint64_t order_s, uint64_t pack_s, uint64_t pack_e,
+              uint64_t ts, uint64_t te, uint64_t pc, int64_t bytes, uint64_t icache, uint64_t ccu,
+              int head, int may_hold)
+{
+	struct sublane *l;
+	struct subslice now, *h;
+	int before;
+
+	if ((uint32_t)lane >= c->nlane_alloc)
+		core_lanes(c);
+	l = &c->sub[lane];
+	/* The reference lists a lane's slices in (end, pc) order but puts a
+	 * slice before the previous one when both end on the same tick and
+	 * it starts later (then first fit picks threads in that order).  So
+	 * the last slice of a lane waits for the next: a flag never waits,
+	 * its thread is needed for its flow at once. */
+	before = l->prev_set && pack_e == l->prev_e && order_s > l->prev_s;
+	l->prev_set = 1;
+	l->prev_s = order_s;
+	l->prev_e = pack_e;
+	h = &now;
+	h->cname = cname;
+	h->pack_s = pack_s;
+	h->pack_e = pack_e;
+	h->ts = ts;
+	h->te = te;
+	h->pc = pc;
+	h->bytes = bytes;
+	h->icache = icache;
+	h->ccu = ccu;
+	h->head = head && icache != REC_NONE && ccu != REC_NONE;
+	h->name_n = (uint32_t)name_n;
+	h->detail_n = (uint32_t)detail_n;
+	h->name = name;
+	h->detail = detail;
+	if (before && l->held)
+		return place(c, lane, h);
+	if (l->held) {
+		place(c, lane, &l->h);
+		l->held = 0;
+	}
+	if (may_hold && !before) {
+		struct subslice *k = &l->h;
+		char *buf = k->buf;
+		uint32_t cap = k->cap;
+		if (name_n + detail_n > cap) {
+			cap = (uint32_t)(name_n + detail_n < 64 ? 64 : 2 * (name_n + detail_n));
+			free(buf);
+			buf = xmalloc(cap);
+		}
+		*k = now;
+		k->buf = buf;
+		k->cap = cap;
+		memcpy(buf, name, name_n);
+		memcpy(buf + name_n, detail, detail_n);
+		k->name = buf;
+		k->detail = buf + name_n;
+		l->held = 1;
+		return -1;
+	}
+	return place(c, lane, h);
 }
 
 void sub_flow(struct core *c, const struct flag *set, const struct flag *wait)
@@ -389,7 +481,14 @@ void sub_truncated(struct core *c, const char *why, uint64_t last)
 
 void sub_seal(struct core *c)
 {
-	struct json *j = use(c->out);
+	struct json *j;
+	uint32_t i;
+	for (i = 0; i < c->nlane_alloc; i++)
+		if (c->sub[i].held) {
+			place(c, (int)i, &c->sub[i].h);
+			c->sub[i].held = 0;
+		}
+	j = use(c->out);
 	json_close_all(j);
 	wr_putc(c->out->w, '\n');
 	check_size(c->out);
@@ -450,8 +549,10 @@ void sub_free(struct core *c)
 		free(o);
 		c->out = NULL;
 	}
-	for (i = 0; i < c->nlane_alloc; i++)
-		free(c->sub ? c->sub[i].thr : NULL);
+	for (i = 0; c->sub && i < c->nlane_alloc; i++) {
+		free(c->sub[i].thr);
+		free(c->sub[i].h.buf);
+	}
 	free(c->sub);
 	free(c->sub_end);
 	c->sub = NULL;

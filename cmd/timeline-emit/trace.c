@@ -205,18 +205,23 @@ void trace_flag(const struct flag *f, const char *detail, size_t detail_n, const
 	/* Waits (and intra-block flags) carry the scalar head of their
 	 * instruction, grouped under the flag id. */
 	int head = f->icache != REC_NONE && f->ccu != REC_NONE && (FN_IS_WAIT(f->name) || f->name >= FN_SET_INTRA);
+	/* An intra-block flag's end and scalar head take the colour of its
+	 * name, which has none of its own (the reference's colour lookup by
+	 * pipe, given the name). */
+	const char *ename = f->name >= FN_SET_INTRA ? "thread_state_stopped" : cname;
+	size_t en = strlen(ename);
 	int ph;
 
 	lane_meta(c, f->lane);
 	if (head)
-		head_events(c, f->lane, cname, f->icache, f->ccu, f->begin, f->pc, detail, detail_n, -1, id, id_n);
+		head_events(c, f->lane, ename, f->icache, f->ccu, f->begin, f->pc, detail, detail_n, -1, id, id_n);
 	for (ph = 0; ph < 2; ph++) {
 		char *p = json_value_start(&trace, EV_FIXED + code_json_max + nn + cn + c->pid_json_n + lanes[f->lane].json_n +
 		                                       JW_STR_MAX(detail_n) + 2 * JW_STR_MAX(id_n));
 		p = JW_LIT(p, "{\"name\":\"");
 		p = jw_raw(p, name, nn);
 		p = JW_LIT(p, "\",\"cname\":\"");
-		p = jw_raw(p, cname, cn);
+		p = ph ? jw_raw(p, ename, en) : jw_raw(p, cname, cn);
 		p = ph ? JW_LIT(p, "\",\"ph\":\"E\",\"ts\":") : JW_LIT(p, "\",\"ph\":\"B\",\"ts\":");
 		p = jw_fixed(p, us6(ph ? f->end : f->begin), 6);
 		p = pid_tid(p, c, f->lane);

@@ -229,7 +229,7 @@ bw() { jq -c 'select(.kind=="mte_bw") | [.bucket_us,.GM_TO_UB,.GM_TO_L1,.GM_TO_T
 
 @test "pipeline: dump-split | mte-parse | timeline-emit draws the MTE Throughput counters" {
 	mtelog "$dump/core0.mte_log.dump" "$S1" "$S2" "$S3"
-	run bash -c "dump-split '$dump' | mte-parse | timeline-emit -o '$tmp/out' >/dev/null 2>&1"
+	run bash -c "dump-split '$dump' | mte-parse | timeline-emit --aic-metrics=PipeUtilization,ResourceConflictRatio,PMSampling -o '$tmp/out' >/dev/null 2>&1"
 	[ "$status" -eq 0 ]
 	run jq -c '[.traceEvents[] | select(.pid=="MTE Throughput" and .ph=="C")] | length' "$tmp/out/trace.json"
 	[ "$output" -eq 72 ]

@@ -169,7 +169,7 @@ export -f ticks
 		sed '1a {"kind":"fetch","core":0,"sub":"veccore","subidx":0,"tick":11020,"pc":"0x10f86000"}' >"$tmp/in"
 	run bash -c "scalar-merge --json '$tmp/in' 2>/dev/null | ticks | grep -v null"
 	[ "$output" = "$(printf '%s\n' '["0x10f86000",11035,11020,11030]' '["0x10f86004",11036,11020,11032]')" ]
-	scalar-merge "$tmp/in" 2>/dev/null | timeline-emit -o "$tmp/out" >/dev/null 2>&1
+	scalar-merge "$tmp/in" 2>/dev/null | timeline-emit --aic-metrics=PipeUtilization,ResourceConflictRatio,Overhead -o "$tmp/out" >/dev/null 2>&1
 	tr="$tmp/out/trace.json"
 	[ -n "$tr" ]
 	run jq -c '[.traceEvents[] | select(.name=="cache_time" or .name=="ccu_time") | [.name,.pid]] | sort' "$tr"

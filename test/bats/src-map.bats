@@ -347,9 +347,9 @@ stream() {
 		[ "$(wc -l < "$csv")" -gt 5 ]
 		# Every pc maps to one line of add_custom.c (the intrinsics are
 		# macros on the kernel's own lines): the lines' cycles add up to the
-		# instructions' (marks aside).
+		# instructions' (a mark counts on its start pc's line, as in the CSV).
 		[ "$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$csv")" -eq \
-		  "$(awk -F, 'NR > 1 && $4 != "USERMARK" { s += $6 } END { print s }' "$c/${n}_instr_exe.csv")" ]
+		  "$(awk -F, 'NR > 1 { s += $5 } END { print s }' "$c/${n}_instr_exe.csv")" ]
 		[ -z "$(grep -v '^code,' "$csv" | grep -v '/test/ops/vadd/add_custom.c:')" ]
 		# The top three lines are lines of the hot loop.
 		for l in $(sed -n '2,4p' "$csv" | sed 's/.*add_custom.c:\([0-9]*\),.*/\1/'); do

@@ -168,7 +168,7 @@ many_cores() { # ncores rounds
 @test "A5 sample: the summary warns that the trace is scalar-only" {
 	run timeline-emit -o out "$R/A5.rec"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"WARNING: core0.veccore0: the trace is scalar-only (pipes: SCALAR)"* ]]
+	[[ "$output" == *"WARNING: core0.veccore0: the trace is scalar-only (pipes: SCALAR); the usual cause is zero-filled inputs to a data-dependent kernel"* ]]
 	# A core with vector work gets no warning.
 	{ header; instr 0 veccore 0 10 20 0x100 VECTOR VADD x; trailer; } > v.jsonl
 	run timeline-emit -o out2 v.jsonl
@@ -179,8 +179,12 @@ many_cores() { # ncores rounds
 @test "summary: durations, running time and the per-pipe table" {
 	timeline-emit -o out "$R/910B.rec" > s.txt 2>/dev/null
 	grep -q '^core0.veccore0      0.35                0.15$' s.txt
-	grep -q '^  SCALAR                 279     42.38             5$' s.txt
-	grep -q '^  MTE2                   274     41.77             1$' s.txt
+	# Summed cycles (overlapping instructions each counted) and busy
+	# cycles (their union), each column explained.
+	grep -q '^  pipe           summed-cycles  busy-cycles   busy(%)  instructions$' s.txt
+	grep -q '^  SCALAR                   279          278     42.38             5$' s.txt
+	grep -q '^  MTE2                     274          274     41.77             1$' s.txt
+	grep -q '^summed-cycles: the sum of each instruction' s.txt
 	# Without -o the trace is on stdout and the summary on stderr.
 	timeline-emit "$R/910B.rec" > t.json 2> err
 	check all t.json
@@ -188,17 +192,18 @@ many_cores() { # ncores rounds
 	timeline-emit -o - "$R/910B.rec" 2>/dev/null | cmp - t.json
 }
 
-@test "CSV: the reference's columns, a hex address beside the decimal one" {
+@test "CSV: the reference's columns in its order, a hex address last" {
 	timeline-emit -o out "$R/910B.rec" > /dev/null 2>&1
 	csv=out/core0.veccore0/core0.veccore0_instr_exe.csv
-	[ "$(head -n 1 "$csv")" = 'instr,addr,addr_hex,pipe,call_count,cycles,running_time(us),detail' ]
-	# Every row: addr_hex is addr.
-	tail -n +2 "$csv" | while IFS=, read -r name addr hex rest; do
-		[ "$(printf '0x%x' "$addr")" = "$hex" ]
+	[ "$(head -n 1 "$csv")" = 'instr,addr,pipe,call_count,cycles,running_time(us),detail,addr_hex' ]
+	# Every row: addr_hex (the last field) is addr.
+	tail -n +2 "$csv" | while IFS=, read -r name addr rest; do
+		[ "$(printf '0x%x' "$addr")" = "${rest##*,}" ]
 	done
-	# Sorted by cycles, most first.
-	[ "$(tail -n +2 "$csv" | cut -d, -f6 | tr '\n' ' ')" = "2264 275 274 1 1 1 1 " ]
-	grep -q '^WAIT_FLAG,284713096,0x10f86088,SCALAR,1,275,0.150000,"PIPE:MTE2,TRIGGERPIPE:SCALAR,FLAGID:0,"$' "$csv"
+	# Positional readers: pipe is field 3, cycles field 5; sorted by cycles.
+	[ "$(tail -n +2 "$csv" | cut -d, -f5 | tr '\n' ' ')" = "2264 275 274 1 1 1 1 " ]
+	[ "$(tail -n +2 "$csv" | cut -d, -f3 | sort -u | tr '\n' ' ')" = "MTE2 SCALAR USERMARK " ]
+	grep -q '^WAIT_FLAG,284713096,SCALAR,1,275,0.150000,"PIPE:MTE2,TRIGGERPIPE:SCALAR,FLAGID:0,",0x10f86088$' "$csv"
 	[ "$(cat out/core0.veccore0/core0.veccore0_code_exe.csv)" = 'code,call_count,cycles,running_time(us)' ]
 }
 
@@ -602,7 +607,7 @@ many_cores() { # ncores rounds
 		ins 0 veccore 1 100 110 0x24 SCALAR ADD 'XD:X1=0x1,' 1 -1 -1 -1 -1
 		trailer
 	} > s.jsonl
-	timeline-emit -o out s.jsonl > /dev/null 2>&1
+	timeline-emit --aic-metrics=PipeUtilization,Overhead -o out s.jsonl > /dev/null 2>&1
 	instr_api out > api.json
 	[ "$(jq -c '.Instructions[] | [.Address, .ICacheCycles, .CcuCycles, .ScalarCycles]' api.json | tr '\n' ' ')" = '["0x20",[11,0],[14,0],[25,0]] ["0x24",[0,0],[0,0],[0,0]] ' ]
 	[ "$(jq -c '."Instructions Dtype".Instructions | [.ICacheCycles, .CcuCycles, .ScalarCycles]' api.json)" = '[1,1,1]' ]
@@ -612,7 +617,7 @@ many_cores() { # ncores rounds
 		ins 0 veccore 0 100 110 0x20 SCALAR ADD 'XD:X1=0x1,' 1 -1 -1 -1 -1 100 100
 		trailer
 	} > z.jsonl
-	timeline-emit -o z z.jsonl > /dev/null 2>&1
+	timeline-emit --aic-metrics=PipeUtilization,Overhead -o z z.jsonl > /dev/null 2>&1
 	[ "$(instr_api z | jq -c '[."Instructions Dtype".Instructions, .Instructions[0] | has("ScalarCycles")]')" = '[false,false]' ]
 }
 
@@ -673,14 +678,14 @@ many_cores() { # ncores rounds
 {"kind":"mte_bw","bucket_us":7,"GM_TO_UB":0,"GM_TO_L1":0,"GM_TO_TOTAL":0,"UB_TO_GM":0,"L1_TO_GM":0,"TOTAL_TO_GM":0}
 {"kind":"trailer","records":0,"bad":0,"dropped":0,"interrupted":0,"producer":"test"}
 JSON
-	run bash -c "timeline-emit -q '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == \"C\")] | [length, (map(select(.ts == 6 and .name == \"GM_TO_UB\")) | .[0].args[\"throughput(MB/s)\"]), (map(.pid) | unique)]'"
+	run bash -c "timeline-emit -q --aic-metrics=PipeUtilization,PMSampling '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == \"C\")] | [length, (map(select(.ts == 6 and .name == \"GM_TO_UB\")) | .[0].args[\"throughput(MB/s)\"]), (map(.pid) | unique)]'"
 	[ "$status" -eq 0 ]
 	[ "$output" = '[12,122.0703125,["MTE Throughput"]]' ]
 	# the counter process has a sort index like every other
-	run bash -c "timeline-emit -q '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.name == \"process_sort_index\" and .pid == \"MTE Throughput\")] | length'"
+	run bash -c "timeline-emit -q --aic-metrics=PipeUtilization,PMSampling '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.name == \"process_sort_index\" and .pid == \"MTE Throughput\")] | length'"
 	[ "$output" = 1 ]
 	# a window in us keeps the buckets it overlaps
-	run bash -c "timeline-emit -q --from=7 '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == \"C\") | .ts] | unique'"
+	run bash -c "timeline-emit -q --aic-metrics=PipeUtilization,PMSampling --from=7 '$BATS_TEST_TMPDIR/s' 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == \"C\") | .ts] | unique'"
 	[ "$output" = '[7]' ]
 }
 
@@ -720,10 +725,18 @@ JSON
 		| .["0x10f86014"] == "code-src/kernel.c:10" and .["0x10f86040"] == "code-src/ascend-toolkit/include/kernel_operator.h:10"
 		  and .["0x10f86070"] == ""'
 	# The code CSV counts user lines only, and every instruction on each of
-	# its user entries; cache misses and marks never.
+	# its user entries, and a mark on its start pc's (as the reference);
+	# cache misses never.
 	[ "$(grep -c ascend-toolkit out/core0.veccore0/core0.veccore0_code_exe.csv)" -eq 0 ]
 	[ "$(awk -F, 'NR > 1 { s += $3 } END { print s }' out/core0.veccore0/core0.veccore0_code_exe.csv)" -eq \
-	  "$(jq -s '[.[] | select(.kind == "instr" and .subidx == 0 and .pipe != "CACHEMISS" and (.pc | IN("0x10f86040", "0x10f86070") | not)) | .end - .start] | add' "$gold/code.jsonl")" ]
+	  "$(jq -s '[.[] | select((.kind == "instr" and .pipe != "CACHEMISS" and (.pc | IN("0x10f86040", "0x10f86070") | not))
+	      or .kind == "mark") | select(.subidx == 0) | .end - .start] | add' "$gold/code.jsonl")" ]
+	grep -q '^code-src/kernel.c:7,2,86,' out/core0.veccore0/core0.veccore0_code_exe.csv
+	# FILE_API: the mark on its line too, the lines in the reference's
+	# order (by the number's text: 10, 11, 7).
+	vdata-dump --payload FILE_API out/visualize_data.bin > fa.json
+	[ "$(jq -c '[.Files[] | select(.Source == "code-src/kernel.c") | .Lines[] | [.Line, .Cycles[0], ."Instructions Executed"[0]]]' fa.json)" = \
+	  '[[10,45,9],[11,1,1],[7,86,2]]' ]
 }
 
 @test "code view end to end: src-map on a -g kernel, the hot loop's line on top, lines add up to the instructions" {
@@ -896,4 +909,88 @@ truncated() { jq -r '.traceEvents[] | select(.pid == "TRUNCATED" or .pid == 9999
 		grep -q "$want" summary.txt
 		vdata out
 	done
+}
+
+# An A2 stream with scalar-head ticks: a scalar ALU op (SCALARLDST in the
+# per-core trace), a WAIT, a SET and a BAR, each with fetch and CCU ticks.
+head_stream() {
+	header
+	ins 0 veccore 0 100 104 0x100 SCALAR ADD 'XD:X1=0x1,' 1 -1 -1 -1 -1 90 98
+	ins 0 veccore 0 102 106 0x104 SCALAR ADD 'XD:X2=0x1,' 1 -1 -1 -1 -1 95 101
+	ins 0 veccore 0 110 111 0x108 MTE2 SET_FLAG 'PIPE:MTE2,TRIGGERPIPE:SCALAR,FLAGID:0,' 0 -1 -1 -1 -1 105 108
+	ins 0 veccore 0 107 130 0x10c SCALAR WAIT_FLAG 'PIPE:MTE2,TRIGGERPIPE:SCALAR,FLAGID:0,' 0 -1 -1 -1 -1 103 106
+	ins 0 veccore 0 131 140 0x110 VECTOR BAR 'PIPE:V,' 0 -1 -1 -1 -1 120 125
+	trailer
+}
+
+@test "--aic-metrics=...,Overhead: scalar head events in the per-core trace too, grouped, overlap-free" {
+	head_stream > h.jsonl
+	timeline-emit --aic-metrics=PipeUtilization,ResourceConflictRatio,Overhead -o out h.jsonl > /dev/null 2>&1
+	check_dir out
+	t=out/core0.veccore0/trace.json
+	# Every instruction but SET_FLAG and BAR: cache_time (fetch to issue),
+	# ccu_time (issue to pop), then the instruction, one group id
+	# (<pipe><index in the pipe>), one thread.
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X") | [.pid, .tid, .ts, .name, .group_id]] | sort' "$t")" = \
+	  '[[10,1,0.055676,"cache_time","SCALAR0"],[10,1,0.057297,"ccu_time","SCALAR0"],[10,1,0.057838,"WAIT_FLAG","SCALAR0"],[20,1,0.048649,"cache_time","SCALARLDST0"],[20,1,0.052973,"ccu_time","SCALARLDST0"],[20,1,0.054054,"ADD","SCALARLDST0"],[20,2,0.051351,"cache_time","SCALARLDST1"],[20,2,0.054595,"ccu_time","SCALARLDST1"],[20,2,0.055135,"ADD","SCALARLDST1"],[30,1,0.075135,"BAR",null],[60,1,0.059459,"SET_FLAG",null]]' ]
+	# The all-cores trace has them as before, grouped by instruction index.
+	[ "$(jq '[.traceEvents[] | select(.name == "cache_time" or .name == "ccu_time")] | length' out/trace.json)" -eq 6 ]
+}
+
+@test "--aic-metrics: the default and PipeUtilization alone leave out the scalar head and the MTE chart" {
+	head_stream > h.jsonl
+	printf '%s\n' '{"kind":"mte_bw","bucket_us":0,"GM_TO_UB":1.5,"GM_TO_L1":0,"GM_TO_TOTAL":1.5,"UB_TO_GM":0,"L1_TO_GM":0,"TOTAL_TO_GM":0}' > bw.jsonl
+	sed '1r bw.jsonl' h.jsonl > hb.jsonl
+	for m in '' PipeUtilization 'pipeutilization,RESOURCECONFLICTRATIO'; do
+		rm -rf out
+		timeline-emit ${m:+"--aic-metrics=$m"} -o out hb.jsonl > /dev/null 2>&1
+		[ "$(cat out/trace.json out/core0.veccore0/trace.json | grep -c 'cache_time\|ccu_time\|MTE Throughput')" -eq 0 ]
+		[ -z "$(vdata-dump --payload INSTR_API out/visualize_data.bin | grep ICacheCycles)" ]
+	done
+	timeline-emit --aic-metrics=PipeUtilization,ResourceConflictRatio,PMSampling -q hb.jsonl | grep -q '"pid":"MTE Throughput"'
+	timeline-emit --aic-metrics=PipeUtilization,Overhead -o out2 hb.jsonl > /dev/null 2>&1
+	vdata-dump --payload INSTR_API out2/visualize_data.bin | grep -q ICacheCycles
+}
+
+@test "--aic-metrics without ResourceConflictRatio: no SET/WAIT flags anywhere" {
+	timeline-emit -o all "$R/910B.rec" > /dev/null 2>&1
+	timeline-emit --aic-metrics=PipeUtilization -o pu "$R/910B.rec" > pu.txt 2>/dev/null
+	grep -q FLAG all/trace.json
+	! grep -q 'FLAG' pu/trace.json pu/*/trace.json pu/*/*_instr_exe.csv
+	! grep -q 'SET_FLAG\|WAIT_FLAG' pu.vd < <(vdata-dump --payload INSTR_API pu/visualize_data.bin > pu.vd; cat pu.vd)
+	# The flag instructions are not counted either.
+	grep -q '^core0.veccore0: 4 instructions' pu.txt
+}
+
+@test "--aic-metrics: the simulator's names only, each on its chips; exit 2 otherwise" {
+	for m in foo Default PipeUtilization,Roofline 'PipeUtilization;Overhead'; do
+		run timeline-emit --aic-metrics="$m" "$R/910B.rec"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"--aic-metrics"* ]]
+	done
+	# Overhead is A2/A3 only: refused for the A5 stream, before any output.
+	run timeline-emit --aic-metrics=PipeUtilization,Overhead -o out "$R/A5.rec"
+	[ "$status" -eq 2 ]
+	[ ! -e out/trace.json ]
+	run timeline-emit --aic-metrics=Overhead --soc-version=Ascend310P1 "$R/910B.rec"
+	[ "$status" -eq 2 ]
+	# Empty names are dropped; an empty value is the default.
+	timeline-emit -q --aic-metrics=,PipeUtilization,, "$R/910B.rec" > a.json
+	! grep -q FLAG a.json
+	timeline-emit -q --aic-metrics= "$R/910B.rec" | grep -q FLAG
+}
+
+@test "per-core threads: of two slices ending on one tick the later-starting one goes first, as the reference" {
+	{
+		header
+		instr 0 veccore 0 10 20 0x100 VECTOR VADD 'a'
+		instr 0 veccore 0 15 20 0x104 VECTOR VMUL 'b'
+		instr 0 veccore 0 21 30 0x108 VECTOR VADD 'c'
+		trailer
+	} > s.jsonl
+	timeline-emit -o out s.jsonl > /dev/null 2>&1
+	check_dir out
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X") | [.name, .tid]] | sort' out/core0.veccore0/trace.json)" = \
+	  '[["VADD",1],["VADD",2],["VMUL",1]]' ]
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "X" and .args.detail == "a") | .tid]' out/core0.veccore0/trace.json)" = '[2]' ]
 }

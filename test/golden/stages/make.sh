@@ -39,5 +39,5 @@ run icache-310B 'dump-split -q --log=icache 310B | icache-merge -v --json --soc-
 run annotate-910B 'dump-split -q 910B | instr-parse -q | icache-merge -v --annotate --json'
 run scalar-910B 'dump-split -q 910B | instr-parse -q | icache-merge -q | scalar-merge -v --json'
 run mte-910B 'dump-split -q --log=mte 910B | mte-parse -v --json'
-run mte-trace-910B 'dump-split -q --log=mte 910B | mte-parse -q | timeline-emit -q |
+run mte-trace-910B 'dump-split -q --log=mte 910B | mte-parse -q | timeline-emit -q --aic-metrics=PipeUtilization,ResourceConflictRatio,PMSampling |
 	jq -c ".traceEvents[] | select(.pid == \"MTE Throughput\")"'

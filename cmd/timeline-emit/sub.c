@@ -368,8 +368,11 @@ int sub_slice(struct core *c, int lane, const char *name, size_t name_n, const c
 		*k = now;
 		k->buf = buf;
 		k->cap = cap;
-		memcpy(buf, name, name_n);
-		memcpy(buf + name_n, detail, detail_n);
+		/* buf is still NULL when both texts are empty. */
+		if (name_n)
+			memcpy(buf, name, name_n);
+		if (detail_n)
+			memcpy(buf + name_n, detail, detail_n);
 		k->name = buf;
 		k->detail = buf + name_n;
 		l->held = 1;

@@ -824,7 +824,7 @@ san_emit() {
 		done
 		trailer
 	} > huge.jsonl
-	run "$SAN" -o out huge.jsonl
+	run "$SAN" --aic-metrics=PipeUtilization,ResourceConflictRatio,Overhead -o out huge.jsonl
 	[ "$status" -eq 0 ]
 	[[ "$output" != *"runtime error"* ]]
 	[[ "$output" != *"AddressSanitizer"* ]]

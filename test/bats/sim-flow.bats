@@ -315,12 +315,23 @@ check_parse_interrupted() {
 	jq -e '.traceEvents | length > 5 and all(.ph == "X" and (.cat | type) == "string" and (.args | type) == "object"
 	       and .dur >= 0)' "$r/host_api.json"
 	jq -e '.traceEvents | map(select(.name == "rtKernelLaunch"))[0].args | has("ret")' "$r/host_api.json"
-	# a capture.rec with no api or launch record
+	# key arguments as an object in the record: passed through as the args
 	flow_copy
-	printf '#!/bin/sh\ncase $1 in --version) echo "rec-cat (optrace) 0.1.0" ;; esac\nexit 0\n' > "$T/bin/rec-cat"
+	cat > "$T/bin/rec-cat" <<'EOF'
+#!/bin/sh
+case $1 in --version) echo "rec-cat (optrace) 0.1.0"; exit 0 ;; esac
+[ -n "${NO_EVENTS:-}" ] && exit 0
+echo '{"kind":"api","pid":1,"tid":2,"begin_ns":1000,"end_ns":3000,"ret":0,"arg0":"0x40","arg1":null,"arg2":null,"name":"rtMalloc","args":{"size":64,"type":"hbm"}}'
+EOF
 	chmod +x "$T/bin/rec-cat"
 	rm -rf "${out:?}"/*
 	run "$T/bin/sim-flow" -q -o "$out" -- "$ops/bin/add_rt"
+	[ "$status" -eq 0 ]
+	jq -e '.traceEvents == [{"name": "rtMalloc", "cat": "api", "ph": "X", "pid": 1, "tid": 2, "ts": 1, "dur": 2,
+	       "args": {"ret": 0, "arg0": "0x40", "size": 64, "type": "hbm"}}]' "$(rundir)/host_api.json"
+	# a capture.rec with no api or launch record
+	rm -rf "${out:?}"/*
+	NO_EVENTS=1 run "$T/bin/sim-flow" -q -o "$out" -- "$ops/bin/add_rt"
 	[ "$status" -eq 0 ]
 	jq -e '.traceEvents == [] and .displayTimeUnit == "ns"' "$(rundir)/host_api.json"
 }

@@ -99,7 +99,7 @@ setup() {
 	[ profiles/runs_b/.done -nt runs/b/core0.veccore0.instr_log.dump ]
 }
 
-@test "sim-export runs icache-merge, scalar-merge and mte-parse when their logs are present" {
+@test "sim-export runs icache-merge, scalar-merge and mte-parse when their logs are present (drawn with --aic-metrics=...,Overhead,PMSampling)" {
 	mkdir -p "$tmp/d" "$tmp/out"
 	cp "$data"/910B/* "$tmp/d/"
 	# a fetch block of the first scalar instructions, and their CCU issues
@@ -112,7 +112,7 @@ setup() {
 		printf '[info] %d: BRIF recv_rsp, uop_cnt: 1, tnx_id: 0, tag_id: 4, instr_id: %d, req_id: %d\n' $((19100 + i * 300)) $i $((5000 + i))
 		printf '[info] %d: UB1WIF send_req, addr: 0x0, size: 128, tag_id: 4, instr_id: %d, req_id: %d\n' $((19150 + i * 300)) $i $((6000 + i))
 	done > "$tmp/d/core0.mte_log.dump"
-	run sim-export -q -o "$tmp/out" "$tmp/d"
+	run sim-export -q --aic-metrics=PipeUtilization,ResourceConflictRatio,Overhead,PMSampling -o "$tmp/out" "$tmp/d"
 	[ "$status" -eq 0 ]
 	t=$(ls "$tmp"/out/OPPROF_*/simulator/trace.json)
 	[ "$(jq '[.traceEvents[] | select(.tid == "CACHEMISS" and .ph == "X")] | length' "$t")" -eq 6 ]

@@ -292,21 +292,12 @@ static int line_by_cycles(const void *a, const void *b)
 
 static void put_field(struct wr *w, const char *s, size_t n)
 {
-	const char *q;
 	if (!memchr(s, ',', n) && !memchr(s, '"', n) && !memchr(s, '\n', n)) {
 		wr_put(w, s, n);
 		return;
 	}
-	/* RFC 4180 quoting (the reference writes paths as they are). */
-	wr_putc(w, '"');
-	while ((q = memchr(s, '"', n))) {
-		wr_put(w, s, (size_t)(q - s) + 1);
-		wr_putc(w, '"');
-		n -= (size_t)(q - s) + 1;
-		s = q + 1;
-	}
-	wr_put(w, s, n);
-	wr_putc(w, '"');
+	/* The reference writes paths as they are. */
+	csv_put_quoted(w, s, n);
 }
 
 void code_csv_rows(struct wr *w, struct core *c)

@@ -368,6 +368,8 @@ static inline const char *code_json(uint64_t pc, size_t *n)
 void code_stats(struct core *c, uint64_t pc, uint32_t *code_ix, int fresh, uint64_t start, uint64_t end,
                 int count);
 void code_csv_rows(struct wr *w, struct core *c);
+/* A CSV field in double quotes, quotes inside doubled (RFC 4180). */
+void csv_put_quoted(struct wr *w, const char *s, size_t n);
 int code_blocks(struct vdata_w *w);
 int code_file_api(struct wr *w, struct core **cores, size_t n);
 void code_report(struct core **sel, size_t n, unsigned top, FILE *out);

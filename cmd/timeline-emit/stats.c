@@ -239,7 +239,7 @@ static int by_cycles(const void *a, const void *b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-static void put_csv_quoted(struct wr *w, const char *s, size_t n)
+void csv_put_quoted(struct wr *w, const char *s, size_t n)
 {
 	const char *q;
 	wr_putc(w, '"');
@@ -285,7 +285,7 @@ static int write_file(const char *path, struct core *c, int code)
 			wr_printf(w, ",%llu,%llu,%llu.%02llu0000,", (unsigned long long)p->count,
 			          (unsigned long long)p->cycles, (unsigned long long)(run / 100),
 			          (unsigned long long)(run % 100));
-			put_csv_quoted(w, p->detail, p->detail_n);
+			csv_put_quoted(w, p->detail, p->detail_n);
 			wr_printf(w, ",0x%llx\n", (unsigned long long)p->pc);
 		}
 		free(rows);

@@ -405,14 +405,26 @@ content() {
 @test "interrupted: exit 130, output closed with an interrupted trailer" {
 	mkfifo fifo
 	(cd "$DATA" && tar cf "$T/b.tar" A5)
-	dump-split --json -o out.json - < fifo 2> err &
+	dump-split --json -o out.json - < fifo 2> err 3>&- &
 	pid=$!
-	# Hold the pipe open so the tool is still reading when the signal comes.
-	( head -c 1024 b.tar; sleep 1 ) > fifo &
-	sleep 0.5
+	# Hold the pipe open so the tool is still reading when the signal
+	# comes: it is sent once the tool sleeps in read(0, ...) for more
+	# (syscall 0 on x86_64, 63 on arm64), whatever the machine's load.
+	exec 5> fifo
+	head -c 1024 b.tar >&5
+	if [ -r /proc/self/syscall ]; then
+		until read -r nr fd rest < "/proc/$pid/syscall" && [ "$fd" = 0x0 ] && { [ "$nr" = 0 ] || [ "$nr" = 63 ]; }; do
+			sleep 0.1
+		done
+	else
+		# no /proc/PID/syscall: wait for the tool's own signal handling
+		# to be in place the slow way
+		sleep 1
+	fi
 	kill -TERM "$pid"
 	st=0
 	wait "$pid" || st=$?
+	exec 5>&-
 	[ "$st" -eq 130 ]
 	[ "$(tail -n 1 out.json | jq -c '[.kind, .interrupted]')" = '["trailer",1]' ]
 	[ "$(head -n 1 out.json | jq -r .kind)" = header ]

@@ -273,7 +273,7 @@ check_parse_interrupted() {
 }
 
 @test "--live and --timeout: the stream up to the timeout is kept, marked truncated, status 1" {
-	run sim-flow -o "$out" --live --timeout=1s -- sh -c '"$0" && exec sleep 600' "$ops/bin/add_rt"
+	run sim-flow -o "$out" --live --timeout=1s -- sh -c 'trap "" INT TERM; "$0"; trap - INT TERM; exec sleep 600' "$ops/bin/add_rt"
 	[ "$status" -eq 1 ]
 	[[ $output != *"failed"* ]]
 	r=$(rundir)
@@ -283,7 +283,7 @@ check_parse_interrupted() {
 }
 
 @test "--timeout (either spelling) in dump mode: passed to sim-capture, its status 1 passed back" {
-	run sim-flow -q -o "$out" --timeout 1s -- sh -c '"$0" && exec sleep 600' "$ops/bin/add_rt"
+	run sim-flow -q -o "$out" --timeout 1s -- sh -c 'trap "" INT TERM; "$0"; trap - INT TERM; exec sleep 600' "$ops/bin/add_rt"
 	[ "$status" -eq 1 ]
 	r=$(rundir)
 	jq -e '.timed_out == true and .kernels[0].parse == "ok"' "$r/manifest.json"

@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"      --replay            also save what --config needs to replay each captured kernel\n"
 	"      --config=FILE       run one kernel described by a JSON file (or a kernel_config.bin)\n"
 	"      --core-id=0|3       cores to parse later (recorded in the manifest for sim-flow)\n"
-	"      --aic-metrics=LIST  metrics (default all: with PMSampling the simulator writes MTE logs)\n"
+	"      --aic-metrics=LIST  metrics (with PMSampling the simulator writes MTE logs)\n"
 	"      --cann-root=DIR     CANN root (default $ASCEND_HOME_PATH, else the bundled stand-in)\n"
 	"      --no-api-spans      do not record host API calls\n"
 	"  -q, -v                  quieter, more verbose\n"
@@ -177,12 +177,13 @@ static void check_metrics(const char *s, const char *from)
 	}
 }
 
-/* PMSampling is on unless a metric list leaves it out. */
+/* PMSampling (the simulator's MTE log) only when a metric list names it,
+ * as the reference: its default turns the PMU groups on, not sampling. */
 static int pmsampling_on(const char *m)
 {
 	const char *p;
 	if (!m || !*m)
-		return 1;
+		return 0;
 	for (p = m; *p; p++)
 		if (!strncasecmp(p, "pmsampling", 10))
 			return 1;

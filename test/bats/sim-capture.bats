@@ -236,6 +236,9 @@ check_path() {
 	run sim-capture -o "$out" -- sh -c "$show"
 	[ "$status" -eq 3 ]   # nothing launched
 	[[ $output == *"== pem_config_cloud.toml 400"* ]]
+	# no MTE log unless PMSampling is asked for, as the reference
+	[[ $output != *'"mte_log"'* ]]
+	run sim-capture -o "$out" --aic-metrics=PipeUtilization,PMSampling -- sh -c "$show"
 	[[ $output == *'enable_list = ["mte_log", '* ]]
 	[[ $output == *"cache_enable                = 1"* ]]
 	run sim-capture -o "$out" --aic-metrics=PipeUtilization,ResourceConflictRatio -- sh -c "$show"
@@ -251,9 +254,9 @@ check_path() {
 	[ "$status" -eq 2 ]
 }
 
-@test "with PMSampling (the default) the MTE log is captured and parsed into the bandwidth chart" {
+@test "with --aic-metrics=...,PMSampling the MTE log is captured and parsed into the bandwidth chart" {
 	need "$ops/bin/add_rt"
-	run sim-flow -q -o "$out" -- "$ops/bin/add_rt"
+	run sim-flow -q -o "$out" --aic-metrics=PipeUtilization,ResourceConflictRatio,PMSampling -- "$ops/bin/add_rt"
 	[ "$status" -eq 0 ]
 	r=$(rundir)
 	ls "$r"/dump/core*.mte_log.dump
@@ -263,9 +266,9 @@ check_path() {
 @test "live mode forwards the MTE log too: the same transfers and bandwidth as the dumps" {
 	need "$ops/bin/add_rt"
 	sel='select(.kind == "mte_xfer" or .kind == "mte_bw")'
-	sim-capture -q -o "$out" --live -- "$ops/bin/add_rt" | mte-parse --json | jq -c "$sel" | sort > "$BATS_TEST_TMPDIR/live"
+	sim-capture -q -o "$out" --live --aic-metrics=PipeUtilization,PMSampling -- "$ops/bin/add_rt" | mte-parse --json | jq -c "$sel" | sort > "$BATS_TEST_TMPDIR/live"
 	rm -rf "$out"/*
-	sim-capture -q -o "$out" -- "$ops/bin/add_rt"
+	sim-capture -q -o "$out" --aic-metrics=PipeUtilization,PMSampling -- "$ops/bin/add_rt"
 	dump-split -q --log=mte "$(rundir)"/device0/add_custom/0/dump | mte-parse --json | jq -c "$sel" | sort > "$BATS_TEST_TMPDIR/dump"
 	[ "$(grep -c mte_xfer "$BATS_TEST_TMPDIR/dump")" -gt 10 ]
 	[ "$(grep -c mte_bw "$BATS_TEST_TMPDIR/dump")" -gt 0 ]

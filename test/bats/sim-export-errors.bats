@@ -153,7 +153,7 @@ exec "$FAKE_REAL/dump-split" "$@"'
 	grep -q "sim-export: interrupted: wrote $tree, marked interrupted in its manifest.json; missing cores: core0.veccore1" "$tmp/stderr"
 }
 
-@test "timeline-emit over its size limit (status 1) is not \"nothing written\"; --force goes on" {
+@test "a trace over timeline-emit's size limit is split into traces that open, never \"nothing written\"; --force goes on" {
 	# a timeline-emit with a tiny limit, logging its arguments
 	fake_tool timeline-emit '
 for a; do printf "%s\n" "$a"; done >>"$FAKE_LOG"
@@ -161,11 +161,14 @@ exec "$FAKE_REAL/timeline-emit" --max-size=100 "$@"'
 	export FAKE_LOG=$tmp/args
 	mkdir out
 	run --separate-stderr sim-export -q -o out "$data/910B"
-	[ "$status" -eq 1 ] || { echo "status $status: $stderr"; return 1; }
-	# (timeline-emit says it wrote no trace; sim-export keeps the tree)
+	[ "$status" -eq 0 ] || { echo "status $status: $stderr"; return 1; }
 	! grep '^sim-export: .*nothing written' <<<"$stderr"
 	the_tree out
-	jq -e '.exit_status == 1' "$tree/manifest.json"
+	# the parts are listed and each is a whole trace
+	grep -q 'written as [0-9]* traces instead' <<<"$stderr"
+	ls "$tree"/simulator/trace.core0*.json > /dev/null
+	for f in "$tree"/simulator/trace.core0*.json; do jq -e '.traceEvents | length > 0' "$f" > /dev/null; done
+	[ ! -e "$tree/simulator/trace.json" ]
 	rm -rf out
 	run --separate-stderr sim-export -q --force -o out "$data/910B"
 	grep -qx -- --force "$FAKE_LOG"

@@ -6,9 +6,11 @@
 # the signal is sent only once the reader sleeps in read(2) on its empty
 # input, i.e. once it holds the piece.
 
+load waits
+
 setup() {
 	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
-	[ -r /proc/self/syscall ] || skip "no /proc/PID/syscall here"
+	have_syscall || skip "no /proc/PID/syscall here"
 	T=$BATS_TEST_TMPDIR
 	dump-split "$top/test/data/910B" > "$T/lines.rec" 2>/dev/null
 	n=$(wc -l < "$T/lines.rec")
@@ -26,10 +28,7 @@ interrupted() {
 	pid=$!
 	exec 5> "$T/in"
 	cat "$T/part.rec" >&5
-	# asleep in read(0, ...): syscall 0 on x86_64, 63 on arm64
-	until read -r nr fd rest < "/proc/$pid/syscall" && [ "$fd" = 0x0 ] && { [ "$nr" = 0 ] || [ "$nr" = 63 ]; }; do
-		sleep 0.1
-	done
+	wait_in_read "$pid"
 	kill -INT "$pid"
 	st=0
 	wait "$pid" || st=$?

@@ -908,9 +908,9 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 		if (unlink(path) < 0)
 			emit_fatal(EXIT_IO, "%s/trace.json: cannot remove:", stage_final());
 		note_both("WARNING: trace.json would be %s, past the %s a viewer opens (MindStudio Insight: 1 GiB): "
-		          "written as %zu traces instead (--force: one file), by block and time:", a, b, n);
+		          "written as %zu traces instead (--force: one file), by block and time, next to it:", a, b, n);
 		for (k = 0; k < n; k++) {
-			note_both("  %s/%s", stage_final(), names[k]);
+			note_both("  %s", names[k]);
 			free(names[k]);
 		}
 		free(names);

@@ -320,9 +320,10 @@ many_cores() { # ncores rounds
 		[ "$(wc -c < "$f")" -le $((limit + 2048)) ]
 		# A block per file.
 		[ "$(jq -r '[.traceEvents[] | .pid | split(".")[0]] | unique | join(" ")' "$f")" = "$(basename "$f" | cut -d. -f2)" ]
-		# Listed in the summary and on stderr.
-		[ "$(grep -c -x -F "  out/${f#out/}" <<<"$output")" -eq 1 ]
-		[ "$(grep -c -x -F "timeline-emit:   out/${f#out/}" <<<"$output")" -eq 1 ]
+		# Listed (by name, next to where trace.json would be) in the
+		# summary and on stderr.
+		[ "$(grep -c -x -F "  ${f#out/}" <<<"$output")" -eq 1 ]
+		[ "$(grep -c -x -F "timeline-emit:   ${f#out/}" <<<"$output")" -eq 1 ]
 	done
 	[[ "$output" == *"written as"*"traces instead (--force: one file)"* ]]
 	# Together they are the whole trace, no event lost or doubled.

@@ -416,6 +416,10 @@ static void find_simulator(void)
 	}
 	if (!realpath(r, root))
 		cli_die(EXIT_UNUSABLE, "%s: no such CANN root:", r);
+	/* The simulator's libraries go into LD_LIBRARY_PATH, where ':' and ';'
+	 * separate directories: such a root cannot be named there at all. */
+	if (strpbrk(root, ":;"))
+		cli_die(EXIT_USAGE, "%s: a CANN root whose path holds ':' or ';' cannot go into LD_LIBRARY_PATH", root);
 	snprintf(dir, sizeof dir, "%s/tools/simulator", root);
 	if (!is_dir(dir))
 		cli_die(EXIT_UNUSABLE, "no simulator found: %s is not a directory", dir);

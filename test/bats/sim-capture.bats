@@ -358,3 +358,49 @@ check_path() {
 	[ "$status" -eq 0 ]
 	jq -e '[.traceEvents[] | select(.name == "rtMalloc") | .args | tostring] | length == 4 and all(test("size=[0-9]+ type="))' "$(rundir)/host_api.json"
 }
+
+@test "user strings are data: quotes, spaces, \$(), backticks, ';', a newline and a leading '-' in -o, --cann-root and the app's argv; --kernel-name checked" {
+	need "$ops/bin/add_rt"
+	m=$BATS_TEST_TMPDIR/m
+	weird="q'\" \$(touch $m.1) \`touch $m.2\` ; touch $m.3 ;'x"
+	o="$BATS_TEST_TMPDIR/-o $weird"
+	# (LD_LIBRARY_PATH cannot name a directory with ':' or ';': such a root
+	# is a usage error, said as such)
+	bad="$BATS_TEST_TMPDIR/-c $weird"
+	mkdir -p "$bad"
+	cp -a "$cann"/. "$bad"/
+	run sim-capture -q -o "$o" --cann-root="$bad" -- "$BATS_TEST_TMPDIR/app"
+	[ "$status" -eq 2 ]
+	[[ $output == *"cannot go into LD_LIBRARY_PATH"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/argv" ]
+	root="$BATS_TEST_TMPDIR/-c q'\" \$(touch $m.5) \`touch $m.6\` x"
+	mkdir -p "$root"
+	cp -a "$cann"/. "$root"/
+	# an app that records its arguments one per line, then launches
+	cat > "$BATS_TEST_TMPDIR/app" <<APP
+#!/bin/sh
+for a; do printf '<%s>\n' "\$a"; done > "$BATS_TEST_TMPDIR/argv"
+exec "$ops/bin/add_rt"
+APP
+	chmod +x "$BATS_TEST_TMPDIR/app"
+	nl='a
+b'
+	# a kernel name takes A-Z a-z 0-9 _ * only: anything else is a usage error
+	run sim-capture -q -o "$o" --cann-root="$root" --kernel-name="add_custom|$weird" -- "$BATS_TEST_TMPDIR/app"
+	[ "$status" -eq 2 ]
+	[ ! -e "$BATS_TEST_TMPDIR/argv" ]
+	run sim-capture -q -o "$o" --cann-root="$root" --kernel-name="add_*" -- \
+		"$BATS_TEST_TMPDIR/app" "$weird" "-x" "$nl" ";" '$(touch '"$m"'.4)'
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ ! -e "$m.1" ] && [ ! -e "$m.2" ] && [ ! -e "$m.3" ] && [ ! -e "$m.4" ] && [ ! -e "$m.5" ] && [ ! -e "$m.6" ]
+	# argv arrives untouched, one argument each
+	[ "$(cat "$BATS_TEST_TMPDIR/argv")" = "<$weird>
+<-x>
+<a
+b>
+<;>
+<\$(touch $m.4)>" ]
+	r=$(ls -d "$o"/OPPROF_* | head -n 1)
+	jq -e '.kernels | length == 1' "$r/manifest.json"
+	ls "$r"/device0/add_custom/0/dump/*instr_log.dump > /dev/null
+}

@@ -95,8 +95,8 @@ struct pcstat {
 	char *name, *detail;
 	size_t name_n, detail_n;
 	/* INSTR_API, per address and core (see optrace-vdata(5),
-	 * VISUALIZE_DATA.BIN, INSTR_API), folded as the reference folds a pc's records
-	 * in (end, pc) order starting from the first: */
+	 * VISUALIZE_DATA.BIN, INSTR_API), folded as the reference folds a
+	 * pc's records in (end, pc) order starting from the first: */
 	int64_t bytes;              /* process bytes: summed while the sum is > 0 */
 	double vec;                 /* vector utilisation: min */
 	int32_t gpr, ubr, ubw;      /* live GPRs, UB read/write conflicts: max */

@@ -20,7 +20,8 @@
 
 /* Fetch ticks kept per pc for --annotate (the newest ones). */
 #define FETCH_KEEP 16
-/* A2/A3 fetch blocks: four instructions, 4 bytes apart (spec 2.5). */
+/* A2/A3 fetch blocks: four instructions, 4 bytes apart (see
+ * optrace-sidelogs(5), ICACHE LOG, Fetch requests (A2/A3)). */
 #define FETCH_BLOCK 4
 #define FETCH_GAP 4
 
@@ -34,7 +35,8 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 };
 static struct losses losses;
 
-/* ---- the three miss grammars and the fetch line (spec 2.5) ---- */
+/* ---- the three miss grammars and the fetch line (see optrace-sidelogs(5),
+ * ICACHE LOG: Misses, Fetch requests) ---- */
 
 enum grammar { G_A2, G_310P, G_310B, G_NGRAMMARS };
 static const char *const grammar_name[G_NGRAMMARS] = { "A2/A3 'tick:'", "310P '[tick]:'", "310B '@tick:'" };

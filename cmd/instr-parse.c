@@ -825,7 +825,7 @@ parsed:
 		struct execcache *x;
 		mark_line(u, &l, usermark, file, lineno);
 		if (usermark)
-			return;         /* marks never pair (spec 3.1) */
+			return;         /* marks never pair (optrace-dumps(5), PAIRING) */
 		if (memchr(l.detail, '[', l.detail_n)) {
 			grow_detail(l.detail_n);
 			dn = strip_spaces_wide(detail_buf, l.detail, l.detail_n);
@@ -857,7 +857,7 @@ parsed:
 	dn = strip_spaces_wide(detail_buf, l.detail, l.detail_n);
 	pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, detail_buf, dn);
 	if (!strcmp(pipe, "USERMARK"))
-		return;         /* marks never pair (spec 3.1) */
+		return;         /* marks never pair (optrace-dumps(5), PAIRING) */
 	if (u->block < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
 		int b = spr_read(detail_buf, dn, ",SPR:BLOCKID");
 		if (b >= 0)

@@ -1,5 +1,6 @@
 /* mte-parse: MTE request records and the MTE bandwidth chart from the
- * simulator's core<N>.mte_log.dump lines (spec 2.7 and 4.1).
+ * simulator's core<N>.mte_log.dump lines (see optrace-sidelogs(5), MTE LOG:
+ * Tokens, Requests and directions, The bandwidth chart).
  *
  * Each MTE file is an independent table instr_id -> {type, requests}, as in
  * the reference.  Lines of the B (bus) interface give a request's time and
@@ -363,7 +364,8 @@ static void advance(struct mfile *f)
 	}
 }
 
-/* ---- the tokenizer (spec 2.7) ---- */
+/* ---- the tokenizer: lines taken apart by position (see optrace-sidelogs(5),
+ * MTE LOG, Tokens) ---- */
 
 struct mline {
 	uint64_t tick, instr_id, req_id, size;

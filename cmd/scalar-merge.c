@@ -1,4 +1,5 @@
-/* scalar-merge: the scalar head overhead of A2/A3 (spec 4.3).  Fills the
+/* scalar-merge: the scalar head overhead of A2/A3 (see optrace-sidelogs(5),
+ * CCU LOG, Scalar head overhead).  Fills the
  * icache_tick and ccu_tick of instruction records from the CCU log's issue
  * lines and the icache's fetch records.
  *
@@ -327,7 +328,8 @@ static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
 	return 1;
 }
 
-/* ---- the merge (spec 4.3), streaming ----
+/* ---- the merge (steps 1-3 of optrace-sidelogs(5), CCU LOG, Scalar head
+ * overhead), streaming ----
  *
  * Until a core's first instruction record its fetch records and CCU issues
  * are spooled in arrival order (tspool: memory, then a temporary file).

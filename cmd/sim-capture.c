@@ -1036,7 +1036,9 @@ static int live_read(int fd)
 	return any;
 }
 
-/* The launcher of --config (capture.md 6.3). */
+/* The launcher of --config, which reads kernel_config.bin (see
+ * optrace-capture(5), KERNEL DESCRIPTIONS, kernel_config.bin; sim-capture(1),
+ * --config). */
 static int find_launcher(char *buf, size_t cap)
 {
 	const char *e = getenv("OPTRACE_KERNEL_LAUNCHER");

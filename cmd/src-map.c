@@ -1,5 +1,6 @@
 /* src-map: put the source of every pc in the stream ahead of the records
- * that use it (spec 6.7).  Every record passes through unchanged; before
+ * that use it (see src-map(1), DESCRIPTION).  Every record passes through
+ * unchanged; before
  * the first record that uses a pc not seen yet (an instruction's or cache
  * miss's pc, a mark's start and end pc) comes a code record with the pc's
  * inline stack of file:line entries, each marked user or library.
@@ -185,7 +186,9 @@ static void release_held(void)
 	held_n = 0;
 }
 
-/* ---- from frames to a code record (spec 6.7 step 4) ---- */
+/* ---- from frames to a code record: the frames kept run from the innermost
+ * to the outermost user frame with a known line (see src-map(1),
+ * DESCRIPTION) ---- */
 
 struct sbuf {
 	char *p;
@@ -367,7 +370,8 @@ static void read_pc_start(const char *arg)
 		cli_warn_at(arg, 1, "not an address; using the lowest pc of the stream");
 		return;
 	}
-	/* 0x0 in pc_start_addr.txt means none (spec 6.7); given on the
+	/* 0x0 in pc_start_addr.txt means none (see optrace-capture(5), A launch
+	 * directory); given on the
 	 * command line it is the address it says. */
 	if (v || s == arg)
 		start_pc = v;

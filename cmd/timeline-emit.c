@@ -1,5 +1,6 @@
 /* timeline-emit: turn a record stream into the simulator's timelines,
- * CSVs and summary (the reference's simulator/ directory, spec 6).
+ * CSVs and summary (the reference's simulator/ directory; see
+ * optrace-vdata(5)).
  *
  * Records go through three stages, all streaming:
  *   1. each core's instruction records pass through a reorder window that
@@ -639,7 +640,8 @@ static void process(struct core *c, struct slotrec *s)
 	if (fk >= 0 && fk <= FN_WAIT_EVENT) {
 		f.lane = lane;
 		if (FN_IS_WAIT(fk)) {
-			/* WAIT clipping (spec 6.2): a wait that began before the
+			/* WAIT clipping (see optrace-vdata(5), TRACE.JSON (ALL
+			 * CORES), Flags): a wait that began before the
 			 * pipe's last ordinary slice ended is drawn from there. */
 			uint64_t prev = c->pipe_end[lane];
 			f.begin = s->start;

@@ -166,7 +166,8 @@ static int take_record(const struct rec *r, struct rstats *st)
 		ri.pc = r->n[I_PC].u == REC_NONE ? 0 : r->n[I_PC].u;
 		ri.bytes = r->n[I_BYTES].i;
 		st->instrs++;
-		/* INSTR_API leaves cache misses out (spec/sim-formats.md 6.5). */
+		/* INSTR_API leaves cache misses out (see optrace-vdata(5),
+		 * VISUALIZE_DATA.BIN, INSTR_API). */
 		if (!(r->s[IS_PIPE].n == 9 && !memcmp(r->s[IS_PIPE].p, "CACHEMISS", 9)))
 			metrics_take(core, ri.core_n, ri.pc, r->s[IS_PIPE].p, r->s[IS_PIPE].n, ri.name, ri.name_n,
 			             ri.detail, ri.detail_n, r->n[I_START].u, r->n[I_END].u, (int32_t)r->n[I_GPR].i,

@@ -1,4 +1,5 @@
-/* The aclrt* hooks (capture.md 3.3): each call under its public name
+/* The aclrt* hooks, with CANN's signatures (recorded in
+ * test/camodel/include/acl/acl.h): each call under its public name
  * (libascendcl.so) and its Impl name (libacl_rt_impl.so), which the public
  * one forwards to; a hook entered from inside another only forwards. */
 #include "hook.h"
@@ -109,7 +110,8 @@ aclError inj_acl_func_addr(void *fh, void **aic, void **aiv)
 	return f ? f(fh, aic, aiv) : ACL_ERROR_INTERNAL_ERROR;
 }
 
-/* ---- replayable captures of ACL launches (capture.md 4.8) ---- */
+/* ---- replayable captures of ACL launches (see optrace-capture(5), KERNEL
+ * DESCRIPTIONS, kernel_config.bin, old_mode; sim-capture(1), --replay) ---- */
 
 /* What was appended to an args handle: the pointer parameters and the
  * placeholder buffer (the tiling data).  Kept only with --replay. */

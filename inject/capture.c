@@ -454,7 +454,8 @@ void inj_launch_begin(struct inj_launch *l)
 	l->index = __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
 	l->order = -1;
 	/* The first --launch-skip-before-match launches of the process are
-	 * never captured, whatever their name (capture.md 4.9). */
+	 * never captured, whatever their name (see optrace-capture(5), THE RUN
+	 * DIRECTORY: every launch counts). */
 	if (inj.capdir && !inj.disabled && l->index >= inj.skip && selected(l->name)) {
 		pthread_mutex_lock(&reg_mu);
 		if (granted < inj.count) {

@@ -1,5 +1,6 @@
 /* Kernel names from a device binary's ELF symbol table: global functions
- * defined in .text (capture.md 4.1), with their offset from the image
+ * defined in .text (see optrace-capture(5), THE RUN DIRECTORY, Kernel names),
+ * with their offset from the image
  * start.  Every offset and size is bounds-checked: the bytes come from the
  * application. */
 #include "inject.h"

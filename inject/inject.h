@@ -18,7 +18,9 @@ typedef int aclError;
 #define RT_ERROR_RESERVED 0x99
 #define ACL_ERROR_INTERNAL_ERROR 500000
 
-/* The runtime structs the hooks read (capture.md 3.4, LP64). */
+/* The runtime structs the hooks read, LP64, as CANN's runtime header declares
+ * them (the repository's copy: test/camodel/include/runtime/rt.h, rtDevBinary_t
+ * and rtArgsEx_t). */
 typedef struct {
 	uint32_t magic;
 	uint32_t version;

@@ -1,4 +1,5 @@
-/* Real-time mode (sim-formats.md 7): the simulator's log callbacks become
+/* Real-time mode (see optrace-dumps(5), LIVE MODE; sim-capture(1), --live):
+ * the simulator's log callbacks become
  * raw log-line records written to the FIFO sim-capture reads, so no dump
  * touches the disk.  Each callback's entry is turned into the line the
  * simulator would have written to its dump, so instr-parse sees the same
@@ -24,7 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The simulator's entry structs (sim-formats.md 7). */
+/* The simulator's entry structs (as test/camodel/include/dvc_log.h declares
+ * them; the lines made of them: optrace-dumps(5), LIVE MODE). */
 struct instr_entry {
 	uint32_t core_id, sub_core_id;
 	uint64_t pc;
@@ -275,7 +277,8 @@ static void on_ccu(uint64_t time, const struct ccu_entry *e)
 		line(e->core_id, e->sub_core_id, LOG_CCU, t, (size_t)n);
 }
 
-/* MTE requests, as the simulator's mte_log lines (sim-formats.md 2.7);
+/* MTE requests, as the simulator's mte_log lines (see optrace-sidelogs(5),
+ * MTE LOG, Tokens);
  * only the fields the entry carries. */
 static void on_mte(uint64_t time, const struct mte_entry *e)
 {

@@ -1,4 +1,6 @@
-/* Replayable captures (capture.md 4.5, 4.6, 4.8): with --replay, each
+/* Replayable captures (see optrace-capture(5), A launch directory,
+ * kernel_data/, and KERNEL DESCRIPTIONS, kernel_config.bin): with
+ * --replay, each
  * captured launch also gets <dump>/kernel_data/ with the kernel binary,
  * one input_<i>.bin per pointer argument (the device buffer it points to,
  * copied before the launch runs), input_tiling.bin and kernel_config.bin

@@ -1,4 +1,5 @@
-/* The rt* runtime hooks (capture.md 3.2).  Originals come from
+/* The rt* runtime hooks, with CANN's signatures (recorded in
+ * test/camodel/include/runtime/rt.h).  Originals come from
  * libruntime_camodel.so in simulator mode (IS_SIMULATOR_ENV=true), else
  * libruntime.so. */
 #include "hook.h"

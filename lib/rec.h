@@ -61,11 +61,13 @@ enum { D_LEVEL, D_COUNT, D_LINE, D_NNUM };
 /* A scalar fetch block read by the icache (A2/A3 "lookup_tag is fetch req
  * addr" lines): four instructions from pc. */
 enum { S_CORE, S_SUBTYPE, S_SUBIDX, S_TICK, S_PC, S_NNUM };
-/* One MTE request of a transfer instruction (spec 4.1). */
+/* One MTE request of a transfer instruction (see optrace-sidelogs(5), MTE
+ * LOG, Requests and directions). */
 enum mte_path { MTE_GM_TO_UB, MTE_GM_TO_L1, MTE_UB_TO_GM, MTE_L1_TO_GM, MTE_GM_TO_OTHER,
                 MTE_OTHER_TO_GM, MTE_UNKNOWN };
 enum { X_CORE, X_INSTR_ID, X_REQ_ID, X_PATH, X_BYTES, X_TICK, X_NNUM };
-/* MTE bandwidth of one 1-us bucket, MiB/s per path (spec 4.1 column order). */
+/* MTE bandwidth of one 1-us bucket, MiB/s per path, in the column order of
+ * optrace-sidelogs(5), MTE LOG, The bandwidth chart. */
 enum { W_BUCKET, W_GM_TO_UB, W_GM_TO_L1, W_GM_TO_TOTAL, W_UB_TO_GM, W_L1_TO_GM, W_TOTAL_TO_GM,
        W_NNUM };
 enum { DS_TOOL, DS_FILE, DS_MESSAGE, DS_NSTR };

@@ -1,5 +1,5 @@
 /* The visualize_data.bin container that MindStudio Insight opens
- * (spec/sim-formats.md §6.5).
+ * (see optrace-vdata(5), VISUALIZE_DATA.BIN, Container).
  *
  * A file is a plain concatenation of blocks.  Each block is a 12-byte
  * little-endian header, for CODE blocks a 4096-byte NUL-padded source path,

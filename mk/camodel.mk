@@ -111,7 +111,8 @@ $(OPS)/bin/op_acl: test/ops/host/op_acl.c test/ops/common/host.h test/ops/common
 	$(CC) $(OPS_HFLAGS) -o $@ $< $(OPS_ACLLINK)
 
 # The --config path: CANN's kernel-launcher is linked against libruntime.so
-# (capture.md 2.1, 6.3); found beside the tree's lib64 unless
+# (see optrace-capture(5), THE RUN DIRECTORY, tmp_dump/, and KERNEL
+# DESCRIPTIONS, kernel_config.bin); found beside the tree's lib64 unless
 # LD_LIBRARY_PATH names another first.
 $(CANN)/tools/msopt/bin/kernel-launcher: test/ops/launcher/kernel-launcher.c $(CAMODEL_TREE)
 	@mkdir -p $(dir $@)

@@ -1,4 +1,4 @@
-/* Per-instruction calculators of instr-parse (spec sim-formats.md §5).
+/* Per-instruction calculators of instr-parse (see optrace-calc(5)).
  *
  * The reference extracts operands with std::regex_search; every pattern is
  * emulated here by hand with the same search semantics: the first position
@@ -487,7 +487,8 @@ static const uint8_t p310_dtype_bytes[10] = { 1, 2, 4, 1, 4, 2, 4, 4, 4, 2 };
 enum mem { MEM_NONE, MEM_L1, MEM_L0A, MEM_L0B, MEM_L0C, MEM_UB, MEM_BT, MEM_GM };
 
 /* The reference captures Src:/Dst: with ([A-Za-z]+), so L1, L0A, L0B, L0C
- * can never be looked up even though its table lists them (spec §5.1, §9.12).
+ * can never be looked up even though its table lists them (see
+ * optrace-calc(5), PROCESS BYTES and REFERENCE QUIRKS KEPT).
  * Kept that way on purpose: only OUT, UB and BT are ever recognised. */
 static enum mem a2_mem(struct calc_str s, const char *key, size_t klen)
 {
@@ -729,7 +730,8 @@ static int64_t fix_pipe_bytes(struct calc_str d, uint64_t xm, uint64_t xt)
 	uint64_t quant = bits(xt, 34, 5);
 	int nz2nd = bits(xt, 43, 1) == 1;
 	/* channelSplit also needs Src:L0C32, which the letters-only capture
-	 * can never produce (spec §5.1); the comparison stays so that a fixed
+	 * can never produce (see optrace-calc(5), REFERENCE QUIRKS KEPT); the
+	 * comparison stays so that a fixed
 	 * capture would light it up. */
 	struct span sp;
 	int src_l0c32 = p_word(d, "Src:", 4, is_alpha, &sp) &&
@@ -1114,7 +1116,8 @@ double calc_vec_util(enum calc_family fam, struct calc_str name,
 			return -1;
 		/* The class-10 special rules collide on one enum value and the
 		 * survivor's result is cut to 8 bits: bits(XT,0,8) for all of
-		 * them (spec §5.2, §9.13). */
+		 * them (see optrace-calc(5), VECTOR UTILISATION and REFERENCE
+		 * QUIRKS KEPT). */
 		repeat = ve->cls == 10 ? bits(xt, 0, 8) : bits(xt, 56, 8);
 	}
 	/* Single precision, in the reference's operation order, so the

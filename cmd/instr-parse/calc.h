@@ -73,7 +73,8 @@ int calc_gpr_regs(enum calc_family fam, struct calc_str name,
                   struct calc_str detail, struct calc_regs *out);
 
 /* Live-register counts for a sequence of n instructions in walk order
- * (the reference's algorithm, spec section 5.4).  gpr[i] receives the
+ * (the reference's algorithm, see optrace-calc(5), LIVE REGISTERS).  gpr[i]
+ * receives the
  * count of instruction i.  Returns 0, or -1 if out of memory. */
 int calc_gpr_walk(const struct calc_regs *regs, size_t n, int *gpr);
 /* The same walk where row i has the registers regs[idx[i]]: many rows

@@ -1,4 +1,5 @@
-/* The instr_log / instr_popped_log line grammar (spec section 2.2). */
+/* The instr_log / instr_popped_log line grammar (see optrace-dumps(5), LINE
+ * GRAMMAR, Instruction lines). */
 #ifndef OPTRACE_GRAMMAR_H
 #define OPTRACE_GRAMMAR_H
 

@@ -1,5 +1,6 @@
 /* The simulator's configuration as msprof op simulator adjusts it
- * (capture.md 2.6): a config file of the simulator directory is copied
+ * (see optrace-capture(5), SIMULATOR CONFIGURATION): a config file of the
+ * simulator directory is copied
  * into the run's private config directory, with its replacements, only
  * when one applies; CAMODEL_CONFIG_PATH then names that directory.
  *

@@ -25,10 +25,12 @@ const char *env_get(const struct env *e, const char *key);
 char *soc_from_ld_path(const char *ldpath, const char *root, char *buf, size_t cap);
 
 /* --config: check the JSON kernel description and write kernel_config.bin
- * (capture.md 6.2) into dir.  Returns 0, or exits with a message. */
+ * (see optrace-capture(5), KERNEL DESCRIPTIONS, kernel_config.bin) into dir.
+ * Returns 0, or exits with a message. */
 int config_translate(const char *json_path, const char *dir, char *bin_path, size_t cap);
 
-/* The simulator's config files with msprof's replacements (capture.md 2.6)
+/* The simulator's config files with msprof's replacements (see
+ * optrace-capture(5), SIMULATOR CONFIGURATION)
  * into outdir; 1 if any was written (then CAMODEL_CONFIG_PATH=outdir). */
 int camodel_config(const char *libdir, const char *soc, int pmsampling, const char *outdir);
 

@@ -1,7 +1,9 @@
-/* --config: a JSON kernel description (capture.md 6.1) becomes the
- * launcher's kernel_config.bin (6.2); a kernel_config.bin (written by a
- * replayable capture, or by the reference) is used as it is.  Every check
- * failure is a one-line message naming the file and exit status 2. */
+/* --config: a JSON kernel description becomes the launcher's
+ * kernel_config.bin (see optrace-capture(5), KERNEL DESCRIPTIONS, The
+ * --config kernel description and kernel_config.bin); a kernel_config.bin
+ * (written by a replayable capture, or by the reference) is used as it
+ * is.  Every check failure is a one-line message naming the file and exit
+ * status 2. */
 #include "capture.h"
 
 #include <cjson/cJSON.h>

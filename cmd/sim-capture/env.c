@@ -109,7 +109,8 @@ static const struct {
 } dav_soc[] = { { "dav_2002", "Ascend310P1" }, { "dav_2201", "Ascend910B1" },
                 { "dav_3510", "Ascend950PR_9599" } };
 
-/* capture.md 2.5: (Ascend\d{3}[0-9a-zA-Z_]{0,8}|dav_\d{4})/lib, searched in
+/* The SoC from LD_LIBRARY_PATH (see optrace-capture(5), SIMULATOR DISCOVERY):
+ * (Ascend\d{3}[0-9a-zA-Z_]{0,8}|dav_\d{4})/lib, searched in
  * each entry that starts with dirname(root). */
 char *soc_from_ld_path(const char *ldpath, const char *root, char *buf, size_t cap)
 {

@@ -1,5 +1,7 @@
 /* The source of each pc, from the code records src-map puts in the stream
- * (spec 6.7), and what is made of it: the code argument of every slice,
+ * (see src-map(1), DESCRIPTION), and what is made of it (optrace-vdata(5),
+ * FILE_API, CODE and CSV FILES; timeline-emit(1), The code view): the code
+ * argument of every slice,
  * <core>_code_exe.csv, the CODE and FILE_API blocks of visualize_data.bin,
  * and the --report hotspot tables.
  *

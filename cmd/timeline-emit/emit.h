@@ -94,8 +94,9 @@ struct pcstat {
 	int lane;
 	char *name, *detail;
 	size_t name_n, detail_n;
-	/* INSTR_API (spec 6.5), folded as the reference folds a pc's records
-	 * in (end, pc) order starting from the first: */
+	/* INSTR_API, per address and core (see optrace-vdata(5),
+	 * VISUALIZE_DATA.BIN, INSTR_API), folded as the reference folds a
+	 * pc's records in (end, pc) order starting from the first: */
 	int64_t bytes;              /* process bytes: summed while the sum is > 0 */
 	double vec;                 /* vector utilisation: min */
 	int32_t gpr, ubr, ubw;      /* live GPRs, UB read/write conflicts: max */
@@ -376,7 +377,7 @@ void code_report(struct core **sel, size_t n, unsigned top, FILE *out);
 void code_free_core(struct core *c);
 void code_release(void);
 
-/* vis.c: DIR/visualize_data.bin (spec 6.5) */
+/* vis.c: DIR/visualize_data.bin (see optrace-vdata(5), VISUALIZE_DATA.BIN) */
 extern int emit_310p;               /* the chip is a 310P: set_event/wait_event */
 /* Write it from the finished DIR/trace.json and the per-pc counts of the
  * selected cores; 0, or an errno value with *what naming the step. */

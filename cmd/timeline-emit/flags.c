@@ -1,4 +1,6 @@
-/* SET_FLAG / WAIT_FLAG matching (spec 6.2, 6.4) and A5 intra-block sync.
+/* SET_FLAG / WAIT_FLAG matching and A5 intra-block sync (see optrace-vdata(5),
+ * TRACE.JSON (ALL CORES), Flags, and A5 intra-block sync; TRACE.JSON (ONE
+ * CORE)).
  *
  * The reference groups a core's flags by detail and pairs the i-th wait
  * with the i-th set of the same detail, in (end, pc) order.  Streaming,

@@ -10,7 +10,9 @@ struct lane *lanes;
 int nlanes;
 static int cap;
 
-/* The reference's lane order, colours and per-core pids (spec 6.2, 6.4).
+/* The reference's lane order, colours and per-core pids (see optrace-vdata(5),
+ * TRACE.JSON (ALL CORES), Processes and threads, and Colours; TRACE.JSON
+ * (ONE CORE)).
  * The pids the reference leaves at 0 (EVENT, RVEC*, PUSHQ, so they collide
  * with each other and with warp 0) get their own here: 130 and up. */
 static const struct known {

@@ -1,5 +1,6 @@
-/* Per-core statistics: the <core>_instr_exe.csv rows (spec 6.6), and the
- * summary printed at the end.  Memory is per distinct pc and per pipe,
+/* Per-core statistics: the <core>_instr_exe.csv rows, and the
+ * summary printed at the end (see optrace-vdata(5), CSV FILES and THE
+ * SUMMARY).  Memory is per distinct pc and per pipe,
  * never per record. */
 #include <errno.h>
 #include <stdlib.h>

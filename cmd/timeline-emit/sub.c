@@ -1,4 +1,5 @@
-/* The per-core DIR/<core>/trace.json (spec 6.4): one process per pipe
+/* The per-core DIR/<core>/trace.json (see optrace-vdata(5), TRACE.JSON (ONE
+ * CORE)): one process per pipe
  * (integer pids), pipe slices packed greedily onto threads.
  *
  * Each core's file is written as its records go by, under a temporary

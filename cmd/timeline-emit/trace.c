@@ -1,4 +1,5 @@
-/* The all-cores trace.json (spec 6.2): one process per core (pid = core
+/* The all-cores trace.json (see optrace-vdata(5), TRACE.JSON (ALL CORES)):
+ * one process per core (pid = core
  * name), one thread per pipe (tid = pipe name), written event by event.
  * Events are written straight into the output buffer (json_value_start):
  * this is the hot path, one or two events per instruction. */
@@ -151,7 +152,9 @@ static void x_event(struct core *c, int lane, const char *name, size_t name_n, c
 	json_value_done(&trace, p);
 }
 
-/* Scalar head overhead (spec 4.3): fetch to issue, issue to pop. */
+/* Scalar head overhead: fetch to issue, issue to pop (see optrace-sidelogs(5),
+ * CCU LOG, Scalar head overhead; optrace-vdata(5), TRACE.JSON (ALL CORES),
+ * Scalar head). */
 static void head_events(struct core *c, int lane, const char *cname, uint64_t icache, uint64_t ccu,
                         uint64_t start, uint64_t pc, const char *detail, size_t detail_n, int64_t bytes,
                         const char *group, size_t group_n)
@@ -294,7 +297,9 @@ void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start,
 	check_size();
 }
 
-/* MTE bandwidth buckets (spec 6.3) as counter events on their own process,
+/* MTE bandwidth buckets (see optrace-sidelogs(5), MTE LOG, The bandwidth
+ * chart; optrace-vdata(5), TRACE.JSON (ALL CORES), MTE bandwidth) as
+ * counter events on their own process,
  * written as they arrive.  The producer (mte-parse) already appends the
  * all-zero row after the last bucket. */
 void trace_mte(const struct rec *r)

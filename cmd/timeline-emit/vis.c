@@ -1,4 +1,5 @@
-/* DIR/visualize_data.bin, the file MindStudio Insight opens (spec 6.5):
+/* DIR/visualize_data.bin, the file MindStudio Insight opens (see
+ * optrace-vdata(5), VISUALIZE_DATA.BIN, Container and Block types):
  *
  *   TRACE      the all-cores trace.json, copied from the finished file
  *   CODE...    one per user source file that can be read } only with code

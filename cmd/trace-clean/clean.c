@@ -1,4 +1,5 @@
-/* The rebuild (spec/trace-clean.md, rules 1-7), one event at a time.
+/* The rebuild (see trace-clean(1), RULES; the output is described in
+ * optrace-clean(5), TRACE.CLEAN.JSON), one event at a time.
  *
  * A track is one pipe of one core.  Its kept slices wait in a small
  * min-heap ordered by start until no later input is expected to start

@@ -9,7 +9,8 @@
  * then copied out in order: memory holds one record, never the block.
  *
  * From a record stream, the same table is built as the reference builds
- * INSTR_API (spec/sim-formats.md 6.5), and as timeline-emit writes it:
+ * INSTR_API (see optrace-vdata(5), VISUALIZE_DATA.BIN, INSTR_API), and as
+ * timeline-emit writes it:
  * per pc and core, executions, cycles, max GPRs, process bytes, min
  * vector utilisation, max UB conflicts, scalar-head cycles; trace marks
  * included (pipe USERMARK, their metrics -1), cache misses not (the

@@ -198,7 +198,7 @@ instr() {
 	grep -q annotate <<<"$output"
 }
 
-@test "golden outputs: the spec's sample lines and the 910B sample (test/golden/stages)" {
+@test "golden outputs: the example lines of optrace-sidelogs(5) and the 910B sample (test/golden/stages)" {
 	sh "$BATS_TEST_DIRNAME/../golden/stages/make.sh" "$BATS_TEST_TMPDIR/golden"
 	for n in icache-910B icache-310P icache-310B annotate-910B; do
 		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.jsonl" "$BATS_TEST_TMPDIR/golden/$n.jsonl"

@@ -25,7 +25,7 @@ mtelog() {
 xfers() { jq -c 'select(.kind=="mte_xfer") | [.core,.instr_id,.req_id,.path,.bytes,.tick]'; }
 bw() { jq -c 'select(.kind=="mte_bw") | [.bucket_us,.GM_TO_UB,.GM_TO_L1,.GM_TO_TOTAL,.UB_TO_GM,.L1_TO_GM,.TOTAL_TO_GM]'; }
 
-@test "spec samples: one GM->UB request of 256 bytes at 10.642 us" {
+@test "example lines of optrace-sidelogs(5): one GM->UB request of 256 bytes at 10.642 us" {
 	mtelog "$dump/core0.mte_log.dump" "$S1" "$S2" "$S3"
 	run bash -c "dump-split '$dump' | mte-parse --json > '$tmp/out'"
 	[ "$status" -eq 0 ]
@@ -237,7 +237,7 @@ bw() { jq -c 'select(.kind=="mte_bw") | [.bucket_us,.GM_TO_UB,.GM_TO_L1,.GM_TO_T
 	[ "$output" = "244.140625" ]
 }
 
-@test "golden outputs: the spec's sample lines and the 910B sample (test/golden/stages)" {
+@test "golden outputs: the example lines of optrace-sidelogs(5) and the 910B sample (test/golden/stages)" {
 	sh "$BATS_TEST_DIRNAME/../golden/stages/make.sh" "$BATS_TEST_TMPDIR/golden"
 	for n in mte-910B mte-trace-910B; do
 		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.jsonl" "$BATS_TEST_TMPDIR/golden/$n.jsonl"

@@ -199,8 +199,9 @@ export -f ticks
 	! grep -q 'write' "$tmp/err"
 }
 
-# Random streams against test/bench/scalar-oracle.py, which computes spec 4.3
-# the reference's way (whole tables in memory).  Per core, arrival order.
+# Random streams against test/bench/scalar-oracle.py, which computes the
+# scalar head overhead (optrace-sidelogs(5), CCU LOG) the reference's way
+# (whole tables in memory).  Per core, arrival order.
 oracle() { python3 "$BATS_TEST_DIRNAME/../bench/scalar-oracle.py" "$@"; }
 got() {
 	jq -c 'select(.kind=="instr") | [.core,.pc,.start,.icache_tick,.ccu_tick]' |
@@ -263,7 +264,7 @@ for r in rows: print(json.dumps(r[1:], separators=(",", ":")))'
 	[ ! -e "$tmp/out" ]
 }
 
-@test "golden outputs: the spec's sample lines and the 910B sample (test/golden/stages)" {
+@test "golden outputs: the example lines of optrace-sidelogs(5) and the 910B sample (test/golden/stages)" {
 	sh "$BATS_TEST_DIRNAME/../golden/stages/make.sh" "$BATS_TEST_TMPDIR/golden"
 	for n in scalar-910B; do
 		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.jsonl" "$BATS_TEST_TMPDIR/golden/$n.jsonl"

@@ -1,12 +1,13 @@
 /* gen-dump: write a synthetic camodel simulator dump directory, as input for
  * benchmarks.
  *
- * The lines follow the real CANN camodel formats (spec/sim-formats.md 1.2,
- * 1.3, 2.1-2.4, 3; fixtures dump/910B and dump/91095).  Each vector sub-core
- * runs the same small double-buffered "z = (x + y) * y" kernel through a
- * pipeline timing model: in-order scalar issue, one queue per pipe (MTE2,
- * MTE3, VEC) with latencies, SET_FLAG/WAIT_FLAG dependencies, a
- * TRACE_START/STOP mark pair, and rare multi-line (micro-op) executions.
+ * The lines follow the real CANN camodel formats (see optrace-dumps(5), THE
+ * DUMP DIRECTORY, LINE GRAMMAR, PAIRING; fixtures dump/910B and
+ * dump/91095).  Each vector sub-core runs the same small double-buffered
+ * "z = (x + y) * y" kernel through a pipeline timing model: in-order
+ * scalar issue, one queue per pipe (MTE2, MTE3, VEC) with latencies,
+ * SET_FLAG/WAIT_FLAG dependencies, a TRACE_START/STOP mark pair, and rare
+ * multi-line (micro-op) executions.
  * The popped log gets the issue tick, the exec log the completion tick;
  * exec lines are held in a small heap so that both files come out in tick
  * order, as the simulator writes them.

@@ -1,5 +1,6 @@
 /* gen-stages: the icache, CCU and MTE logs of a dump made by gen-dump, in
- * the simulator's line formats (spec sim-formats.md 2.5-2.7), for the
+ * the simulator's line formats (see optrace-sidelogs(5), ICACHE LOG, CCU LOG,
+ * MTE LOG), for the
  * benchmarks and tests of icache-merge, scalar-merge and mte-parse.
  *
  *   gen-stages [--all-miss] DIR

@@ -1,5 +1,6 @@
 /* gen-vdata: a synthetic visualize_data.bin (or trace.json) shaped like the
- * simulator's (spec/sim-formats.md 6.2, 6.5), for trace-clean's benchmark
+ * simulator's (see optrace-vdata(5), TRACE.JSON (ALL CORES) and
+ * VISUALIZE_DATA.BIN), for trace-clean's benchmark
  * and tests.
  *
  *   gen-vdata [-n EVENTS] [-c CORES] [--seed N] [--json] [--inline-flags] -o FILE

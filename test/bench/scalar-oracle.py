@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Random scalar-merge inputs and the spec 4.3 answer, computed the
+"""Random scalar-merge inputs and the scalar head overhead they give
+(optrace-sidelogs(5), CCU LOG, Scalar head overhead), computed the
 reference's way (whole tables in memory), for test/bats/scalar-merge.bats.
 
   scalar-oracle.py gen SEED [--unordered] [--issues N]   JSON Lines records on stdout

@@ -1288,7 +1288,8 @@ __attribute__((noinline)) static void op_cross_wait(int kp, int id)
 
 /* TRACE_START/STOP: the pipes drain, the mark is written to the loop-count
  * register, and a NOP_PIPE (at the next PC) follows at once, so nothing
- * else completes between them (spec/sim-formats.md 3.3). */
+ * else completes between them, as in the A2 sample of optrace-dumps(5),
+ * TRACE MARKS. */
 __attribute__((noinline)) static void op_trace_mark(int start, int id)
 {
 	uint64_t pc = PC();

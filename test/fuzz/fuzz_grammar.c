@@ -13,8 +13,9 @@
  *     enum calc_family value, with the name in its own exact-size block;
  *   - calc_gpr_walk runs over the registers found (plus a few rows made
  *     from input bytes), and is compared with a direct (quadratic)
- *     transcription of the algorithm of spec §5.4 (for one input in
- *     FUZZ_GRAMMAR_WALK_EVERY, default 16, as it is slow under ASan).
+ *     transcription of the walk of optrace-calc(5), LIVE REGISTERS (for
+ *     one input in FUZZ_GRAMMAR_WALK_EVERY, default 16, as it is slow
+ *     under ASan).
  * Whatever the grammar says, the raw input is also split into (name,
  * detail) at its first NUL byte, or else at half, and both halves (each in
  * its own exact-size block) go to every calculator for every family.
@@ -76,7 +77,7 @@ static char *dup_exact(const void *p, size_t n)
 
 #define NFAM (CALC_OTHER + 1)
 
-/* ---- classes of the grammar (spec §2.2) ------------------------------- */
+/* ---- classes of the grammar (optrace-dumps(5), Instruction lines) ------ */
 
 static int c_pipe(int c)
 {
@@ -234,7 +235,8 @@ static void run_helpers(const char *pipe, size_t pipe_n, const char *name, size_
 	CHECK(th >= -1 && th <= 32);
 }
 
-/* ---- GPR walk, checked against spec §5.4 taken literally --------------- */
+/* ---- GPR walk, checked against optrace-calc(5), LIVE REGISTERS, taken
+ * literally ---- */
 
 static void walk_ref(const struct calc_regs *rg, size_t n, int *gpr)
 {
@@ -281,7 +283,7 @@ static void check_walk(const struct calc_regs *rg, size_t n)
 	walk_ref(rg, n, want);
 	for (size_t i = 0; i < n; i++)
 		if (got[i] != want[i])
-			fail("calc_gpr_walk differs from the spec §5.4 algorithm");
+			fail("calc_gpr_walk differs from the walk of optrace-calc(5)");
 }
 
 /* A few register rows made straight from input bytes: small register

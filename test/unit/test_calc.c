@@ -1,5 +1,6 @@
 /* Unit tests of cmd/instr-parse/calc.c against the reference's numbers
- * (spec sim-formats.md §5 and the asserted cases of msopprof's own tests).
+ * (the examples of optrace-calc(5) and the asserted cases of msopprof's own
+ * tests).
  *
  *   gcc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
  *       -Icmd/instr-parse test/unit/test_calc.c cmd/instr-parse/calc.c \
@@ -79,7 +80,7 @@ static int64_t pb(enum calc_family f, const char *name, const char *detail)
 
 static void test_process_bytes(void)
 {
-	/* Spec worked examples. */
+	/* The examples of optrace-calc(5), PROCESS BYTES. */
 	CHECK(pb(CALC_A2, "MOV_OUT_TO_L1",
 	         "Src:OUT,Dst:L1,XD:X9=0x70000,XN:X0=0x113f9600,XM:X3=0x100010,"), 512);
 	CHECK(pb(CALC_A2, "MOV_OUT_TO_L1",
@@ -305,7 +306,8 @@ static double vu(enum calc_family f, const char *name, const char *detail,
 
 static void test_vec_util(void)
 {
-	/* Spec / reference asserted: 3.725490 %. */
+	/* optrace-calc(5), VECTOR UTILISATION, and the reference assert
+	 * 3.725490 %. */
 	CHECK_D(vu(CALC_A2, "VSUBRELU",
 	           "XD:X12=0x2ac0,XN:X14=0x980,XM:X11=0,XT:X6=0x100080808010101,Dtype:F32,Id:453",
 	           0x260, 0, 1), 3.725490, 1e-5);
@@ -475,8 +477,8 @@ static void ub(enum calc_family f, const char *name, const char *detail,
 
 static void test_ub_conflict(void)
 {
-	/* Spec / reference: src 0x0 and src1 0x200 stride 1 -> read 1,
-	 * dst 0x400 -> write 0. */
+	/* optrace-calc(5), UB BANK CONFLICTS, and the reference: src 0x0
+	 * and src1 0x200 stride 1 -> read 1, dst 0x400 -> write 0. */
 	UB(CALC_A2, "VADD", "XD:X16=0x400,XN:X13=0,XM:X14=0x200,XT:X8=0x100080808010101,Dtype:F16,Id:552", 1, 0);
 	UB(CALC_A2, "VSUB", "XD:X1=0x400,XN:X2=0x0,XM:X3=0x200,XT:X4=0x100000000010101,Dtype:F16,", 1, 0);
 	/* unary, reference vector */

@@ -1,7 +1,8 @@
 /* The simulator's real-time log callbacks (DvcAttachLogCallback), as the
- * stand-in delivers them (spec/sim-formats.md section 7).  The spec names
- * the fields of each entry but not all of their C types; the types below are
- * the stand-in's choice and are documented in test/camodel/README. */
+ * stand-in delivers them (the lines made of them: optrace-dumps(5), LIVE
+ * MODE).  CANN documents the fields of each entry but not all of their C
+ * types; the types below are the stand-in's choice and are documented in
+ * test/camodel/README. */
 #ifndef CAMODEL_DVC_LOG_H
 #define CAMODEL_DVC_LOG_H
 

@@ -8,8 +8,9 @@
 #
 # Inputs (see README here): the 910B sample dump of test/data plus the logs
 # of in/910B (the sample's icache log with fetch and ignored lines added, a
-# CCU log and an MTE log made of the spec's sample lines, sim-formats.md
-# 2.5-2.7), and the spec's 310P and 310B icache lines in in/310P, in/310B.
+# CCU log and an MTE log made of the example lines of optrace-sidelogs(5),
+# CCU LOG and MTE LOG), and its ICACHE LOG 310P and 310B miss examples in
+# in/310P, in/310B.
 # For each run NAME: NAME.jsonl is standard output, NAME.err standard error
 # followed by the exit status.
 set -eu

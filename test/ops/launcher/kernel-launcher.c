@@ -1,6 +1,6 @@
 /* kernel-launcher for the stand-in CANN tree: runs one compiled kernel from
  * a description, as the catlass / msopprof --config path does
- * (spec/capture.md section 6).
+ * (see optrace-capture(5), KERNEL DESCRIPTIONS).
  *
  *   kernel-launcher -c kernel_config.bin     the host's translated config:
  *                                            one JSON object, string values
@@ -134,7 +134,8 @@ static const char *str(const cJSON *o, const char *key, int required)
 	return v->valuestring;
 }
 
-/* kernel_config.bin (capture.md 6.2-6.3): every value a string. */
+/* kernel_config.bin (see optrace-capture(5), KERNEL DESCRIPTIONS,
+ * kernel_config.bin): every value a string. */
 static void parse_kernel_config(struct job *j, const cJSON *o)
 {
 	static const char *const known[] = { "bin_path", "block_dim", "device_id", "ffts", "input_path", "input_size",
@@ -221,7 +222,8 @@ static uint64_t num(const cJSON *o, const char *key)
 	return (uint64_t)v->valuedouble;
 }
 
-/* The user's --config JSON (capture.md 6.1). */
+/* The user's --config JSON (see optrace-capture(5), KERNEL DESCRIPTIONS, The
+ * --config kernel description). */
 static void parse_user_config(struct job *j, const cJSON *o)
 {
 	j->bin = strdup(str(o, "kernel_path", 1));

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Write a --config case for the vector-add kernel (capture.md 6.1): inputs,
-tiling and the JSON, into DIR.  Usage: make_case.py DIR KERNEL.o [LOOPS]"""
+"""Write a --config case for the vector-add kernel (see optrace-capture(5),
+KERNEL DESCRIPTIONS, The --config kernel description): inputs, tiling and the
+JSON, into DIR.  Usage: make_case.py DIR KERNEL.o [LOOPS]"""
 import json
 import os
 import struct

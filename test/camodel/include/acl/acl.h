@@ -1,7 +1,7 @@
-/* The ACL runtime (aclrt*) C API of the stand-in, with CANN's signatures as
- * spec/capture.md 3.3-3.4 records them.  libascendcl.so exports the public
- * names; each forwards to the aclrt*Impl of the same arguments in
- * libacl_rt_impl.so, which is what a capture library hooks. */
+/* The ACL runtime (aclrt*) C API of the stand-in, with CANN's signatures;
+ * this header is the repository's record of them.  libascendcl.so exports
+ * the public names; each forwards to the aclrt*Impl of the same arguments
+ * in libacl_rt_impl.so, which is what a capture library hooks. */
 #ifndef CAMODEL_ACL_H
 #define CAMODEL_ACL_H
 

@@ -1,7 +1,8 @@
 /* The runtime (rt*) C API of the stand-in simulator, with the signatures,
- * structs and constants of CANN's runtime headers as far as the project's
- * spec records them (spec/capture.md sections 3.2-3.5).  Applications built
- * against this header run unchanged against real CANN. */
+ * structs and constants of CANN's runtime headers as far as the project
+ * uses them; this header is the repository's record of them.
+ * Applications built against this header run unchanged against real
+ * CANN. */
 #ifndef CAMODEL_RT_H
 #define CAMODEL_RT_H
 
@@ -20,7 +21,7 @@ typedef void *rtContext_t;
 typedef void (*rtCallback_t)(void *fnData);
 
 #define RT_ERROR_NONE 0
-/* The codes the runtime returns (spec/capture.md 3.5). */
+/* The codes the runtime returns (CANN's values). */
 #define ACL_ERROR_RT_PARAM_INVALID          107000
 #define ACL_ERROR_RT_INVALID_DEVICEID       107001
 #define ACL_ERROR_RT_CONTEXT_NULL           107002

@@ -1334,7 +1334,7 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		struct rec r;
 		static const struct rec_schema *instr_schema;
 		/* Every field is set below (rec_init's loop costs more). */
-		_Static_assert(I_NNUM == 19 && IS_NSTR == 3, "emit_pair must set every instr field");
+		_Static_assert(I_NNUM == 20 && IS_NSTR == 6, "emit_pair must set every instr field");
 		if (!instr_schema)
 			instr_schema = rec_schema(K_INSTR);
 		r.sc = instr_schema;
@@ -1374,9 +1374,13 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		r.n[I_UBWRITE].i = pi->c_wr;
 		r.n[I_ICACHE].u = REC_NONE;
 		r.n[I_CCU].u = REC_NONE;
+		r.n[I_SYNC].u = SYNC_NONE;
 		rec_text_set(&r, IS_PIPE, p->pipe, strlen(p->pipe));
 		rec_text_set(&r, IS_NAME, name.p, name.n);
 		rec_text_set(&r, IS_DETAIL, detail.p, detail.n);
+		rec_text_set(&r, IS_PROD, "", 0);
+		rec_text_set(&r, IS_CONS, "", 0);
+		rec_text_set(&r, IS_FLAG, "", 0);
 		rec_out_put(pg->out, &r);
 	}
 	pg->pairs++;

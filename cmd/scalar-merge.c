@@ -843,7 +843,7 @@ static int view_is(const struct view *v, size_t at, size_t n, const char *s)
  * block path is off if they differ. */
 enum {
 	OI_CORE = 1, OI_SUBTYPE = 5, OI_SUBIDX = 9, OI_START = 21, OI_PC = 37, OI_ICACHE = 93,
-	OI_CCU = 101, OI_NUMW = 109,
+	OI_CCU = 101, OI_NUMW = 113,
 	OL_FILE = 1, OL_CORE = 5, OL_SUBTYPE = 9, OL_SUBIDX = 13, OL_LOG = 17, OL_LINE = 21, OL_NUMW = 29,
 	OS_CORE = 1, OS_SUBTYPE = 5, OS_SUBIDX = 9, OS_TICK = 13, OS_PC = 21, OS_NUMW = 29
 };
@@ -856,7 +856,7 @@ static size_t offset_of(int kind, int field)
 	int i;
 	for (i = 0; i < field && i < sc->nnum; i++) {
 		enum rec_type t = sc->num[i].type;
-		pos += (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG) ? 4 : 8;
+		pos += (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG || t == RT_SYNC) ? 4 : 8;
 	}
 	return pos;
 }

@@ -89,6 +89,67 @@ void cli_die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+/* The cleanup list: a small array, grown as needed; entries are taken off
+ * before they run, so a cleanup may itself add or remove entries. */
+static struct cleanup { void (*fn)(void *); void *arg; } *cleanups;
+static size_t ncleanups, capcleanups;
+static pid_t cleanup_pid;
+
+static void run_cleanups(void)
+{
+	if (getpid() != cleanup_pid)
+		return;
+	while (ncleanups) {
+		struct cleanup c = cleanups[--ncleanups];
+		c.fn(c.arg);
+	}
+	free(cleanups);
+	cleanups = NULL;
+	capcleanups = 0;
+}
+
+void cli_cleanup_add(void (*fn)(void *), void *arg)
+{
+	if (!cleanup_pid) {
+		cleanup_pid = getpid();
+		atexit(run_cleanups);
+	}
+	if (ncleanups == capcleanups) {
+		size_t cap = capcleanups ? capcleanups * 2 : 8;
+		struct cleanup *t = realloc(cleanups, cap * sizeof *t);
+		if (!t) {
+			/* Nothing can be kept track of: run it now rather
+			 * than leave it behind. */
+			fn(arg);
+			cli_die(EXIT_IO, "out of memory");
+		}
+		cleanups = t;
+		capcleanups = cap;
+	}
+	cleanups[ncleanups].fn = fn;
+	cleanups[ncleanups].arg = arg;
+	ncleanups++;
+}
+
+void cli_cleanup_remove(void (*fn)(void *), void *arg)
+{
+	size_t i = ncleanups;
+	while (i--) {
+		if (cleanups[i].fn == fn && cleanups[i].arg == arg) {
+			memmove(cleanups + i, cleanups + i + 1, (ncleanups - i - 1) * sizeof *cleanups);
+			ncleanups--;
+			return;
+		}
+	}
+}
+
+void cli_refuse_tty(const char *path, int lz4)
+{
+	if ((!path || !strcmp(path, "-")) && lz4 && isatty(1))
+		cli_die(EXIT_USAGE, "refusing to write compressed data to a terminal "
+		        "(redirect it, pipe it, or name a file with -o)");
+}
+
 void cli_version(void)
 {
 	printf("%s (optrace) %s\n", cli_prog, OPTRACE_VERSION);

@@ -36,6 +36,21 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void cli_die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The exit-time cleanup list: fn(arg) runs when the process exits before
+ * the matching cli_cleanup_remove (cli_die, exit, a return from main), the
+ * latest first, and only in the process that added it (never in a forked
+ * child).  The writer registers every named output here, so a fatal error
+ * anywhere removes the half-written temporary file; a tool adds its own
+ * temporary files and directories the same way. */
+void cli_cleanup_add(void (*fn)(void *), void *arg);
+/* Take fn(arg) off the list (nothing when it is not there). */
+void cli_cleanup_remove(void (*fn)(void *), void *arg);
+
+/* Refuse (EXIT_USAGE) to write lz4 frames to a terminal: path "-" (or
+ * NULL), lz4 asked for, and stdout a terminal.  (Binary records never go to
+ * a terminal: cli_out_mode shows them as text there.) */
+void cli_refuse_tty(const char *path, int lz4);
+
 /* Print the version line and exit 0. */
 _Noreturn void cli_version(void);
 

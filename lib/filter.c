@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "filter.h"
+#include "mem.h"
 
 int upstream_record(struct upstream *u, int k, const struct rec *r)
 {
@@ -37,7 +38,7 @@ void upstream_free(struct upstream *u)
 
 void upstream_check_end(const struct upstream *u, const struct rec_out *o, int read_failed)
 {
-	if (!cli_interrupted && !u->trailer && !read_failed && cli_verbosity >= 1 && !wr_error(o->w))
+	if (!cli_interrupted && !u->trailer && !read_failed && cli_verbosity >= 1 && !(o && wr_error(o->w)))
 		cli_warn("input ended without a trailer record: the stream upstream was cut short");
 }
 
@@ -52,8 +53,7 @@ struct rd **filter_open_inputs(int argc, char **argv, int first, int *nin)
 {
 	struct rd **in;
 	int i, n = argc > first ? argc - first : 1;
-	if (!(in = calloc((size_t)n, sizeof *in)))
-		cli_die(EXIT_IO, "out of memory");
+	in = xcalloc((size_t)n, sizeof *in);
 	for (i = 0; i < n; i++) {
 		const char *path = argc > first ? argv[first + i] : "-";
 		if (!(in[i] = rd_open(path)))
@@ -86,25 +86,15 @@ int filter_read_error(const struct rd *in)
 	return 1;
 }
 
-/* The output an exit (cli_die, a signal's exit) must abort; the only state
- * here, cleared by filter_close_output. */
-static struct wr *pending_out;
-
-static void abort_pending_output(void)
-{
-	if (pending_out)
-		wr_abort(pending_out);
-	pending_out = NULL;
-}
-
 void filter_open_output(struct rec_out *o, const char *producer, const char *path,
                         int json, int text, int bin, int lz4)
 {
 	o->producer = producer;
+	cli_refuse_tty(path, lz4);
+	/* A named output is aborted by any exit before filter_close_output
+	 * (the writer keeps it on the exit-time cleanup list). */
 	if (!(o->w = wr_open(path, lz4 ? WR_LZ4 : 0)))
 		cli_die(EXIT_IO, "%s: cannot create:", path);
-	pending_out = o->w;
-	atexit(abort_pending_output);
 	o->mode = cli_out_mode(json, text, bin, strcmp(path, "-") ? -1 : 1);
 	if (lz4 && o->mode == REC_TEXT)
 		o->mode = REC_BIN;
@@ -114,7 +104,6 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
                         uint64_t problems, const struct upstream *u)
 {
 	int e;
-	pending_out = NULL;
 	if (read_failed) {
 		/* Keep whatever -o named: the input could not be read. */
 		wr_abort(o->w);
@@ -166,7 +155,8 @@ static void start(struct filter *f, const char *origin)
 	f->header_mhz = chip->mhz;
 	if (f->start)
 		f->start(f, chip);
-	rec_out_header(&f->out, f->header_soc, f->header_mhz, f->up.origin ? f->up.origin : origin);
+	if (!f->sink)
+		rec_out_header(&f->out, f->header_soc, f->header_mhz, f->up.origin ? f->up.origin : origin);
 }
 
 int filter_run(struct filter *f, int argc, char **argv, int first)
@@ -179,7 +169,8 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 	if (!f->outpath)
 		f->outpath = "-";
 	in = filter_open_inputs(argc, argv, first, &nin);
-	filter_open_output(&f->out, f->tool, f->outpath, f->json, f->text, f->bin, f->lz4);
+	if (!f->sink)
+		filter_open_output(&f->out, f->tool, f->outpath, f->json, f->text, f->bin, f->lz4);
 
 	for (i = 0; i < nin && !cli_interrupted; i++) {
 		const char *line, *why;
@@ -203,7 +194,7 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 			}
 			if (k == DEC_OK && r.sc->kind == K_SOURCE)
 				loss_source(f->ls, &r);
-			if (!f->record(f, k, &r, line, len)) {
+			if (!f->record(f, k, &r, line, len) && !f->sink) {
 				if (k == DEC_OK)
 					rec_out_put(&f->out, &r);
 				else
@@ -211,7 +202,7 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 			}
 			/* The rest would go nowhere; the reader has no error
 			 * while it still gives lines. */
-			if (wr_error(f->out.w))
+			if (f->sink ? f->stop : wr_error(f->out.w))
 				goto stopped;
 		}
 		if (filter_read_error(in[i]))
@@ -222,11 +213,27 @@ stopped:
 		start(f, "");
 	if (f->drain)
 		f->drain(f);
-	upstream_check_end(&f->up, &f->out, f->read_failed);
-	ok = !wr_error(f->out.w) && !f->read_failed;
+	upstream_check_end(&f->up, f->sink ? NULL : &f->out, f->read_failed || f->stop);
+	ok = !(f->sink ? f->stop : wr_error(f->out.w)) && !f->read_failed;
 	if (ok && f->finish)
 		ok = f->finish(f);
 	loss_totals(f->ls, &bad, &dropped, &problems);
+	if (f->sink) {
+		if (ok) {
+			if (f->report)
+				f->report(f);
+			else
+				loss_report(f->ls);
+		}
+		upstream_free(&f->up);
+		filter_close_inputs(in, nin);
+		rec_dec_free(&dec);
+		if (f->read_failed || !ok)
+			return EXIT_IO;
+		if (cli_interrupted)
+			return EXIT_INTR;
+		return problems + f->problems || !f->up.trailer ? EXIT_PARTIAL : EXIT_OK;
+	}
 	if (ok) {
 		upstream_put_trailer(&f->up, f->ls, &f->out, bad, dropped);
 		/* Counts of a run cut short by an output error would mislead. */

@@ -38,7 +38,7 @@ void upstream_free(struct upstream *u);
 const struct chip *upstream_chip(const struct upstream *u, const char *soc_option);
 
 /* The warning when the input ended without a trailer, unless the run was
- * interrupted, failed, or is quiet. */
+ * interrupted, failed, or is quiet (o: the output, NULL for a sink). */
 void upstream_check_end(const struct upstream *u, const struct rec_out *o, int read_failed);
 
 /* The losses' diag records and our trailer, with the upstream totals. */
@@ -59,7 +59,8 @@ void filter_bad_record(struct losses *ls, int k, uint32_t file, const struct rd 
 int filter_read_error(const struct rd *in);
 
 /* Open path ("-" = stdout) for o in the mode the options ask (lz4 forces
- * binary over text); exits with EXIT_IO when it cannot be created.  Until
+ * binary over text); exits with EXIT_USAGE for lz4 to a terminal
+ * (cli_refuse_tty), EXIT_IO when it cannot be created.  Until
  * filter_close_output, an exit aborts the output (a named file is not
  * left half written). */
 void filter_open_output(struct rec_out *o, const char *producer, const char *path,
@@ -122,6 +123,17 @@ struct filter {
 	int (*finish)(struct filter *f);
 	/* After the trailer: the counts on stderr (loss_report when NULL). */
 	void (*report)(struct filter *f);
+
+	/* A sink reads records and writes no record stream: no output is
+	 * opened, no header or trailer written, every record goes to the
+	 * record hook (its return value is not used), and the hook sets stop
+	 * to end the reading early (its own output failed).  finish writes
+	 * what the sink makes and returns 0 when that failed.  The exit
+	 * status: EXIT_IO after a read failure, a stop or a failed finish,
+	 * EXIT_INTR when interrupted, EXIT_PARTIAL with problems or without
+	 * an upstream trailer, else EXIT_OK. */
+	int sink;
+	int stop;
 
 	/* The common options, set by filter_option. */
 	int json, text, bin, lz4;

@@ -1,4 +1,5 @@
 #include "io.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -400,6 +401,13 @@ nomem:
 	return NULL;
 }
 
+/* A named output still open when the process exits was not finished: its
+ * temporary file goes (see cli_cleanup_add). */
+static void abort_at_exit(void *w)
+{
+	wr_abort(w);
+}
+
 struct wr *wr_open(const char *path, int flags)
 {
 	struct wr *w;
@@ -461,6 +469,7 @@ struct wr *wr_open(const char *path, int flags)
 	}
 	w->own_fd = 1;
 	w->tmp = tmp;
+	cli_cleanup_add(abort_at_exit, w);
 	return w;
 }
 
@@ -619,6 +628,7 @@ int wr_close(struct wr *w)
 			w->err = errno;
 	}
 	if (w->tmp) {
+		cli_cleanup_remove(abort_at_exit, w);
 		if (!w->err && rename(w->tmp, w->name) < 0)
 			w->err = errno;
 		if (w->err)
@@ -635,7 +645,9 @@ void wr_abort(struct wr *w)
 		return;
 	if (w->own_fd)
 		close(w->fd);
-	if (w->tmp)
+	if (w->tmp) {
+		cli_cleanup_remove(abort_at_exit, w);
 		unlink(w->tmp);
+	}
 	wr_free(w);
 }

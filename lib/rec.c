@@ -31,8 +31,9 @@ static const struct rec_schema schemas[] = {
 	    { "start", RT_U64 }, { "end", RT_U64 }, { "pc", RT_HEX }, { "id", RT_U64 },
 	    { "warp", RT_I32 }, { "sch", RT_I32 }, { "threads", RT_I32 }, { "gpr", RT_I32 },
 	    { "bytes", RT_I64 }, { "vec_util", RT_F64 }, { "ub_read", RT_I32 },
-	    { "ub_write", RT_I32 }, { "icache_tick", RT_U64 }, { "ccu_tick", RT_U64 } },
-	  { "pipe", "name", "detail" } },
+	    { "ub_write", RT_I32 }, { "icache_tick", RT_U64 }, { "ccu_tick", RT_U64 },
+	    { "sync", RT_SYNC } },
+	  { "pipe", "name", "detail", "prod", "cons", "flag" } },
 	{ K_MARK, "mark", M_NNUM, MS_NSTR,
 	  { { "core", RT_U32 }, { "sub", RT_SUB }, { "subidx", RT_U32 },
 	    { "block", RT_I32 }, { "subblock", RT_I32 }, { "mark", RT_U32 },
@@ -89,6 +90,23 @@ static const char *const log_names[LOG_NKINDS] = {
 	"instr", "popped", "icache", "ccu", "mte", "reg", "other"
 };
 static const char *const sub_names[] = { "", "veccore", "cubecore", "mixcore" };
+static const char *const sync_names[SYNC_NKINDS] = {
+	"", "set", "wait", "set_intra", "wait_intra", "bar"
+};
+
+const char *rec_sync_name(int sync)
+{
+	return sync >= 0 && sync < SYNC_NKINDS ? sync_names[sync] : "";
+}
+
+int rec_sync_parse(const char *s, size_t n)
+{
+	int i;
+	for (i = 0; i < SYNC_NKINDS; i++)
+		if (strlen(sync_names[i]) == n && !memcmp(sync_names[i], s, n))
+			return i;
+	return -1;
+}
 
 const char *rec_log_name(int log)
 {
@@ -142,7 +160,7 @@ void rec_init(struct rec *r, int kind)
 
 static int width(enum rec_type t)
 {
-	return (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG) ? 4 : 8;
+	return (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG || t == RT_SYNC) ? 4 : 8;
 }
 
 /* ---- binary ---- */
@@ -519,6 +537,12 @@ static void put_json(struct wr *w, const struct rec *r)
 			else
 				wr_printf(w, "%llu", (unsigned long long)v);
 			break;
+		case RT_SYNC:
+			if (v < SYNC_NKINDS)
+				wr_printf(w, "\"%s\"", sync_names[v]);
+			else
+				wr_printf(w, "%llu", (unsigned long long)v);
+			break;
 		}
 	}
 	for (i = 0; i < sc->nstr; i++) {
@@ -748,6 +772,13 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 								return DEC_BAD;
 							}
 							r->n[i].u = (uint64_t)v;
+						} else if (t == RT_SYNC) {
+							int v = rec_sync_parse(val.p, val.n);
+							if (v < 0) {
+								*why = "unknown sync kind in JSON";
+								return DEC_BAD;
+							}
+							r->n[i].u = (uint64_t)v;
 						} else {
 							*why = "string where a number was expected in JSON";
 							return DEC_BAD;
@@ -802,7 +833,7 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 								return DEC_BAD;
 							}
 						}
-						if (t == RT_U32 || t == RT_SUB || t == RT_LOG) {
+						if (t == RT_U32 || t == RT_SUB || t == RT_LOG || t == RT_SYNC) {
 							if (r->n[i].u > 0xffffffffu) {
 								*why = "JSON number out of range";
 								return DEC_BAD;
@@ -938,6 +969,7 @@ static void put_text(struct wr *w, const struct rec *r)
 		case RT_HEX: wr_printf(w, "0x%llx", (unsigned long long)v); break;
 		case RT_SUB: wr_puts(w, rec_sub_name((int)v)); break;
 		case RT_LOG: wr_puts(w, rec_log_name((int)v)); break;
+		case RT_SYNC: wr_puts(w, rec_sync_name((int)v)); break;
 		default: wr_printf(w, "%llu", (unsigned long long)v); break;
 		}
 	}

@@ -17,14 +17,14 @@
 #include "cli.h"
 #include "io.h"
 
-#define REC_VERSION 1
+#define REC_VERSION 2
 #define REC_ESC 0x1a
 #define REC_MAXNUM 24
-#define REC_MAXSTR 4
+#define REC_MAXSTR 6
 #define REC_NONE UINT64_MAX  /* "no value" of u64/hex fields (JSON null) */
 
-/* RT_SUB and RT_LOG are u32 on the wire and names in JSON and text. */
-enum rec_type { RT_U32, RT_I32, RT_U64, RT_I64, RT_F64, RT_HEX, RT_SUB, RT_LOG };
+/* RT_SUB, RT_LOG and RT_SYNC are u32 on the wire and names in JSON and text. */
+enum rec_type { RT_U32, RT_I32, RT_U64, RT_I64, RT_F64, RT_HEX, RT_SUB, RT_LOG, RT_SYNC };
 
 struct rec_schema {
 	char kind;                 /* the first byte on the wire */
@@ -50,10 +50,19 @@ enum { F_FILE, F_CORE, F_SUBTYPE, F_SUBIDX, F_LOG, F_PART, F_NNUM };
 enum { FS_PATH, FS_NSTR };
 enum { L_FILE, L_CORE, L_SUBTYPE, L_SUBIDX, L_LOG, L_LINE, L_NNUM };
 enum { LS_TEXT, LS_NSTR };
+/* An instruction.  A synchronisation instruction also carries what its
+ * detail says, parsed once by instr-parse: I_SYNC (enum rec_sync), and the
+ * texts IS_PROD (the pipe that sets the flag: PIPE / pipe_type), IS_CONS
+ * (the pipe that waits: TRIGGERPIPE / tigger_pipe) and IS_FLAG (FLAGID /
+ * event_id), as the log writes them; empty when the detail has none. */
 enum { I_CORE, I_SUBTYPE, I_SUBIDX, I_BLOCK, I_SUBBLOCK, I_START, I_END, I_PC, I_ID,
        I_WARP, I_SCH, I_THREADS, I_GPR, I_BYTES, I_VECUTIL, I_UBREAD, I_UBWRITE,
-       I_ICACHE, I_CCU, I_NNUM };
-enum { IS_PIPE, IS_NAME, IS_DETAIL, IS_NSTR };
+       I_ICACHE, I_CCU, I_SYNC, I_NNUM };
+enum { IS_PIPE, IS_NAME, IS_DETAIL, IS_PROD, IS_CONS, IS_FLAG, IS_NSTR };
+/* What a synchronisation instruction is: SET_FLAG / set_event, WAIT_FLAG /
+ * wait_event, SET_INTRA_BLOCK(I), WAIT_INTRA_BLOCK(I), BAR. */
+enum rec_sync { SYNC_NONE, SYNC_SET, SYNC_WAIT, SYNC_SET_INTRA, SYNC_WAIT_INTRA, SYNC_BAR,
+                SYNC_NKINDS };
 enum { M_CORE, M_SUBTYPE, M_SUBIDX, M_BLOCK, M_SUBBLOCK, M_MARK, M_START, M_END,
        M_STARTPC, M_ENDPC, M_NNUM };
 enum { MS_NAME, MS_DETAIL, MS_NSTR };
@@ -109,6 +118,9 @@ const struct rec_schema *rec_schema(int kind);
 const char *rec_log_name(int log);       /* "instr", "popped", ... */
 int rec_log_parse(const char *s, size_t n); /* -1 if unknown */
 const char *rec_sub_name(int subtype);   /* "", "veccore", "cubecore", "mixcore" */
+/* "", "set", "wait", "set_intra", "wait_intra", "bar"; -1 if unknown. */
+const char *rec_sync_name(int sync);
+int rec_sync_parse(const char *s, size_t n);
 /* "core0.veccore1" / "core3" into buf (at least 48 bytes). */
 char *rec_core_name(char *buf, uint64_t core, uint64_t subtype, uint64_t subidx);
 

@@ -26,7 +26,7 @@ misses() { jq -c 'select(.kind=="instr" and .pipe=="CACHEMISS") | [.pc, .name, .
 	[ "$(jq -c 'select(.kind=="instr" and .sub=="veccore" and .subidx==0)' <<<"$output" | wc -l)" -eq 3 ]
 	[ "$(jq -c 'select(.kind=="instr" and .subidx==1)' <<<"$output" | wc -l)" -eq 3 ]
 	[ "$(jq -c 'select(.kind=="instr")' <<<"$output" | head -1)" = \
-	  '{"kind":"instr","core":0,"sub":"veccore","subidx":0,"block":-1,"subblock":-1,"start":23071,"end":23072,"pc":"0x10f86a80","id":0,"warp":-1,"sch":-1,"threads":-1,"gpr":0,"bytes":-1,"vec_util":-1,"ub_read":-1,"ub_write":-1,"icache_tick":null,"ccu_tick":null,"pipe":"CACHEMISS","name":"0x10f86a80","detail":"sizeis0x00000080,type:1,last:0,statusisMISS"}' ]
+	  '{"kind":"instr","core":0,"sub":"veccore","subidx":0,"block":-1,"subblock":-1,"start":23071,"end":23072,"pc":"0x10f86a80","id":0,"warp":-1,"sch":-1,"threads":-1,"gpr":0,"bytes":-1,"vec_util":-1,"ub_read":-1,"ub_write":-1,"icache_tick":null,"ccu_tick":null,"sync":"","pipe":"CACHEMISS","name":"0x10f86a80","detail":"sizeis0x00000080,type:1,last:0,statusisMISS","prod":"","cons":"","flag":""}' ]
 	run bash -c "jq -c 'select(.kind==\"instr\" and .subidx==1) | [.pc,.start,.end]' <<<'$output'"
 	[ "${lines[0]}" = '["0x10f86a80",23071,23072]' ]
 	[ "${lines[1]}" = '["0x10f86b00",23073,23074]' ]
@@ -102,7 +102,7 @@ misses() { jq -c 'select(.kind=="instr" and .pipe=="CACHEMISS") | [.pc, .name, .
 
 # An instruction record of core0.veccore0 at pc PC starting at START.
 instr() {
-	jq -nc --arg pc "$1" --argjson s "$2" '{kind:"instr",core:0,sub:"veccore",subidx:0,block:-1,subblock:-1,start:$s,end:($s+1),pc:$pc,id:0,warp:-1,sch:-1,threads:-1,gpr:1,bytes:0,vec_util:-1,ub_read:-1,ub_write:-1,icache_tick:null,ccu_tick:null,pipe:"SCALAR",name:"ADD",detail:"X"}'
+	jq -nc --arg pc "$1" --argjson s "$2" '{kind:"instr",core:0,sub:"veccore",subidx:0,block:-1,subblock:-1,start:$s,end:($s+1),pc:$pc,id:0,warp:-1,sch:-1,threads:-1,gpr:1,bytes:0,vec_util:-1,ub_read:-1,ub_write:-1,icache_tick:null,ccu_tick:null,sync:"",pipe:"SCALAR",name:"ADD",detail:"X",prod:"",cons:"",flag:""}'
 }
 
 @test "--annotate: latest fetch tick at or before the start, for all 4 slots of a block" {

@@ -69,7 +69,7 @@ make_input() {
 		[ $((i % 6)) -eq 0 ] && util=-1
 		detail="X$i,X$((i + 1)),#$((i * 10))"
 		[ $((i % 7)) -eq 0 ] && detail='X1\u000aX2\u001a'
-		printf '{"kind":"instr","core":%d,"sub":"%s","subidx":%d,"block":%d,"subblock":-1,"start":%d,"end":%d,"pc":"%s","id":%d,"warp":-1,"sch":-1,"threads":-1,"gpr":%d,"bytes":%d,"vec_util":%s,"ub_read":%d,"ub_write":-1,"icache_tick":%s,"ccu_tick":%d,"pipe":"%s","name":"%s","detail":"%s"}\n' \
+		printf '{"kind":"instr","core":%d,"sub":"%s","subidx":%d,"block":%d,"subblock":-1,"start":%d,"end":%d,"pc":"%s","id":%d,"warp":-1,"sch":-1,"threads":-1,"gpr":%d,"bytes":%d,"vec_util":%s,"ub_read":%d,"ub_write":-1,"icache_tick":%s,"ccu_tick":%d,"sync":"","pipe":"%s","name":"%s","detail":"%s","prod":"","cons":"","flag":""}\n' \
 			$((i % 3 == 2 ? 26 : 10)) "$( ((i % 2)) && echo veccore || echo cubecore)" $((i % 2)) \
 			$((i % 8 == 0 ? -1 : i)) $((1000 + i * 10)) $((1010 + i * 10)) "$pc" $((i * 0x0a0a)) \
 			$((i % 5 - 1)) $((i % 3 == 2 ? 2560 + i : -1)) "$util" $((i % 4 - 1)) "$icache" $((i * 0x1a)) \

@@ -19,7 +19,7 @@ ccu() {
 # fetch TICK PC
 fetch() { echo "{\"kind\":\"fetch\",\"core\":0,\"sub\":\"veccore\",\"subidx\":0,\"tick\":$1,\"pc\":\"$2\"}"; }
 # instr START PC
-instr() { echo "{\"kind\":\"instr\",\"core\":0,\"sub\":\"veccore\",\"subidx\":0,\"block\":-1,\"subblock\":-1,\"start\":$1,\"end\":$(($1 + 1)),\"pc\":\"$2\",\"id\":0,\"warp\":-1,\"sch\":-1,\"threads\":-1,\"gpr\":0,\"bytes\":0,\"vec_util\":-1,\"ub_read\":-1,\"ub_write\":-1,\"icache_tick\":null,\"ccu_tick\":null,\"pipe\":\"SCALAR\",\"name\":\"ADD\",\"detail\":\"\"}"; }
+instr() { echo "{\"kind\":\"instr\",\"core\":0,\"sub\":\"veccore\",\"subidx\":0,\"block\":-1,\"subblock\":-1,\"start\":$1,\"end\":$(($1 + 1)),\"pc\":\"$2\",\"id\":0,\"warp\":-1,\"sch\":-1,\"threads\":-1,\"gpr\":0,\"bytes\":0,\"vec_util\":-1,\"ub_read\":-1,\"ub_write\":-1,\"icache_tick\":null,\"ccu_tick\":null,\"sync\":\"\",\"pipe\":\"SCALAR\",\"name\":\"ADD\",\"detail\":\"\",\"prod\":\"\",\"cons\":\"\",\"flag\":\"\"}"; }
 ticks() { jq -c 'select(.kind=="instr") | [.pc,.start,.icache_tick,.ccu_tick]'; }
 export -f ticks
 

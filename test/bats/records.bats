@@ -485,3 +485,28 @@ ctl_bytes() {
 	[[ "${stderr_lines[3]}" == "rec-cat: 5 lines skipped: not records this version can read" ]]
 	[ "$output" = "$(cat s.json)" ]
 }
+
+# The record tools share one runtime (lib/filter.c): the same refusal and the
+# same SoC message in each.
+@test "every record filter: --lz4 with a terminal on stdout is refused with exit 2 and one message" {
+	command -v script >/dev/null || skip "no script(1) to make a terminal"
+	local tool
+	for tool in instr-parse icache-merge mte-parse scalar-merge rec-cat; do
+		script -qec "$tool --lz4 '$T/s.bin'; echo \"status=\$?\"" /dev/null < /dev/null > tty.out
+		cat -v tty.out
+		grep -q 'status=2' tty.out
+		grep -q "^$tool: refusing to write compressed data to a terminal (redirect it, pipe it, or name a file with -o)" tty.out
+		! grep -a -q "$(printf '\042\115\030')" tty.out
+	done
+}
+
+@test "every record filter: an unknown --soc-version exits 2 with the one message" {
+	local tool
+	for tool in instr-parse icache-merge mte-parse scalar-merge "src-map --binary /dev/null"; do
+		run --separate-stderr $tool --soc-version=Nope s.bin
+		echo "$tool: $status $stderr"
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+		[[ "$stderr" == "${tool%% *}: --soc-version: unknown SoC 'Nope' (want a name of the SoC table, in any case, e.g. "*"; see dump-split(1))" ]]
+	done
+}

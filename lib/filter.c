@@ -222,25 +222,8 @@ stopped:
 	if (ok && f->finish)
 		ok = f->finish(f);
 	loss_totals(f->ls, &bad, &dropped, &problems);
-	if (f->sink) {
-		if (ok) {
-			if (f->report)
-				f->report(f);
-			else
-				loss_report(f->ls);
-		}
-		upstream_free(&f->up);
-		f->in = NULL;
-		filter_close_inputs(in, nin);
-		rec_dec_free(&dec);
-		if (f->read_failed || !ok)
-			return EXIT_IO;
-		if (cli_interrupted)
-			return EXIT_INTR;
-		return problems + f->problems || (!f->verbatim && !f->up.trailer) ? EXIT_PARTIAL : EXIT_OK;
-	}
 	if (ok) {
-		if (!f->verbatim)
+		if (!f->sink && !f->verbatim)
 			upstream_put_trailer(&f->up, f->ls, &f->out, bad, dropped);
 		/* Counts of a run cut short by an output error would mislead. */
 		if (f->report)
@@ -252,6 +235,13 @@ stopped:
 	f->in = NULL;
 	filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
-	return filter_close_output(&f->out, f->outpath, f->read_failed, problems + f->problems,
-	                           f->verbatim ? NULL : &f->up);
+	problems += f->problems;
+	if (!f->sink)
+		return filter_close_output(&f->out, f->outpath, f->read_failed, problems,
+		                           f->verbatim ? NULL : &f->up);
+	if (f->read_failed || !ok)
+		return EXIT_IO;
+	if (cli_interrupted)
+		return EXIT_INTR;
+	return problems || (!f->verbatim && !f->up.trailer) ? EXIT_PARTIAL : EXIT_OK;
 }

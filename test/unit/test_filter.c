@@ -51,6 +51,28 @@ static char *slurp(const char *name)
 	return s;
 }
 
+/* Send stderr to the file name until stderr_back. */
+static int saved_stderr = -1;
+
+static void stderr_to(const char *name)
+{
+	FILE *f = fopen(path_of(name), "w");
+	fflush(stderr);
+	saved_stderr = dup(2);
+	if (f) {
+		dup2(fileno(f), 2);
+		fclose(f);
+	}
+}
+
+static void stderr_back(void)
+{
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
+}
+
 static void header(struct rec *r, const char *soc, const char *origin, unsigned mhz)
 {
 	rec_init(r, K_HEADER);
@@ -104,8 +126,7 @@ static void test_inputs(void)
 	char *argv[] = { "tool", "-q", NULL, NULL, NULL };
 	struct rd **in;
 	size_t len;
-	int nin = 0, saved, i;
-	FILE *err;
+	int nin = 0, i;
 	char *s;
 
 	put_file("one", "x\ny\n");
@@ -119,18 +140,10 @@ static void test_inputs(void)
 
 	/* The first three bad records are shown, all are counted. */
 	loss_init(&ls, "tool", kinds, 1);
-	err = fopen(path_of("stderr"), "w");
-	fflush(stderr);
-	saved = dup(2);
-	if (err)
-		dup2(fileno(err), 2);
+	stderr_to("stderr");
 	for (i = 0; i < 5; i++)
 		filter_bad_record(&ls, 0, LOSS_NOFILE, in[0], "why");
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (err)
-		fclose(err);
+	stderr_back();
 	CHECK(ls.count[0] == 5);
 	CHECK(ls.example[0][0].file == LOSS_NOFILE && ls.example[0][0].line == 0);
 	s = slurp("stderr");
@@ -215,6 +228,16 @@ static const char stream_whole[] =
 	"{\"kind\":\"instr\",\"name\":\"C\"}\n"
 	"{\"kind\":\"trailer\",\"records\":3,\"bad\":0,\"dropped\":0,\"interrupted\":0,\"producer\":\"t\"}\n";
 
+/* stream_whole without its bad record, into buf (of its size). */
+static void without_bad(char *buf)
+{
+	static const char bad[] = "{\"kind\":\"instr\",\"pc\":\n";
+	char *p;
+	strcpy(buf, stream_whole);
+	p = strstr(buf, bad);
+	memmove(p, p + strlen(bad), strlen(p + strlen(bad)) + 1);
+}
+
 /* What the hooks saw. */
 static struct seen {
 	int records, headers, trailers, finished, reported;
@@ -280,14 +303,8 @@ static int run_filter(const char *name, const char *text, int verbatim, const ch
 static void test_sink(void)
 {
 	int st;
-	FILE *err = fopen(path_of("stderr"), "w");
-	int saved;
 
-	/* The bad record's warning goes to a file. */
-	fflush(stderr);
-	saved = dup(2);
-	if (err)
-		dup2(fileno(err), 2);
+	stderr_to("stderr");                /* the bad record's warning */
 
 	/* A whole stream: the records only, the bad one counted, finish and
 	 * report once; partial for the bad record. */
@@ -299,10 +316,8 @@ static void test_sink(void)
 	CHECK(seen.finished == 1 && seen.reported == 1);
 	{
 		/* Without the bad record: success. */
-		char good[sizeof stream_whole], *p;
-		strcpy(good, stream_whole);
-		p = strstr(good, "{\"kind\":\"instr\",\"pc\":\n");
-		memmove(p, p + strlen("{\"kind\":\"instr\",\"pc\":\n"), strlen(p) - strlen("{\"kind\":\"instr\",\"pc\":\n") + 1);
+		char good[sizeof stream_whole];
+		without_bad(good);
 		memset(&seen, 0, sizeof seen);
 		seen.finish_ok = 1;
 		CHECK(run_filter("good", good, 0, NULL) == EXIT_OK);
@@ -338,28 +353,16 @@ static void test_sink(void)
 	CHECK(run_filter("whole", stream_whole, 0, NULL) == EXIT_INTR);
 	CHECK(seen.records == 1 && seen.finished == 1);
 	cli_interrupted = 0;
-
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (err)
-		fclose(err);
+	stderr_back();
 }
 
 static void test_verbatim(void)
 {
 	char *out = strdup(path_of("verbatim.json")), *s;
-	char good[sizeof stream_whole], *p;
-	FILE *err = fopen(path_of("stderr"), "w");
-	int saved;
+	char good[sizeof stream_whole];
 
-	fflush(stderr);
-	saved = dup(2);
-	if (err)
-		dup2(fileno(err), 2);
-	strcpy(good, stream_whole);
-	p = strstr(good, "{\"kind\":\"instr\",\"pc\":\n");
-	memmove(p, p + strlen("{\"kind\":\"instr\",\"pc\":\n"), strlen(p) - strlen("{\"kind\":\"instr\",\"pc\":\n") + 1);
+	stderr_to("stderr");
+	without_bad(good);
 
 	/* Headers and trailers go to the hook and out as they came; no
 	 * header or trailer of the filter's own. */
@@ -390,11 +393,7 @@ static void test_verbatim(void)
 	CHECK(s && !strstr(s, "\"kind\":\"diag\"") && strstr(s, "\"producer\":\"t\""));
 	free(s);
 
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (err)
-		fclose(err);
+	stderr_back();
 	unlink(out);
 	free(out);
 }

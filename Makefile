@@ -127,6 +127,7 @@ demo: deps-quiet build/bin/.ok $(EXTRA_ALL)
 bench: deps-quiet build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
 	@sh test/bench/run.sh
 	@sh test/bench/trace-clean.sh
+	@if [ -n "$${BENCH_BASE:-}" ]; then sh test/bench/compare.sh "$$BENCH_BASE"; fi
 
 install: build/bin/.ok
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5

@@ -20,6 +20,17 @@ static inline uint64_t hash_u64(uint64_t k)
 	return k;
 }
 
+/* The hash of short strings (lane, core and file:line names), FNV-1a,
+ * continuing from h: HASH_FNV_INIT to start, or an earlier result to hash
+ * several fields as one key. */
+#define HASH_FNV_INIT 2166136261u
+static inline uint32_t hash_fnv(const char *s, size_t n, uint32_t h)
+{
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
 struct keytab {
 	uint64_t *keys;
 	unsigned char *used;
@@ -30,7 +41,8 @@ struct keytab {
 	unsigned load4;
 };
 
-/* A table of values of vsize bytes; load4 as above. */
+/* A table of values of vsize bytes (0 for a set of keys: keytab_get's
+ * *fresh says whether the key is new); load4 as above. */
 static inline struct keytab keytab_make(size_t vsize, unsigned load4)
 {
 	struct keytab t = { 0 };

@@ -13,6 +13,7 @@
 static int passed, failed;
 
 #define CHECK(c) check((c), #c, __LINE__)
+#define CHECK_QUIET(c) do { if (!(c)) check(0, #c, __LINE__); } while (0)
 static void check(int ok, const char *what, int line)
 {
 	if (ok) {
@@ -116,8 +117,26 @@ static void test_index(void)
 	keytab_free(&t);
 }
 
+static void test_set(void)
+{
+	struct keytab t = keytab_make(0, 0);
+	int fresh, news = 0, i;
+	for (i = 0; i < 1000; i++) {
+		CHECK_QUIET(keytab_get(&t, (uint64_t)(i % 300) * 4, &fresh) != NULL);
+		news += fresh;
+	}
+	CHECK(news == 300 && t.n == 300);
+	CHECK(keytab_find(&t, 4 * 299) != NULL && keytab_find(&t, 4 * 300) == NULL);
+	keytab_free(&t);
+}
+
 static void test_hash(void)
 {
+	/* FNV-1a: the published values of "" and "a". */
+	CHECK(hash_fnv("", 0, HASH_FNV_INIT) == 0x811c9dc5u);
+	CHECK(hash_fnv("a", 1, HASH_FNV_INIT) == 0xe40c292cu);
+	CHECK(hash_fnv("bc", 2, hash_fnv("a", 1, HASH_FNV_INIT)) == hash_fnv("abc", 3, HASH_FNV_INIT));
+
 	/* The finaliser maps 0 to 0 and spreads neighbours over the low bits. */
 	unsigned seen[64] = { 0 }, used = 0, i;
 	CHECK(hash_u64(0) == 0);
@@ -135,6 +154,7 @@ int main(void)
 	test_model(1);
 	test_model(3);
 	test_index();
+	test_set();
 	test_hash();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;

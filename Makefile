@@ -148,7 +148,7 @@ FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -Ilib -g -O1 -fsanitize=fuzzer,address,un
                 -fno-sanitize-recover=undefined
 fuzz_src_grammar := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
 fuzz_inc_grammar := -Icmd/instr-parse
-fuzz_src_tar     := cmd/dump-split/tar.c lib/io.c
+fuzz_src_tar     := cmd/dump-split/bundle.c lib/io.c lib/mem.c lib/cli.c lib/chip.c
 fuzz_inc_tar     := -Icmd/dump-split
 fuzz_src_rec     := lib/rec.c lib/io.c lib/cli.c lib/chip.c
 fuzz_seed_grammar := test/fuzz/corpus_grammar
@@ -176,3 +176,6 @@ golden: build/bin/.ok
 
 clean:
 	rm -rf build build-san build-fuzz
+
+# dump-split reads tar bundles with libarchive.
+build/bin/dump-split build-san/bin/dump-split: LDLIBS += -larchive

@@ -5,6 +5,7 @@ set -eu
 need=""
 [ -f /usr/include/lz4frame.h ]      || need="$need liblz4-dev"
 [ -f /usr/include/cjson/cJSON.h ]   || need="$need libcjson-dev"
+[ -f /usr/include/archive.h ]       || need="$need libarchive-dev"
 command -v bats >/dev/null 2>&1     || need="$need bats"
 command -v parallel >/dev/null 2>&1 || need="$need parallel"
 command -v jq >/dev/null 2>&1       || need="$need jq"

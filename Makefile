@@ -150,6 +150,7 @@ fuzz_src_grammar := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
 fuzz_inc_grammar := -Icmd/instr-parse
 fuzz_src_tar     := cmd/dump-split/bundle.c lib/io.c lib/mem.c lib/cli.c lib/chip.c
 fuzz_inc_tar     := -Icmd/dump-split
+fuzz_libs_tar    := -larchive
 fuzz_src_rec     := lib/rec.c lib/io.c lib/cli.c lib/chip.c
 fuzz_seed_grammar := test/fuzz/corpus_grammar
 fuzz_seed_tar     := test/fuzz/corpus_tar
@@ -158,7 +159,7 @@ fuzz_opts_grammar := -max_len=512
 
 build-fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIBSRC) $(LIBHDR) $(wildcard cmd/*/*.[ch])
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZFLAGS) $(fuzz_inc_$*) -o $@ $< $(fuzz_src_$*) -llz4 -lm
+	$(FUZZ_CC) $(FUZZFLAGS) $(fuzz_inc_$*) -o $@ $< $(fuzz_src_$*) -llz4 -lm $(fuzz_libs_$*)
 
 define fuzz_rule
 fuzz-$(1): build-fuzz/fuzz_$(1)

@@ -174,6 +174,7 @@ demo: $(DEPS) build/bin/.ok $(EXTRA_ALL)
 bench: $(DEPS) build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
 	@sh test/bench/run.sh
 	@sh test/bench/trace-clean.sh
+	@if [ -n "$${BENCH_BASE:-}" ]; then sh test/bench/compare.sh "$$BENCH_BASE"; fi
 
 # The tools and their man pages; what mk/*.mk adds (the preload library)
 # hangs on install too.

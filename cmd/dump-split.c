@@ -1138,7 +1138,8 @@ int main(int argc, char **argv)
 		else
 			nsel++;
 	}
-	qsort(files, nfiles, sizeof *files, cmp_file);
+	if (nfiles)     /* none when interrupted before the first member */
+		qsort(files, nfiles, sizeof *files, cmp_file);
 	for (i = 0; i < nwant; i++)
 		if (!want_hit[i]) {
 			cli_warn("no core %s in %s", want_names[i], in);

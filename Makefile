@@ -1,26 +1,60 @@
 # optrace — build, test, benchmark.  See README.
-#   make            build the tools into build/bin
+#   make            build the tools into build/bin (never installs packages)
+#   make deps       install the missing Debian packages
 #   make demo       install missing packages, build, run the sample job
-#   make check      build and run every test (also under ASan/UBSan)
+#   make check      install missing packages, build and run every test
+#                   (also under ASan/UBSan); check-unit, check-bats: a part
 #   make bench      throughput and memory benchmarks (test/bench)
+#   make fuzz       the libFuzzer targets (test/fuzz/README)
 
 CC      ?= cc
 CFLAGS  ?= -O3 -g
 WARN    := -Wall -Wextra -Werror
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Ilib $(WARN)
+# Each object also writes its header dependencies (.d, read at the end).
+DEPFLAGS := -MMD -MP
 LDLIBS  := -llz4 -lm
 PREFIX  ?= /usr/local
 
-TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge mte-parse
-LIBSRC  := $(wildcard lib/*.c)
-LIBHDR  := $(wildcard lib/*.h)
+# The one list of the tools: each is built from cmd/<tool>.c and
+# cmd/<tool>/*.c into build/bin (and build-san/bin), and installed with
+# its man page.  SCRIPTS are the shell tools of pipelines/, copied next to
+# them.
+TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge \
+           mte-parse sim-capture src-map
+SCRIPTS := sim-flow sim-export
+# Libraries only one tool links.
+LDLIBS_dump-split  := -larchive
+LDLIBS_sim-capture := -lcjson
 
-# Fragments in mk/*.mk add their own parts (the stand-in simulator, inject/,
-# sim-capture...) by appending to TOOLS and to these lists.
+LIBSRC  := $(wildcard lib/*.c)
+
+# ---- dependencies ----
+# Only make deps and the targets the README names as installing (check,
+# demo, bench, fuzz) run apt-get; any other make stops with one line naming
+# the missing packages and make deps.
+INSTALLING_GOALS := deps check demo bench fuzz fuzz-%
+ifneq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
+DEPS := deps
+else
+DEPS := deps-build
+endif
+deps:
+	@sh mk/deps.sh install
+deps-build:
+	@sh mk/deps.sh build
+deps-tests:
+	@sh mk/deps.sh tests
+deps-fuzz:
+	@sh mk/deps.sh fuzz
+
+# Fragments in mk/*.mk add their own parts (the stand-in simulator, the
+# preload library, benchmarks...) by appending to these lists (DEP_OBJS_MK:
+# their objects compiled with -MMD).
 EXTRA_ALL   :=
 EXTRA_CHECK :=
 EXTRA_BENCH :=
-EXTRA_INSTALL :=
+DEP_OBJS_MK :=
 .DEFAULT_GOAL := all
 include $(wildcard mk/*.mk)
 
@@ -28,20 +62,15 @@ include $(wildcard mk/*.mk)
 tool_srcs = cmd/$(1).c $(wildcard cmd/$(1)/*.c)
 tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(call tool_srcs,$(1)))
 
-.PHONY: all deps demo check check-unit check-bats bench install clean fuzz golden
+.PHONY: all deps deps-build deps-tests deps-fuzz demo check check-unit check-bats bench \
+        install clean fuzz golden
 
-all: deps-quiet build/bin/.ok $(EXTRA_ALL)
-
-# ---- dependencies: installed with apt-get when absent (needs root or sudo) ----
-deps:
-	@sh mk/deps.sh
-deps-quiet: ; @sh mk/deps.sh
-.PHONY: deps-quiet
+all: build/bin/.ok $(EXTRA_ALL)
 
 # ---- the normal build ----
-build/obj/%.o: %.c $(LIBHDR) $(wildcard cmd/*/*.h) | deps-quiet
+build/obj/%.o: %.c build/obj/%.d | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 build/liboptrace.a: $(LIBSRC:%.c=build/obj/%.o)
 	@rm -f $@
@@ -50,19 +79,26 @@ build/liboptrace.a: $(LIBSRC:%.c=build/obj/%.o)
 define tool_rule
 build/bin/$(1): $(call tool_objs,$(1),build) build/liboptrace.a
 	@mkdir -p build/bin
-	$$(CC) $$(CFLAGS) -o $$@ $$(filter %.o,$$^) build/liboptrace.a $$(LDLIBS)
+	$$(CC) $$(CFLAGS) -o $$@ $$(filter %.o,$$^) build/liboptrace.a $$(LDLIBS_$(1)) $$(LDLIBS)
 build/obj/cmd/$(1).o build/obj/cmd/$(1)/%.o: CFLAGS += -Icmd/$(1)
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
-build/bin/.ok: $(TOOLS:%=build/bin/%)
+$(SCRIPTS:%=build/bin/%): build/bin/%: pipelines/%
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod 755 $@
+$(SCRIPTS:%=build-san/bin/%): build-san/bin/%: pipelines/%
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod 755 $@
+
+build/bin/.ok: $(TOOLS:%=build/bin/%) $(SCRIPTS:%=build/bin/%)
 	@touch $@
 
 # ---- the sanitizer build: same sources, own tree ----
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-build-san/obj/%.o: %.c $(LIBHDR) $(wildcard cmd/*/*.h) | deps-quiet
+build-san/obj/%.o: %.c build-san/obj/%.d | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(SANFLAGS) -c $< -o $@
+	$(CC) $(BASEFLAGS) $(SANFLAGS) $(DEPFLAGS) -c $< -o $@
 
 build-san/liboptrace.a: $(LIBSRC:%.c=build-san/obj/%.o)
 	@rm -f $@
@@ -71,21 +107,22 @@ build-san/liboptrace.a: $(LIBSRC:%.c=build-san/obj/%.o)
 define san_rule
 build-san/bin/$(1): $(call tool_objs,$(1),build-san) build-san/liboptrace.a
 	@mkdir -p build-san/bin
-	$$(CC) $$(SANFLAGS) -o $$@ $$(filter %.o,$$^) build-san/liboptrace.a $$(LDLIBS)
+	$$(CC) $$(SANFLAGS) -o $$@ $$(filter %.o,$$^) build-san/liboptrace.a $$(LDLIBS_$(1)) $$(LDLIBS)
 build-san/obj/cmd/$(1).o build-san/obj/cmd/$(1)/%.o: SANFLAGS += -Icmd/$(1)
 endef
 $(foreach t,$(TOOLS),$(eval $(call san_rule,$(t))))
 
 # ---- unit tests (C programs printing "N passed, N failed") ----
+# A test that needs a tool's private file names it in unit_extra_<test>.
 UNIT := $(patsubst test/unit/%.c,%,$(wildcard test/unit/test_*.c))
 unit_extra_test_calc := cmd/instr-parse/calc.c
 
-build/unit/%: test/unit/%.c build/liboptrace.a
+build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit
-	$(CC) $(BASEFLAGS) $(CFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build/liboptrace.a $(LDLIBS)
-build-san/unit/%: test/unit/%.c build-san/liboptrace.a
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build/liboptrace.a $(LDLIBS)
+build-san/unit/%: test/unit/%.c build-san/liboptrace.a | $(DEPS)
 	@mkdir -p build-san/unit
-	$(CC) $(BASEFLAGS) $(SANFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build-san/liboptrace.a $(LDLIBS)
+	$(CC) $(BASEFLAGS) $(SANFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build-san/liboptrace.a $(LDLIBS)
 
 # ---- test helpers ----
 build/bin/gen-dump: test/bench/gen-dump.c
@@ -118,26 +155,38 @@ build/fault.so: test/fault/fault.c
 HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
            build/bin/gen-vdata build/fault.so
 
-check: deps-quiet build/bin/.ok $(EXTRA_ALL) $(EXTRA_CHECK) $(TOOLS:%=build-san/bin/%) $(UNIT:%=build/unit/%) $(UNIT:%=build-san/unit/%) $(HELPERS)
+# The tests, both builds each (test/run-all.sh): check-unit the C unit
+# tests, check-bats the bats suites, check both (and installs what they need
+# first, as CI runs it on a fresh machine).
+CHECK_UNIT := $(UNIT:%=build/unit/%) $(UNIT:%=build-san/unit/%)
+CHECK_BATS := build/bin/.ok $(EXTRA_ALL) $(EXTRA_CHECK) $(TOOLS:%=build-san/bin/%) \
+              $(SCRIPTS:%=build-san/bin/%) $(HELPERS)
+check: $(DEPS) $(CHECK_UNIT) $(CHECK_BATS)
 	@sh test/run-all.sh "$(UNIT)"
+check-unit: $(CHECK_UNIT)
+	@sh test/run-all.sh -u "$(UNIT)"
+check-bats: deps-tests $(CHECK_BATS)
+	@sh test/run-all.sh -b "$(UNIT)"
 
-demo: deps-quiet build/bin/.ok $(EXTRA_ALL)
+demo: $(DEPS) build/bin/.ok $(EXTRA_ALL)
 	@sh pipelines/demo
 
-bench: deps-quiet build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
+bench: $(DEPS) build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
 	@sh test/bench/run.sh
 	@sh test/bench/trace-clean.sh
 	@if [ -n "$${BENCH_BASE:-}" ]; then sh test/bench/compare.sh "$$BENCH_BASE"; fi
 
+# The tools and their man pages; what mk/*.mk adds (the preload library)
+# hangs on install too.
+MANDIR := $(DESTDIR)$(PREFIX)/share/man
 install: build/bin/.ok
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
-	install -m 755 $(TOOLS:%=build/bin/%) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
-	install -d $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/optrace
-	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -d $(DESTDIR)$(PREFIX)/bin $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man7 \
+		$(DESTDIR)$(PREFIX)/share/optrace
+	install -m 755 $(TOOLS:%=build/bin/%) $(SCRIPTS:%=pipelines/%) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.1 $(MANDIR)/man1/
+	install -m 644 man/*.5 $(MANDIR)/man5/
+	install -m 644 man/*.7 $(MANDIR)/man7/
 	install -m 644 pipelines/batch.mk $(DESTDIR)$(PREFIX)/share/optrace/
-	$(EXTRA_INSTALL)
 
 # ---- fuzzing: not part of check (test/fuzz/README) ----
 #   make fuzz [FUZZ_TIME=seconds per target] [FUZZ_TARGETS="grammar tar rec"]
@@ -149,17 +198,20 @@ FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -Ilib -g -O1 -fsanitize=fuzzer,address,un
                 -fno-sanitize-recover=undefined
 fuzz_src_grammar := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
 fuzz_inc_grammar := -Icmd/instr-parse
-fuzz_src_tar     := cmd/dump-split/tar.c lib/io.c
+fuzz_src_tar     := cmd/dump-split/bundle.c lib/io.c lib/mem.c lib/cli.c lib/chip.c
 fuzz_inc_tar     := -Icmd/dump-split
+fuzz_libs_tar    := -larchive
 fuzz_src_rec     := lib/rec.c lib/text.c lib/io.c lib/cli.c lib/chip.c
 fuzz_seed_grammar := test/fuzz/corpus_grammar
 fuzz_seed_tar     := test/fuzz/corpus_tar
 fuzz_seed_rec     := test/fuzz/corpus_rec
 fuzz_opts_grammar := -max_len=512
 
-build-fuzz/fuzz_%: test/fuzz/fuzz_%.c $(LIBSRC) $(LIBHDR) $(wildcard cmd/*/*.[ch])
+build-fuzz/fuzz_%: test/fuzz/fuzz_%.c | deps-fuzz $(DEPS)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZFLAGS) $(fuzz_inc_$*) -o $@ $< $(fuzz_src_$*) -llz4 -lm
+	$(FUZZ_CC) $(FUZZFLAGS) $(DEPFLAGS) $(fuzz_inc_$*) -o $@ $< $(fuzz_src_$*) -llz4 -lm $(fuzz_libs_$*)
+# A target is rebuilt when any file compiled into it changes.
+$(foreach t,grammar tar rec,$(eval build-fuzz/fuzz_$(t): $(fuzz_src_$(t))))
 
 define fuzz_rule
 fuzz-$(1): build-fuzz/fuzz_$(1)
@@ -169,7 +221,7 @@ fuzz-$(1): build-fuzz/fuzz_$(1)
 .PHONY: fuzz-$(1)
 endef
 $(foreach t,grammar tar rec,$(eval $(call fuzz_rule,$(t))))
-fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+fuzz: $(DEPS) $(FUZZ_TARGETS:%=fuzz-%)
 
 # Regenerate the golden outputs after an intended change; review with git diff.
 golden: build/bin/.ok
@@ -177,3 +229,18 @@ golden: build/bin/.ok
 
 clean:
 	rm -rf build build-san build-fuzz
+
+# Header dependencies written by -MMD (a deleted header is forgotten
+# thanks to -MP).  Each .d file is named as a target without a rule, so an
+# object whose .d is missing (built before there were any) is rebuilt once
+# to write it.
+DEP_OBJS := $(foreach t,$(TOOLS),$(call tool_objs,$(t),build) $(call tool_objs,$(t),build-san)) \
+            $(LIBSRC:%.c=build/obj/%.o) $(LIBSRC:%.c=build-san/obj/%.o) $(DEP_OBJS_MK)
+DEP_FILES := $(DEP_OBJS:.o=.d)
+$(DEP_FILES):
+# (any other object of these trees: no error when its .d is missing)
+build/obj/%.d: ;
+build-san/obj/%.d: ;
+build/inj/%.d: ;
+build/camodel/obj/%.d: ;
+-include $(wildcard $(DEP_FILES) build/unit/*.d build-san/unit/*.d build-fuzz/*.d)

@@ -15,8 +15,10 @@
 #include "chip.h"
 #include "cli.h"
 #include "io.h"
+#include "mem.h"
 #include "rec.h"
-#include "tar.h"
+
+#include "bundle.h"
 
 /* What a dump file name says. */
 struct dname {
@@ -151,25 +153,9 @@ static int parse_name(const char *s, struct dname *d)
 
 /* ---- the file list ---- */
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		cli_die(EXIT_IO, "out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		cli_die(EXIT_IO, "out of memory");
-	return p;
-}
-
 static char *join(const char *a, const char *sep, const char *b, const char *close)
 {
-	char *p = xrealloc(NULL, strlen(a) + strlen(sep) + strlen(b) + strlen(close) + 1);
+	char *p = xmalloc(strlen(a) + strlen(sep) + strlen(b) + strlen(close) + 1);
 	sprintf(p, "%s%s%s%s", a, sep, b, close);
 	return p;
 }
@@ -265,11 +251,14 @@ static void scan_dir(const char *dir)
 
 /* ---- tar bundles: dump members are extracted to a private directory ---- */
 
-static void remove_tmpdir(void)
+/* On the exit-time cleanup list from its creation: whatever the way out,
+ * the extracted members go with the tool. */
+static void remove_tmpdir(void *arg)
 {
 	DIR *dp;
 	struct dirent *de;
 
+	(void)arg;
 	if (!tmpdir)
 		return;
 	if ((dp = opendir(tmpdir))) {
@@ -294,6 +283,7 @@ static void make_tmpdir(void)
 		tmpdir = NULL;
 		cli_die(EXIT_IO, "%s: cannot make a temporary directory:", base);
 	}
+	cli_cleanup_add(remove_tmpdir, NULL);
 }
 
 /* An absolute name or one with a ".." component could escape; refuse it
@@ -325,11 +315,11 @@ static void write_all(int fd, const char *p, size_t n, const char *path)
 	}
 }
 
-static void extract(struct tar *t, const char *bundle, const char *member,
+static void extract(struct bundle *b, const char *bundle, const char *member,
                     const char *base, const struct dname *d)
 {
-	static char buf[1 << 16];
 	char *path, *shown;
+	const void *data;
 	size_t got;
 	uint64_t size = 0;
 	int fd;
@@ -355,70 +345,67 @@ static void extract(struct tar *t, const char *bundle, const char *member,
 	}
 	if (fd < 0)
 		cli_die(EXIT_IO, "%s: cannot create:", path);
-	while (!cli_interrupted && (got = tar_read(t, buf, sizeof buf))) {
-		write_all(fd, buf, got, path);
+	while (!cli_interrupted && bundle_data(b, &data, &got)) {
+		write_all(fd, data, got, path);
 		size += got;
 	}
 	if (close(fd) < 0)
 		cli_die(EXIT_IO, "%s: cannot write:", path);
-	if (tar_truncated(t)) {
+	if (bundle_truncated(b)) {
 		cli_warn("%s: the bundle ends inside this member; its last line may be cut", shown);
 		status = EXIT_PARTIAL;
 	}
 	add_file(d, path, shown, size);
 }
 
-/* Returns 0 when the input is not a tar archive at all (nothing read but
- * its first block). */
+/* Returns 0 when the input is not a tar archive at all. */
 static int read_bundle(const char *in)
 {
 	struct rd *r = rd_open(in);
 	const char *bundle = strcmp(in, "-") ? in : "(stdin)";
 	char *dir = NULL;             /* the directory of the first dump member */
 	size_t dirlen = 0, elsewhere = 0;
-	struct tar t;
-	struct tar_member m;
+	struct bundle *b;
+	struct bundle_member m;
 	int k;
 
 	if (!r)
 		cli_die(EXIT_UNUSABLE, "%s: cannot open:", in);
-	tar_init(&t, r);
-	k = tar_next(&t, &m);
-	if (k < 0 && t.blocks == 0) {
+	b = bundle_open(r);
+	k = bundle_next(b, &m);
+	if (k < 0 && !bundle_started(b)) {
 		if (rd_error(r) > 0) {
 			errno = rd_error(r);
 			cli_die(EXIT_UNUSABLE, "%s: cannot read:", bundle);
 		}
-		tar_free(&t);
+		bundle_close(b);
 		rd_close(r);
 		return 0;
 	}
-	for (; k > 0 && !cli_interrupted; k = tar_next(&t, &m)) {
+	for (; k > 0 && !cli_interrupted; k = bundle_next(b, &m)) {
 		const char *base = strrchr(m.name, '/');
 		struct dname d;
 
 		base = base ? base + 1 : m.name;
 		if (m.pax_why) {
-			cli_warn("%s: member %s: malformed pax header (%s); using the name of its "
-			         "tar header", bundle, m.name, m.pax_why);
+			cli_warn("%s: member %s: malformed pax header (%s); %s", bundle, m.name,
+			         m.pax_why, m.no_data ? "the bundle cannot be read past it"
+			                              : "using the name of its tar header");
 			status = EXIT_PARTIAL;
 		}
-		if (m.type == TAR_DIR)
+		if (m.type == BUNDLE_DIR || m.no_data)
 			continue;
 		if (unsafe_name(m.name)) {
 			cli_warn("%s: member %s: absolute or '..' name, skipped", bundle, m.name);
 			status = EXIT_PARTIAL;
 			continue;
 		}
-		if (m.type != TAR_FILE || !parse_name(base, &d)) {
+		if (m.type != BUNDLE_FILE || !parse_name(base, &d)) {
 			add_other(m.name);
 			continue;
 		}
 		if (!dir) {
-			dirlen = (size_t)(base - m.name);
-			dir = xrealloc(NULL, dirlen + 1);
-			memcpy(dir, m.name, dirlen);
-			dir[dirlen] = 0;
+			dir = xstrndup(m.name, dirlen = (size_t)(base - m.name));
 		} else if ((size_t)(base - m.name) != dirlen || memcmp(dir, m.name, dirlen)) {
 			/* Two kernels' dumps would mix under one core name. */
 			elsewhere++;
@@ -428,25 +415,23 @@ static int read_bundle(const char *in)
 			status = EXIT_PARTIAL;
 			continue;
 		}
-		extract(&t, bundle, m.name, base, &d);
-		if (tar_truncated(&t))
+		extract(b, bundle, m.name, base, &d);
+		if (bundle_truncated(b))
 			break;
 	}
 	if (elsewhere)
 		cli_warn("%s: holds dumps in more than one directory; used those in '%s' "
 		         "and skipped %zu dump file%s elsewhere", bundle, *dir ? dir : "./",
 		         elsewhere, elsewhere == 1 ? "" : "s");
-	if (k < 0 && !tar_truncated(&t) && !cli_interrupted) {
-		if (rd_error(r) > 0)
-			cli_warn("%s: read error: %s", bundle, strerror(rd_error(r)));
-		else if (rd_error(r) < 0)
-			cli_warn("%s: corrupt lz4 data", bundle);
+	if (k < 0 && !bundle_truncated(b) && !cli_interrupted) {
+		if (rd_error(r))
+			cli_warn("%s: read error: %s", bundle, rd_strerror(r));
 		else
-			cli_warn("%s: %s; using the members before it", bundle, t.why);
+			cli_warn("%s: %s; using the members before it", bundle, bundle_why(b));
 		status = EXIT_PARTIAL;
 	}
 	free(dir);
-	tar_free(&t);
+	bundle_close(b);
 	rd_close(r);
 	return 1;
 }
@@ -733,9 +718,7 @@ static enum chip_family dump_family(const char **from)
 	*from = files[i].shown;
 	while (ahead.n < AHEAD_LINES && (line = rd_line(ahead.r, &len))) {
 		enum chip_family l = line_family(line, len);
-		if (!(ahead.line[ahead.n] = malloc(len + 1)))
-			cli_die(EXIT_IO, "out of memory");
-		memcpy(ahead.line[ahead.n], line, len);
+		ahead.line[ahead.n] = xstrndup(line, len);
 		ahead.len[ahead.n++] = len;
 		if (l == CHIP_UNKNOWN)
 			continue;
@@ -793,7 +776,8 @@ static const char *pick_soc(const char *in, int is_dir, char **note)
 
 /* ---- output ---- */
 
-static void cleanup(void)
+/* The lines read ahead, when the output loop did not get to them. */
+static void free_ahead(void)
 {
 	size_t i;
 
@@ -802,11 +786,6 @@ static void cleanup(void)
 	for (i = 0; i < ahead.n; i++)
 		free(ahead.line[i]);
 	ahead.n = 0;
-	if (out_w) {
-		wr_abort(out_w);
-		out_w = NULL;
-	}
-	remove_tmpdir();
 }
 
 /* Open the output; *fd is the descriptor to ask isatty about, or -1. */
@@ -817,6 +796,7 @@ static struct wr *open_out(const char *out, int lz4, int *fd)
 	int flags = lz4 ? WR_LZ4 : 0;
 
 	*fd = -1;
+	cli_refuse_tty(out, lz4);
 	if (!strcmp(out, "-")) {
 		*fd = 1;
 		w = wr_fdopen(1, "(stdout)", flags);
@@ -836,10 +816,6 @@ static struct wr *open_out(const char *out, int lz4, int *fd)
 	}
 	if (!w)
 		cli_die(EXIT_IO, "%s: cannot create:", out);
-	if (lz4 && *fd >= 0 && isatty(*fd)) {
-		wr_abort(w);
-		cli_die(EXIT_USAGE, "refusing to write compressed data to a terminal");
-	}
 	out_w = w;
 	return w;
 }
@@ -1118,7 +1094,6 @@ int main(int argc, char **argv)
 	}
 	if (!*out)
 		cli_die(EXIT_USAGE, "-o: empty file name");
-	atexit(cleanup);
 
 	/* Find the dump files. */
 	if (!strcmp(in, "-")) {
@@ -1163,7 +1138,8 @@ int main(int argc, char **argv)
 		else
 			nsel++;
 	}
-	qsort(files, nfiles, sizeof *files, cmp_file);
+	if (nfiles)     /* none when interrupted before the first member */
+		qsort(files, nfiles, sizeof *files, cmp_file);
 	for (i = 0; i < nwant; i++)
 		if (!want_hit[i]) {
 			cli_warn("no core %s in %s", want_names[i], in);
@@ -1191,6 +1167,7 @@ int main(int argc, char **argv)
 		soc = pick_soc(in_bundle ? NULL : in, in_dir, &soc_note);
 	c = list ? list_cores(out, lz4) : split(in, out, lz4, json, text, soc, soc_note);
 	free(soc_note);
+	free_ahead();
 	/* Free what the leak checker would otherwise report. */
 	for (i = 0; i < nfiles; i++) {
 		free(files[i].path);

@@ -26,6 +26,7 @@
 #include "capture.h"
 #include "chip.h"
 #include "cli.h"
+#include "mem.h"
 #include "io.h"
 #include "json.h"
 #include "rec.h"
@@ -499,8 +500,10 @@ static void mkdir_p(const char *path)
 		cli_die(EXIT_IO, "%s: cannot create:", path);
 }
 
-static void drop_run(void)
+/* On the exit-time cleanup list once the run directory exists. */
+static void drop_run(void *arg)
 {
+	(void)arg;
 	if (!run_kept && run[0])
 		rm_tree(run);
 }
@@ -545,7 +548,7 @@ static void make_run_dir(void)
 		if (errno != EEXIST)
 			cli_die(EXIT_IO, "%s: cannot create:", run);
 	}
-	atexit(drop_run);
+	cli_cleanup_add(drop_run, NULL);
 	snprintf(dev0, sizeof dev0, "%s/device0", run);
 	snprintf(tmpd, sizeof tmpd, "%s/tmp_dump", dev0);
 	if (mkdir(dev0, 0750) || mkdir(tmpd, 0750))
@@ -599,23 +602,16 @@ static char *rel_dup(const char *p)
 {
 	size_t n;
 	const char *r = rel(p, strlen(p), &n);
-	char *d = strndup(r, n);
-	if (!d)
-		cli_die(EXIT_IO, "out of memory");
-	return d;
+	return xstrndup(r, n);
 }
 
 static void add_problem(const char *file, size_t n, const char *msg, size_t mn)
 {
 	size_t rn;
 	const char *r = rel(file, n, &rn);
-	problems = realloc(problems, (nproblems + 1) * sizeof *problems);
-	if (!problems)
-		cli_die(EXIT_IO, "out of memory");
-	problems[nproblems].file = strndup(r, rn);
-	problems[nproblems].msg = strndup(msg, mn);
-	if (!problems[nproblems].file || !problems[nproblems].msg)
-		cli_die(EXIT_IO, "out of memory");
+	problems = xrealloc(problems, (nproblems + 1) * sizeof *problems);
+	problems[nproblems].file = xstrndup(r, rn);
+	problems[nproblems].msg = xstrndup(msg, mn);
 	cli_warn("%s/%s: %s", run, problems[nproblems].file, problems[nproblems].msg);
 	nproblems++;
 }
@@ -649,9 +645,7 @@ static void note_name(const char *name, size_t len)
 			if ((p == launched_names || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
 				return;
 	}
-	launched_names = realloc(launched_names, have + len + 2);
-	if (!launched_names)
-		cli_die(EXIT_IO, "out of memory");
+	launched_names = xrealloc(launched_names, have + len + 2);
 	if (have)
 		launched_names[have++] = ' ';
 	memcpy(launched_names + have, n, len);
@@ -700,10 +694,8 @@ static void merge_host_records(void)
 		return;
 	while ((e = readdir(d)))
 		if (e->d_name[0] != '.') {
-			names = realloc(names, (n + 1) * sizeof *names);
-			if (!names)
-				cli_die(EXIT_IO, "out of memory");
-			names[n++] = strdup(e->d_name);
+			names = xrealloc(names, (n + 1) * sizeof *names);
+			names[n++] = xstrdup(e->d_name);
 		}
 	closedir(d);
 	if (n)
@@ -738,11 +730,9 @@ static void merge_host_records(void)
 				note_name(rc.s[NS_NAME].p, rc.s[NS_NAME].n);
 				rc.s[NS_DIR].p = rel(rc.s[NS_DIR].p, rc.s[NS_DIR].n, &rc.s[NS_DIR].n);
 				if (rc.n[N_ORDER].i >= 0) {
-					kernels = realloc(kernels, (nkernels + 1) * sizeof *kernels);
-					if (!kernels)
-						cli_die(EXIT_IO, "out of memory");
-					kernels[nkernels].name = strndup(rc.s[NS_NAME].p, rc.s[NS_NAME].n);
-					kernels[nkernels].dir = strndup(rc.s[NS_DIR].p, rc.s[NS_DIR].n);
+					kernels = xrealloc(kernels, (nkernels + 1) * sizeof *kernels);
+					kernels[nkernels].name = xstrndup(rc.s[NS_NAME].p, rc.s[NS_NAME].n);
+					kernels[nkernels].dir = xstrndup(rc.s[NS_DIR].p, rc.s[NS_DIR].n);
 					kernels[nkernels].order = (int)rc.n[N_ORDER].i;
 					kernels[nkernels].block_dim = (unsigned)rc.n[N_BLOCKDIM].u;
 					nkernels++;
@@ -815,7 +805,7 @@ static void rescue_interrupted(void)
 	/* Its launch record was never written: list it from the path
 	 * (<dev0>/<kernel>/<n>/dump). */
 	{
-		char *k = strdup(dest + strlen(dev0) + 1), *slash, *num, *rd = rel_dup(dest);
+		char *k = xstrdup(dest + strlen(dev0) + 1), *slash, *num, *rd = rel_dup(dest);
 		size_t i;
 		int dup = 0;
 		for (i = 0; i < nkernels; i++)
@@ -823,9 +813,7 @@ static void rescue_interrupted(void)
 		if (k && !dup && (slash = strchr(k, '/'))) {
 			*slash = 0;
 			num = slash + 1;
-			kernels = realloc(kernels, (nkernels + 1) * sizeof *kernels);
-			if (!kernels)
-				cli_die(EXIT_IO, "out of memory");
+			kernels = xrealloc(kernels, (nkernels + 1) * sizeof *kernels);
 			kernels[nkernels].name = k;
 			kernels[nkernels].dir = rd;
 			kernels[nkernels].order = atoi(num);
@@ -868,10 +856,8 @@ static void scan_launch_dirs(void)
 				free(rdp);
 				continue;
 			}
-			kernels = realloc(kernels, (nkernels + 1) * sizeof *kernels);
-			if (!kernels)
-				cli_die(EXIT_IO, "out of memory");
-			kernels[nkernels].name = strdup(k->d_name);
+			kernels = xrealloc(kernels, (nkernels + 1) * sizeof *kernels);
+			kernels[nkernels].name = xstrdup(k->d_name);
 			kernels[nkernels].dir = rdp;
 			kernels[nkernels].order = atoi(n->d_name);
 			kernels[nkernels].block_dim = 0;
@@ -1103,26 +1089,12 @@ static void signal_group(int sig)
 #define STOP_TERM_MS 3000
 #define STOP_KILL_MS 2000
 
-/* ---- main ---- */
+/* ---- the phases of a capture, in the order main runs them ---- */
 
-int main(int argc, char **argv)
+/* Find what the run needs (the preload library, the simulator, the
+ * application) and make the run directory. */
+static void prepare(void)
 {
-	struct env env;
-	char buf[PATH_MAX * 2], cfgbin[PATH_MAX + 64];
-	static char *cfg_argv[4];
-	char **child_argv;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t defsigs, none;
-	struct sigaction sa;
-	pid_t pid;
-	int status = 0, fd = -1, rc, timed_out = 0, stopping = 0, term_sent = 0, kill_sent = 0;
-	uint64_t started, term_at = 0, kill_at = 0;
-	const char *live_note = NULL;
-
-	cli_init("sim-capture");
-	atexit(free_kernels);
-	parse_args(argc, argv);
 	ge_defaults();
 	find_exe_dir();
 	find_inject();
@@ -1135,40 +1107,50 @@ int main(int argc, char **argv)
 		cli_die(EXIT_USAGE, "--live: the simulator streams its events only on Atlas A2/A3 SoCs, not %s "
 		        "(use the dump files)", soc);
 	make_run_dir();
-	child_argv = app;
-	if (config_file) {
-		config_translate(config_file, tmpd, cfgbin, sizeof cfgbin);
-		if (!find_launcher(buf, sizeof buf)) {
-			rm_tree(run);
-			cli_die(EXIT_UNUSABLE, "no kernel-launcher found: set OPTRACE_KERNEL_LAUNCHER, or install it in "
-			        "%s/tools/msopt/bin", root);
-		}
-		cfg_argv[0] = strdup(buf);
-		cfg_argv[1] = "-c";
-		cfg_argv[2] = cfgbin;
-		cfg_argv[3] = NULL;
-		child_argv = cfg_argv;
-	}
+}
 
-	/* The child's environment. */
-	env_init(&env, environ);
+/* The command to run: the application, or with --config the
+ * kernel-launcher over the translated kernel description. */
+static char **child_command(void)
+{
+	static char *cfg_argv[4];
+	static char cfgbin[PATH_MAX + 64];
+	char buf[PATH_MAX * 2];
+
+	if (!config_file)
+		return app;
+	config_translate(config_file, tmpd, cfgbin, sizeof cfgbin);
+	if (!find_launcher(buf, sizeof buf)) {
+		rm_tree(run);
+		cli_die(EXIT_UNUSABLE, "no kernel-launcher found: set OPTRACE_KERNEL_LAUNCHER, or install it in "
+		        "%s/tools/msopt/bin", root);
+	}
+	cfg_argv[0] = xstrdup(buf);
+	cfg_argv[1] = "-c";
+	cfg_argv[2] = cfgbin;
+	cfg_argv[3] = NULL;
+	return cfg_argv;
+}
+
+/* The application's environment: the preload library ahead of the
+ * simulator, the simulator's settings, and what the library reads. */
+static void child_env(struct env *env)
+{
+	char buf[PATH_MAX * 2], lib64[PATH_MAX + 16], cfg[PATH_MAX + 64];
+	const char *ld;
+
 	snprintf(buf, sizeof buf, "%s:libruntime_camodel.so", inject_lib);
-	env_prepend(&env, "LD_PRELOAD", buf);
-	env_prepend(&env, "LD_LIBRARY_PATH", sim_lib);
-	{
-		/* The toolkit's own libraries (ACL, libruntime.so) after
-		 * everything else, when set_env.sh has not put them there. */
-		char lib64[PATH_MAX + 16];
-		const char *ld = env_get(&env, "LD_LIBRARY_PATH");
-		snprintf(lib64, sizeof lib64, "%s/lib64", root);
-		if (is_dir(lib64) && ld && !strstr(ld, lib64)) {
-			char *v = malloc(strlen(ld) + strlen(lib64) + 2);
-			if (!v)
-				cli_die(EXIT_IO, "out of memory");
-			sprintf(v, "%s:%s", ld, lib64);
-			env_set(&env, "LD_LIBRARY_PATH", v);
-			free(v);
-		}
+	env_prepend(env, "LD_PRELOAD", buf);
+	env_prepend(env, "LD_LIBRARY_PATH", sim_lib);
+	/* The toolkit's own libraries (ACL, libruntime.so) after everything
+	 * else, when set_env.sh has not put them there. */
+	ld = env_get(env, "LD_LIBRARY_PATH");
+	snprintf(lib64, sizeof lib64, "%s/lib64", root);
+	if (is_dir(lib64) && ld && !strstr(ld, lib64)) {
+		char *v = xmalloc(strlen(ld) + strlen(lib64) + 2);
+		sprintf(v, "%s:%s", ld, lib64);
+		env_set(env, "LD_LIBRARY_PATH", v);
+		free(v);
 	}
 	if (config_file) {
 		/* kernel-launcher links libruntime.so: make it resolve to the
@@ -1177,57 +1159,68 @@ int main(int argc, char **argv)
 		unlink(buf);
 		if (symlink(inject_lib, buf))
 			cli_warn("%s:", buf);
-		env_prepend(&env, "LD_LIBRARY_PATH", tmpd);
+		env_prepend(env, "LD_LIBRARY_PATH", tmpd);
 	}
-	env_set(&env, "CAMODEL_SOC_VERSION", soc);
-	env_set(&env, "CAMODEL_LOG_PATH", tmpd);
-	{
-		char cfg[PATH_MAX + 64];
-		snprintf(cfg, sizeof cfg, "%s/config", tmpd);
-		if (camodel_config(sim_lib, soc, pmsampling_on(aic_metrics), cfg))
-			env_set(&env, "CAMODEL_CONFIG_PATH", cfg);
-		else
-			env_unset(&env, "CAMODEL_CONFIG_PATH");
-	}
-	env_set(&env, "IS_SIMULATOR_ENV", "true");
-	env_set(&env, "TASK_QUEUE_ENABLE", "0");
-	env_set(&env, "GE_INIT_DISABLE", "1");
-	env_set(&env, "ASCEND_HOME_PATH", root);
-	env_unset(&env, "ASCEND_RT_VISIBLE_DEVICES");
-	env_set(&env, "OPTRACE_CAPTURE_DIR", run);
-	snprintf(buf, sizeof buf, "%lu", launch_count);
-	env_set(&env, "OPTRACE_LAUNCH_COUNT", buf);
-	snprintf(buf, sizeof buf, "%lu", launch_skip);
-	env_set(&env, "OPTRACE_LAUNCH_SKIP", buf);
-	if (kernel_names)
-		env_set(&env, "OPTRACE_KERNEL_NAME", kernel_names);
+	env_set(env, "CAMODEL_SOC_VERSION", soc);
+	env_set(env, "CAMODEL_LOG_PATH", tmpd);
+	snprintf(cfg, sizeof cfg, "%s/config", tmpd);
+	if (camodel_config(sim_lib, soc, pmsampling_on(aic_metrics), cfg))
+		env_set(env, "CAMODEL_CONFIG_PATH", cfg);
 	else
-		env_unset(&env, "OPTRACE_KERNEL_NAME");
-	env_set(&env, "OPTRACE_SPANS", no_spans ? "0" : "1");
-	env_set(&env, "OPTRACE_REPLAY", replay ? "1" : "0");
-	env_set(&env, "OPTRACE_MTE", pmsampling_on(aic_metrics) ? "1" : "0");
-	env_unset(&env, "OPTRACE_LIVE");
-	if (live) {
-		snprintf(fifo, sizeof fifo, "%s/live.fifo", dev0);
-		if (mkfifo(fifo, 0600))
-			cli_die(EXIT_IO, "%s:", fifo);
-		/* Read-write: the FIFO never reports end-of-file while we wait. */
-		fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			cli_die(EXIT_IO, "%s:", fifo);
-		fcntl(fd, F_SETPIPE_SZ, 1 << 20);
-		env_set(&env, "OPTRACE_LIVE", fifo);
-		live_out = wr_fdopen(1, "stdout", 0);
-		live_rec.w = live_out;
-		live_rec.mode = REC_BIN;
-		live_rec.producer = "sim-capture";
-		live_rec.records = 0;
-		rec_out_header(&live_rec, soc, chip_find(soc)->mhz, "live");
-		wr_flush(live_out);
-	}
+		env_unset(env, "CAMODEL_CONFIG_PATH");
+	env_set(env, "IS_SIMULATOR_ENV", "true");
+	env_set(env, "TASK_QUEUE_ENABLE", "0");
+	env_set(env, "GE_INIT_DISABLE", "1");
+	env_set(env, "ASCEND_HOME_PATH", root);
+	env_unset(env, "ASCEND_RT_VISIBLE_DEVICES");
+	env_set(env, "OPTRACE_CAPTURE_DIR", run);
+	snprintf(buf, sizeof buf, "%lu", launch_count);
+	env_set(env, "OPTRACE_LAUNCH_COUNT", buf);
+	snprintf(buf, sizeof buf, "%lu", launch_skip);
+	env_set(env, "OPTRACE_LAUNCH_SKIP", buf);
+	if (kernel_names)
+		env_set(env, "OPTRACE_KERNEL_NAME", kernel_names);
+	else
+		env_unset(env, "OPTRACE_KERNEL_NAME");
+	env_set(env, "OPTRACE_SPANS", no_spans ? "0" : "1");
+	env_set(env, "OPTRACE_REPLAY", replay ? "1" : "0");
+	env_set(env, "OPTRACE_MTE", pmsampling_on(aic_metrics) ? "1" : "0");
+	env_unset(env, "OPTRACE_LIVE");
+}
 
-	/* Ctrl+C: the first stops the application and keeps what was
-	 * collected, the second aborts. */
+/* --live: the FIFO the preload library streams into (named in env), and
+ * the stream's header on stdout.  Its descriptor, or -1 without --live. */
+static int open_live(struct env *env)
+{
+	int fd;
+
+	if (!live)
+		return -1;
+	snprintf(fifo, sizeof fifo, "%s/live.fifo", dev0);
+	if (mkfifo(fifo, 0600))
+		cli_die(EXIT_IO, "%s:", fifo);
+	/* Read-write: the FIFO never reports end-of-file while we wait. */
+	fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		cli_die(EXIT_IO, "%s:", fifo);
+	fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+	env_set(env, "OPTRACE_LIVE", fifo);
+	live_out = wr_fdopen(1, "stdout", 0);
+	live_rec.w = live_out;
+	live_rec.mode = REC_BIN;
+	live_rec.producer = "sim-capture";
+	live_rec.records = 0;
+	rec_out_header(&live_rec, soc, chip_find(soc)->mhz, "live");
+	wr_flush(live_out);
+	return fd;
+}
+
+/* Ctrl+C: the first stops the application and keeps what was collected,
+ * the second aborts. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
@@ -1236,6 +1229,16 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) && cli_verbosity > 1)
 		cli_note("not a child subreaper: %s", strerror(errno));
+}
+
+/* Start the application in a process group of its own, with the signals
+ * it would have had from a shell. */
+static void start_child(char **argv, struct env *env)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t defsigs, none;
+	int rc;
 
 	posix_spawn_file_actions_init(&fa);
 	if (live) /* stdout carries the records: the application's goes to stderr */
@@ -1252,20 +1255,27 @@ int main(int argc, char **argv)
 	posix_spawnattr_setpgroup(&attr, 0);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
 	if (cli_verbosity > 1)
-		cli_note("running %s in simulator %s (%s)", child_argv[0], soc, sim_lib);
-	rc = posix_spawnp(&pid, child_argv[0], &fa, &attr, child_argv, env.v);
+		cli_note("running %s in simulator %s (%s)", argv[0], soc, sim_lib);
+	rc = posix_spawnp(&app_pid, argv[0], &fa, &attr, argv, env->v);
 	if (rc) {
 		errno = rc;
 		rm_tree(run);
-		cli_die(EXIT_UNUSABLE, "%s: cannot start:", child_argv[0]);
+		cli_die(EXIT_UNUSABLE, "%s: cannot start:", argv[0]);
 	}
-	started = now_ms();
-	app_pid = pid;
-	env_free(&env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
+}
 
-	/* Until the application has ended and nothing of its group is left. */
+/* Until the application has ended and nothing of its group is left,
+ * streaming --live events from fd meanwhile; a Ctrl+C or the timeout
+ * stops the group (SIGINT, then SIGTERM, then SIGKILL).  Returns 1 when a
+ * second Ctrl+C aborted the capture, else 0 with *timed_out. */
+static int supervise(int fd, int *timed_out)
+{
+	uint64_t started = now_ms(), term_at = 0, kill_at = 0;
+	int stopping = 0, term_sent = 0, kill_sent = 0;
+
+	*timed_out = 0;
 	for (;;) {
 		struct pollfd pf = { fd, POLLIN, 0 };
 		int handled = sigints;
@@ -1279,32 +1289,17 @@ int main(int argc, char **argv)
 		}
 		reap();
 		if (app_done && !group_alive())
-			break;
-		if (sigints >= 2) {
-			signal_group(SIGKILL);
-			while (group_alive() && waitpid(-1, NULL, 0) > 0)
-				;
-			if (live_out) {
-				/* What was streamed stays whole, and says it was cut. */
-				while (live_read(fd))
-					;
-				live_lines(1);
-				rec_out_trailer(&live_rec, live_bad, ndropped, 1);
-				wr_close(live_out);
-			}
-			rm_tree(tmpd);
-			run_kept = 1;
-			cli_warn("aborted; %s is incomplete", run);
-			return EXIT_INTR;
-		}
+			return 0;
+		if (sigints >= 2)
+			return 1;
 		now = now_ms();
 		if (handled && !stopping) {
 			if (cli_verbosity)
 				cli_note("interrupted: stopping the application (Ctrl+C again to abort)");
 			stopping = 1;
 		}
-		if (timeout_s && !timed_out && !stopping && now - started >= (uint64_t)timeout_s * 1000) {
-			timed_out = 1;
+		if (timeout_s && !*timed_out && !stopping && now - started >= (uint64_t)timeout_s * 1000) {
+			*timed_out = 1;
 			stopping = 1;
 			cli_warn("the timeout of %lus has been reached: stopping the application", timeout_s);
 		}
@@ -1333,30 +1328,63 @@ int main(int argc, char **argv)
 			         (long)app_pid);
 			if (!app_done)
 				app_status = SIGKILL; /* as if killed */
-			break;
+			return 0;
 		}
 	}
-	status = app_status;
-	if (live) {
+}
+
+/* The second Ctrl+C: everything goes at once; the run is kept as it is. */
+static int abort_capture(int fd)
+{
+	signal_group(SIGKILL);
+	while (group_alive() && waitpid(-1, NULL, 0) > 0)
+		;
+	if (live_out) {
+		/* What was streamed stays whole, and says it was cut. */
 		while (live_read(fd))
 			;
 		live_lines(1);
-		close(fd);
-		unlink(fifo);
-		if (live_rec.records == 0)
-			live_note = "no live events: the simulator has no log callbacks, dump files were kept";
+		rec_out_trailer(&live_rec, live_bad, ndropped, 1);
+		wr_close(live_out);
 	}
-
-	merge_host_records();
-	rescue_interrupted();
-	scan_launch_dirs();
 	rm_tree(tmpd);
-	if (live) {
-		rec_out_trailer(&live_rec, live_bad, ndropped, sigints > 0 || timed_out);
-		int e = wr_close(live_out);
-		if (e && e != EPIPE) /* a reader that stopped early is not an error */
-			cli_warn("stdout: %s", strerror(e));
-	}
+	run_kept = 1;
+	cli_warn("aborted; %s is incomplete", run);
+	return EXIT_INTR;
+}
+
+/* --live: the events still in the FIFO once the application has ended.
+ * Returns the manifest's note on the stream, or NULL. */
+static const char *drain_live(int fd)
+{
+	if (!live)
+		return NULL;
+	while (live_read(fd))
+		;
+	live_lines(1);
+	close(fd);
+	unlink(fifo);
+	return live_rec.records ? NULL
+	       : "no live events: the simulator has no log callbacks, dump files were kept";
+}
+
+static void close_live(int timed_out)
+{
+	int e;
+
+	if (!live)
+		return;
+	rec_out_trailer(&live_rec, live_bad, ndropped, sigints > 0 || timed_out);
+	e = wr_close(live_out);
+	if (e && e != EPIPE) /* a reader that stopped early is not an error */
+		cli_warn("stdout: %s", strerror(e));
+}
+
+/* Say how the application ended, write the manifest, and give the exit
+ * status of the capture. */
+static int finish(const char *command, int timed_out, const char *live_note)
+{
+	int status = app_status;
 
 	if (WIFSIGNALED(status) && !sigints && !timed_out)
 		cli_warn("the application was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -1368,7 +1396,7 @@ int main(int argc, char **argv)
 		if (sigints)
 			return EXIT_INTR;
 		if (nlaunches == 0)
-			cli_die(EXIT_UNUSABLE, "no kernel launched by %s", child_argv[0]);
+			cli_die(EXIT_UNUSABLE, "no kernel launched by %s", command);
 		if (kernel_names)
 			cli_die(EXIT_UNUSABLE, "no kernel matched --kernel-name=%s (launched: %s)", kernel_names,
 			        launched_names ? launched_names : "");
@@ -1390,4 +1418,39 @@ int main(int argc, char **argv)
 	if (timed_out || ndropped || live_bad || !WIFEXITED(status) || WEXITSTATUS(status))
 		return EXIT_PARTIAL;
 	return EXIT_OK;
+}
+
+/* ---- main ---- */
+
+int main(int argc, char **argv)
+{
+	struct env env;
+	char **command;
+	const char *live_note;
+	int fd, timed_out;
+
+	cli_init("sim-capture");
+	atexit(free_kernels);
+	parse_args(argc, argv);
+	prepare();
+	command = child_command();
+
+	env_init(&env, environ);
+	child_env(&env);
+	fd = open_live(&env);
+	catch_signals();
+	start_child(command, &env);
+	env_free(&env);
+	if (supervise(fd, &timed_out))
+		return abort_capture(fd);
+
+	/* What the application left: its live events, the host records and
+	 * the dumps of each launch, gathered into the run directory. */
+	live_note = drain_live(fd);
+	merge_host_records();
+	rescue_interrupted();
+	scan_launch_dirs();
+	rm_tree(tmpd);
+	close_live(timed_out);
+	return finish(command[0], timed_out, live_note);
 }

@@ -2,9 +2,11 @@
 #include "chip.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *cli_prog = "optrace";
@@ -147,9 +149,25 @@ void cli_cleanup_remove(void (*fn)(void *), void *arg)
 	}
 }
 
+/* Is path a terminal device (-o /dev/tty)?  Only character devices are
+ * opened to ask, never waiting (a FIFO would block). */
+static int tty_path(const char *path)
+{
+	struct stat st;
+	int fd, tty;
+
+	if (stat(path, &st) < 0 || !S_ISCHR(st.st_mode))
+		return 0;
+	if ((fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return 0;
+	tty = isatty(fd);
+	close(fd);
+	return tty;
+}
+
 void cli_refuse_tty(const char *path, int lz4)
 {
-	if ((!path || !strcmp(path, "-")) && lz4 && isatty(1))
+	if (lz4 && ((!path || !strcmp(path, "-")) ? isatty(1) : tty_path(path)))
 		cli_die(EXIT_USAGE, "refusing to write compressed data to a terminal "
 		        "(redirect it, pipe it, or name a file with -o)");
 }

@@ -46,9 +46,10 @@ void cli_cleanup_add(void (*fn)(void *), void *arg);
 /* Take fn(arg) off the list (nothing when it is not there). */
 void cli_cleanup_remove(void (*fn)(void *), void *arg);
 
-/* Refuse (EXIT_USAGE) to write lz4 frames to a terminal: path "-" (or
- * NULL), lz4 asked for, and stdout a terminal.  (Binary records never go to
- * a terminal: cli_out_mode shows them as text there.) */
+/* Refuse (EXIT_USAGE) to write lz4 frames to a terminal: lz4 asked for,
+ * and path "-" (or NULL) with stdout a terminal, or path a terminal device
+ * (-o /dev/tty).  (Binary records never go to a terminal: cli_out_mode
+ * shows them as text there.) */
 void cli_refuse_tty(const char *path, int lz4);
 
 /* Print the version line and exit 0. */

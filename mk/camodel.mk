@@ -17,9 +17,10 @@ CAMODEL_CONF  := $(foreach s,Ascend910B1 Ascend910B4 Ascend910_9391,$(CANN)/tool
 CAMODEL_TREE  := $(CAMODEL_SIMLIBS) $(CAMODEL_CONF) $(CANN)/lib64/libruntime.so $(CANN)/set_env.sh \
                  $(CANN)/include/.ok
 
-build/camodel/obj/%.o: test/camodel/%.c $(CAMODEL_HDR)
+DEP_OBJS_MK += $(CAMODEL_OBJ) build/camodel/obj/acl.o build/camodel/obj/ascendcl.o
+build/camodel/obj/%.o: test/camodel/%.c build/camodel/obj/%.d | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CAMODEL_FLAGS) -c $< -o $@
+	$(CC) $(CAMODEL_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 # One build of the runtime; each simulator directory gets a copy, and the
 # copy in lib64 (libruntime.so, what ACL and the launcher link against)
@@ -114,7 +115,7 @@ $(OPS)/bin/op_acl: test/ops/host/op_acl.c test/ops/common/host.h test/ops/common
 # (see optrace-capture(5), THE RUN DIRECTORY, tmp_dump/, and KERNEL
 # DESCRIPTIONS, kernel_config.bin); found beside the tree's lib64 unless
 # LD_LIBRARY_PATH names another first.
-$(CANN)/tools/msopt/bin/kernel-launcher: test/ops/launcher/kernel-launcher.c $(CAMODEL_TREE)
+$(CANN)/tools/msopt/bin/kernel-launcher: test/ops/launcher/kernel-launcher.c $(CAMODEL_TREE) | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPS_HFLAGS) -o $@ $< -L$(CANN)/lib64 -lruntime -lascendcl -lcjson '-Wl,-rpath,$$ORIGIN/../../../lib64'
 $(OPS)/bin/add_acl.py: test/ops/vadd/add_acl.py

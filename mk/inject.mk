@@ -1,4 +1,4 @@
-# inject/ (the preload library), sim-capture and the sim-flow recipe.
+# inject/, the preload library sim-capture loads into the application.
 #
 # The library is built with -fPIC and hidden visibility from inject/*.c and
 # its own -fPIC copies of the lib/ files it uses, so nothing of lib/ is
@@ -6,16 +6,15 @@
 # (unsanitized) library: a preloaded ASan library would need the ASan
 # runtime loaded first in every application.
 
-TOOLS += sim-capture
-
 INJ_SRC := $(wildcard inject/*.c)
 INJ_LIB := lib/rec.c lib/text.c
 INJ_CFLAGS := -std=c11 -D_GNU_SOURCE -Ilib -Iinject $(WARN) -O2 -g -fPIC -fvisibility=hidden \
 	-ffunction-sections -fdata-sections
 
-build/inj/%.o: %.c $(wildcard inject/*.h) $(LIBHDR)
+DEP_OBJS_MK += $(INJ_SRC:%.c=build/inj/%.o) $(INJ_LIB:%.c=build/inj/%.o)
+build/inj/%.o: %.c build/inj/%.d | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(INJ_CFLAGS) -c $< -o $@
+	$(CC) $(INJ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 build/lib/liboptrace-inject.so: $(INJ_SRC:%.c=build/inj/%.o) $(INJ_LIB:%.c=build/inj/%.o)
 	@mkdir -p build/lib
@@ -25,29 +24,14 @@ build-san/lib/liboptrace-inject.so: build/lib/liboptrace-inject.so
 	@mkdir -p build-san/lib
 	cp $< $@
 
-# sim-flow and the sim-export it runs, next to the tools.
-build/bin/sim-flow: pipelines/sim-flow
-	@mkdir -p build/bin
-	cp $< $@ && chmod 755 $@
-build/bin/sim-export: pipelines/sim-export
-	@mkdir -p build/bin
-	cp $< $@ && chmod 755 $@
-build-san/bin/sim-flow: pipelines/sim-flow
-	@mkdir -p build-san/bin
-	cp $< $@ && chmod 755 $@
-build-san/bin/sim-export: pipelines/sim-export
-	@mkdir -p build-san/bin
-	cp $< $@ && chmod 755 $@
-
-EXTRA_ALL += build/lib/liboptrace-inject.so build/bin/sim-flow build/bin/sim-export
-EXTRA_CHECK += build-san/lib/liboptrace-inject.so build-san/bin/sim-flow build-san/bin/sim-export
+EXTRA_ALL += build/lib/liboptrace-inject.so
+EXTRA_CHECK += build-san/lib/liboptrace-inject.so
 
 install: install-inject
 .PHONY: install-inject
 install-inject: build/lib/liboptrace-inject.so
-	install -d $(DESTDIR)$(PREFIX)/lib/optrace $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/lib/optrace
 	install -m 644 build/lib/liboptrace-inject.so $(DESTDIR)$(PREFIX)/lib/optrace/
-	install -m 755 pipelines/sim-flow pipelines/sim-export $(DESTDIR)$(PREFIX)/bin/
 
 # The preload library's own test runtime and application (test/bench/inject-*):
 # a tiny libruntime_camodel.so in a CANN-shaped tree, for inject.bats and the
@@ -80,6 +64,3 @@ build-san/cann:
 	@mkdir -p build-san
 	ln -sfn ../build/cann $@
 EXTRA_CHECK += build-san/cann
-
-# --config reads JSON kernel descriptions with cJSON.
-build/bin/sim-capture build-san/bin/sim-capture: LDLIBS += -lcjson

@@ -2,9 +2,17 @@
 # Run every test: C unit tests and bats suites, first against the normal
 # build, then against the AddressSanitizer/UBSan build.  Ends with the line
 # "N passed, N failed" and a non-zero status when anything failed.
+#   run-all.sh [-u | -b] UNITS   -u: only the unit tests, -b: only the bats
+#                                suites (make check-unit, make check-bats)
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 4
-units=$1
+run_unit=1
+run_bats=1
+case ${1-} in
+-u) run_bats=0; shift ;;
+-b) run_unit=0; shift ;;
+esac
+units=${1-}
 pass=0
 fail=0
 failed=""
@@ -38,6 +46,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 for variant in build build-san; do
+	[ "$run_unit" -eq 1 ] || units=""
 	for u in $units; do
 		"$variant/unit/$u" >"$log/out" 2>&1
 		rc=$?
@@ -45,6 +54,7 @@ for variant in build build-san; do
 		count_unit "$log/out" "$variant/$u" "$rc"
 	done
 	for b in test/bats/*.bats; do
+		[ "$run_bats" -eq 1 ] || break
 		[ -f "$b" ] || continue
 		PATH="$top/$variant/bin:$top/build/bin:$PATH" OPTRACE_TOP="$top" OPTRACE_VARIANT="$variant" \
 			bats --tap "$b" >"$log/out" 2>&1

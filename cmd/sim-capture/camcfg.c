@@ -18,6 +18,7 @@
 
 #include "chip.h"
 #include "cli.h"
+#include "mem.h"
 
 static char *load(const char *dir, const char *name)
 {
@@ -28,11 +29,11 @@ static char *load(const char *dir, const char *name)
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	if (!(f = fopen(path, "rb")))
 		return NULL;
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (4 << 20) ||
-	    !(b = malloc((size_t)st.st_size + 1))) {
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (4 << 20)) {
 		fclose(f);
 		return NULL;
 	}
+	b = xmalloc((size_t)st.st_size + 1);
 	b[fread(b, 1, (size_t)st.st_size, f)] = 0;
 	fclose(f);
 	return b;
@@ -48,9 +49,7 @@ static int replace(char **text, const char *from, const char *to)
 		n++;
 	if (!n)
 		return 0;
-	out = malloc(strlen(*text) + n * (tl > fl ? tl - fl : 0) + 1);
-	if (!out)
-		cli_die(EXIT_IO, "out of memory");
+	out = xmalloc(strlen(*text) + n * (tl > fl ? tl - fl : 0) + 1);
 	for (s = *text, o = out; (p = strstr(s, from)); s = p + fl) {
 		memcpy(o, s, (size_t)(p - s));
 		o += p - s;
@@ -90,9 +89,7 @@ static int add_mte_log(char **text)
 	if ((eol && br > eol) || (strstr(el, "\"mte_log\"") && (!eol || strstr(el, "\"mte_log\"") < eol)))
 		return 0;
 	at = (size_t)(br + 1 - *text);
-	out = malloc(strlen(*text) + 12);
-	if (!out)
-		cli_die(EXIT_IO, "out of memory");
+	out = xmalloc(strlen(*text) + 12);
 	memcpy(out, *text, at);
 	strcpy(out + at, "\"mte_log\", ");
 	strcat(out, *text + at);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mem.h"
 
 static const char *cfg;
 
@@ -34,9 +35,7 @@ static char *slurp(const char *path, size_t *len)
 		cli_die(EXIT_USAGE, "%s: cannot open:", path);
 	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (10 << 20))
 		cli_die(EXIT_USAGE, "%s: not a regular file of at most 10 MiB", path);
-	b = malloc((size_t)st.st_size + 1);
-	if (!b)
-		cli_die(EXIT_IO, "out of memory");
+	b = xmalloc((size_t)st.st_size + 1);
 	*len = fread(b, 1, (size_t)st.st_size, f);
 	b[*len] = 0;
 	fclose(f);

@@ -11,19 +11,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		cli_die(EXIT_IO, "out of memory");
-	return p;
-}
+#include "mem.h"
 
 static char *kv(const char *key, const char *a, const char *b)
 {
 	size_t n = strlen(key) + strlen(a) + (b ? strlen(b) + 1 : 0) + 2;
-	char *s = xrealloc(NULL, n);
+	char *s = xmalloc(n);
 	if (b)
 		snprintf(s, n, "%s=%s:%s", key, a, b);
 	else
@@ -49,7 +42,7 @@ void env_init(struct env *e, char **environ_)
 	push(e, NULL);
 	e->n = 0;
 	for (p = environ_; p && *p; p++)
-		push(e, strdup(*p));
+		push(e, xstrdup(*p));
 }
 
 static int is_key(const char *entry, const char *key)

@@ -238,7 +238,7 @@ static const int kinds[] = { K_HEADER, K_TRAILER, K_SOURCE, K_LINE, K_INSTR, K_M
 
 static int type_width(enum rec_type t)
 {
-	return (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG) ? 4 : 8;
+	return (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG || t == RT_SYNC) ? 4 : 8;
 }
 
 static void rnd_rec(struct rec *r, int kind, size_t maxtext)
@@ -256,6 +256,9 @@ static void rnd_rec(struct rec *r, int kind, size_t maxtext)
 			break;
 		case RT_LOG:
 			r->n[i].u = rnd_n(4) ? rnd_n(LOG_NKINDS) : rnd_bits(4);
+			break;
+		case RT_SYNC:
+			r->n[i].u = rnd_n(4) ? rnd_n(SYNC_NKINDS) : rnd_bits(4);
 			break;
 		case RT_I32:
 			r->n[i].i = (int32_t)(uint32_t)rnd_bits(4);
@@ -1426,6 +1429,321 @@ static void test_decoders(void)
 	arena_free();
 }
 
+/* ---- binary records where they lie (rec_layout, rec_view, rec_block) ---- */
+
+/* The layout of every kind: a record whose field i alone is non-zero has
+ * that value at off[i], in w[i] bytes, and the texts begin at off[nnum]. */
+static void test_view_layout(void)
+{
+	static const int kinds[] = { K_HEADER, K_TRAILER, K_SOURCE, K_LINE, K_INSTR, K_MARK, K_DIAG,
+	                             K_MTEBW, K_FETCH, K_MTEXFER, K_CODE, K_LAUNCH, K_API };
+	size_t k;
+	CHECK(rec_layout('?') == NULL, "rec_layout of an unknown kind");
+	for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		const struct rec_layout *l = rec_layout(kinds[k]);
+		int i;
+		CHECK(l && l->sc == rec_schema(kinds[k]) && rec_layout(kinds[k]) == l, "layout of %c", kinds[k]);
+		if (!l)
+			continue;
+		CHECK(l->off[0] == 1, "%s: first number at %u", l->sc->name, l->off[0]);
+		for (i = 0; i < l->sc->nnum; i++) {
+			struct rec r;
+			uint64_t v = 0, want = l->w[i] == 8 ? 0x0102030405060708ULL : 0x01020304u;
+			size_t n;
+			char *b;
+			int j;
+			rec_init(&r, kinds[k]);
+			for (j = 0; j < l->sc->nnum; j++)
+				r.n[j].u = 0;
+			r.n[i].u = want;
+			b = bin_of(&r, &n);
+			CHECK(l->w[i] == type_width(l->sc->num[i].type), "%s.%s: width %u", l->sc->name,
+			      l->sc->num[i].name, l->w[i]);
+			CHECK(l->off[i + 1] == l->off[i] + l->w[i], "%s.%s: offsets not consecutive", l->sc->name,
+			      l->sc->num[i].name);
+			memcpy(&v, b + l->off[i], l->w[i]);
+			CHECK(v == want, "%s.%s: not at offset %u", l->sc->name, l->sc->num[i].name, l->off[i]);
+			if (i == l->sc->nnum - 1)
+				CHECK(n - 1 == l->off[i + 1] + 4u * (unsigned)l->sc->nstr, "%s: texts not at %u",
+				      l->sc->name, l->off[i + 1]);
+			free(b);
+		}
+	}
+}
+
+/* A view reads what the decoder reads, escapes or not. */
+static void check_view(const struct rec *r, const char *line, size_t len, int unescape, const char *what)
+{
+	struct rec_view v;
+	struct rec_dec d = { 0 };
+	struct rec dr;
+	const char *why, *p;
+	size_t n;
+	int i, ok;
+
+	ok = rec_view(&v, rec_layout(r->sc->kind), line, len, unescape);
+	CHECK(ok == (count_byte(line, len, 0x1a) <= REC_VIEW_ESC), "%s: rec_view %d with %zu escapes", what, ok,
+	      count_byte(line, len, 0x1a));
+	if (!ok)
+		return;
+	CHECK(rec_decode(&d, line, len, &dr, &why) == DEC_OK, "%s: decode", what);
+	for (i = 0; i < r->sc->nnum; i++) {
+		uint64_t x = rec_view_num(&v, i), y = dr.n[i].u;
+		if (v.lay->w[i] == 4)
+			y &= 0xffffffffu;
+		CHECK(x == y, "%s: %s.%s 0x%llx, decoded 0x%llx", what, r->sc->name, r->sc->num[i].name,
+		      (unsigned long long)x, (unsigned long long)y);
+	}
+	for (i = 0; i < r->sc->nstr; i++) {
+		int one = rec_view_text(&v, i, &p, &n);
+		CHECK(v.text_n[i] == dr.s[i].n, "%s: text %s length", what, r->sc->str[i]);
+		CHECK(!one || (n == dr.s[i].n && !memcmp(p, dr.s[i].p, n)), "%s: text %s", what, r->sc->str[i]);
+		CHECK(one || (!unescape || len > REC_VIEW_BUF), "%s: text %s not at hand after unescaping", what,
+		      r->sc->str[i]);
+		CHECK(rec_view_text_is(&v, i, dr.s[i].p, dr.s[i].n), "%s: rec_view_text_is %s", what, r->sc->str[i]);
+		if (dr.s[i].n)
+			CHECK(!rec_view_text_is(&v, i, dr.s[i].p, dr.s[i].n - 1), "%s: rec_view_text_is of a prefix", what);
+	}
+	rec_dec_free(&d);
+}
+
+/* Patch numbers [first, first + cnt) of line to vals; the decoded result
+ * has them and the rest of r. */
+static void check_patch(const struct rec *r, const char *line, size_t len, int first, int cnt,
+                        const uint64_t *vals, const char *what)
+{
+	struct rec_view v;
+	struct rec_dec d = { 0 };
+	struct rec want = *r, got;
+	char patch[REC_PATCH_MAX], *nl, msg[200];
+	size_t from, to, k, nlen;
+	const char *why;
+	int i;
+
+	if (!rec_view(&v, rec_layout(r->sc->kind), line, len, 1))
+		return;
+	k = rec_view_patch(&v, first, cnt, vals, patch, &from, &to);
+	CHECK(from <= to && to <= len && k <= REC_PATCH_MAX, "%s: span [%zu, %zu) of %zu", what, from, to, len);
+	CHECK(count_byte(patch, k, '\n') == 0, "%s: an LF in the patch", what);
+	nlen = from + k + (len - to);
+	nl = xmalloc(nlen);
+	memcpy(nl, line, from);
+	memcpy(nl + from, patch, k);
+	memcpy(nl + from + k, line + to, len - to);
+	for (i = 0; i < cnt; i++)
+		want.n[first + i].u = vals[i];
+	if (rec_decode(&d, nl, nlen, &got, &why) != DEC_OK) {
+		CHECK(0, "%s: the patched record does not decode: %s", what, why);
+	} else {
+		if (r->sc->num[first].type == RT_I32)
+			want.n[first].i = (int32_t)(uint32_t)vals[0];
+		for (i = 0; i < r->sc->nnum; i++)
+			if (r->sc->num[i].type == RT_I32)
+				want.n[i].i = (int32_t)(uint32_t)want.n[i].u;
+		CHECK(rec_same(&want, &got, msg, sizeof msg), "%s: after the patch: %s", what, msg);
+	}
+	if (k == to - from) {
+		/* The same width: copied over the line in place, the same record. */
+		char *in = xmalloc(len);
+		memcpy(in, line, len);
+		memcpy(in + from, patch, k);
+		CHECK(nlen == len && !memcmp(in, nl, len), "%s: in place", what);
+		free(in);
+	}
+	free(nl);
+	rec_dec_free(&d);
+}
+
+static void test_view_patch(void)
+{
+	static const int kinds[] = { K_INSTR, K_LINE, K_FETCH, K_MARK, K_TRAILER, K_CODE };
+	int round;
+	char what[64];
+
+	/* The ticks of an instruction record, to values whose bytes are LF
+	 * and ESC, from values that had none, and back. */
+	{
+		struct rec r;
+		uint64_t t[2] = { 0x0a1a0a1a0a1a0a1aULL, 0x1a }, u[2] = { 77, 78 };
+		size_t n;
+		char *b, *line;
+		rec_init(&r, K_INSTR);
+		r.n[I_PC].u = 0x10f86000;
+		r.n[I_START].u = 1000;
+		rec_text_set(&r, IS_PIPE, "SCALAR", 6);
+		rec_text_set(&r, IS_DETAIL, "x\ny\x1az", 5);
+		b = bin_of(&r, &n);
+		line = dup_exact(b, n - 1);
+		check_patch(&r, line, n - 1, I_ICACHE, 2, t, "ticks to LF/ESC bytes");
+		check_patch(&r, line, n - 1, I_ICACHE, 1, u, "icache_tick alone");
+		check_patch(&r, line, n - 1, I_SYNC, 1, t + 1, "the last number (ESC)");
+		check_patch(&r, line, n - 1, I_CORE, 1, t, "the first number (only 4 bytes kept)");
+		free(line);
+		free(b);
+		r.n[I_ICACHE].u = 0x0a0a0a0a0a0a0a0aULL;
+		r.n[I_CCU].u = 0x1a0a;
+		b = bin_of(&r, &n);
+		line = dup_exact(b, n - 1);
+		check_patch(&r, line, n - 1, I_ICACHE, 2, u, "ticks from LF/ESC bytes to plain ones");
+		check_patch(&r, line, n - 1, I_ICACHE, 2, t, "ticks from LF/ESC bytes to others");
+		free(line);
+		free(b);
+	}
+	for (round = 0; round < 3000; round++) {
+		int kind = kinds[rnd_n(sizeof kinds / sizeof kinds[0])], first, cnt, i;
+		struct rec r;
+		uint64_t vals[3];
+		size_t n;
+		char *b, *line;
+		rnd_rec(&r, kind, rnd_n(8) ? 40 : 1500);
+		b = bin_of(&r, &n);
+		line = dup_exact(b, n - 1);
+		snprintf(what, sizeof what, "round %d (%s)", round, r.sc->name);
+		check_view(&r, line, n - 1, (int)rnd_n(2), what);
+		first = (int)rnd_n((uint64_t)r.sc->nnum);
+		cnt = 1 + (int)rnd_n(3);
+		if (first + cnt > r.sc->nnum)
+			cnt = r.sc->nnum - first;
+		for (i = 0; i < cnt; i++)
+			vals[i] = rnd_bits(rec_layout(kind)->w[first + i]);
+		check_patch(&r, line, n - 1, first, cnt, vals, what);
+		free(line);
+		free(b);
+	}
+	arena_free();
+
+	/* What a view does not take: the decoder's. */
+	{
+		struct rec r;
+		struct rec_view v;
+		size_t n;
+		char *b;
+		rec_init(&r, K_FETCH);
+		b = bin_of(&r, &n);
+		CHECK(rec_view(&v, rec_layout(K_FETCH), b, n - 1, 1), "a fetch record");
+		CHECK(!rec_view(&v, rec_layout(K_FETCH), b, n - 2, 1), "a fetch record one byte short");
+		CHECK(!rec_view(&v, rec_layout(K_LINE), b, n - 1, 1), "a fetch record as a line record");
+		b[3] = 0x1a;
+		b[4] = 'Q';
+		CHECK(!rec_view(&v, rec_layout(K_FETCH), b, n - 1, 1), "a bad escape");
+		free(b);
+		rec_init(&r, K_LINE);
+		rec_text_set(&r, LS_TEXT, "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n", 33);
+		b = bin_of(&r, &n);
+		CHECK(!rec_view(&v, rec_layout(K_LINE), b, n - 1, 1), "more escapes than a view holds");
+		free(b);
+	}
+}
+
+/* A stream through the block reader: what is left alone comes out as it
+ * went in (a record longer than a block, escapes across words, a last
+ * line without LF); taken records are gone, patched ones decode to their
+ * new values. */
+static void test_block(void)
+{
+	enum { N = 3000 };
+	static struct rec want[N];
+	static int kept[N];
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		int fin = io_tmpfd(), fout = io_tmpfd(), i, nout = 0;
+		struct rd *in;
+		struct wr *w;
+		struct rec_block b;
+		struct rec_dec d = { 0 };
+		char *all, *back;
+		size_t nall = 0, nback, n;
+		const char *why;
+		uint64_t ticks[2];
+
+		CHECK(fin >= 0 && fout >= 0, "temporary files");
+		if (fin < 0 || fout < 0)
+			return;
+		for (i = 0; i < N; i++) {
+			static const int kinds[] = { K_INSTR, K_INSTR, K_LINE, K_FETCH, K_MARK };
+			char *e;
+			rnd_rec(&want[i], i == N / 2 ? K_LINE : kinds[rnd_n(5)], 60);
+			if (i == N / 2 && want[i].sc->nstr) {
+				/* Longer than a block (128 KiB), escapes all along. */
+				char *t = arena_alloc(300000);
+				size_t j;
+				for (j = 0; j < 300000; j++)
+					t[j] = j % 97 == 0 ? '\n' : j % 89 == 0 ? 0x1a : (char)('a' + j % 26);
+				rec_text_set(&want[i], 0, t, 300000);
+			}
+			e = bin_of(&want[i], &n);
+			if (i == N - 1)
+				n--;    /* the last line without its LF */
+			CHECK(write(fin, e, n) == (ssize_t)n, "write");
+			free(e);
+		}
+		lseek(fin, 0, SEEK_SET);
+		in = rd_fdopen(fin, "blocks");
+		w = wr_fdopen(fout, "out", 0);
+		rec_block_init(&b, w);
+		rec_block_start(&b, in);
+		i = 0;
+		while (rec_block_read(&b))
+			while (rec_block_next(&b)) {
+				struct rec_view v;
+				CHECK(b.lineno == (uint64_t)i + 1, "line number %llu of record %d",
+				      (unsigned long long)b.lineno, i);
+				kept[i] = 1;
+				if (pass && b.line[0] == K_LINE) {
+					rec_block_take(&b);
+					kept[i] = 0;
+				} else if (pass && b.line[0] == K_INSTR &&
+				           rec_block_view(&b, &v, rec_layout(K_INSTR), rnd_n(2))) {
+					ticks[0] = rnd_bits(8);
+					ticks[1] = rnd_bits(8);
+					rec_block_patch(&b, &v, I_ICACHE, 2, ticks);
+					want[i].n[I_ICACHE].u = ticks[0];
+					want[i].n[I_CCU].u = ticks[1];
+				} else if (b.line[0] == K_FETCH) {
+					CHECK(rec_block_view(&b, &v, rec_layout(K_FETCH), 0) &&
+					      rec_view_num(&v, S_PC) == want[i].n[S_PC].u, "fetch %d in the block", i);
+				}
+				i++;
+			}
+		rec_block_end(&b);
+		CHECK(i == N && !rd_error(in), "%d records of %d read", i, N);
+		CHECK(wr_flush(w) == 0, "flush");
+		back = slurp_fd(fout, &nback);
+		if (!pass) {
+			all = slurp_fd(fin, &nall);
+			CHECK(nback == nall + 1 && !memcmp(all, back, nall) && back[nall] == '\n',
+			      "left alone, the stream comes out as it went in (%zu bytes of %zu)", nback, nall);
+			free(all);
+		} else {
+			const char *p = back, *end = back + nback;
+			char msg[200];
+			for (i = 0; i < N; i++) {
+				const char *nl;
+				struct rec r;
+				if (!kept[i])
+					continue;
+				nl = memchr(p, '\n', (size_t)(end - p));
+				if (!nl || rec_decode(&d, p, (size_t)(nl - p), &r, &why) != DEC_OK) {
+					CHECK(0, "record %d: not decoded", i);
+					break;
+				}
+				CHECK(rec_same(&want[i], &r, msg, sizeof msg), "record %d: %s", i, msg);
+				nout++;
+				p = nl + 1;
+			}
+			CHECK(p == end, "nothing after the last record (%zu bytes)", (size_t)(end - p));
+		}
+		free(back);
+		rec_block_free(&b);
+		wr_abort(w);
+		rd_close(in);
+		close(fout);
+		rec_dec_free(&d);
+		arena_free();
+	}
+}
+
 int main(void)
 {
 	const char *seed = getenv("TEST_SEED");
@@ -1445,6 +1763,9 @@ int main(void)
 	test_malformed_json();
 	test_text_mode();
 	test_decoders();
+	test_view_layout();
+	test_view_patch();
+	test_block();
 	arena_free();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -1202,7 +1202,7 @@ int rec_view(struct rec_view *v, const struct rec_layout *lay, const char *line,
 	return view_finish(v, unescape, 0);
 }
 
-int rec_view_text(const struct rec_view *v, int i, const char **p, size_t *n)
+int rec_view_text_esc(const struct rec_view *v, int i, const char **p, size_t *n)
 {
 	size_t at = v->text_at[i], k = 0;
 	*n = v->text_n[i];
@@ -1218,7 +1218,7 @@ int rec_view_text(const struct rec_view *v, int i, const char **p, size_t *n)
 	return 1;
 }
 
-int rec_view_text_is(const struct rec_view *v, int i, const char *s, size_t n)
+int rec_view_text_is_esc(const struct rec_view *v, int i, const char *s, size_t n)
 {
 	const char *p;
 	size_t j, m;
@@ -1416,7 +1416,7 @@ void rec_block_take(struct rec_block *b)
 	b->run = b->line + b->len + 1;
 }
 
-int rec_block_view(const struct rec_block *b, struct rec_view *v, const struct rec_layout *lay, int unescape)
+int rec_block_view_esc(const struct rec_block *b, struct rec_view *v, const struct rec_layout *lay, int unescape)
 {
 	const char *end = b->line + b->len, *q;
 	size_t w;
@@ -1450,7 +1450,7 @@ done:
 	return view_finish(v, unescape, 1);
 }
 
-void rec_block_patch(struct rec_block *b, const struct rec_view *v, int first, int n, const uint64_t *vals)
+void rec_block_patch_esc(struct rec_block *b, const struct rec_view *v, int first, int n, const uint64_t *vals)
 {
 	char patch[REC_PATCH_MAX];
 	size_t from, to, k = rec_view_patch(v, first, n, vals, patch, &from, &to);

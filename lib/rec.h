@@ -232,9 +232,26 @@ static inline uint64_t rec_view_num(const struct rec_view *v, int field)
 
 /* Text i in one piece: 1 and *p, *n (valid while the line and the view
  * are); 0 when it holds an escape and the view did not unescape. */
-int rec_view_text(const struct rec_view *v, int i, const char **p, size_t *n);
+int rec_view_text_esc(const struct rec_view *v, int i, const char **p, size_t *n);
+static inline int rec_view_text(const struct rec_view *v, int i, const char **p, size_t *n)
+{
+	if (v->raw) {
+		*p = v->raw + v->text_at[i];
+		*n = v->text_n[i];
+		return 1;
+	}
+	return rec_view_text_esc(v, i, p, n);
+}
 /* Text i is s (compared through escapes too). */
-int rec_view_text_is(const struct rec_view *v, int i, const char *s, size_t n);
+int rec_view_text_is_esc(const struct rec_view *v, int i, const char *s, size_t n);
+static inline int rec_view_text_is(const struct rec_view *v, int i, const char *s, size_t n)
+{
+	if (v->text_n[i] != n)
+		return 0;
+	if (v->raw)
+		return !memcmp(v->raw + v->text_at[i], s, n);
+	return rec_view_text_is_esc(v, i, s, n);
+}
 
 /* New values for the numbers first .. first + n - 1 of the viewed record:
  * their encoding, escaped, into out (room for REC_PATCH_MAX bytes), and
@@ -309,12 +326,66 @@ static inline int rec_block_next(struct rec_block *b)
 }
 /* The current record leaves the run: what comes before it is written. */
 void rec_block_take(struct rec_block *b);
-/* View the current record (rec_view, with the block's map for its escapes). */
-int rec_block_view(const struct rec_block *b, struct rec_view *v, const struct rec_layout *lay, int unescape);
+/* View the current record (rec_view, with the block's map for its
+ * escapes).  Inline for the common record without escapes, whose texts
+ * are checked here. */
+int rec_block_view_esc(const struct rec_block *b, struct rec_view *v, const struct rec_layout *lay, int unescape);
+static inline int rec_block_view(const struct rec_block *b, struct rec_view *v, const struct rec_layout *lay,
+                                 int unescape)
+{
+	const struct rec_schema *sc = lay->sc;
+	size_t pos = lay->off[sc->nnum], len = b->len;
+	int i;
+
+	if (b->esc)
+		return rec_block_view_esc(b, v, lay, unescape);
+	v->lay = lay;
+	v->line = v->raw = b->line;
+	v->len = len;
+	v->nesc = 0;
+	if (len < pos || b->line[0] != sc->kind)
+		return 0;
+	for (i = 0; i < sc->nstr; i++) {
+		uint32_t k;
+		if (len - pos < 4)
+			return 0;
+		memcpy(&k, b->line + pos, 4);
+		if (k > len - pos - 4)
+			return 0;
+		v->text_at[i] = pos + 4;
+		v->text_n[i] = k;
+		pos += 4 + (size_t)k;
+	}
+	return pos == len;
+}
 /* Patch the numbers first .. first + n - 1 of the current record, viewed
  * in v: in place when their escaped width is unchanged, else the run is
- * cut around them and the new bytes written between. */
-void rec_block_patch(struct rec_block *b, const struct rec_view *v, int first, int n, const uint64_t *vals);
+ * cut around them and the new bytes written between.  Inline for a record
+ * without escapes and values that need none. */
+void rec_block_patch_esc(struct rec_block *b, const struct rec_view *v, int first, int n, const uint64_t *vals);
+static inline int rec_needs_esc(uint64_t x)
+{
+	uint64_t l = x ^ 0x0a0a0a0a0a0a0a0aull, e = x ^ 0x1a1a1a1a1a1a1a1aull;
+	return (((l - 0x0101010101010101ull) & ~l) | ((e - 0x0101010101010101ull) & ~e)) &
+	       0x8080808080808080ull ? 1 : 0;
+}
+static inline void rec_block_patch(struct rec_block *b, const struct rec_view *v, int first, int n,
+                                   const uint64_t *vals)
+{
+	const struct rec_layout *l = v->lay;
+	int i;
+	if (!v->nesc) {
+		for (i = 0; i < n; i++)
+			if (rec_needs_esc(l->w[first + i] == 8 ? vals[i] : vals[i] & 0xffffffffu))
+				break;
+		if (i == n) {
+			for (i = 0; i < n; i++)
+				memcpy(b->line + l->off[first + i], &vals[i], l->w[first + i]);
+			return;
+		}
+	}
+	rec_block_patch_esc(b, v, first, n, vals);
+}
 void rec_block_free(struct rec_block *b);
 
 #endif

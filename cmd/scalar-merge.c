@@ -24,7 +24,7 @@
 #include "mem.h"
 #include "rec.h"
 #include "scan.h"
-#include "tspool.h"
+#include "spill.h"
 
 
 /* ---- loss accounting ---- */
@@ -83,7 +83,7 @@ struct unit {
 	enum mode mode;             /* M_COLLECT until the first instruction record */
 	int ccu_unordered, fetch_unordered, window_spilled;
 	uint64_t ccu_last, fetch_last;
-	struct tspool ccu, fetch, sorted;
+	struct spill ccu, fetch, sorted;
 	struct cent la;             /* the CCU reader's next issue (la_ok) */
 	struct fent fla;            /* the fetch reader's next record (fla_ok) */
 	int la_ok, fla_ok;
@@ -166,9 +166,9 @@ static struct unit *unit_new(uint32_t core, uint32_t subtype, uint32_t subidx)
 	u->core = core;
 	u->subtype = subtype;
 	u->subidx = subidx;
-	tspool_init(&u->ccu, sizeof(struct cent));
-	tspool_init(&u->fetch, sizeof(struct fent));
-	tspool_init(&u->sorted, sizeof(struct sent));
+	spill_init(&u->ccu, sizeof(struct cent));
+	spill_init(&u->fetch, sizeof(struct fent));
+	spill_init(&u->sorted, sizeof(struct sent));
 	units = xrealloc(units, (nunits + 1) * sizeof *units);
 	units[nunits++] = u;
 	return u;
@@ -322,7 +322,7 @@ static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
  * overhead), streaming ----
  *
  * Until a core's first instruction record its fetch records and CCU issues
- * are spooled in arrival order (tspool: memory, then a temporary file).
+ * are spooled in arrival order (struct spill: memory, then a temporary file).
  * Then three readers move forward together, all in tick order: an
  * instruction record starting at tick s first reads every CCU issue with a
  * tick <= s; an issue at tick c first reads every fetch strictly before c,
@@ -379,7 +379,7 @@ static void read_fetches(struct unit *u, uint64_t c)
 			else if (d)                     /* the table's empty mark */
 				u->cover_top = u->fla.tick;
 		}
-		u->fla_ok = tspool_next(&u->fetch, &u->fla);
+		u->fla_ok = spill_next(&u->fetch, &u->fla);
 	}
 }
 
@@ -412,7 +412,7 @@ static void index_sorted(struct unit *u)
 	for (k = 0; k < u->cap; k++)
 		if (u->slots[k].pc != UINT64_MAX)
 			u->slots[k].next = u->slots[k].count = 0;
-	while (tspool_next(&u->sorted, &e)) {
+	while (spill_next(&u->sorted, &e)) {
 		if (!s || s->pc != e.pc) {
 			s = pc_get(u, e.pc);
 			s->off = i;
@@ -430,12 +430,12 @@ static void index_sorted(struct unit *u)
  * read yet, each pc's in file order, into a spool sorted by (pc, order). */
 static void go_sorted(struct unit *u)
 {
-	struct tspool all;
+	struct spill all;
 	struct sent e;
 	uint64_t seq = 0;
 	size_t k;
 
-	tspool_init(&all, sizeof e);
+	spill_init(&all, sizeof e);
 	for (k = 0; k < u->cap; k++) {
 		struct pcst *s = &u->slots[k];
 		if (s->pc == UINT64_MAX)
@@ -445,7 +445,7 @@ static void go_sorted(struct unit *u)
 			e.seq = seq++;
 			e.ccu = pool[s->qhead].ccu;
 			e.icache = pool[s->qhead].icache;
-			tspool_put(&all, &e);
+			spill_put(&all, &e);
 			dequeue(u, s);
 		}
 	}
@@ -457,14 +457,14 @@ static void go_sorted(struct unit *u)
 			e.pc = u->la.pc;
 			e.seq = seq++;
 			e.ccu = u->la.tick;
-			tspool_put(&all, &e);
+			spill_put(&all, &e);
 		}
-		u->la_ok = tspool_next(&u->ccu, &u->la);
+		u->la_ok = spill_next(&u->ccu, &u->la);
 	}
-	tspool_free(&u->ccu);
-	tspool_free(&u->fetch);
+	spill_free(&u->ccu);
+	spill_free(&u->fetch);
 	u->fla_ok = 0;
-	tspool_sort(&all, &u->sorted, cmp_sent);
+	spill_sort_into(&all, &u->sorted, cmp_sent);
 	index_sorted(u);
 }
 
@@ -472,36 +472,36 @@ static void go_sorted(struct unit *u)
  * tick, then sort them back into (pc, file order). */
 static void go_unordered(struct unit *u)
 {
-	struct tspool bytick, all;
+	struct spill bytick, all;
 	struct cent c;
 	struct tent t;
 	struct sent e;
 	uint64_t idx = 0;
 
-	tspool_init(&bytick, sizeof t);
-	tspool_rewind(&u->ccu);
-	while (tspool_next(&u->ccu, &c)) {
+	spill_init(&bytick, sizeof t);
+	spill_rewind(&u->ccu);
+	while (spill_next(&u->ccu, &c)) {
 		t.tick = c.tick;
 		t.pc = c.pc;
 		t.idx = idx++;
 		t.pad = 0;
-		tspool_put(&bytick, &t);
+		spill_put(&bytick, &t);
 	}
-	tspool_free(&u->ccu);
-	tspool_init(&all, sizeof e);
-	tspool_sort(&bytick, &all, cmp_tent);   /* frees bytick; all = by tick */
-	tspool_init(&bytick, sizeof e);
-	while (tspool_next(&all, &t)) {
+	spill_free(&u->ccu);
+	spill_init(&all, sizeof e);
+	spill_sort_into(&bytick, &all, cmp_tent);   /* frees bytick; all = by tick */
+	spill_init(&bytick, sizeof e);
+	while (spill_next(&all, &t)) {
 		e.pc = t.pc;
 		e.seq = t.idx;
 		e.ccu = t.tick;
 		e.icache = fetch_before(u, t.pc, t.tick);
-		tspool_put(&bytick, &e);
+		spill_put(&bytick, &e);
 	}
-	tspool_free(&all);
-	tspool_free(&u->fetch);
+	spill_free(&all);
+	spill_free(&u->fetch);
 	u->fla_ok = 0;
-	tspool_sort(&bytick, &u->sorted, cmp_sent);
+	spill_sort_into(&bytick, &u->sorted, cmp_sent);
 	index_sorted(u);
 }
 
@@ -509,24 +509,24 @@ static void close_unit(struct unit *u)
 {
 	if (!u->nccu || !u->nfetch) {
 		u->mode = M_OFF;    /* both tables must exist */
-		tspool_free(&u->ccu);
-		tspool_free(&u->fetch);
+		spill_free(&u->ccu);
+		spill_free(&u->fetch);
 		return;
 	}
 	if (u->fetch_unordered) {
-		struct tspool sorted;
-		tspool_sort(&u->fetch, &sorted, cmp_fent);
+		struct spill sorted;
+		spill_sort_into(&u->fetch, &sorted, cmp_fent);
 		u->fetch = sorted;
 	} else {
-		tspool_rewind(&u->fetch);
+		spill_rewind(&u->fetch);
 	}
-	u->fla_ok = tspool_next(&u->fetch, &u->fla);
+	u->fla_ok = spill_next(&u->fetch, &u->fla);
 	if (u->ccu_unordered) {
 		go_unordered(u);
 		return;
 	}
-	tspool_rewind(&u->ccu);
-	u->la_ok = tspool_next(&u->ccu, &u->la);
+	spill_rewind(&u->ccu);
+	u->la_ok = spill_next(&u->ccu, &u->la);
 	u->mode = M_STREAM;
 }
 
@@ -538,7 +538,7 @@ static void read_issues(struct unit *u, uint64_t s)
 		uint64_t icache = fetch_before_get(u, u->la.pc, u->la.tick, &p);
 		if (!p->stop)
 			enqueue(u, p, u->la.tick, icache);
-		u->la_ok = tspool_next(&u->ccu, &u->la);
+		u->la_ok = spill_next(&u->ccu, &u->la);
 		if (u->queued > window) {
 			u->window_spilled = 1;
 			go_sorted(u);
@@ -591,7 +591,7 @@ static int assign_ticks(struct unit *u, uint64_t pc, uint64_t start, uint64_t *c
 			p->stop = 1;
 			return 0;
 		}
-		tspool_at(&u->sorted, p->off + p->next, &e);
+		spill_at(&u->sorted, p->off + p->next, &e);
 		if (e.ccu > start) {
 			p->stop = 1;
 			return 0;
@@ -647,7 +647,7 @@ static void take_ccu(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_t 
 	if (tick < u->ccu_last)
 		u->ccu_unordered = 1;
 	u->ccu_last = tick;
-	tspool_put(&u->ccu, &e);
+	spill_put(&u->ccu, &e);
 	u->nccu++;
 }
 
@@ -665,7 +665,7 @@ static void take_fetch(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_
 	if (tick < u->fetch_last)
 		u->fetch_unordered = 1;
 	u->fetch_last = tick;
-	tspool_put(&u->fetch, &e);
+	spill_put(&u->fetch, &e);
 	u->nfetch++;
 }
 
@@ -856,9 +856,9 @@ static void release_all(void)
 {
 	size_t i;
 	for (i = 0; i < nunits; i++) {
-		tspool_free(&units[i]->ccu);
-		tspool_free(&units[i]->fetch);
-		tspool_free(&units[i]->sorted);
+		spill_free(&units[i]->ccu);
+		spill_free(&units[i]->fetch);
+		spill_free(&units[i]->sorted);
 		free(units[i]->slots);
 		free(units[i]);
 	}

@@ -161,11 +161,10 @@ void spill_sort_into(struct spill *in, struct spill *out, int (*cmp)(const void 
  * Records are gathered in a buffer of at most run records; a full buffer
  * is sorted and written to the temporary file as one run.  At the end the
  * runs are merged (a binary heap of their heads, each read through a small
- * buffer); more than SORT_FANIN runs are first merged SORT_FANIN at a time
+ * buffer); more than SPILL_SORT_FANIN runs are first merged SPILL_SORT_FANIN at a time
  * into longer ones, so the read buffers stay bounded too.  What never
  * filled a buffer is sorted in memory and never touches the disk. */
 
-#define SORT_FANIN 64                   /* runs merged at once */
 #define SORT_READ_BYTES (1u << 20)      /* the read buffers of one merge, together */
 #define SORT_WRITE_BYTES (256u << 10)   /* the write buffer of an intermediate merge */
 
@@ -227,7 +226,7 @@ static void add_run(struct spill_sort *s, uint64_t off, uint64_t n)
 {
 	if (s->nruns == s->capruns) {
 		s->capruns = s->capruns ? 2 * s->capruns : 16;
-		s->runs = xreallocarray(s->runs, s->capruns, sizeof *s->runs);
+		s->runs = xrealloc(s->runs, s->capruns * sizeof *s->runs);
 	}
 	s->runs[s->nruns].off = off;
 	s->runs[s->nruns++].n = n;
@@ -265,7 +264,7 @@ void spill_sort_add(struct spill_sort *s, const void *rec)
 			s->cap = s->cap ? 2 * s->cap : 256;
 			if (s->cap > s->run && s->fd != -1)
 				s->cap = s->run;
-			s->buf = xreallocarray(s->buf, s->cap, s->rs);
+			s->buf = xrealloc(s->buf, s->cap * s->rs);
 		}
 	}
 	memcpy(s->buf + s->n++ * s->rs, rec, s->rs);
@@ -351,14 +350,14 @@ static int merge_open(struct spill_sort *s, size_t r0, size_t n)
 	if (per < 16)
 		per = 16;
 	s->src = xcalloc(n, sizeof *s->src);
-	s->heap = xreallocarray(NULL, n, sizeof *s->heap);
+	s->heap = xmalloc(n * sizeof *s->heap);
 	s->nsrc = n;
 	s->nheap = 0;
 	s->popped = 0;
 	for (i = 0; i < n; i++) {
 		struct src *x = &s->src[i];
 		x->cap = per < s->runs[r0 + i].n ? per : (size_t)s->runs[r0 + i].n;
-		x->b = xreallocarray(NULL, x->cap ? x->cap : 1, s->rs);
+		x->b = xmalloc((x->cap ? x->cap : 1) * s->rs);
 		x->off = s->runs[r0 + i].off;
 		x->left = s->runs[r0 + i].n;
 		if (src_fill(s, x) < 0)
@@ -395,10 +394,10 @@ static const void *merge_next(struct spill_sort *s)
 	return src_head(s, s->heap[0]);
 }
 
-/* Merge the first SORT_FANIN runs into one at the end of the file. */
+/* Merge the first SPILL_SORT_FANIN runs into one at the end of the file. */
 static int merge_some(struct spill_sort *s)
 {
-	size_t cap = SORT_WRITE_BYTES / s->rs, n = 0, k = SORT_FANIN;
+	size_t cap = SORT_WRITE_BYTES / s->rs, n = 0, k = SPILL_SORT_FANIN;
 	char *wb;
 	uint64_t off = s->end, total = 0;
 	const void *r;
@@ -406,7 +405,7 @@ static int merge_some(struct spill_sort *s)
 
 	if (!cap)
 		cap = 1;
-	wb = xreallocarray(NULL, cap, s->rs);
+	wb = xmalloc(cap * s->rs);
 	if (merge_open(s, 0, k) == 0) {
 		while ((r = merge_next(s)) != NULL) {
 			memcpy(wb + n++ * s->rs, r, s->rs);
@@ -449,7 +448,7 @@ int spill_sort_done(struct spill_sort *s)
 	free(s->buf);
 	s->buf = NULL;
 	s->n = s->cap = 0;
-	while (!s->err && s->nruns > SORT_FANIN)
+	while (!s->err && s->nruns > SPILL_SORT_FANIN)
 		merge_some(s);
 	if (!s->err)
 		merge_open(s, 0, s->nruns);
@@ -550,7 +549,7 @@ static void bytes_to_file(struct spill_bytes *s, const void *p, size_t n)
 			cli_die(EXIT_IO, "%s: cannot create a spool file:", tmpdir());
 		s->w = wr_fdopen_buf(s->fd, "(spool)", 0, 64 * 1024);
 		if (!s->w)
-			xnomem();
+			cli_die(EXIT_IO, "out of memory");
 	}
 	wr_put(s->w, p, n);
 }
@@ -608,7 +607,7 @@ void spill_bytes_rewind(struct spill_bytes *s)
 			cli_die(EXIT_IO, "%s: cannot rewind a spool file:", tmpdir());
 		s->r = rd_fdopen(s->fd, "(spool)");
 		if (!s->r)
-			xnomem();
+			cli_die(EXIT_IO, "out of memory");
 	}
 }
 

@@ -91,6 +91,9 @@ void spill_sort_into(struct spill *in, struct spill *out, int (*cmp)(const void 
 
 /* ---- the external sort ---- */
 
+/* Runs merged at once; more are first merged into longer runs. */
+#define SPILL_SORT_FANIN 64
+
 struct spill_sort;
 /* Records of rs bytes ordered by cmp; at most run_records of them in
  * memory while adding, the rest in sorted runs on a temporary file.  With

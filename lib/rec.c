@@ -1138,7 +1138,7 @@ static inline int view_esc(struct rec_view *v, const char *q, const char *end)
 
 /* The rest of a view once its escapes are known: unescape (slack: 15
  * bytes past the line may be read), then the texts must add up. */
-static int view_finish(struct rec_view *v, int unescape, int slack)
+static inline int view_finish(struct rec_view *v, int unescape, int slack)
 {
 	const struct rec_layout *l = v->lay;
 	size_t raw = v->len - v->nesc, pos = l->off[l->sc->nnum];
@@ -1176,7 +1176,13 @@ static int view_finish(struct rec_view *v, int unescape, int slack)
 		uint64_t k;
 		if (raw - pos < 4)
 			return 0;
-		k = rec_view_get(v, pos, 4);
+		if (v->raw) {
+			uint32_t y;
+			memcpy(&y, v->raw + pos, 4);
+			k = y;
+		} else {
+			k = rec_view_get(v, pos, 4);
+		}
 		if (k > raw - pos - 4)
 			return 0;
 		v->text_at[i] = pos + 4;
@@ -1239,8 +1245,8 @@ static inline int has_byte(uint64_t x, unsigned char b)
 	return ((y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull) != 0;
 }
 
-/* The w (4 or 8) bytes of x escaped at o (room for 16 and 8 more);
- * returns the end. */
+/* The w (4 or 8) bytes of x escaped at o (room for 2 w, or 8 when w
+ * is 4); returns the end. */
 static inline char *put_escaped(char *o, uint64_t x, size_t w)
 {
 	size_t k;
@@ -1265,15 +1271,14 @@ size_t rec_view_patch(const struct rec_view *v, int first, int n, const uint64_t
                       size_t *from, size_t *to)
 {
 	const struct rec_layout *l = v->lay;
-	char tmp[REC_PATCH_MAX + 8], *o = tmp;
+	char *o = out;
 	int i;
 
 	for (i = 0; i < n; i++)
 		o = put_escaped(o, vals[i], l->w[first + i]);
 	*from = view_pos(v, l->off[first]);
 	*to = view_pos(v, l->off[first + n]);
-	memcpy(out, tmp, (size_t)(o - tmp));
-	return (size_t)(o - tmp);
+	return (size_t)(o - out);
 }
 
 /* ---- the block reader ----

@@ -258,7 +258,7 @@ static inline int rec_view_text_is(const struct rec_view *v, int i, const char *
  * the bytes [*from, *to) of the line it replaces; returns its length.
  * When that is *to - *from, the bytes may be copied over the line in place
  * (the view then no longer describes the line). */
-#define REC_PATCH_MAX (16 * REC_MAXNUM)
+#define REC_PATCH_MAX (16 * REC_MAXNUM + 8)
 size_t rec_view_patch(const struct rec_view *v, int first, int n, const uint64_t *vals, char *out,
                       size_t *from, size_t *to);
 

@@ -15,25 +15,7 @@
 
 #include "cli.h"
 
-static int passed, failed;
-
-static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void check_(int ok, int line, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("test_spill.c:%d: ", line);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-#define CHECK(ok, ...) check_((ok) ? 1 : 0, __LINE__, __VA_ARGS__)
+#include "unit.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -72,13 +54,13 @@ static void test_spool(uint64_t n, size_t rs)
 		e.c = (uint32_t)i;
 		spill_put(&s, &e);
 	}
-	CHECK(s.n == n && (n * rs > SPILL_MEM) == (s.fd >= 0), "%llu records of %zu: in a file %d",
+	CHECK_MSG(s.n == n && (n * rs > SPILL_MEM) == (s.fd >= 0), "%llu records of %zu: in a file %d",
 	      (unsigned long long)n, rs, s.fd >= 0);
 	for (round = 0; round < 2; round++) {
 		spill_rewind(&s);
 		for (i = 0; spill_next(&s, &g); i++)
 			bad += g.key != i * 7919 || g.seq != i || (rs == 40 && g.c != (uint32_t)i);
-		CHECK(i == n && !bad, "read back %d: %llu of %llu, %llu wrong", round, (unsigned long long)i,
+		CHECK_MSG(i == n && !bad, "read back %d: %llu of %llu, %llu wrong", round, (unsigned long long)i,
 		      (unsigned long long)n, (unsigned long long)bad);
 	}
 	for (i = 0; n && i < 1000; i++) {
@@ -86,7 +68,7 @@ static void test_spool(uint64_t n, size_t rs)
 		spill_at(&s, k, &g);
 		bad += g.key != k * 7919 || g.seq != k;
 	}
-	CHECK(!bad, "spill_at: %llu wrong", (unsigned long long)bad);
+	CHECK_MSG(!bad, "spill_at: %llu wrong", (unsigned long long)bad);
 	spill_free(&s);
 }
 
@@ -112,7 +94,7 @@ static void test_sort_into(uint64_t n, uint64_t keys)
 		prev = e;
 		got++;
 	}
-	CHECK(got == n && !disorder && !sum, "spill_sort_into of %llu: %llu out, %llu out of order, sum %llu",
+	CHECK_MSG(got == n && !disorder && !sum, "spill_sort_into of %llu: %llu out, %llu out of order, sum %llu",
 	      (unsigned long long)n, (unsigned long long)got, (unsigned long long)disorder,
 	      (unsigned long long)sum);
 	spill_free(&out);
@@ -139,8 +121,8 @@ static void test_sorter(uint64_t n, size_t run, int (*tmpfd)(void), const char *
 		sum += e.key * 3 + e.seq;
 		spill_sort_add(s, &e);
 	}
-	CHECK(spill_sort_count(s) == n, "%s: count", what);
-	CHECK(spill_sort_done(s) == 0, "%s: sort: %s", what, strerror(spill_sort_error(s)));
+	CHECK_MSG(spill_sort_count(s) == n, "%s: count", what);
+	CHECK_MSG(spill_sort_done(s) == 0, "%s: sort: %s", what, strerror(spill_sort_error(s)));
 	while ((r = spill_sort_next(s))) {
 		if (got && cmp16(&prev, r) > 0)
 			disorder++;
@@ -148,9 +130,9 @@ static void test_sorter(uint64_t n, size_t run, int (*tmpfd)(void), const char *
 		prev = *r;
 		got++;
 	}
-	CHECK(got == n && !disorder && !sum && !spill_sort_error(s), "%s: %llu of %llu out, %llu out of order",
+	CHECK_MSG(got == n && !disorder && !sum && !spill_sort_error(s), "%s: %llu of %llu out, %llu out of order",
 	      what, (unsigned long long)got, (unsigned long long)n, (unsigned long long)disorder);
-	CHECK(spill_sort_next(s) == NULL, "%s: nothing after the end", what);
+	CHECK_MSG(spill_sort_next(s) == NULL, "%s: nothing after the end", what);
 	spill_sort_free(s);
 }
 
@@ -180,7 +162,7 @@ static void test_fatal(int which)
 		_exit(0);
 	}
 	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == EXIT_IO, "%s without a temporary file: status %d",
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == EXIT_IO, "%s without a temporary file: status %d",
 	      which ? "a spool" : "a sorter", st);
 }
 
@@ -222,7 +204,7 @@ static void test_bytes(void)
 			}
 			bad += spill_bytes_get(b, &j, sizeof j) != sizeof j || j != i;
 		}
-		CHECK(!bad && spill_bytes_get(a, got, 1) == 0 && spill_bytes_next(b, 8, got) == NULL,
+		CHECK_MSG(!bad && spill_bytes_get(a, got, 1) == 0 && spill_bytes_next(b, 8, got) == NULL,
 		      "byte spools, reading %d: %llu wrong", round, (unsigned long long)bad);
 	}
 	spill_bytes_free(a);
@@ -248,6 +230,5 @@ int main(int argc, char **argv)
 	test_fatal(0);
 	test_fatal(1);
 	test_bytes();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done();
 }

@@ -25,6 +25,7 @@
 #include "rec.h"
 #include "scan.h"
 #include "spill.h"
+#include "text.h"
 
 
 /* ---- loss accounting ---- */
@@ -285,18 +286,6 @@ static int ccu_at(const char *p, const char *end, uint64_t *tick, uint64_t *pc)
 	return 0;
 }
 
-/* memmem for short words in short lines: glibc's memmem costs more to set
- * up than these lines take to scan. */
-static const char *find(const char *p, const char *end, const char *w, size_t n)
-{
-	while ((size_t)(end - p) >= n && (p = memchr(p, w[0], (size_t)(end - p) - n + 1))) {
-		if (!memcmp(p, w, n))
-			return p;
-		p++;
-	}
-	return NULL;
-}
-
 /* 0 = an issue line, 1 = another CCU line, -1 = looks like an issue line
  * but is not in the grammar. */
 static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
@@ -308,12 +297,12 @@ static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
 		if (!ccu_at(p, end, tick, pc))
 			return 0;
 	}
-	while ((p = find(p, end, "[info] ", 7))) {
+	while ((p = TEXT_FIND(p, (size_t)(end - p), "[info] "))) {
 		p += 7;
 		if (!ccu_at(p, end, tick, pc))
 			return 0;
 	}
-	if (find(s, end, "_single_issue", 13) || find(s, end, "ccu do issue", 12))
+	if (TEXT_FIND(s, n, "_single_issue") || TEXT_FIND(s, n, "ccu do issue"))
 		return -1;
 	return 1;
 }

@@ -863,14 +863,9 @@ static void usage(FILE *f)
 	        "usage: scalar-merge [options] [FILE...]\n"
 	        "Fill the icache and CCU ticks of instruction records (the A2/A3 scalar head\n"
 	        "overhead) from CCU log line records and fetch records; other records pass through.\n"
-	        "  --soc-version=SOC  SoC of the dump (default: the stream header, else %s)\n"
-	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
 	        "  --window=N         CCU issues waiting for their records before the rest are\n"
 	        "                     sorted through a temporary file instead (default %llu)\n"
-	        "  --lz4              compress the output\n"
-	        "  -o FILE            write to FILE (replaced only on success)\n"
-	        "  -q, -v             fewer / more messages\n"
-	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC, (unsigned long long)window);
+	        FILTER_USAGE_SOC FILTER_USAGE, (unsigned long long)window);
 }
 
 /* What each core got, as notes: missing inputs are not errors. */

@@ -12,9 +12,6 @@
  * pc-12.  The records of a pc must come in start order (instr-parse writes
  * them so: the n-th pop of a pc pairs with its n-th execution). */
 #include <getopt.h>
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +21,11 @@
 #include "filter.h"
 #include "io.h"
 #include "loss.h"
+#include "mem.h"
 #include "rec.h"
 #include "scan.h"
-#include "tspool.h"
+#include "spill.h"
+#include "text.h"
 
 
 /* ---- loss accounting ---- */
@@ -41,13 +40,6 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	{ "instruction records of a pc out of start order (assigned in arrival order)", 1, 0 },
 };
 static struct losses losses;
-
-static void *xrealloc(void *p, size_t n)
-{
-	if (!(p = realloc(p, n ? n : 1)))
-		cli_die(EXIT_IO, "out of memory");
-	return p;
-}
 
 /* ---- per-pc state in an open-addressing table ---- */
 
@@ -92,7 +84,7 @@ struct unit {
 	enum mode mode;             /* M_COLLECT until the first instruction record */
 	int ccu_unordered, fetch_unordered, window_spilled;
 	uint64_t ccu_last, fetch_last;
-	struct tspool ccu, fetch, sorted;
+	struct spill ccu, fetch, sorted;
 	struct cent la;             /* the CCU reader's next issue (la_ok) */
 	struct fent fla;            /* the fetch reader's next record (fla_ok) */
 	int la_ok, fla_ok;
@@ -129,7 +121,7 @@ static struct pcst *pc_new(struct unit *u, uint64_t pc)
 	if (2 * (u->n + 1) > u->cap) {
 		size_t ncap = u->cap ? 2 * u->cap : 256, k;
 		struct pcst *old = u->slots;
-		u->slots = xrealloc(NULL, ncap * sizeof *u->slots);
+		u->slots = xmalloc(ncap * sizeof *u->slots);
 		for (k = 0; k < ncap; k++)
 			u->slots[k].pc = UINT64_MAX;
 		for (k = 0; k < u->cap; k++)
@@ -170,15 +162,14 @@ static struct unit *unit_new(uint32_t core, uint32_t subtype, uint32_t subidx)
 	for (i = 0; i < nunits; i++)
 		if (units[i]->core == core && units[i]->subtype == subtype && units[i]->subidx == subidx)
 			return units[i];
-	u = xrealloc(NULL, sizeof *u);
-	memset(u, 0, sizeof *u);
+	u = xcalloc(1, sizeof *u);
 	u->cover_top = REC_NONE;
 	u->core = core;
 	u->subtype = subtype;
 	u->subidx = subidx;
-	tspool_init(&u->ccu, sizeof(struct cent));
-	tspool_init(&u->fetch, sizeof(struct fent));
-	tspool_init(&u->sorted, sizeof(struct sent));
+	spill_init(&u->ccu, sizeof(struct cent));
+	spill_init(&u->fetch, sizeof(struct fent));
+	spill_init(&u->sorted, sizeof(struct sent));
 	units = xrealloc(units, (nunits + 1) * sizeof *units);
 	units[nunits++] = u;
 	return u;
@@ -295,18 +286,6 @@ static int ccu_at(const char *p, const char *end, uint64_t *tick, uint64_t *pc)
 	return 0;
 }
 
-/* memmem for short words in short lines: glibc's memmem costs more to set
- * up than these lines take to scan. */
-static const char *find(const char *p, const char *end, const char *w, size_t n)
-{
-	while ((size_t)(end - p) >= n && (p = memchr(p, w[0], (size_t)(end - p) - n + 1))) {
-		if (!memcmp(p, w, n))
-			return p;
-		p++;
-	}
-	return NULL;
-}
-
 /* 0 = an issue line, 1 = another CCU line, -1 = looks like an issue line
  * but is not in the grammar. */
 static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
@@ -318,12 +297,12 @@ static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
 		if (!ccu_at(p, end, tick, pc))
 			return 0;
 	}
-	while ((p = find(p, end, "[info] ", 7))) {
+	while ((p = TEXT_FIND(p, (size_t)(end - p), "[info] "))) {
 		p += 7;
 		if (!ccu_at(p, end, tick, pc))
 			return 0;
 	}
-	if (find(s, end, "_single_issue", 13) || find(s, end, "ccu do issue", 12))
+	if (TEXT_FIND(s, n, "_single_issue") || TEXT_FIND(s, n, "ccu do issue"))
 		return -1;
 	return 1;
 }
@@ -332,7 +311,7 @@ static int ccu_parse(const char *s, size_t n, uint64_t *tick, uint64_t *pc)
  * overhead), streaming ----
  *
  * Until a core's first instruction record its fetch records and CCU issues
- * are spooled in arrival order (tspool: memory, then a temporary file).
+ * are spooled in arrival order (struct spill: memory, then a temporary file).
  * Then three readers move forward together, all in tick order: an
  * instruction record starting at tick s first reads every CCU issue with a
  * tick <= s; an issue at tick c first reads every fetch strictly before c,
@@ -389,7 +368,7 @@ static void read_fetches(struct unit *u, uint64_t c)
 			else if (d)                     /* the table's empty mark */
 				u->cover_top = u->fla.tick;
 		}
-		u->fla_ok = tspool_next(&u->fetch, &u->fla);
+		u->fla_ok = spill_next(&u->fetch, &u->fla);
 	}
 }
 
@@ -422,7 +401,7 @@ static void index_sorted(struct unit *u)
 	for (k = 0; k < u->cap; k++)
 		if (u->slots[k].pc != UINT64_MAX)
 			u->slots[k].next = u->slots[k].count = 0;
-	while (tspool_next(&u->sorted, &e)) {
+	while (spill_next(&u->sorted, &e)) {
 		if (!s || s->pc != e.pc) {
 			s = pc_get(u, e.pc);
 			s->off = i;
@@ -440,12 +419,12 @@ static void index_sorted(struct unit *u)
  * read yet, each pc's in file order, into a spool sorted by (pc, order). */
 static void go_sorted(struct unit *u)
 {
-	struct tspool all;
+	struct spill all;
 	struct sent e;
 	uint64_t seq = 0;
 	size_t k;
 
-	tspool_init(&all, sizeof e);
+	spill_init(&all, sizeof e);
 	for (k = 0; k < u->cap; k++) {
 		struct pcst *s = &u->slots[k];
 		if (s->pc == UINT64_MAX)
@@ -455,7 +434,7 @@ static void go_sorted(struct unit *u)
 			e.seq = seq++;
 			e.ccu = pool[s->qhead].ccu;
 			e.icache = pool[s->qhead].icache;
-			tspool_put(&all, &e);
+			spill_put(&all, &e);
 			dequeue(u, s);
 		}
 	}
@@ -467,14 +446,14 @@ static void go_sorted(struct unit *u)
 			e.pc = u->la.pc;
 			e.seq = seq++;
 			e.ccu = u->la.tick;
-			tspool_put(&all, &e);
+			spill_put(&all, &e);
 		}
-		u->la_ok = tspool_next(&u->ccu, &u->la);
+		u->la_ok = spill_next(&u->ccu, &u->la);
 	}
-	tspool_free(&u->ccu);
-	tspool_free(&u->fetch);
+	spill_free(&u->ccu);
+	spill_free(&u->fetch);
 	u->fla_ok = 0;
-	tspool_sort(&all, &u->sorted, cmp_sent);
+	spill_sort_into(&all, &u->sorted, cmp_sent);
 	index_sorted(u);
 }
 
@@ -482,36 +461,36 @@ static void go_sorted(struct unit *u)
  * tick, then sort them back into (pc, file order). */
 static void go_unordered(struct unit *u)
 {
-	struct tspool bytick, all;
+	struct spill bytick, all;
 	struct cent c;
 	struct tent t;
 	struct sent e;
 	uint64_t idx = 0;
 
-	tspool_init(&bytick, sizeof t);
-	tspool_rewind(&u->ccu);
-	while (tspool_next(&u->ccu, &c)) {
+	spill_init(&bytick, sizeof t);
+	spill_rewind(&u->ccu);
+	while (spill_next(&u->ccu, &c)) {
 		t.tick = c.tick;
 		t.pc = c.pc;
 		t.idx = idx++;
 		t.pad = 0;
-		tspool_put(&bytick, &t);
+		spill_put(&bytick, &t);
 	}
-	tspool_free(&u->ccu);
-	tspool_init(&all, sizeof e);
-	tspool_sort(&bytick, &all, cmp_tent);   /* frees bytick; all = by tick */
-	tspool_init(&bytick, sizeof e);
-	while (tspool_next(&all, &t)) {
+	spill_free(&u->ccu);
+	spill_init(&all, sizeof e);
+	spill_sort_into(&bytick, &all, cmp_tent);   /* frees bytick; all = by tick */
+	spill_init(&bytick, sizeof e);
+	while (spill_next(&all, &t)) {
 		e.pc = t.pc;
 		e.seq = t.idx;
 		e.ccu = t.tick;
 		e.icache = fetch_before(u, t.pc, t.tick);
-		tspool_put(&bytick, &e);
+		spill_put(&bytick, &e);
 	}
-	tspool_free(&all);
-	tspool_free(&u->fetch);
+	spill_free(&all);
+	spill_free(&u->fetch);
 	u->fla_ok = 0;
-	tspool_sort(&bytick, &u->sorted, cmp_sent);
+	spill_sort_into(&bytick, &u->sorted, cmp_sent);
 	index_sorted(u);
 }
 
@@ -519,24 +498,24 @@ static void close_unit(struct unit *u)
 {
 	if (!u->nccu || !u->nfetch) {
 		u->mode = M_OFF;    /* both tables must exist */
-		tspool_free(&u->ccu);
-		tspool_free(&u->fetch);
+		spill_free(&u->ccu);
+		spill_free(&u->fetch);
 		return;
 	}
 	if (u->fetch_unordered) {
-		struct tspool sorted;
-		tspool_sort(&u->fetch, &sorted, cmp_fent);
+		struct spill sorted;
+		spill_sort_into(&u->fetch, &sorted, cmp_fent);
 		u->fetch = sorted;
 	} else {
-		tspool_rewind(&u->fetch);
+		spill_rewind(&u->fetch);
 	}
-	u->fla_ok = tspool_next(&u->fetch, &u->fla);
+	u->fla_ok = spill_next(&u->fetch, &u->fla);
 	if (u->ccu_unordered) {
 		go_unordered(u);
 		return;
 	}
-	tspool_rewind(&u->ccu);
-	u->la_ok = tspool_next(&u->ccu, &u->la);
+	spill_rewind(&u->ccu);
+	u->la_ok = spill_next(&u->ccu, &u->la);
 	u->mode = M_STREAM;
 }
 
@@ -548,7 +527,7 @@ static void read_issues(struct unit *u, uint64_t s)
 		uint64_t icache = fetch_before_get(u, u->la.pc, u->la.tick, &p);
 		if (!p->stop)
 			enqueue(u, p, u->la.tick, icache);
-		u->la_ok = tspool_next(&u->ccu, &u->la);
+		u->la_ok = spill_next(&u->ccu, &u->la);
 		if (u->queued > window) {
 			u->window_spilled = 1;
 			go_sorted(u);
@@ -601,7 +580,7 @@ static int assign_ticks(struct unit *u, uint64_t pc, uint64_t start, uint64_t *c
 			p->stop = 1;
 			return 0;
 		}
-		tspool_at(&u->sorted, p->off + p->next, &e);
+		spill_at(&u->sorted, p->off + p->next, &e);
 		if (e.ccu > start) {
 			p->stop = 1;
 			return 0;
@@ -657,7 +636,7 @@ static void take_ccu(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_t 
 	if (tick < u->ccu_last)
 		u->ccu_unordered = 1;
 	u->ccu_last = tick;
-	tspool_put(&u->ccu, &e);
+	spill_put(&u->ccu, &e);
 	u->nccu++;
 }
 
@@ -675,7 +654,7 @@ static void take_fetch(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_
 	if (tick < u->fetch_last)
 		u->fetch_unordered = 1;
 	u->fetch_last = tick;
-	tspool_put(&u->fetch, &e);
+	spill_put(&u->fetch, &e);
 	u->nfetch++;
 }
 
@@ -683,342 +662,67 @@ static void take_fetch(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_
  *
  * Most of the stream is instruction records, and scalar-merge changes at
  * most two numbers in each; the rest are CCU lines, which it only reads,
- * and records it passes on.  The input is read in blocks of whole records,
- * and a binary record (rec.h: the kind, the numbers at fixed offsets, then
- * the texts with their lengths, every LF or ESC byte escaped) is read where
- * it lies: the records left unchanged are written as runs of the block,
- * one call per run, and a CCU line ends a run.  An instruction record that
- * gets its ticks has them patched in place, or, when their escaped width
- * differs from that of the numbers they replace, ends a run at its
- * icache_tick and starts the next after its ccu_tick, the two numbers
- * written in between.  Anything else (JSON, the header and trailer, a
- * record that does not add up, more escapes than fit the table) takes the
- * decoder. */
-
-/* The block: records read where they lie, and the map of where its LF and
- * ESC bytes are (bit j of word i for byte 64 i + j; see map_block).  A
- * block of 128 KiB stays in the cache between its read, its scan and its
- * write. */
-#define BLOCK (128u << 10)
-static char *blk;               /* blk_cap bytes and 64 of slack */
-static size_t blk_cap;
-static uint64_t *marks;
-static int block_path;          /* the offsets below hold (layout_ok) */
-
-struct view {
-	const char *line;
-	size_t len, nesc;
-	size_t esc[32];             /* raw index of each escaped byte, ascending */
-	const char *raw;            /* the record unescaped (the line, or buf); NULL: not unescaped */
-	char buf[1024 + 16];
-};
-
-/* The escapes of a binary line of the block, esc its first ESC byte after
- * the kind (NULL: none), the rest from the block's map (where the line's
- * marks before its end are ESC bytes); 0 if bad or too many.  With unescape, a line with escapes is unescaped into buf, so that
- * its numbers are loads at fixed offsets like those of a line without. */
-static inline int view_init(struct view *v, const char *line, size_t len, const char *esc, int unescape)
-{
-	const char *end = line + len, *q, *from = line;
-	size_t w, k;
-	uint64_t m;
-	char *o;
-
-	v->line = line;
-	v->len = len;
-	v->nesc = 0;
-	v->raw = line;
-	if (!esc)
-		return 1;
-	w = (size_t)(esc - blk) >> 6;
-	m = marks[w] & (~0ull << ((size_t)(esc - blk) & 63));
-	for (;;) {
-		while (!m) {
-			if ((++w << 6) >= (size_t)(end - blk))
-				goto done;
-			m = marks[w];
-		}
-		q = blk + (w << 6) + __builtin_ctzll(m);
-		if (q >= end)
-			break;
-		m &= m - 1;
-		if (q + 1 >= end || (q[1] != ('\n' ^ 0x40) && q[1] != (REC_ESC ^ 0x40)) ||
-		    v->nesc == sizeof v->esc / sizeof v->esc[0])
-			return 0;
-		v->esc[v->nesc] = (size_t)(q - line) - v->nesc;
-		v->nesc++;
-	}
-done:
-	if (!v->nesc)
-		return 1;
-	v->raw = NULL;
-	if (!unescape || len - v->nesc > sizeof v->buf - 16)
-		return 1;
-	/* The pieces between escapes in 16-byte copies, which may run 15
-	 * bytes past a piece: buf has the room, and the block's 64 bytes of
-	 * slack are past its end. */
-	for (o = v->buf, k = 0; k <= v->nesc; k++) {
-		size_t j, n;
-		q = k < v->nesc ? line + v->esc[k] + k : end;   /* the ESC byte, or the end */
-		n = (size_t)(q - from);
-		for (j = 0; j < n; j += 16)
-			memcpy(o + j, from + j, 16);
-		o += n;
-		if (k < v->nesc) {
-			*o++ = (char)(q[1] ^ 0x40);
-			from = q + 2;
-		}
-	}
-	v->raw = v->buf;
-	return 1;
-}
-
-static size_t view_rawlen(const struct view *v) { return v->len - v->nesc; }
-
-/* Where raw byte r starts in the line. */
-static size_t view_pos(const struct view *v, size_t r)
-{
-	size_t k = 0;
-	while (k < v->nesc && v->esc[k] < r)
-		k++;
-	return r + k;
-}
-
-/* w <= 8 bytes at p, little endian (lib/rec.c checks the host is); w is
- * a constant where it matters, so the copies are loads. */
-static inline uint64_t load(const char *p, size_t w)
-{
-	uint64_t x = 0;
-	uint32_t y;
-	if (w == 8) {
-		memcpy(&x, p, 8);
-	} else if (w == 4) {
-		memcpy(&y, p, 4);
-		x = y;
-	} else {
-		while (w--)
-			x = x << 8 | (unsigned char)p[w];
-	}
-	return x;
-}
-
-/* w <= 8 raw bytes at raw offset r, little endian. */
-static inline uint64_t view_get(const struct view *v, size_t r, size_t w)
-{
-	uint64_t x = 0;
-	size_t j, k = 0;
-	if (!v->nesc)
-		return load(v->line + r, w);
-	while (k < v->nesc && v->esc[k] < r)
-		k++;
-	if (k == v->nesc || v->esc[k] >= r + w)        /* no escape inside */
-		return load(v->line + r + k, w);
-	for (j = 0; j < w; j++) {
-		unsigned char b;
-		while (k < v->nesc && v->esc[k] < r + j)
-			k++;
-		b = (unsigned char)v->line[r + j + k];
-		if (k < v->nesc && v->esc[k] == r + j)
-			b = (unsigned char)v->line[r + j + k + 1] ^ 0x40;
-		x |= (uint64_t)b << (8 * j);
-	}
-	return x;
-}
-
-static int view_is(const struct view *v, size_t at, size_t n, const char *s)
-{
-	size_t j;
-	if (n != strlen(s))
-		return 0;
-	if (v->raw)
-		return !memcmp(v->raw + at, s, n);
-	for (j = 0; j < n; j++)
-		if (view_get(v, at + j, 1) != (unsigned char)s[j])
-			return 0;
-	return 1;
-}
-
-/* The offsets of the numbers read here in a binary record before escaping
- * (optrace-records(5)); layout_ok checks them against the schemas, and the
- * block path is off if they differ. */
-enum {
-	OI_CORE = 1, OI_SUBTYPE = 5, OI_SUBIDX = 9, OI_START = 21, OI_PC = 37, OI_ICACHE = 93,
-	OI_CCU = 101, OI_NUMW = 113,
-	OL_FILE = 1, OL_CORE = 5, OL_SUBTYPE = 9, OL_SUBIDX = 13, OL_LOG = 17, OL_LINE = 21, OL_NUMW = 29,
-	OS_CORE = 1, OS_SUBTYPE = 5, OS_SUBIDX = 9, OS_TICK = 13, OS_PC = 21, OS_NUMW = 29
-};
-
-/* Offset of number `field` of a kind, or of its texts (field == nnum). */
-static size_t offset_of(int kind, int field)
-{
-	const struct rec_schema *sc = rec_schema(kind);
-	size_t pos = 1;
-	int i;
-	for (i = 0; i < field && i < sc->nnum; i++) {
-		enum rec_type t = sc->num[i].type;
-		pos += (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG || t == RT_SYNC) ? 4 : 8;
-	}
-	return pos;
-}
-
-static int layout_ok(void)
-{
-	static const struct { int kind, field, nnum, nstr; size_t off; } at[] = {
-		{ K_INSTR, I_CORE, I_NNUM, IS_NSTR, OI_CORE }, { K_INSTR, I_SUBTYPE, I_NNUM, IS_NSTR, OI_SUBTYPE },
-		{ K_INSTR, I_SUBIDX, I_NNUM, IS_NSTR, OI_SUBIDX }, { K_INSTR, I_START, I_NNUM, IS_NSTR, OI_START },
-		{ K_INSTR, I_PC, I_NNUM, IS_NSTR, OI_PC }, { K_INSTR, I_ICACHE, I_NNUM, IS_NSTR, OI_ICACHE },
-		{ K_INSTR, I_CCU, I_NNUM, IS_NSTR, OI_CCU }, { K_INSTR, I_NNUM, I_NNUM, IS_NSTR, OI_NUMW },
-		{ K_LINE, L_FILE, L_NNUM, LS_NSTR, OL_FILE }, { K_LINE, L_CORE, L_NNUM, LS_NSTR, OL_CORE },
-		{ K_LINE, L_SUBTYPE, L_NNUM, LS_NSTR, OL_SUBTYPE }, { K_LINE, L_SUBIDX, L_NNUM, LS_NSTR, OL_SUBIDX },
-		{ K_LINE, L_LOG, L_NNUM, LS_NSTR, OL_LOG }, { K_LINE, L_LINE, L_NNUM, LS_NSTR, OL_LINE },
-		{ K_LINE, L_NNUM, L_NNUM, LS_NSTR, OL_NUMW },
-		{ K_FETCH, S_CORE, S_NNUM, 0, OS_CORE }, { K_FETCH, S_SUBTYPE, S_NNUM, 0, OS_SUBTYPE },
-		{ K_FETCH, S_SUBIDX, S_NNUM, 0, OS_SUBIDX }, { K_FETCH, S_TICK, S_NNUM, 0, OS_TICK },
-		{ K_FETCH, S_PC, S_NNUM, 0, OS_PC }, { K_FETCH, S_NNUM, S_NNUM, 0, OS_NUMW },
-	};
-	size_t i;
-	for (i = 0; i < sizeof at / sizeof at[0]; i++) {
-		const struct rec_schema *sc = rec_schema(at[i].kind);
-		if (!sc || sc->nnum != at[i].nnum || sc->nstr != at[i].nstr ||
-		    offset_of(at[i].kind, at[i].field) != at[i].off)
-			return 0;
-	}
-	return 1;
-}
-
-static inline uint32_t get32(const struct view *v, size_t r)
-{
-	return (uint32_t)(v->raw ? load(v->raw + r, 4) : view_get(v, r, 4));
-}
-
-static inline uint64_t get64(const struct view *v, size_t r)
-{
-	return v->raw ? load(v->raw + r, 8) : view_get(v, r, 8);
-}
-
-/* The nstr texts from raw offset numw add up to the record's end: 1 and
- * the raw offset and length of the first; else 0. */
-static inline int texts(const struct view *v, size_t numw, int nstr, size_t *at, size_t *n)
-{
-	size_t pos = numw, raw = view_rawlen(v);
-	int i;
-	if (raw < pos)
-		return 0;
-	for (i = 0; i < nstr; i++) {
-		uint64_t k;
-		if (raw - pos < 4)
-			return 0;
-		k = get32(v, pos);
-		if (k > raw - pos - 4)
-			return 0;
-		if (!i) {
-			*at = pos + 4;
-			*n = (size_t)k;
-		}
-		pos += 4 + (size_t)k;
-	}
-	return pos == raw;
-}
-
-/* Whether a byte of x is b. */
-static inline int has_byte(uint64_t x, unsigned char b)
-{
-	uint64_t y = x ^ (0x0101010101010101ull * b);
-	return ((y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull) != 0;
-}
-
-static inline char *put_escaped(char *o, uint64_t x)
-{
-	int k;
-	if (!has_byte(x, '\n') && !has_byte(x, REC_ESC)) {
-		memcpy(o, &x, 8);               /* little endian */
-		return o + 8;
-	}
-	for (k = 0; k < 8; k++, x >>= 8) {
-		unsigned char b = (unsigned char)x;
-		if (b == '\n' || b == REC_ESC) {
-			*o++ = (char)REC_ESC;
-			b ^= 0x40;
-		}
-		*o++ = (char)b;
-	}
-	return o;
-}
+ * and records it passes on.  The input is read in blocks of whole records
+ * (rec_block), and a binary record is looked at where it lies (rec_view):
+ * the records left unchanged are written as runs of the block, a CCU line
+ * is taken out of its run, and an instruction record that gets its ticks
+ * has them patched (rec_block_patch: in place, or between two runs when
+ * their escaped width differs from that of the numbers they replace).
+ * Anything else (JSON, the header and trailer, a record that does not add
+ * up, more escapes than a view holds) takes the decoder. */
 
 /* What a record of the block came to: left in the run (KEEP), taken out of
  * it (DROP), or to be decoded (NO). */
 enum hot { HOT_NO, HOT_KEEP, HOT_DROP };
 
-/* The output run: [*run, up to) of the block is written as it is. */
-static void run_to(struct rec_out *o, const char **run, const char *upto)
-{
-	if (upto > *run)
-		wr_put(o->w, *run, (size_t)(upto - *run));
-	*run = upto;
-}
+static const struct rec_layout *lay_instr, *lay_line, *lay_fetch;
 
-/* An instruction record: its ticks, when it takes an issue, patched in
- * place (the block is ours) when their escaped width is that of the
- * numbers they replace, as it mostly is; else written between two runs. */
-static inline enum hot hot_instr(struct rec_out *o, const char **run, char *line, size_t len,
-                                 const char *esc, int active)
+/* An instruction record: its ticks, when it takes an issue. */
+static inline enum hot hot_instr(struct rec_block *b, int active)
 {
-	struct view v;
-	size_t at = 0, n = 0, from, to;
-	uint64_t ccu, icache;
-	char patch[32], *p;
+	struct rec_view v;
+	uint64_t t[2];  /* icache_tick, ccu_tick: side by side in the schema */
 
-	/* IS_PIPE is the first text */
-	if (!view_init(&v, line, len, esc, 1) || !texts(&v, OI_NUMW, IS_NSTR, &at, &n))
+	if (!rec_block_view(b, &v, lay_instr, 1))
 		return HOT_NO;
-	if (active && !view_is(&v, at, n, "CACHEMISS") &&
-	    assign_ticks(unit_for(get32(&v, OI_CORE), get32(&v, OI_SUBTYPE), get32(&v, OI_SUBIDX)),
-	                 get64(&v, OI_PC), get64(&v, OI_START), &ccu, &icache)) {
-		/* icache_tick and ccu_tick are the last two numbers, side by side. */
-		from = view_pos(&v, OI_ICACHE);
-		to = view_pos(&v, OI_CCU + 8);
-		p = put_escaped(patch, icache);
-		p = put_escaped(p, ccu);
-		if ((size_t)(p - patch) == to - from) {
-			memcpy(line + from, patch, to - from);
-		} else {
-			run_to(o, run, line + from);
-			wr_put(o->w, patch, (size_t)(p - patch));
-			*run = line + to;
-		}
-	}
+	if (active && !rec_view_text_is(&v, IS_PIPE, "CACHEMISS", 9) &&
+	    assign_ticks(unit_for((uint32_t)rec_view_num(&v, I_CORE), (uint32_t)rec_view_num(&v, I_SUBTYPE),
+	                          (uint32_t)rec_view_num(&v, I_SUBIDX)),
+	                 rec_view_num(&v, I_PC), rec_view_num(&v, I_START), &t[1], &t[0]))
+		rec_block_patch(b, &v, I_ICACHE, 2, t);
 	return HOT_KEEP;
 }
 
 /* A line record: a CCU line is taken, any other passed on.  Escapes in
  * the numbers (line numbers past 2^16 have them often) are read through;
  * a CCU text with an escape of its own is left to the decoder. */
-static inline enum hot hot_line(const char *line, size_t len, const char *esc, int active)
+static inline enum hot hot_line(struct rec_block *b, int active)
 {
-	struct view v;
-	size_t at = 0, n = 0;
+	struct rec_view v;
+	const char *text;
+	size_t n;
 
-	if (!view_init(&v, line, len, esc, 0) || !texts(&v, OL_NUMW, LS_NSTR, &at, &n))
+	if (!rec_block_view(b, &v, lay_line, 0))
 		return HOT_NO;
-	if (active && get32(&v, OL_LOG) == LOG_CCU) {
-		if (v.nesc && v.esc[v.nesc - 1] >= at)
+	if (active && rec_view_num(&v, L_LOG) == LOG_CCU) {
+		if (!rec_view_text(&v, LS_TEXT, &text, &n))
 			return HOT_NO;
-		take_ccu(get32(&v, OL_CORE), get32(&v, OL_SUBTYPE), get32(&v, OL_SUBIDX), get32(&v, OL_FILE),
-		         get64(&v, OL_LINE), line + at + v.nesc, n);
+		take_ccu(rec_view_num(&v, L_CORE), rec_view_num(&v, L_SUBTYPE), rec_view_num(&v, L_SUBIDX),
+		         rec_view_num(&v, L_FILE), rec_view_num(&v, L_LINE), text, n);
 		return HOT_DROP;
 	}
 	return HOT_KEEP;
 }
 
 /* A fetch record: taken, and passed on. */
-static inline enum hot hot_fetch(const char *line, size_t len, const char *esc, int active)
+static inline enum hot hot_fetch(struct rec_block *b, int active)
 {
-	struct view v;
-	if (!view_init(&v, line, len, esc, 0) || view_rawlen(&v) != OS_NUMW)
+	struct rec_view v;
+	if (!rec_block_view(b, &v, lay_fetch, 0))
 		return HOT_NO;
 	if (active)
-		take_fetch(get32(&v, OS_CORE), get32(&v, OS_SUBTYPE), get32(&v, OS_SUBIDX), get64(&v, OS_TICK),
-		           get64(&v, OS_PC));
+		take_fetch(rec_view_num(&v, S_CORE), rec_view_num(&v, S_SUBTYPE), rec_view_num(&v, S_SUBIDX),
+		           rec_view_num(&v, S_TICK), rec_view_num(&v, S_PC));
 	return HOT_KEEP;
 }
 
@@ -1095,80 +799,7 @@ static void decoded(struct stream *x, struct rd *in, uint64_t lineno, const char
 
 /* ---- the input in blocks ---- */
 
-/* Where the block's LF and ESC bytes are, together: bit j of word i for
- * byte 64 i + j.  One pass over the block without a branch per byte,
- * instead of two searches per record (records are a hundred bytes or two:
- * a call to memchr costs about as much as its scan).  AVX2 where the CPU
- * has it, else SSE2 on x86-64, else a byte loop. */
-
-static void map_any(const char *b, size_t nw, uint64_t *map)
-{
-	size_t i, j;
-	for (i = 0; i < nw; i++) {
-		uint64_t m = 0;
-		for (j = 0; j < 64; j++)
-			m |= (uint64_t)(b[64 * i + j] == '\n' || b[64 * i + j] == REC_ESC) << j;
-		map[i] = m;
-	}
-}
-
-#if defined(__GNUC__) && defined(__x86_64__)
-static void map_sse2(const char *b, size_t nw, uint64_t *map)
-{
-	const __m128i l = _mm_set1_epi8('\n'), e = _mm_set1_epi8(REC_ESC);
-	size_t i;
-	int k;
-	for (i = 0; i < nw; i++) {
-		uint64_t m = 0;
-		for (k = 0; k < 4; k++) {
-			__m128i x = _mm_loadu_si128((const __m128i *)(b + 64 * i + 16 * k));
-			m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, l),
-			                                                        _mm_cmpeq_epi8(x, e))) << (16 * k);
-		}
-		map[i] = m;
-	}
-}
-
-__attribute__((target("avx2")))
-static void map_avx2(const char *b, size_t nw, uint64_t *map)
-{
-	const __m256i l = _mm256_set1_epi8('\n'), e = _mm256_set1_epi8(REC_ESC);
-	size_t i;
-	for (i = 0; i < nw; i++) {
-		__m256i x0 = _mm256_loadu_si256((const __m256i *)(b + 64 * i));
-		__m256i x1 = _mm256_loadu_si256((const __m256i *)(b + 64 * i + 32));
-		map[i] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(x0, l),
-		                                                                  _mm256_cmpeq_epi8(x0, e))) |
-		         (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(x1, l),
-		                                                                  _mm256_cmpeq_epi8(x1, e))) << 32;
-	}
-}
-#endif
-
-static void (*map_block)(const char *, size_t, uint64_t *) = map_any;
-
-static void choose_map(void)
-{
-#if defined(__GNUC__) && defined(__x86_64__)
-	__builtin_cpu_init();
-	map_block = __builtin_cpu_supports("avx2") ? map_avx2 : map_sse2;
-#endif
-}
-
-/* The map is read in order: word *w, *cur its bits not taken yet.  The
- * next byte of the map, or NULL after the last of nw words. */
-static inline char *next_in(const uint64_t *map, size_t nw, size_t *w, uint64_t *cur)
-{
-	char *at;
-	while (!*cur) {
-		if (++*w >= nw)
-			return NULL;
-		*cur = map[*w];
-	}
-	at = blk + (*w << 6) + __builtin_ctzll(*cur);
-	*cur &= *cur - 1;
-	return at;
-}
+static struct rec_block blk;
 
 /* Every record of in, block by block.  Returns 1 on a read error.  An
  * interrupt stops the reading between blocks: the records read are
@@ -1176,76 +807,34 @@ static inline char *next_in(const uint64_t *map, size_t nw, size_t *w, uint64_t 
  * by it is not. */
 static int pass(struct stream *x, struct rd *in)
 {
-	size_t have = 0, n;
-	uint64_t lineno = 0;
+	rec_block_start(&blk, in);
+	while (!cli_interrupted && !wr_error(x->o.w) && rec_block_read(&blk)) {
+		uint64_t kept = 0;
+		int hot = x->started && x->o.mode == REC_BIN;
 
-	if (!blk) {
-		blk = xrealloc(NULL, (blk_cap = BLOCK) + 64);
-		marks = xrealloc(NULL, (blk_cap / 64 + 1) * sizeof *marks);
-	}
-	while (!cli_interrupted && !wr_error(x->o.w)) {
-		char *p, *nl;
-		const char *end, *run;
-		uint64_t kept = 0, cur;
-		size_t nw, w = 0;
-		int hot = block_path && x->started && x->o.mode == REC_BIN;
-
-		if (have == blk_cap - 1) {      /* one record longer than the block */
-			blk = xrealloc(blk, (blk_cap *= 2) + 64);
-			marks = xrealloc(marks, (blk_cap / 64 + 1) * sizeof *marks);
-		}
-		if (!(n = rd_read(in, blk + have, blk_cap - 1 - have))) {
-			/* A last line without LF still counts, but only at a
-			 * real end of input: after a read error it is a cut
-			 * line (as rd_line has it). */
-			if (!have || rd_error(in))
-				break;
-			blk[have] = '\n';
-			n = 1;
-		}
-		memset(blk + have + n, 0, 64);  /* the last word maps no byte past the end */
-		end = blk + have + n;
-		nw = ((size_t)(end - blk) + 63) >> 6;
-		map_block(blk, nw, marks);
-		cur = marks[0];
-		p = blk;
-		run = blk;
-		for (;;) {
-			const char *esc = NULL; /* the record's first ESC after its kind byte */
-			size_t len;
+		while (rec_block_next(&blk)) {
 			enum hot h = HOT_NO;
-			while ((nl = next_in(marks, nw, &w, &cur)) && *nl != '\n')
-				if (!esc && nl > p)
-					esc = nl;
-			if (!nl)
-				break;
-			len = (size_t)(nl - p);
-			lineno++;
-			if (hot && len)
-				h = p[0] == K_INSTR ? hot_instr(&x->o, &run, p, len, esc, x->active)
-				  : p[0] == K_LINE ? hot_line(p, len, esc, x->active)
-				  : p[0] == K_FETCH ? hot_fetch(p, len, esc, x->active) : HOT_NO;
+			if (hot && blk.len)
+				h = blk.line[0] == K_INSTR ? hot_instr(&blk, x->active)
+				  : blk.line[0] == K_LINE ? hot_line(&blk, x->active)
+				  : blk.line[0] == K_FETCH ? hot_fetch(&blk, x->active) : HOT_NO;
 			if (h == HOT_KEEP) {
 				kept++;
 			} else {
-				run_to(&x->o, &run, p);
+				rec_block_take(&blk);
 				if (h == HOT_NO) {
-					decoded(x, in, lineno, p, len);
-					hot = block_path && x->started && x->o.mode == REC_BIN;
+					decoded(x, in, blk.lineno, blk.line, blk.len);
+					hot = x->started && x->o.mode == REC_BIN;
 					if (wr_error(x->o.w))
 						break;
 				}
-				run = nl + 1;
 			}
 			if (h != HOT_NO)
 				x->up.trailer = 0;      /* as upstream_record does */
-			p = nl + 1;
 		}
-		run_to(&x->o, &run, p);
 		x->o.records += kept;
-		have = (size_t)(end - p);
-		memmove(blk, p, have);
 	}
+	rec_block_end(&blk);
 	return filter_read_error(in);
 }
 
@@ -1256,16 +845,15 @@ static void release_all(void)
 {
 	size_t i;
 	for (i = 0; i < nunits; i++) {
-		tspool_free(&units[i]->ccu);
-		tspool_free(&units[i]->fetch);
-		tspool_free(&units[i]->sorted);
+		spill_free(&units[i]->ccu);
+		spill_free(&units[i]->fetch);
+		spill_free(&units[i]->sorted);
 		free(units[i]->slots);
 		free(units[i]);
 	}
 	free(units);
 	free(pool);
-	free(blk);
-	free(marks);
+	rec_block_free(&blk);
 	loss_free(&losses);
 }
 
@@ -1275,14 +863,9 @@ static void usage(FILE *f)
 	        "usage: scalar-merge [options] [FILE...]\n"
 	        "Fill the icache and CCU ticks of instruction records (the A2/A3 scalar head\n"
 	        "overhead) from CCU log line records and fetch records; other records pass through.\n"
-	        "  --soc-version=SOC  SoC of the dump (default: the stream header, else %s)\n"
-	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
 	        "  --window=N         CCU issues waiting for their records before the rest are\n"
 	        "                     sorted through a temporary file instead (default %llu)\n"
-	        "  --lz4              compress the output\n"
-	        "  -o FILE            write to FILE (replaced only on success)\n"
-	        "  -q, -v             fewer / more messages\n"
-	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC, (unsigned long long)window);
+	        FILTER_USAGE_SOC FILTER_USAGE, (unsigned long long)window);
 }
 
 /* What each core got, as notes: missing inputs are not errors. */
@@ -1347,10 +930,12 @@ int main(int argc, char **argv)
 	out = opt.outpath ? opt.outpath : "-";
 	x.soc = opt.soc;
 
-	block_path = layout_ok();
-	choose_map();
+	lay_instr = rec_layout(K_INSTR);
+	lay_line = rec_layout(K_LINE);
+	lay_fetch = rec_layout(K_FETCH);
 	in = filter_open_inputs(argc, argv, optind, &nin);
 	filter_open_output(&x.o, "scalar-merge", out, opt.json, opt.text, opt.bin, opt.lz4);
+	rec_block_init(&blk, x.o.w);
 
 	for (i = 0; i < nin && !cli_interrupted && !wr_error(x.o.w); i++)
 		if (pass(&x, in[i]))

@@ -11,6 +11,11 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "mem.h"
 
 static const struct rec_schema schemas[] = {
 	{ K_HEADER, "header", H_NNUM, HS_NSTR,
@@ -951,4 +956,432 @@ void rec_out_trailer(struct rec_out *o, uint64_t bad, uint64_t dropped, int inte
 	rec_text_set(&r, TS_PRODUCER, o->producer, strlen(o->producer));
 	if (o->mode != REC_TEXT)
 		rec_put(o->w, o->mode, &r);
+}
+
+/* ---- binary records where they lie (rec_layout, rec_view, rec_block) ---- */
+
+static struct rec_layout layouts[256];
+
+const struct rec_layout *rec_layout(int kind)
+{
+	const struct rec_schema *sc = rec_schema(kind);
+	struct rec_layout *l;
+	const unsigned char *w;
+	uint32_t pos = 1;
+	int i;
+
+	if (!sc)
+		return NULL;
+	l = &layouts[(unsigned char)kind];
+	if (l->sc)
+		return l;
+	w = widths_of(sc);
+	for (i = 0; i < sc->nnum; i++) {
+		l->off[i] = pos;
+		l->w[i] = w[i];
+		pos += w[i];
+	}
+	l->off[sc->nnum] = pos;
+	l->sc = sc;
+	return l;
+}
+
+/* w <= 8 bytes at p, little endian. */
+static inline uint64_t load_le(const char *p, size_t w)
+{
+	uint64_t x = 0;
+	uint32_t y;
+	if (w == 8) {
+		memcpy(&x, p, 8);
+	} else if (w == 4) {
+		memcpy(&y, p, 4);
+		x = y;
+	} else {
+		while (w--)
+			x = x << 8 | (unsigned char)p[w];
+	}
+	return x;
+}
+
+uint64_t rec_view_get(const struct rec_view *v, size_t r, size_t w)
+{
+	uint64_t x = 0;
+	size_t j, k = 0;
+	if (v->raw)
+		return load_le(v->raw + r, w);
+	while (k < v->nesc && v->esc[k] < r)
+		k++;
+	if (k == v->nesc || v->esc[k] >= r + w)        /* no escape inside */
+		return load_le(v->line + r + k, w);
+	for (j = 0; j < w; j++) {
+		unsigned char b;
+		while (k < v->nesc && v->esc[k] < r + j)
+			k++;
+		b = (unsigned char)v->line[r + j + k];
+		if (k < v->nesc && v->esc[k] == r + j)
+			b = (unsigned char)v->line[r + j + k + 1] ^ 0x40;
+		x |= (uint64_t)b << (8 * j);
+	}
+	return x;
+}
+
+/* Where raw byte r starts in the line (its ESC, when it is escaped). */
+static size_t view_pos(const struct rec_view *v, size_t r)
+{
+	size_t k = 0;
+	while (k < v->nesc && v->esc[k] < r)
+		k++;
+	return r + k;
+}
+
+/* Record one escape, at line byte q (an ESC); 0 when it is not a valid
+ * escape or the view is full. */
+static inline int view_esc(struct rec_view *v, const char *q, const char *end)
+{
+	if (q + 1 >= end || (q[1] != ('\n' ^ 0x40) && q[1] != (REC_ESC ^ 0x40)) || v->nesc == REC_VIEW_ESC)
+		return 0;
+	v->esc[v->nesc] = (size_t)(q - v->line) - v->nesc;
+	v->nesc++;
+	return 1;
+}
+
+/* The rest of a view once its escapes are known: unescape (slack: 15
+ * bytes past the line may be read), then the texts must add up. */
+static inline int view_finish(struct rec_view *v, int unescape, int slack)
+{
+	const struct rec_layout *l = v->lay;
+	size_t raw = v->len - v->nesc, pos = l->off[l->sc->nnum];
+	int i;
+
+	if (v->nesc) {
+		v->raw = NULL;
+		if (unescape && raw <= REC_VIEW_BUF) {
+			const char *from = v->line, *end = v->line + v->len, *q;
+			char *o = v->buf;
+			size_t k, j, n;
+			/* The pieces between escapes; with slack in 16-byte
+			 * copies, which may run 15 bytes past a piece (buf has
+			 * the room). */
+			for (k = 0; k <= v->nesc; k++) {
+				q = k < v->nesc ? v->line + v->esc[k] + k : end;
+				n = (size_t)(q - from);
+				if (slack)
+					for (j = 0; j < n; j += 16)
+						memcpy(o + j, from + j, 16);
+				else
+					memcpy(o, from, n);
+				o += n;
+				if (k < v->nesc) {
+					*o++ = (char)(q[1] ^ 0x40);
+					from = q + 2;
+				}
+			}
+			v->raw = v->buf;
+		}
+	}
+	if (v->len < 1 || v->line[0] != l->sc->kind || raw < pos)
+		return 0;
+	for (i = 0; i < l->sc->nstr; i++) {
+		uint64_t k;
+		if (raw - pos < 4)
+			return 0;
+		if (v->raw) {
+			uint32_t y;
+			memcpy(&y, v->raw + pos, 4);
+			k = y;
+		} else {
+			k = rec_view_get(v, pos, 4);
+		}
+		if (k > raw - pos - 4)
+			return 0;
+		v->text_at[i] = pos + 4;
+		v->text_n[i] = (size_t)k;
+		pos += 4 + (size_t)k;
+	}
+	return pos == raw;
+}
+
+int rec_view(struct rec_view *v, const struct rec_layout *lay, const char *line, size_t len, int unescape)
+{
+	const char *p = line + (len ? 1 : 0), *end = line + len;
+	v->lay = lay;
+	v->line = line;
+	v->len = len;
+	v->nesc = 0;
+	v->raw = line;
+	while ((p = memchr(p, REC_ESC, (size_t)(end - p)))) {
+		if (!view_esc(v, p, end))
+			return 0;
+		p += 2;
+	}
+	return view_finish(v, unescape, 0);
+}
+
+int rec_view_text_esc(const struct rec_view *v, int i, const char **p, size_t *n)
+{
+	size_t at = v->text_at[i], k = 0;
+	*n = v->text_n[i];
+	if (v->raw) {
+		*p = v->raw + at;
+		return 1;
+	}
+	while (k < v->nesc && v->esc[k] < at)
+		k++;
+	if (k < v->nesc && v->esc[k] < at + *n)
+		return 0;
+	*p = v->line + at + k;
+	return 1;
+}
+
+int rec_view_text_is_esc(const struct rec_view *v, int i, const char *s, size_t n)
+{
+	const char *p;
+	size_t j, m;
+	if (v->text_n[i] != n)
+		return 0;
+	if (rec_view_text(v, i, &p, &m))
+		return !memcmp(p, s, n);
+	for (j = 0; j < n; j++)
+		if (rec_view_get(v, v->text_at[i] + j, 1) != (unsigned char)s[j])
+			return 0;
+	return 1;
+}
+
+/* Whether a byte of x is b. */
+static inline int has_byte(uint64_t x, unsigned char b)
+{
+	uint64_t y = x ^ (0x0101010101010101ull * b);
+	return ((y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull) != 0;
+}
+
+/* The w (4 or 8) bytes of x escaped at o (room for 2 w, or 8 when w
+ * is 4); returns the end. */
+static inline char *put_escaped(char *o, uint64_t x, size_t w)
+{
+	size_t k;
+	if (w == 4)
+		x &= 0xffffffffu;       /* the zero bytes above need no escape */
+	if (!has_byte(x, '\n') && !has_byte(x, REC_ESC)) {
+		memcpy(o, &x, 8);       /* little endian; only w bytes count */
+		return o + w;
+	}
+	for (k = 0; k < w; k++, x >>= 8) {
+		unsigned char b = (unsigned char)x;
+		if (b == '\n' || b == REC_ESC) {
+			*o++ = (char)REC_ESC;
+			b ^= 0x40;
+		}
+		*o++ = (char)b;
+	}
+	return o;
+}
+
+size_t rec_view_patch(const struct rec_view *v, int first, int n, const uint64_t *vals, char *out,
+                      size_t *from, size_t *to)
+{
+	const struct rec_layout *l = v->lay;
+	char *o = out;
+	int i;
+
+	for (i = 0; i < n; i++)
+		o = put_escaped(o, vals[i], l->w[first + i]);
+	*from = view_pos(v, l->off[first]);
+	*to = view_pos(v, l->off[first + n]);
+	return (size_t)(o - out);
+}
+
+/* ---- the block reader ----
+ *
+ * One pass over a block maps where its LF and ESC bytes are, without a
+ * branch per byte; the records are then found from the map (records are
+ * a hundred bytes or two: a memchr per record costs about as much as its
+ * scan).  AVX2 where the CPU has it, else SSE2 on x86-64, else a byte
+ * loop. */
+
+#define BLOCK_BYTES (128u << 10)
+
+#if !(defined(__GNUC__) && defined(__x86_64__))
+static void map_bytes(const char *b, size_t nw, uint64_t *map)
+{
+	size_t i, j;
+	for (i = 0; i < nw; i++) {
+		uint64_t m = 0;
+		for (j = 0; j < 64; j++)
+			m |= (uint64_t)(b[64 * i + j] == '\n' || b[64 * i + j] == REC_ESC) << j;
+		map[i] = m;
+	}
+}
+#else
+static void map_sse2(const char *b, size_t nw, uint64_t *map)
+{
+	const __m128i l = _mm_set1_epi8('\n'), e = _mm_set1_epi8(REC_ESC);
+	size_t i;
+	int k;
+	for (i = 0; i < nw; i++) {
+		uint64_t m = 0;
+		for (k = 0; k < 4; k++) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + 64 * i + 16 * k));
+			m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, l),
+			                                                        _mm_cmpeq_epi8(x, e))) << (16 * k);
+		}
+		map[i] = m;
+	}
+}
+
+__attribute__((target("avx2")))
+static void map_avx2(const char *b, size_t nw, uint64_t *map)
+{
+	const __m256i l = _mm256_set1_epi8('\n'), e = _mm256_set1_epi8(REC_ESC);
+	size_t i;
+	for (i = 0; i < nw; i++) {
+		__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 64 * i));
+		__m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 64 * i + 32));
+		map[i] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(x0, l),
+		                                                                  _mm256_cmpeq_epi8(x0, e))) |
+		         (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(x1, l),
+		                                                                  _mm256_cmpeq_epi8(x1, e))) << 32;
+	}
+}
+#endif
+
+/* Chosen once, on the first rec_block_init. */
+static void (*map_block)(const char *, size_t, uint64_t *);
+
+void rec_block_init(struct rec_block *b, struct wr *w)
+{
+	if (!map_block) {
+#if defined(__GNUC__) && defined(__x86_64__)
+		__builtin_cpu_init();
+		map_block = __builtin_cpu_supports("avx2") ? map_avx2 : map_sse2;
+#else
+		map_block = map_bytes;
+#endif
+	}
+	memset(b, 0, sizeof *b);
+	b->w = w;
+	b->cap = BLOCK_BYTES;
+	b->buf = xmalloc(b->cap + 64);
+	b->map = xmalloc((b->cap / 64 + 1) * sizeof *b->map);
+}
+
+void rec_block_start(struct rec_block *b, struct rd *in)
+{
+	b->in = in;
+	b->have = 0;
+	b->lineno = 0;
+	b->open = 0;
+	b->p = b->end = b->buf;
+	b->run = b->buf;
+}
+
+static void run_to(struct rec_block *b, const char *upto)
+{
+	if (upto > b->run)
+		wr_put(b->w, b->run, (size_t)(upto - b->run));
+	b->run = upto;
+}
+
+void rec_block_end(struct rec_block *b)
+{
+	if (!b->open)
+		return;
+	run_to(b, b->p);
+	b->have = (size_t)(b->end - b->p);
+	memmove(b->buf, b->p, b->have);
+	b->open = 0;
+	b->nw = b->wi = 0;
+	b->cur = 0;
+}
+
+int rec_block_read(struct rec_block *b)
+{
+	size_t n;
+
+	rec_block_end(b);
+	if (b->have == b->cap - 1) {    /* one record longer than the block */
+		b->cap *= 2;
+		b->buf = xrealloc(b->buf, b->cap + 64);
+		b->map = xrealloc(b->map, (b->cap / 64 + 1) * sizeof *b->map);
+	}
+	if (!(n = rd_read(b->in, b->buf + b->have, b->cap - 1 - b->have))) {
+		/* A last line without LF still counts, but only at a real
+		 * end of input: after a read error it is a cut line (as
+		 * rd_line has it). */
+		if (!b->have || rd_error(b->in))
+			return 0;
+		b->buf[b->have] = '\n';
+		n = 1;
+	}
+	b->end = b->buf + b->have + n;
+	memset(b->end, 0, 64);          /* the last word maps no byte past the end */
+	b->nw = ((size_t)(b->end - b->buf) + 63) >> 6;
+	map_block(b->buf, b->nw, b->map);
+	b->wi = 0;
+	b->cur = b->map[0];
+	b->p = b->buf;
+	b->run = b->buf;
+	b->open = 1;
+	return 1;
+}
+
+void rec_block_take(struct rec_block *b)
+{
+	run_to(b, b->line);
+	b->run = b->line + b->len + 1;
+}
+
+int rec_block_view_esc(const struct rec_block *b, struct rec_view *v, const struct rec_layout *lay, int unescape)
+{
+	const char *end = b->line + b->len, *q;
+	size_t w;
+	uint64_t m;
+
+	v->lay = lay;
+	v->line = b->line;
+	v->len = b->len;
+	v->nesc = 0;
+	v->raw = b->line;
+	if (b->esc) {
+		/* The line's marks before its end are its ESC bytes. */
+		w = (size_t)(b->esc - b->buf) >> 6;
+		m = b->map[w] & (~0ull << ((size_t)(b->esc - b->buf) & 63));
+		for (;;) {
+			while (!m) {
+				if ((++w << 6) >= (size_t)(end - b->buf))
+					goto done;
+				m = b->map[w];
+			}
+			q = b->buf + (w << 6) + __builtin_ctzll(m);
+			if (q >= end)
+				break;
+			m &= m - 1;
+			if (!view_esc(v, q, end))
+				return 0;
+		}
+	}
+done:
+	/* The block's 64 bytes of slack are past its end. */
+	return view_finish(v, unescape, 1);
+}
+
+void rec_block_patch_esc(struct rec_block *b, const struct rec_view *v, int first, int n, const uint64_t *vals)
+{
+	char patch[REC_PATCH_MAX];
+	size_t from, to, k = rec_view_patch(v, first, n, vals, patch, &from, &to);
+
+	if (k == to - from) {
+		memcpy(b->line + from, patch, k);
+	} else {
+		run_to(b, b->line + from);
+		wr_put(b->w, patch, k);
+		b->run = b->line + to;
+	}
+}
+
+void rec_block_free(struct rec_block *b)
+{
+	free(b->buf);
+	free(b->map);
+	b->buf = NULL;
+	b->map = NULL;
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cli.h"
 #include "io.h"
@@ -163,5 +164,228 @@ void rec_out_put(struct rec_out *o, const struct rec *r);
 /* Pass an undecodable-but-not-bad line (unknown kind) through verbatim. */
 void rec_out_raw(struct rec_out *o, const char *line, size_t len);
 void rec_out_trailer(struct rec_out *o, uint64_t bad, uint64_t dropped, int interrupted);
+
+/* ---- binary records where they lie ----
+ *
+ * A tool that changes a few numbers of most records, or reads a few and
+ * passes the records on, need not decode and re-encode them: it reads the
+ * input in blocks of whole records (rec_block), looks at a binary record in
+ * the block (rec_view: its numbers at the offsets the schema gives, its
+ * texts), writes the records it leaves alone as runs of the block, and
+ * patches numbers in place.  Anything the view does not cover (JSON, a
+ * kind other than the one asked for, a record that does not add up, more
+ * escapes than the view holds) is left to rec_decode: whether the fast
+ * path applies depends on the input only. */
+
+/* Where each number of a kind lies in its binary encoding before escaping,
+ * counted from the kind byte (the first number is at 1), worked out from
+ * the schema on first use; off[nnum] is where the texts begin. */
+struct rec_layout {
+	const struct rec_schema *sc;
+	uint32_t off[REC_MAXNUM + 1];
+	unsigned char w[REC_MAXNUM];    /* 4 or 8 */
+};
+/* NULL for a kind this build does not know. */
+const struct rec_layout *rec_layout(int kind);
+
+#define REC_VIEW_ESC 32             /* escapes a view holds */
+#define REC_VIEW_BUF 1024           /* longest record a view unescapes */
+
+/* One binary record, looked at where it lies.  "Raw" offsets count the
+ * bytes of the record before escaping. */
+struct rec_view {
+	const struct rec_layout *lay;
+	const char *line;
+	size_t len, nesc;
+	size_t esc[REC_VIEW_ESC];       /* raw offset of each escaped byte, ascending */
+	const char *raw;                /* the record unescaped (line itself, or buf); NULL: not at hand */
+	size_t text_at[REC_MAXSTR];     /* raw offset and length of each text */
+	size_t text_n[REC_MAXSTR];
+	char buf[REC_VIEW_BUF + 16];
+};
+
+/* View line[0, len) (without its LF) as a record of layout lay.  With
+ * unescape, a record with escapes and at most REC_VIEW_BUF bytes is
+ * unescaped into the view's buffer, so that its numbers are plain loads.
+ * Returns 1 when the line is a well-formed record of that kind with at
+ * most REC_VIEW_ESC escapes, else 0 (decode it instead). */
+int rec_view(struct rec_view *v, const struct rec_layout *lay, const char *line, size_t len, int unescape);
+
+/* The bits of a number field as they are on the wire (u32 kinds zero
+ * extended; an i32 is not sign extended). */
+uint64_t rec_view_get(const struct rec_view *v, size_t raw_off, size_t w);
+static inline uint64_t rec_view_num(const struct rec_view *v, int field)
+{
+	size_t r = v->lay->off[field];
+	if (v->raw) {
+		uint64_t x = 0;
+		uint32_t y;
+		if (v->lay->w[field] == 8) {
+			memcpy(&x, v->raw + r, 8);     /* little endian, as the format */
+			return x;
+		}
+		memcpy(&y, v->raw + r, 4);
+		return y;
+	}
+	return rec_view_get(v, r, v->lay->w[field]);
+}
+
+/* Text i in one piece: 1 and *p, *n (valid while the line and the view
+ * are); 0 when it holds an escape and the view did not unescape. */
+int rec_view_text_esc(const struct rec_view *v, int i, const char **p, size_t *n);
+static inline int rec_view_text(const struct rec_view *v, int i, const char **p, size_t *n)
+{
+	if (v->raw) {
+		*p = v->raw + v->text_at[i];
+		*n = v->text_n[i];
+		return 1;
+	}
+	return rec_view_text_esc(v, i, p, n);
+}
+/* Text i is s (compared through escapes too). */
+int rec_view_text_is_esc(const struct rec_view *v, int i, const char *s, size_t n);
+static inline int rec_view_text_is(const struct rec_view *v, int i, const char *s, size_t n)
+{
+	if (v->text_n[i] != n)
+		return 0;
+	if (v->raw)
+		return !memcmp(v->raw + v->text_at[i], s, n);
+	return rec_view_text_is_esc(v, i, s, n);
+}
+
+/* New values for the numbers first .. first + n - 1 of the viewed record:
+ * their encoding, escaped, into out (room for REC_PATCH_MAX bytes), and
+ * the bytes [*from, *to) of the line it replaces; returns its length.
+ * When that is *to - *from, the bytes may be copied over the line in place
+ * (the view then no longer describes the line). */
+#define REC_PATCH_MAX (16 * REC_MAXNUM + 8)
+size_t rec_view_patch(const struct rec_view *v, int first, int n, const uint64_t *vals, char *out,
+                      size_t *from, size_t *to);
+
+/* The input in blocks of whole records.  The records of a block are
+ * handed out in order; those the tool leaves alone are written to w as
+ * they came, in runs (one write per run, not per record); a record the
+ * tool takes out of the run (rec_block_take) it writes itself, or drops. */
+struct rec_block {
+	struct rd *in;
+	struct wr *w;
+	char *buf;                  /* cap bytes and 64 of slack */
+	size_t cap, have;           /* have: bytes at buf carried into the next read */
+	uint64_t *map;              /* bit j of word i: byte 64 i + j is an LF or an ESC */
+	size_t nw, wi;
+	uint64_t cur;               /* the bits of map[wi] not handed out yet */
+	char *p, *end;              /* the next record; the end of the block's bytes */
+	const char *run;            /* the first byte of the run not written yet */
+	int open;                   /* a block is being handed out */
+	uint64_t lineno;            /* of the current record, from 1 per input */
+	/* The current record: its bytes without the LF, and its first ESC
+	 * after the kind byte (NULL: none). */
+	char *line;
+	size_t len;
+	const char *esc;
+};
+
+/* Blocks of 128 KiB, which stay in the cache between their read, their
+ * scan and their write.  The block's runs go to w. */
+void rec_block_init(struct rec_block *b, struct wr *w);
+/* Read from in (from its first line). */
+void rec_block_start(struct rec_block *b, struct rd *in);
+/* The next block: 1, or 0 at the end of the input or after a read error
+ * (rd_error).  A last line without LF counts at the end of the input,
+ * not after a read error.  What is left of the block before is written. */
+int rec_block_read(struct rec_block *b);
+/* The block's records are used up: write the run, keep a cut record. */
+void rec_block_end(struct rec_block *b);
+/* The next record of the block into b->line, b->len, b->esc: 1, or 0 when
+ * the block is used up (its last run then written). */
+static inline int rec_block_next(struct rec_block *b)
+{
+	const char *esc = NULL;
+	char *nl;
+	for (;;) {
+		while (!b->cur) {
+			if (++b->wi >= b->nw) {
+				rec_block_end(b);
+				return 0;
+			}
+			b->cur = b->map[b->wi];
+		}
+		nl = b->buf + (b->wi << 6) + __builtin_ctzll(b->cur);
+		b->cur &= b->cur - 1;
+		if (*nl == '\n')
+			break;
+		if (!esc && nl > b->p)
+			esc = nl;
+	}
+	b->line = b->p;
+	b->len = (size_t)(nl - b->p);
+	b->esc = esc;
+	b->lineno++;
+	b->p = nl + 1;
+	return 1;
+}
+/* The current record leaves the run: what comes before it is written. */
+void rec_block_take(struct rec_block *b);
+/* View the current record (rec_view, with the block's map for its
+ * escapes).  Inline for the common record without escapes, whose texts
+ * are checked here. */
+int rec_block_view_esc(const struct rec_block *b, struct rec_view *v, const struct rec_layout *lay, int unescape);
+static inline int rec_block_view(const struct rec_block *b, struct rec_view *v, const struct rec_layout *lay,
+                                 int unescape)
+{
+	const struct rec_schema *sc = lay->sc;
+	size_t pos = lay->off[sc->nnum], len = b->len;
+	int i;
+
+	if (b->esc)
+		return rec_block_view_esc(b, v, lay, unescape);
+	v->lay = lay;
+	v->line = v->raw = b->line;
+	v->len = len;
+	v->nesc = 0;
+	if (len < pos || b->line[0] != sc->kind)
+		return 0;
+	for (i = 0; i < sc->nstr; i++) {
+		uint32_t k;
+		if (len - pos < 4)
+			return 0;
+		memcpy(&k, b->line + pos, 4);
+		if (k > len - pos - 4)
+			return 0;
+		v->text_at[i] = pos + 4;
+		v->text_n[i] = k;
+		pos += 4 + (size_t)k;
+	}
+	return pos == len;
+}
+/* Patch the numbers first .. first + n - 1 of the current record, viewed
+ * in v: in place when their escaped width is unchanged, else the run is
+ * cut around them and the new bytes written between.  Inline for a record
+ * without escapes and values that need none. */
+void rec_block_patch_esc(struct rec_block *b, const struct rec_view *v, int first, int n, const uint64_t *vals);
+static inline int rec_needs_esc(uint64_t x)
+{
+	uint64_t l = x ^ 0x0a0a0a0a0a0a0a0aull, e = x ^ 0x1a1a1a1a1a1a1a1aull;
+	return (((l - 0x0101010101010101ull) & ~l) | ((e - 0x0101010101010101ull) & ~e)) &
+	       0x8080808080808080ull ? 1 : 0;
+}
+static inline void rec_block_patch(struct rec_block *b, const struct rec_view *v, int first, int n,
+                                   const uint64_t *vals)
+{
+	const struct rec_layout *l = v->lay;
+	int i;
+	if (!v->nesc) {
+		for (i = 0; i < n; i++)
+			if (rec_needs_esc(l->w[first + i] == 8 ? vals[i] : vals[i] & 0xffffffffu))
+				break;
+		if (i == n) {
+			for (i = 0; i < n; i++)
+				memcpy(b->line + l->off[first + i], &vals[i], l->w[first + i]);
+			return;
+		}
+	}
+	rec_block_patch_esc(b, v, first, n, vals);
+}
+void rec_block_free(struct rec_block *b);
 
 #endif

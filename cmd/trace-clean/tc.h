@@ -10,6 +10,7 @@
 
 #include "io.h"
 #include "json.h"
+#include "spill.h"
 #include "vdata.h"
 
 /* ---- jscan.c: a streaming JSON scanner ----
@@ -170,25 +171,35 @@ void metrics_set_raw(int raw);
 void metrics_write(struct wr *w);
 void metrics_free(void);
 
-/* ---- spill.c: an external sort of fixed-size records ---- */
-struct xsort;
-/* Records of rs bytes, ordered by cmp; at most run_records of them in
- * memory while adding, the rest in runs on an unlinked temporary file. */
-struct xsort *xs_new(size_t rs, int (*cmp)(const void *, const void *), size_t run_records);
-void xs_add(struct xsort *s, const void *rec);
-/* No more adds: sort, and get ready to hand them out.  0 or an errno. */
-int xs_sort(struct xsort *s);
-/* The next record in order, valid until the next call; NULL at the end
- * or after an error (xs_error). */
-const void *xs_next(struct xsort *s);
-uint64_t xs_count(const struct xsort *s);
-int xs_error(const struct xsort *s);       /* 0, or the errno of a temporary file's failure */
-void xs_free(struct xsort *s);
+/* ---- spill.c: an external sort of fixed-size records ----
+ * lib/spill.h's sorter, kept going when a temporary file fails (the
+ * caller reports xs_error), and in memory when none can be had. */
+#define xsort spill_sort
+#define XS_FANIN SPILL_SORT_FANIN
 /* An unlinked temporary file in $TMPDIR, or -1 (said once, with why). */
 int xs_tmpfd(void);
+/* Records of rs bytes, ordered by cmp; at most run_records of them in
+ * memory while adding, the rest in runs on an unlinked temporary file. */
+static inline struct xsort *xs_new(size_t rs, int (*cmp)(const void *, const void *), size_t run_records)
+{
+	return spill_sort_new(rs, cmp, run_records, 1, xs_tmpfd);
+}
+static inline void xs_add(struct xsort *s, const void *rec) { spill_sort_add(s, rec); }
+/* No more adds: sort, and get ready to hand them out.  0 or an errno. */
+static inline int xs_sort(struct xsort *s) { return spill_sort_done(s); }
+/* The next record in order, valid until the next call; NULL at the end
+ * or after an error (xs_error). */
+static inline const void *xs_next(struct xsort *s) { return spill_sort_next(s); }
+static inline uint64_t xs_count(const struct xsort *s) { return spill_sort_count(s); }
+/* 0, or the errno of a temporary file's failure */
+static inline int xs_error(const struct xsort *s) { return spill_sort_error(s); }
+static inline void xs_free(struct xsort *s) { spill_sort_free(s); }
 /* Whole positioned reads and writes: 0 or an errno (EIO: cut short). */
-int xs_pwrite(int fd, const void *p, size_t len, uint64_t off);
-int xs_pread(int fd, void *p, size_t len, uint64_t off);
+static inline int xs_pwrite(int fd, const void *p, size_t len, uint64_t off)
+{
+	return spill_pwrite(fd, p, len, off);
+}
+static inline int xs_pread(int fd, void *p, size_t len, uint64_t off) { return spill_pread(fd, p, len, off); }
 
 /* ---- rawcopy.c: <OUT>/raw_simulator ---- */
 /* Copy the input trace file and its simulator siblings from srcdir into

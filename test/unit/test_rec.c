@@ -20,25 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int passed, failed;
-
-static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void check_(int ok, int line, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("test_rec.c:%d: ", line);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-#define CHECK(ok, ...) check_((ok) ? 1 : 0, __LINE__, __VA_ARGS__)
+#include "unit.h"
 
 static void *xmalloc(size_t n)
 {
@@ -374,7 +356,7 @@ static int put_all(const struct rec *recs, int n, enum rec_mode mode)
 	for (i = 0; i < n; i++)
 		rec_put(w, mode, &recs[i]);
 	if (wr_close(w) != 0)
-		CHECK(0, "wr_close of the temp stream failed");
+		CHECK_MSG(0, "wr_close of the temp stream failed");
 	return fd;
 }
 
@@ -396,27 +378,27 @@ static void stream_roundtrip(const struct rec *recs, int n, enum rec_mode mode, 
 		int k;
 		line = rd_line(r, &len);
 		if (!line) {
-			CHECK(0, "%s: stream ends after %d of %d records", what, i, n);
+			CHECK_MSG(0, "%s: stream ends after %d of %d records", what, i, n);
 			bad = 1;
 			break;
 		}
 		copy = dup_exact(line, len);
 		k = rec_decode(&d, copy, len, &got, &why);
 		if (k != DEC_OK) {
-			CHECK(0, "%s: record %d (%s) does not decode: %d %s", what, i, recs[i].sc->name, k,
+			CHECK_MSG(0, "%s: record %d (%s) does not decode: %d %s", what, i, recs[i].sc->name, k,
 			      why ? why : "(no reason)");
 			bad = 1;
 		} else if (!rec_same(&recs[i], &got, msg, sizeof msg)) {
-			CHECK(0, "%s: record %d differs after the round trip: %s", what, i, msg);
+			CHECK_MSG(0, "%s: record %d differs after the round trip: %s", what, i, msg);
 			bad = 1;
 		}
 		if (mode == REC_JSON) {
 			if (len < 2 || copy[0] != '{' || copy[len - 1] != '}') {
-				CHECK(0, "%s: record %d is not one JSON object on a line", what, i);
+				CHECK_MSG(0, "%s: record %d is not one JSON object on a line", what, i);
 				bad = 1;
 			}
 			if (len && memchr(copy, '\r', len)) {
-				CHECK(0, "%s: JSON record %d holds a raw CR", what, i);
+				CHECK_MSG(0, "%s: JSON record %d holds a raw CR", what, i);
 				bad = 1;
 			} else {
 				size_t c;
@@ -424,7 +406,7 @@ static void stream_roundtrip(const struct rec *recs, int n, enum rec_mode mode, 
 					if ((unsigned char)copy[c] < 0x20)
 						break;
 				if (c < len) {
-					CHECK(0, "%s: JSON record %d holds the raw control byte 0x%02x", what, i,
+					CHECK_MSG(0, "%s: JSON record %d holds the raw control byte 0x%02x", what, i,
 					      (unsigned char)copy[c]);
 					bad = 1;
 				}
@@ -433,9 +415,9 @@ static void stream_roundtrip(const struct rec *recs, int n, enum rec_mode mode, 
 		free(copy);
 	}
 	if (!bad)
-		CHECK(rd_line(r, &len) == NULL, "%s: extra lines after %d records", what, n);
-	CHECK(!bad, "%s: %d records written with rec_put read back identical", what, n);
-	CHECK(rd_error(r) == 0, "%s: read error %d", what, rd_error(r));
+		CHECK_MSG(rd_line(r, &len) == NULL, "%s: extra lines after %d records", what, n);
+	CHECK_MSG(!bad, "%s: %d records written with rec_put read back identical", what, n);
+	CHECK_MSG(rd_error(r) == 0, "%s: read error %d", what, rd_error(r));
 	rd_close(r);
 	close(fd);
 	rec_dec_free(&d);
@@ -470,7 +452,7 @@ static void test_layout(void)
 	r.n[L_LINE].u = 0x0102030405060708ULL;
 	rec_text_set(&r, LS_TEXT, "a\nb", 3);
 	b = bin_of(&r, &n);
-	CHECK(n == sizeof want && !memcmp(b, want, n), "binary layout of a line record differs from optrace-records(5)");
+	CHECK_MSG(n == sizeof want && !memcmp(b, want, n), "binary layout of a line record differs from optrace-records(5)");
 	free(b);
 
 	/* No escape needed: bytes as they are, text greppable. */
@@ -487,15 +469,15 @@ static void test_layout(void)
 		rec_text_set(&r, HS_PRODUCER, "rec-cat", 7);
 		rec_text_set(&r, HS_SOC, "VADD", 4);
 		b = bin_of(&r, &n);
-		CHECK(n == sizeof want2 && !memcmp(b, want2, n), "binary layout of a header record differs");
+		CHECK_MSG(n == sizeof want2 && !memcmp(b, want2, n), "binary layout of a header record differs");
 		free(b);
 	}
 
 	/* rec_init defaults: 0, none for hex, empty text. */
 	rec_init(&r, K_INSTR);
-	CHECK(r.n[I_PC].u == REC_NONE && r.n[I_START].u == 0 && r.s[IS_NAME].n == 0,
+	CHECK_MSG(r.n[I_PC].u == REC_NONE && r.n[I_START].u == 0 && r.s[IS_NAME].n == 0,
 	      "rec_init: hex none, numbers 0, text empty");
-	CHECK(rec_schema('Q') == NULL && rec_schema(0) == NULL && rec_schema(0xff) == NULL,
+	CHECK_MSG(rec_schema('Q') == NULL && rec_schema(0) == NULL && rec_schema(0xff) == NULL,
 	      "rec_schema of unknown kinds is NULL");
 }
 
@@ -503,19 +485,19 @@ static void test_layout(void)
 static void test_names(void)
 {
 	char buf[48];
-	CHECK(!strcmp(rec_core_name(buf, 0, SUB_VEC, 1), "core0.veccore1"), "core name: %s", buf);
-	CHECK(!strcmp(rec_core_name(buf, 26, SUB_CUBE, 0), "core26.cubecore0"), "core name: %s", buf);
-	CHECK(!strcmp(rec_core_name(buf, 3, SUB_NONE, 7), "core3"), "core name without sub-core: %s", buf);
+	CHECK_MSG(!strcmp(rec_core_name(buf, 0, SUB_VEC, 1), "core0.veccore1"), "core name: %s", buf);
+	CHECK_MSG(!strcmp(rec_core_name(buf, 26, SUB_CUBE, 0), "core26.cubecore0"), "core name: %s", buf);
+	CHECK_MSG(!strcmp(rec_core_name(buf, 3, SUB_NONE, 7), "core3"), "core name without sub-core: %s", buf);
 	/* core and subidx are u32 on the wire */
-	CHECK(!strcmp(rec_core_name(buf, UINT32_MAX, SUB_MIX, UINT32_MAX), "core4294967295.mixcore4294967295"),
+	CHECK_MSG(!strcmp(rec_core_name(buf, UINT32_MAX, SUB_MIX, UINT32_MAX), "core4294967295.mixcore4294967295"),
 	      "longest core name: %s", buf);
-	CHECK(!strcmp(rec_core_name(buf, 1, 99, 1), "core1"), "unknown sub type: %s", buf);
-	CHECK(!strcmp(rec_log_name(LOG_POPPED), "popped") && !strcmp(rec_log_name(LOG_ICACHE), "icache") &&
+	CHECK_MSG(!strcmp(rec_core_name(buf, 1, 99, 1), "core1"), "unknown sub type: %s", buf);
+	CHECK_MSG(!strcmp(rec_log_name(LOG_POPPED), "popped") && !strcmp(rec_log_name(LOG_ICACHE), "icache") &&
 	      !strcmp(rec_log_name(-1), "other") && !strcmp(rec_log_name(99), "other"), "rec_log_name");
-	CHECK(rec_log_parse("popped", 6) == LOG_POPPED && rec_log_parse("instr", 5) == LOG_INSTR &&
+	CHECK_MSG(rec_log_parse("popped", 6) == LOG_POPPED && rec_log_parse("instr", 5) == LOG_INSTR &&
 	      rec_log_parse("instr", 4) == -1 && rec_log_parse("nope", 4) == -1 && rec_log_parse("", 0) == -1,
 	      "rec_log_parse");
-	CHECK(!strcmp(rec_sub_name(SUB_VEC), "veccore") && !strcmp(rec_sub_name(SUB_NONE), "") &&
+	CHECK_MSG(!strcmp(rec_sub_name(SUB_VEC), "veccore") && !strcmp(rec_sub_name(SUB_NONE), "") &&
 	      !strcmp(rec_sub_name(42), ""), "rec_sub_name");
 }
 
@@ -543,9 +525,9 @@ static void test_rec_out(void)
 		rec_out_put(&o, &r);
 		rec_out_raw(&o, "Zfuture", 7);
 		rec_out_trailer(&o, 2, 1, 1);
-		CHECK(o.records == 3, "rec_out counts records without header/trailer: %llu",
+		CHECK_MSG(o.records == 3, "rec_out counts records without header/trailer: %llu",
 		      (unsigned long long)o.records);
-		CHECK(wr_close(o.w) == 0, "wr_close");
+		CHECK_MSG(wr_close(o.w) == 0, "wr_close");
 		s = slurp_fd(fd, &n);
 		close(fd);
 		for (p = s, end = s + n; p < end; p = nl + 1) {
@@ -558,19 +540,19 @@ static void test_rec_out(void)
 				continue;
 			rc = rec_decode(&d, p, len, &got, &why);
 			if (lines == 1)
-				CHECK(rc == DEC_OK && got.sc->kind == K_HEADER && got.n[H_VERSION].u == REC_VERSION &&
+				CHECK_MSG(rc == DEC_OK && got.sc->kind == K_HEADER && got.n[H_VERSION].u == REC_VERSION &&
 				      got.n[H_MHZ].u == 1800 && got.s[HS_SOC].n == 11 &&
 				      !memcmp(got.s[HS_PRODUCER].p, "test_rec", 8), "mode %d: header first", m);
 			if (lines == 4)
-				CHECK(rc == DEC_UNKNOWN && len == 7 && !memcmp(p, "Zfuture", 7),
+				CHECK_MSG(rc == DEC_UNKNOWN && len == 7 && !memcmp(p, "Zfuture", 7),
 				      "mode %d: raw line passed through", m);
 			if (lines == 5)
-				CHECK(rc == DEC_OK && got.sc->kind == K_TRAILER && got.n[T_RECORDS].u == 3 &&
+				CHECK_MSG(rc == DEC_OK && got.sc->kind == K_TRAILER && got.n[T_RECORDS].u == 3 &&
 				      got.n[T_BAD].u == 2 && got.n[T_DROPPED].u == 1 && got.n[T_INTERRUPTED].u == 1,
 				      "mode %d: trailer last, with the counts", m);
 		}
-		CHECK(p == end, "mode %d: output ends with LF", m);
-		CHECK(lines == (m == REC_TEXT ? 3 : 5), "mode %d: %d lines", m, lines);
+		CHECK_MSG(p == end, "mode %d: output ends with LF", m);
+		CHECK_MSG(lines == (m == REC_TEXT ? 3 : 5), "mode %d: %d lines", m, lines);
 		free(s);
 		rec_dec_free(&d);
 	}
@@ -597,14 +579,14 @@ static void test_bin_roundtrip(void)
 			 * followed by 'J' or 'Z'. */
 			if (count_byte(b, n, '\n') != 1 || b[n - 1] != '\n' || b[0] != (char)kinds[k]) {
 				if (!frame_bad++)
-					CHECK(0, "%s record: %zu LF bytes, last byte 0x%02x, first '%c'", r.sc->name,
+					CHECK_MSG(0, "%s record: %zu LF bytes, last byte 0x%02x, first '%c'", r.sc->name,
 					      count_byte(b, n, '\n'), (unsigned char)b[n - 1], b[0]);
 			}
 			for (i = 1; i + 1 < n; i++)
 				if (b[i] == REC_ESC) {
 					if (b[i + 1] != 'J' && b[i + 1] != 'Z') {
 						if (!frame_bad++)
-							CHECK(0, "%s record: ESC followed by 0x%02x", r.sc->name,
+							CHECK_MSG(0, "%s record: ESC followed by 0x%02x", r.sc->name,
 							      (unsigned char)b[i + 1]);
 					}
 					i++;
@@ -614,17 +596,17 @@ static void test_bin_roundtrip(void)
 			rc = rec_decode(&d, line, n - 1, &got, &why);
 			if (rc != DEC_OK) {
 				if (!bad++)
-					CHECK(0, "%s record does not decode: %s", r.sc->name, why ? why : "?");
+					CHECK_MSG(0, "%s record does not decode: %s", r.sc->name, why ? why : "?");
 			} else if (!rec_same(&r, &got, msg, sizeof msg)) {
 				if (!bad++)
-					CHECK(0, "binary round trip: %s", msg);
+					CHECK_MSG(0, "binary round trip: %s", msg);
 			} else {
 				/* Re-encoding what was decoded gives the same bytes. */
 				size_t n2;
 				char *b2 = bin_of(&got, &n2);
 				if (n2 != n || memcmp(b, b2, n)) {
 					if (!bad++)
-						CHECK(0, "%s: decode + encode changes the bytes", r.sc->name);
+						CHECK_MSG(0, "%s: decode + encode changes the bytes", r.sc->name);
 				}
 				free(b2);
 			}
@@ -633,8 +615,8 @@ static void test_bin_roundtrip(void)
 		}
 		arena_free();
 	}
-	CHECK(!bad, "binary round trip of %d random records of every kind (%d failures)", 3000 * NKINDS, bad);
-	CHECK(!frame_bad, "every binary record holds exactly one LF, at its end (%d failures)", frame_bad);
+	CHECK_MSG(!bad, "binary round trip of %d random records of every kind (%d failures)", 3000 * NKINDS, bad);
+	CHECK_MSG(!frame_bad, "every binary record holds exactly one LF, at its end (%d failures)", frame_bad);
 	rec_dec_free(&d);
 }
 
@@ -664,12 +646,12 @@ static void test_all_bytes(void)
 			for (i = 0; i < sc->nstr; i++)
 				rec_text_set(r, i, i == j ? all : "VADD \x1a\n\r\xff", i == j ? sizeof all : 9);
 			b = bin_of(r, &len);
-			CHECK(count_byte(b, len, '\n') == 1 && b[len - 1] == '\n',
+			CHECK_MSG(count_byte(b, len, '\n') == 1 && b[len - 1] == '\n',
 			      "%s.%s with bytes 0..255: one LF at the end", sc->name, sc->str[j]);
-			CHECK(memmem(b, len, "VADD", 4) != NULL || sc->nstr == 1,
+			CHECK_MSG(memmem(b, len, "VADD", 4) != NULL || sc->nstr == 1,
 			      "%s: text stays greppable in the binary record", sc->name);
 			line = dup_exact(b, len - 1);
-			CHECK(rec_decode(&d, line, len - 1, &got, &why) == DEC_OK && rec_same(r, &got, msg, sizeof msg),
+			CHECK_MSG(rec_decode(&d, line, len - 1, &got, &why) == DEC_OK && rec_same(r, &got, msg, sizeof msg),
 			      "%s.%s with bytes 0..255: binary round trip", sc->name, sc->str[j]);
 			free(line);
 			free(b);
@@ -711,7 +693,7 @@ static void test_all_bytes(void)
 static void has(const char *s, const char *needle, const char *what)
 {
 	int ok = strstr(s, needle) != NULL;
-	CHECK(ok, "%s: no %s in %s", what, needle, s);
+	CHECK_MSG(ok, "%s: no %s in %s", what, needle, s);
 }
 
 /* What the JSON encoding looks like (optrace-records(5)). */
@@ -744,8 +726,8 @@ static void test_json_form(void)
 		free(s);
 		s = z;
 	}
-	CHECK(!strncmp(s, "{\"kind\":\"instr\",", 16), "JSON starts with the kind: %s", s);
-	CHECK(n > 0 && s[n - 1] == '\n' && count_byte(s, n, '\n') == 1, "JSON record is one line");
+	CHECK_MSG(!strncmp(s, "{\"kind\":\"instr\",", 16), "JSON starts with the kind: %s", s);
+	CHECK_MSG(n > 0 && s[n - 1] == '\n' && count_byte(s, n, '\n') == 1, "JSON record is one line");
 	has(s, "\"pc\":\"0x10f86000\"", "hex field is a \"0x...\" string");
 	has(s, "\"sub\":\"veccore\"", "sub is a name");
 	has(s, "\"block\":-1,", "negative i32");
@@ -818,17 +800,17 @@ static void test_bin_json_bin(void)
 			char *copy = dup_exact(line, len);
 			if (rec_decode(&d, copy, len, &got, &why) != DEC_OK) {
 				if (!bad++)
-					CHECK(0, "bin->json->bin: pass %d: line %llu: %s", k,
+					CHECK_MSG(0, "bin->json->bin: pass %d: line %llu: %s", k,
 					      (unsigned long long)rd_lineno(r), why ? why : "?");
 			} else {
 				rec_put(w, k == 0 ? REC_JSON : REC_BIN, &got);
 			}
 			free(copy);
 		}
-		CHECK(rd_lineno(r) == (uint64_t)n, "bin->json->bin pass %d: %llu lines, want %d", k,
+		CHECK_MSG(rd_lineno(r) == (uint64_t)n, "bin->json->bin pass %d: %llu lines, want %d", k,
 		      (unsigned long long)rd_lineno(r), n);
 		rd_close(r);
-		CHECK(wr_close(w) == 0, "wr_close");
+		CHECK_MSG(wr_close(w) == 0, "wr_close");
 		if (k == 0)
 			fb = to;
 		else
@@ -836,7 +818,7 @@ static void test_bin_json_bin(void)
 	}
 	a = slurp_fd(fa, &na);
 	c = slurp_fd(fc, &nc);
-	CHECK(na == nc && !memcmp(a, c, na), "binary -> JSON -> binary is byte-identical (%zu vs %zu bytes)", na, nc);
+	CHECK_MSG(na == nc && !memcmp(a, c, na), "binary -> JSON -> binary is byte-identical (%zu vs %zu bytes)", na, nc);
 	free(a);
 	free(c);
 	close(fa);
@@ -885,7 +867,7 @@ static void test_nonfinite(void)
 		line = rd_line(rd, &len);
 		got.n[I_VECUTIL].u = 0;
 		rc = line ? rec_decode(&d, line, len, &got, &why) : DEC_BAD;
-		CHECK(rc == DEC_OK && got.n[I_VECUTIL].u == want,
+		CHECK_MSG(rc == DEC_OK && got.n[I_VECUTIL].u == want,
 		      "vec_util 0x%016llx (%g) survives binary -> JSON -> binary: decode %d, read back 0x%016llx",
 		      (unsigned long long)want, r[0].n[I_VECUTIL].f, rc, (unsigned long long)got.n[I_VECUTIL].u);
 		rd_close(rd);
@@ -909,12 +891,12 @@ static void test_json_lenient(void)
 	    "\"log\":\"popped\",\"file\":2,\"core\":3,\"subidx\":1}";
 	l = dup_exact(s, strlen(s));
 	rc = rec_decode(&d, l, strlen(s), &r, &why);
-	CHECK(rc == DEC_OK, "kind not first (jq -S order): %s", why ? why : "");
+	CHECK_MSG(rc == DEC_OK, "kind not first (jq -S order): %s", why ? why : "");
 	if (rc == DEC_OK) {
-		CHECK(r.sc->kind == K_LINE && r.n[L_LINE].u == 7 && r.n[L_FILE].u == 2 && r.n[L_CORE].u == 3 &&
+		CHECK_MSG(r.sc->kind == K_LINE && r.n[L_LINE].u == 7 && r.n[L_FILE].u == 2 && r.n[L_CORE].u == 3 &&
 		      r.n[L_SUBTYPE].u == SUB_VEC && r.n[L_SUBIDX].u == 1 && r.n[L_LOG].u == LOG_POPPED,
 		      "numbers and names of a reordered object");
-		CHECK(r.s[LS_TEXT].n == 7 && !memcmp(r.s[LS_TEXT].p, "a\nb\x1a\xff\0z", 7),
+		CHECK_MSG(r.s[LS_TEXT].n == 7 && !memcmp(r.s[LS_TEXT].p, "a\nb\x1a\xff\0z", 7),
 		      "\\u000a, \\u001a, \\udcff, \\u0000 give LF, ESC, 0xff, NUL");
 	}
 	free(l);
@@ -924,17 +906,17 @@ static void test_json_lenient(void)
 	    " \"detail\" : \"\\/\\b\\f\\n\\r\\t\\\"\\\\\\u00e9\\u00E9\\ud83d\\ude00\" }";
 	l = dup_exact(s, strlen(s));
 	rc = rec_decode(&d, l, strlen(s), &r, &why);
-	CHECK(rc == DEC_OK, "spaces around everything: %s", why ? why : "");
+	CHECK_MSG(rc == DEC_OK, "spaces around everything: %s", why ? why : "");
 	if (rc == DEC_OK) {
-		CHECK(r.sc->kind == K_INSTR && r.n[I_PC].u == 0x1f && r.n[I_BLOCK].i == -3 &&
+		CHECK_MSG(r.sc->kind == K_INSTR && r.n[I_PC].u == 0x1f && r.n[I_BLOCK].i == -3 &&
 		      r.n[I_VECUTIL].f == -1.0 && r.n[I_BYTES].i == -9007199254740993LL &&
 		      r.n[I_ICACHE].u == REC_NONE, "values with spaces");
-		CHECK(r.s[IS_NAME].n == 4 && !memcmp(r.s[IS_NAME].p, "VMUL", 4), "name with spaces");
-		CHECK(r.s[IS_DETAIL].n == 16 &&
+		CHECK_MSG(r.s[IS_NAME].n == 4 && !memcmp(r.s[IS_NAME].p, "VMUL", 4), "name with spaces");
+		CHECK_MSG(r.s[IS_DETAIL].n == 16 &&
 		      !memcmp(r.s[IS_DETAIL].p, "/\b\f\n\r\t\"\\\xc3\xa9\xc3\xa9\xf0\x9f\x98\x80", 16),
 		      "standard escapes and a surrogate pair");
 		/* Missing fields take their defaults. */
-		CHECK(r.n[I_START].u == 0 && r.n[I_END].u == 0 &&
+		CHECK_MSG(r.n[I_START].u == 0 && r.n[I_END].u == 0 &&
 		      r.n[I_ID].u == 0 && r.s[IS_PIPE].n == 0, "missing fields are 0 / empty");
 	}
 	free(l);
@@ -944,7 +926,7 @@ static void test_json_lenient(void)
 	    "\"start\":100,\"end\":250,\"start_pc\":\"0x10\",\"end_pc\":null,\"name\":\"Mark 0x1\",\"detail\":\"\"}";
 	l = dup_exact(s, strlen(s));
 	rc = rec_decode(&d, l, strlen(s), &r, &why);
-	CHECK(rc == DEC_OK && r.sc->kind == K_MARK && r.n[M_SUBTYPE].u == SUB_NONE && r.n[M_SUBBLOCK].i == -1 &&
+	CHECK_MSG(rc == DEC_OK && r.sc->kind == K_MARK && r.n[M_SUBTYPE].u == SUB_NONE && r.n[M_SUBBLOCK].i == -1 &&
 	      r.n[M_END].u == 250 && r.n[M_STARTPC].u == 0x10 && r.n[M_ENDPC].u == REC_NONE &&
 	      r.s[MS_NAME].n == 8, "jq -c output of a mark record");
 	free(l);
@@ -958,28 +940,28 @@ static void test_json_lenient(void)
 	s = "{\"kind\":\"diag\",\"future\":1,\"level\":2,\"message\":\"hi\",\"x\":\"y\"}";
 	l = dup_exact(s, strlen(s));
 	rc = rec_decode(&d, l, strlen(s), &r, &why);
-	CHECK(rc == DEC_OK && r.n[D_LEVEL].u == 2 && r.s[DS_MESSAGE].n == 2, "unknown JSON keys are ignored");
+	CHECK_MSG(rc == DEC_OK && r.n[D_LEVEL].u == 2 && r.s[DS_MESSAGE].n == 2, "unknown JSON keys are ignored");
 	free(l);
 
 	/* A CR at the end (CRLF files) is white space. */
 	s = "{\"kind\":\"trailer\",\"records\":5}\r";
 	l = dup_exact(s, strlen(s));
 	rc = rec_decode(&d, l, strlen(s), &r, &why);
-	CHECK(rc == DEC_OK && r.n[T_RECORDS].u == 5, "JSON with a trailing CR");
+	CHECK_MSG(rc == DEC_OK && r.n[T_RECORDS].u == 5, "JSON with a trailing CR");
 	free(l);
 
 	/* Leading white space other than a space (JSON allows tab). */
 	s = "\t{\"kind\":\"trailer\",\"records\":5}";
 	l = dup_exact(s, strlen(s));
 	rc = rec_decode(&d, l, strlen(s), &r, &why);
-	CHECK(rc == DEC_OK && r.n[T_RECORDS].u == 5, "JSON object after a tab: got %d (%s)", rc, why ? why : "");
+	CHECK_MSG(rc == DEC_OK && r.n[T_RECORDS].u == 5, "JSON object after a tab: got %d (%s)", rc, why ? why : "");
 	free(l);
 
 	/* Tab is JSON white space too, also after a number. */
 	s = "{\"kind\":\"trailer\",\t\"records\":5\t,\"bad\":1\t}";
 	l = dup_exact(s, strlen(s));
 	rc = rec_decode(&d, l, strlen(s), &r, &why);
-	CHECK(rc == DEC_OK && r.n[T_RECORDS].u == 5 && r.n[T_BAD].u == 1,
+	CHECK_MSG(rc == DEC_OK && r.n[T_RECORDS].u == 5 && r.n[T_BAD].u == 1,
 	      "JSON with a tab after a number: got %d (%s)", rc, why ? why : "ok");
 	free(l);
 	rec_dec_free(&d);
@@ -998,10 +980,10 @@ static void expect(struct rec_dec *d, const char *s, size_t n, int want, const c
 	char *l = dup_exact(s, n);
 	int rc = rec_decode(d, l, n, &r, &why);
 	if (want == DEC_BAD)
-		CHECK(rc == DEC_BAD && why && *why, "%s: want DEC_BAD with a reason, got %d (%s)", what, rc,
+		CHECK_MSG(rc == DEC_BAD && why && *why, "%s: want DEC_BAD with a reason, got %d (%s)", what, rc,
 		      why ? why : "no reason");
 	else
-		CHECK(rc == want, "%s: want %d, got %d (%s)", what, want, rc, why ? why : "no reason");
+		CHECK_MSG(rc == want, "%s: want %d, got %d (%s)", what, want, rc, why ? why : "no reason");
 	free(l);
 }
 
@@ -1033,7 +1015,7 @@ static void test_malformed_bin(void)
 			}
 			if (bad) {
 				snprintf(msg, sizeof msg, "truncated %s records: %d prefixes not DEC_BAD", r.sc->name, bad);
-				CHECK(0, "%s", msg);
+				CHECK_MSG(0, "%s", msg);
 			}
 			/* Trailing bytes after the last field. */
 			{
@@ -1109,11 +1091,11 @@ static void test_malformed_bin(void)
 			const char *why;
 			char *h = dup_exact(l, sizeof l);
 			int rc = rec_decode(&d, h, sizeof l, &r, &why);
-			CHECK(rc == DEC_UNKNOWN, "first byte 0x%02x: want DEC_UNKNOWN, got %d", c, rc);
+			CHECK_MSG(rc == DEC_UNKNOWN, "first byte 0x%02x: want DEC_UNKNOWN, got %d", c, rc);
 			free(h);
 			h = dup_exact(l, 1);
 			rc = rec_decode(&d, h, 1, &r, &why);
-			CHECK(rc == DEC_UNKNOWN, "lone first byte 0x%02x: want DEC_UNKNOWN, got %d", c, rc);
+			CHECK_MSG(rc == DEC_UNKNOWN, "lone first byte 0x%02x: want DEC_UNKNOWN, got %d", c, rc);
 			free(h);
 		}
 	}
@@ -1146,16 +1128,16 @@ static void test_malformed_bin(void)
 				ok++;
 				if (m != n + 1 || memcmp(b, l, n)) {
 					if (!bad++)
-						CHECK(0, "random binary line of %zu bytes decodes but re-encodes differently", n);
+						CHECK_MSG(0, "random binary line of %zu bytes decodes but re-encodes differently", n);
 				}
 				free(b);
 			} else if (rc == DEC_BAD && !why) {
 				if (!bad++)
-					CHECK(0, "DEC_BAD without a reason");
+					CHECK_MSG(0, "DEC_BAD without a reason");
 			}
 			free(l);
 		}
-		CHECK(!bad, "random binary lines: no crash, canonical re-encoding (%d decoded)", ok);
+		CHECK_MSG(!bad, "random binary lines: no crash, canonical re-encoding (%d decoded)", ok);
 	}
 	rec_dec_free(&d);
 }
@@ -1275,7 +1257,7 @@ static void test_malformed_json(void)
 				bad++;
 			free(l);
 		}
-		CHECK(!bad, "JSON record cut short: %d of %zu prefixes not DEC_BAD", bad, n - 2);
+		CHECK_MSG(!bad, "JSON record cut short: %d of %zu prefixes not DEC_BAD", bad, n - 2);
 		free(s);
 		arena_free();
 	}
@@ -1309,7 +1291,7 @@ static void test_malformed_json(void)
 				rc = rec_decode(&d, l, n, &got, &why);
 				if (rc == DEC_BAD && !why) {
 					if (!bad++)
-						CHECK(0, "mutated JSON: DEC_BAD without a reason");
+						CHECK_MSG(0, "mutated JSON: DEC_BAD without a reason");
 				}
 				if (rc == DEC_OK) {
 					/* Copy the record out of the decoder before re-encoding. */
@@ -1336,7 +1318,7 @@ static void test_malformed_json(void)
 						    rec_decode(&d, line, len - 1, &got, &why) != DEC_OK ||
 						    !rec_same(&again[0], &got, msg, sizeof msg)) {
 							if (!bad++)
-								CHECK(0, "mutated JSON %.*s decodes but does not survive a round trip",
+								CHECK_MSG(0, "mutated JSON %.*s decodes but does not survive a round trip",
 								      (int)n, s);
 						}
 						free(line);
@@ -1347,7 +1329,7 @@ static void test_malformed_json(void)
 			free(s);
 			arena_free();
 		}
-		CHECK(!bad, "mutated JSON lines: no crash, round trip of what decodes (%d decoded)", ok);
+		CHECK_MSG(!bad, "mutated JSON lines: no crash, round trip of what decodes (%d decoded)", ok);
 	}
 	rec_dec_free(&d);
 }
@@ -1368,11 +1350,11 @@ static void test_text_mode(void)
 	s = slurp_fd(fd, &len);
 	close(fd);
 	lines = count_byte(s, len, '\n');
-	CHECK(lines == (size_t)n, "text mode: %zu lines for %d records", lines, n);
+	CHECK_MSG(lines == (size_t)n, "text mode: %zu lines for %d records", lines, n);
 	for (j = 0; j < len; j++)
 		if ((unsigned char)s[j] < 0x20 && s[j] != '\n')
 			ctl++;
-	CHECK(!ctl, "text mode: %d control bytes other than LF in the output", ctl);
+	CHECK_MSG(!ctl, "text mode: %d control bytes other than LF in the output", ctl);
 	free(s);
 
 	/* The same with control bytes in the pipe of an instruction only. */
@@ -1388,7 +1370,7 @@ static void test_text_mode(void)
 		for (j = 0; j < len; j++)
 			if ((unsigned char)s[j] < 0x20 && s[j] != '\n')
 				ctl++;
-		CHECK(!ctl && count_byte(s, len, '\n') == 1,
+		CHECK_MSG(!ctl && count_byte(s, len, '\n') == 1,
 		      "text mode: control bytes in an instruction's pipe are shown escaped (%d raw)", ctl);
 		free(s);
 	}
@@ -1414,9 +1396,9 @@ static void test_decoders(void)
 		bb = bin_of(&b, &nb);
 		la = dup_exact(ba, na - 1);
 		lb = dup_exact(bb, nb - 1);
-		CHECK(rec_decode(&d1, la, na - 1, &ra, &why) == DEC_OK, "decoder 1");
-		CHECK(rec_decode(&d2, lb, nb - 1, &rb, &why) == DEC_OK, "decoder 2");
-		CHECK(rec_same(&a, &ra, msg, sizeof msg) && rec_same(&b, &rb, msg, sizeof msg),
+		CHECK_MSG(rec_decode(&d1, la, na - 1, &ra, &why) == DEC_OK, "decoder 1");
+		CHECK_MSG(rec_decode(&d2, lb, nb - 1, &rb, &why) == DEC_OK, "decoder 2");
+		CHECK_MSG(rec_same(&a, &ra, msg, sizeof msg) && rec_same(&b, &rb, msg, sizeof msg),
 		      "two decoders at once: %s", msg);
 		free(la);
 		free(lb);
@@ -1427,6 +1409,321 @@ static void test_decoders(void)
 	rec_dec_free(&d2);
 	rec_dec_free(&d1); /* twice is harmless */
 	arena_free();
+}
+
+/* ---- binary records where they lie (rec_layout, rec_view, rec_block) ---- */
+
+/* The layout of every kind: a record whose field i alone is non-zero has
+ * that value at off[i], in w[i] bytes, and the texts begin at off[nnum]. */
+static void test_view_layout(void)
+{
+	static const int kinds[] = { K_HEADER, K_TRAILER, K_SOURCE, K_LINE, K_INSTR, K_MARK, K_DIAG,
+	                             K_MTEBW, K_FETCH, K_MTEXFER, K_CODE, K_LAUNCH, K_API };
+	size_t k;
+	CHECK_MSG(rec_layout('?') == NULL, "rec_layout of an unknown kind");
+	for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+		const struct rec_layout *l = rec_layout(kinds[k]);
+		int i;
+		CHECK_MSG(l && l->sc == rec_schema(kinds[k]) && rec_layout(kinds[k]) == l, "layout of %c", kinds[k]);
+		if (!l)
+			continue;
+		CHECK_MSG(l->off[0] == 1, "%s: first number at %u", l->sc->name, l->off[0]);
+		for (i = 0; i < l->sc->nnum; i++) {
+			struct rec r;
+			uint64_t v = 0, want = l->w[i] == 8 ? 0x0102030405060708ULL : 0x01020304u;
+			size_t n;
+			char *b;
+			int j;
+			rec_init(&r, kinds[k]);
+			for (j = 0; j < l->sc->nnum; j++)
+				r.n[j].u = 0;
+			r.n[i].u = want;
+			b = bin_of(&r, &n);
+			CHECK_MSG(l->w[i] == type_width(l->sc->num[i].type), "%s.%s: width %u", l->sc->name,
+			      l->sc->num[i].name, l->w[i]);
+			CHECK_MSG(l->off[i + 1] == l->off[i] + l->w[i], "%s.%s: offsets not consecutive", l->sc->name,
+			      l->sc->num[i].name);
+			memcpy(&v, b + l->off[i], l->w[i]);
+			CHECK_MSG(v == want, "%s.%s: not at offset %u", l->sc->name, l->sc->num[i].name, l->off[i]);
+			if (i == l->sc->nnum - 1)
+				CHECK_MSG(n - 1 == l->off[i + 1] + 4u * (unsigned)l->sc->nstr, "%s: texts not at %u",
+				      l->sc->name, l->off[i + 1]);
+			free(b);
+		}
+	}
+}
+
+/* A view reads what the decoder reads, escapes or not. */
+static void check_view(const struct rec *r, const char *line, size_t len, int unescape, const char *what)
+{
+	struct rec_view v;
+	struct rec_dec d = { 0 };
+	struct rec dr;
+	const char *why, *p;
+	size_t n;
+	int i, ok;
+
+	ok = rec_view(&v, rec_layout(r->sc->kind), line, len, unescape);
+	CHECK_MSG(ok == (count_byte(line, len, 0x1a) <= REC_VIEW_ESC), "%s: rec_view %d with %zu escapes", what, ok,
+	      count_byte(line, len, 0x1a));
+	if (!ok)
+		return;
+	CHECK_MSG(rec_decode(&d, line, len, &dr, &why) == DEC_OK, "%s: decode", what);
+	for (i = 0; i < r->sc->nnum; i++) {
+		uint64_t x = rec_view_num(&v, i), y = dr.n[i].u;
+		if (v.lay->w[i] == 4)
+			y &= 0xffffffffu;
+		CHECK_MSG(x == y, "%s: %s.%s 0x%llx, decoded 0x%llx", what, r->sc->name, r->sc->num[i].name,
+		      (unsigned long long)x, (unsigned long long)y);
+	}
+	for (i = 0; i < r->sc->nstr; i++) {
+		int one = rec_view_text(&v, i, &p, &n);
+		CHECK_MSG(v.text_n[i] == dr.s[i].n, "%s: text %s length", what, r->sc->str[i]);
+		CHECK_MSG(!one || (n == dr.s[i].n && !memcmp(p, dr.s[i].p, n)), "%s: text %s", what, r->sc->str[i]);
+		CHECK_MSG(one || (!unescape || len > REC_VIEW_BUF), "%s: text %s not at hand after unescaping", what,
+		      r->sc->str[i]);
+		CHECK_MSG(rec_view_text_is(&v, i, dr.s[i].p, dr.s[i].n), "%s: rec_view_text_is %s", what, r->sc->str[i]);
+		if (dr.s[i].n)
+			CHECK_MSG(!rec_view_text_is(&v, i, dr.s[i].p, dr.s[i].n - 1), "%s: rec_view_text_is of a prefix", what);
+	}
+	rec_dec_free(&d);
+}
+
+/* Patch numbers [first, first + cnt) of line to vals; the decoded result
+ * has them and the rest of r. */
+static void check_patch(const struct rec *r, const char *line, size_t len, int first, int cnt,
+                        const uint64_t *vals, const char *what)
+{
+	struct rec_view v;
+	struct rec_dec d = { 0 };
+	struct rec want = *r, got;
+	char patch[REC_PATCH_MAX], *nl, msg[200];
+	size_t from, to, k, nlen;
+	const char *why;
+	int i;
+
+	if (!rec_view(&v, rec_layout(r->sc->kind), line, len, 1))
+		return;
+	k = rec_view_patch(&v, first, cnt, vals, patch, &from, &to);
+	CHECK_MSG(from <= to && to <= len && k <= REC_PATCH_MAX, "%s: span [%zu, %zu) of %zu", what, from, to, len);
+	CHECK_MSG(count_byte(patch, k, '\n') == 0, "%s: an LF in the patch", what);
+	nlen = from + k + (len - to);
+	nl = xmalloc(nlen);
+	memcpy(nl, line, from);
+	memcpy(nl + from, patch, k);
+	memcpy(nl + from + k, line + to, len - to);
+	for (i = 0; i < cnt; i++)
+		want.n[first + i].u = vals[i];
+	if (rec_decode(&d, nl, nlen, &got, &why) != DEC_OK) {
+		CHECK_MSG(0, "%s: the patched record does not decode: %s", what, why);
+	} else {
+		if (r->sc->num[first].type == RT_I32)
+			want.n[first].i = (int32_t)(uint32_t)vals[0];
+		for (i = 0; i < r->sc->nnum; i++)
+			if (r->sc->num[i].type == RT_I32)
+				want.n[i].i = (int32_t)(uint32_t)want.n[i].u;
+		CHECK_MSG(rec_same(&want, &got, msg, sizeof msg), "%s: after the patch: %s", what, msg);
+	}
+	if (k == to - from) {
+		/* The same width: copied over the line in place, the same record. */
+		char *in = xmalloc(len);
+		memcpy(in, line, len);
+		memcpy(in + from, patch, k);
+		CHECK_MSG(nlen == len && !memcmp(in, nl, len), "%s: in place", what);
+		free(in);
+	}
+	free(nl);
+	rec_dec_free(&d);
+}
+
+static void test_view_patch(void)
+{
+	static const int kinds[] = { K_INSTR, K_LINE, K_FETCH, K_MARK, K_TRAILER, K_CODE };
+	int round;
+	char what[64];
+
+	/* The ticks of an instruction record, to values whose bytes are LF
+	 * and ESC, from values that had none, and back. */
+	{
+		struct rec r;
+		uint64_t t[2] = { 0x0a1a0a1a0a1a0a1aULL, 0x1a }, u[2] = { 77, 78 };
+		size_t n;
+		char *b, *line;
+		rec_init(&r, K_INSTR);
+		r.n[I_PC].u = 0x10f86000;
+		r.n[I_START].u = 1000;
+		rec_text_set(&r, IS_PIPE, "SCALAR", 6);
+		rec_text_set(&r, IS_DETAIL, "x\ny\x1az", 5);
+		b = bin_of(&r, &n);
+		line = dup_exact(b, n - 1);
+		check_patch(&r, line, n - 1, I_ICACHE, 2, t, "ticks to LF/ESC bytes");
+		check_patch(&r, line, n - 1, I_ICACHE, 1, u, "icache_tick alone");
+		check_patch(&r, line, n - 1, I_SYNC, 1, t + 1, "the last number (ESC)");
+		check_patch(&r, line, n - 1, I_CORE, 1, t, "the first number (only 4 bytes kept)");
+		free(line);
+		free(b);
+		r.n[I_ICACHE].u = 0x0a0a0a0a0a0a0a0aULL;
+		r.n[I_CCU].u = 0x1a0a;
+		b = bin_of(&r, &n);
+		line = dup_exact(b, n - 1);
+		check_patch(&r, line, n - 1, I_ICACHE, 2, u, "ticks from LF/ESC bytes to plain ones");
+		check_patch(&r, line, n - 1, I_ICACHE, 2, t, "ticks from LF/ESC bytes to others");
+		free(line);
+		free(b);
+	}
+	for (round = 0; round < 3000; round++) {
+		int kind = kinds[rnd_n(sizeof kinds / sizeof kinds[0])], first, cnt, i;
+		struct rec r;
+		uint64_t vals[3];
+		size_t n;
+		char *b, *line;
+		rnd_rec(&r, kind, rnd_n(8) ? 40 : 1500);
+		b = bin_of(&r, &n);
+		line = dup_exact(b, n - 1);
+		snprintf(what, sizeof what, "round %d (%s)", round, r.sc->name);
+		check_view(&r, line, n - 1, (int)rnd_n(2), what);
+		first = (int)rnd_n((uint64_t)r.sc->nnum);
+		cnt = 1 + (int)rnd_n(3);
+		if (first + cnt > r.sc->nnum)
+			cnt = r.sc->nnum - first;
+		for (i = 0; i < cnt; i++)
+			vals[i] = rnd_bits(rec_layout(kind)->w[first + i]);
+		check_patch(&r, line, n - 1, first, cnt, vals, what);
+		free(line);
+		free(b);
+	}
+	arena_free();
+
+	/* What a view does not take: the decoder's. */
+	{
+		struct rec r;
+		struct rec_view v;
+		size_t n;
+		char *b;
+		rec_init(&r, K_FETCH);
+		b = bin_of(&r, &n);
+		CHECK_MSG(rec_view(&v, rec_layout(K_FETCH), b, n - 1, 1), "a fetch record");
+		CHECK_MSG(!rec_view(&v, rec_layout(K_FETCH), b, n - 2, 1), "a fetch record one byte short");
+		CHECK_MSG(!rec_view(&v, rec_layout(K_LINE), b, n - 1, 1), "a fetch record as a line record");
+		b[3] = 0x1a;
+		b[4] = 'Q';
+		CHECK_MSG(!rec_view(&v, rec_layout(K_FETCH), b, n - 1, 1), "a bad escape");
+		free(b);
+		rec_init(&r, K_LINE);
+		rec_text_set(&r, LS_TEXT, "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n", 33);
+		b = bin_of(&r, &n);
+		CHECK_MSG(!rec_view(&v, rec_layout(K_LINE), b, n - 1, 1), "more escapes than a view holds");
+		free(b);
+	}
+}
+
+/* A stream through the block reader: what is left alone comes out as it
+ * went in (a record longer than a block, escapes across words, a last
+ * line without LF); taken records are gone, patched ones decode to their
+ * new values. */
+static void test_block(void)
+{
+	enum { N = 3000 };
+	static struct rec want[N];
+	static int kept[N];
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		int fin = io_tmpfd(), fout = io_tmpfd(), i, nout = 0;
+		struct rd *in;
+		struct wr *w;
+		struct rec_block b;
+		struct rec_dec d = { 0 };
+		char *all, *back;
+		size_t nall = 0, nback, n;
+		const char *why;
+		uint64_t ticks[2];
+
+		CHECK_MSG(fin >= 0 && fout >= 0, "temporary files");
+		if (fin < 0 || fout < 0)
+			return;
+		for (i = 0; i < N; i++) {
+			static const int kinds[] = { K_INSTR, K_INSTR, K_LINE, K_FETCH, K_MARK };
+			char *e;
+			rnd_rec(&want[i], i == N / 2 ? K_LINE : kinds[rnd_n(5)], 60);
+			if (i == N / 2 && want[i].sc->nstr) {
+				/* Longer than a block (128 KiB), escapes all along. */
+				char *t = arena_alloc(300000);
+				size_t j;
+				for (j = 0; j < 300000; j++)
+					t[j] = j % 97 == 0 ? '\n' : j % 89 == 0 ? 0x1a : (char)('a' + j % 26);
+				rec_text_set(&want[i], 0, t, 300000);
+			}
+			e = bin_of(&want[i], &n);
+			if (i == N - 1)
+				n--;    /* the last line without its LF */
+			CHECK_MSG(write(fin, e, n) == (ssize_t)n, "write");
+			free(e);
+		}
+		lseek(fin, 0, SEEK_SET);
+		in = rd_fdopen(fin, "blocks");
+		w = wr_fdopen(fout, "out", 0);
+		rec_block_init(&b, w);
+		rec_block_start(&b, in);
+		i = 0;
+		while (rec_block_read(&b))
+			while (rec_block_next(&b)) {
+				struct rec_view v;
+				CHECK_MSG(b.lineno == (uint64_t)i + 1, "line number %llu of record %d",
+				      (unsigned long long)b.lineno, i);
+				kept[i] = 1;
+				if (pass && b.line[0] == K_LINE) {
+					rec_block_take(&b);
+					kept[i] = 0;
+				} else if (pass && b.line[0] == K_INSTR &&
+				           rec_block_view(&b, &v, rec_layout(K_INSTR), rnd_n(2))) {
+					ticks[0] = rnd_bits(8);
+					ticks[1] = rnd_bits(8);
+					rec_block_patch(&b, &v, I_ICACHE, 2, ticks);
+					want[i].n[I_ICACHE].u = ticks[0];
+					want[i].n[I_CCU].u = ticks[1];
+				} else if (b.line[0] == K_FETCH) {
+					CHECK_MSG(rec_block_view(&b, &v, rec_layout(K_FETCH), 0) &&
+					      rec_view_num(&v, S_PC) == want[i].n[S_PC].u, "fetch %d in the block", i);
+				}
+				i++;
+			}
+		rec_block_end(&b);
+		CHECK_MSG(i == N && !rd_error(in), "%d records of %d read", i, N);
+		CHECK_MSG(wr_flush(w) == 0, "flush");
+		back = slurp_fd(fout, &nback);
+		if (!pass) {
+			all = slurp_fd(fin, &nall);
+			CHECK_MSG(nback == nall + 1 && !memcmp(all, back, nall) && back[nall] == '\n',
+			      "left alone, the stream comes out as it went in (%zu bytes of %zu)", nback, nall);
+			free(all);
+		} else {
+			const char *p = back, *end = back + nback;
+			char msg[200];
+			for (i = 0; i < N; i++) {
+				const char *nl;
+				struct rec r;
+				if (!kept[i])
+					continue;
+				nl = memchr(p, '\n', (size_t)(end - p));
+				if (!nl || rec_decode(&d, p, (size_t)(nl - p), &r, &why) != DEC_OK) {
+					CHECK_MSG(0, "record %d: not decoded", i);
+					break;
+				}
+				CHECK_MSG(rec_same(&want[i], &r, msg, sizeof msg), "record %d: %s", i, msg);
+				nout++;
+				p = nl + 1;
+			}
+			CHECK_MSG(p == end, "nothing after the last record (%zu bytes)", (size_t)(end - p));
+		}
+		free(back);
+		rec_block_free(&b);
+		wr_abort(w);
+		rd_close(in);
+		close(fout);
+		rec_dec_free(&d);
+		arena_free();
+	}
 }
 
 int main(void)
@@ -1448,7 +1745,9 @@ int main(void)
 	test_malformed_json();
 	test_text_mode();
 	test_decoders();
+	test_view_layout();
+	test_view_patch();
+	test_block();
 	arena_free();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done();
 }

@@ -168,7 +168,12 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 
 	if (!f->outpath)
 		f->outpath = "-";
-	in = filter_open_inputs(argc, argv, first, &nin);
+	if (f->input) {
+		in = &f->input;
+		nin = 1;
+	} else {
+		in = filter_open_inputs(argc, argv, first, &nin);
+	}
 	if (!f->sink)
 		filter_open_output(&f->out, f->tool, f->outpath, f->json, f->text, f->bin, f->lz4);
 
@@ -226,7 +231,8 @@ stopped:
 				loss_report(f->ls);
 		}
 		upstream_free(&f->up);
-		filter_close_inputs(in, nin);
+		if (!f->input)
+			filter_close_inputs(in, nin);
 		rec_dec_free(&dec);
 		if (f->read_failed || !ok)
 			return EXIT_IO;
@@ -243,7 +249,8 @@ stopped:
 			loss_report(f->ls);
 	}
 	upstream_free(&f->up);
-	filter_close_inputs(in, nin);
+	if (!f->input)
+		filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
 	return filter_close_output(&f->out, f->outpath, f->read_failed, problems + f->problems, &f->up);
 }

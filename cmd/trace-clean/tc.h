@@ -10,6 +10,7 @@
 
 #include "io.h"
 #include "json.h"
+#include "mem.h"
 #include "vdata.h"
 
 /* ---- jscan.c: a streaming JSON scanner ----
@@ -199,11 +200,7 @@ int xs_pread(int fd, void *p, size_t len, uint64_t off);
 int rawcopy(const char *srcdir, const char *input, const char *outdir, const char *shown_dir,
             const char *final_dir, int *copied);
 
-/* ---- util ---- */
-void *xmalloc(size_t n);
-void *xrealloc(void *p, size_t n);
-void *xcalloc(size_t n, size_t k);
-char *xstrndup(const char *s, size_t n);
+/* ---- util.c ---- */
 /* Shortest text that reads back as v (like Python's repr). */
 size_t fmt_double(char *buf, double v);
 

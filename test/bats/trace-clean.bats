@@ -743,7 +743,7 @@ EOF
 	grep -av '^T' recs > cut
 	run bash -c "trace-clean -o o1 - < cut"
 	[ "$status" -eq 1 ]
-	grep -q "no trailer" <<<"$output"
+	grep -q "without a trailer" <<<"$output"
 	[ -s o1/trace.clean.json ]
 	{ printf 'Ibroken\n'; cat recs; } > bad
 	run bash -c "trace-clean -o o2 - < bad"

@@ -919,7 +919,7 @@ static int clean_records(struct run *r)
 	loss_init(&r->ls, "trace-clean", losses, 1);
 	f->tool = "trace-clean";
 	f->ls = &r->ls;
-	f->input = r->rd;
+	f->opened = r->rd;
 	f->sink = 1;
 	f->start = rec_start;
 	f->record = rec_take;

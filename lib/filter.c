@@ -168,8 +168,8 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 
 	if (!f->outpath)
 		f->outpath = "-";
-	if (f->input) {
-		in = &f->input;
+	if (f->opened) {
+		in = &f->opened;
 		nin = 1;
 	} else {
 		in = filter_open_inputs(argc, argv, first, &nin);
@@ -231,7 +231,7 @@ stopped:
 				loss_report(f->ls);
 		}
 		upstream_free(&f->up);
-		if (!f->input)
+		if (!f->opened)
 			filter_close_inputs(in, nin);
 		rec_dec_free(&dec);
 		if (f->read_failed || !ok)
@@ -249,7 +249,7 @@ stopped:
 			loss_report(f->ls);
 	}
 	upstream_free(&f->up);
-	if (!f->input)
+	if (!f->opened)
 		filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
 	return filter_close_output(&f->out, f->outpath, f->read_failed, problems + f->problems, &f->up);

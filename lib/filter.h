@@ -107,7 +107,7 @@ struct filter {
 	/* The one input, already open (a tool that looked at its first bytes
 	 * with rd_peek), read instead of the operands and left open; NULL:
 	 * the operands. */
-	struct rd *input;
+	struct rd *opened;
 	/* Called once the SoC is known, just before the header goes out
 	 * (when no record came, at the end): chip is upstream_chip(&f->up,
 	 * f->soc); header_soc and header_mhz, chip's, may be changed.  May be

@@ -247,7 +247,7 @@ static void test_sink_input(void)
 	loss_init(&ls, "tool", kinds, 1);
 	f.tool = "tool";
 	f.ls = &ls;
-	f.input = in;
+	f.opened = in;
 	f.sink = 1;
 	f.record = sink_record;
 	f.finish = sink_finish;

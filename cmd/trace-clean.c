@@ -818,6 +818,15 @@ static int take_instr(struct run *r, const struct rec *rec)
 	ri.name_n = rec->s[IS_NAME].n;
 	ri.detail = rec->s[IS_DETAIL].p;
 	ri.detail_n = rec->s[IS_DETAIL].n;
+	/* What a sync instruction is, as instr-parse read it from the
+	 * detail. */
+	ri.sync = (int)rec->n[I_SYNC].u;
+	ri.prod = rec->s[IS_PROD].p;
+	ri.prod_n = rec->s[IS_PROD].n;
+	ri.cons = rec->s[IS_CONS].p;
+	ri.cons_n = rec->s[IS_CONS].n;
+	ri.flag = rec->s[IS_FLAG].p;
+	ri.flag_n = rec->s[IS_FLAG].n;
 	ri.ts6 = us6(r, rec->n[I_START].u);
 	ri.te6 = us6(r, rec->n[I_END].u);
 	ri.set6 = us6(r, rec->n[I_END].u ? rec->n[I_END].u - 1 : 0);

@@ -147,6 +147,9 @@ struct rinstr {
 	uint64_t pc;
 	int64_t bytes;
 	int mark;                   /* a trace mark (args trace_start/trace_stop) */
+	int sync;                   /* enum rec_sync: what the record says it is */
+	const char *prod, *cons, *flag;   /* ... and, for a flag, its pipes and id */
+	size_t prod_n, cons_n, flag_n;
 };
 int clean_record(const struct rinstr *r);
 /* Release everything, resolve the arrows, close the document.

@@ -984,3 +984,27 @@ old_set_intact() {
 	trace-clean -q --keep-scalar -o tj em/trace.json
 	[ "$(jq -r '.traceEvents[] | select(.name=="ADD") | .args.detail' tj/trace.clean.json)" = "$want" ]
 }
+
+@test "records: a flag is what its sync fields say, whatever its detail or name" {
+	h='{"kind":"header","version":2,"mhz":1000,"producer":"t","soc":"Ascend910B1","origin":""}'
+	i='{"kind":"instr","core":0,"sub":"veccore","subidx":0,"block":-1,"subblock":-1,"pc":"0x100","id":0,"warp":-1,"sch":-1,"threads":-1,"gpr":0,"bytes":0,"vec_util":-1,"ub_read":-1,"ub_write":-1,"icache_tick":null,"ccu_tick":null'
+	{
+		echo "$h"
+		echo "$i"',"start":1000,"end":2000,"sync":"","pipe":"MTE2","name":"MOV_OUT_TO_UB","detail":"","prod":"","cons":"","flag":""}'
+		# a SET and a WAIT whose details name other pipes: the fields count
+		echo "$i"',"start":2000,"end":3000,"sync":"set","pipe":"MTE2","name":"SET_FLAG","detail":"PIPE:MTE3,TRIGGERPIPE:CUBE,FLAGID:7,","prod":"MTE2","cons":"VEC","flag":"3"}'
+		echo "$i"',"start":2000,"end":4000,"sync":"wait","pipe":"VECTOR","name":"WAIT_FLAG","detail":"","prod":"MTE2","cons":"VEC","flag":"3"}'
+		echo "$i"',"start":4000,"end":5000,"sync":"","pipe":"VECTOR","name":"VADD","detail":"","prod":"","cons":"","flag":""}'
+		# named like a flag, but not one: an ordinary slice
+		echo "$i"',"start":5000,"end":6000,"sync":"","pipe":"VECTOR","name":"SET_FLAG","detail":"PIPE:MTE2,TRIGGERPIPE:VEC,FLAGID:3,","prod":"","cons":"","flag":""}'
+		# a barrier: dropped as sync
+		echo "$i"',"start":6000,"end":7000,"sync":"bar","pipe":"VECTOR","name":"PIPE_BARRIER","detail":"","prod":"","cons":"","flag":""}'
+		echo '{"kind":"trailer","records":6,"bad":0,"dropped":0,"interrupted":0,"producer":"t"}'
+	} > recs.jsonl
+	run trace-clean -o out - < recs.jsonl
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '[.traceEvents[] | select(.ph=="s") | .name] | join(" ")' out/trace.clean.json)" = "MTE2->VEC flag3" ]
+	[ "$(jq -r '[.traceEvents[] | select(.ph=="X") | .name] | join(" ")' out/trace.clean.json)" = "MOV_OUT_TO_UB VADD SET_FLAG" ]
+	# the arrow: from the load before the SET to the VADD after the WAIT
+	jq -e '[.traceEvents[] | select(.ph=="s")][0].ts == 1 and [.traceEvents[] | select(.ph=="f")][0].ts == 4' out/trace.clean.json
+}

@@ -131,6 +131,7 @@ demo: deps-quiet build/bin/.ok $(EXTRA_ALL)
 bench: deps-quiet build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
 	@sh test/bench/run.sh
 	@sh test/bench/trace-clean.sh
+	@if [ -n "$${BENCH_BASE:-}" ]; then sh test/bench/compare.sh "$$BENCH_BASE"; fi
 
 install: build/bin/.ok
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
@@ -154,7 +155,7 @@ fuzz_src_grammar := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
 fuzz_inc_grammar := -Icmd/instr-parse
 fuzz_src_tar     := cmd/dump-split/tar.c lib/io.c
 fuzz_inc_tar     := -Icmd/dump-split
-fuzz_src_rec     := lib/rec.c lib/io.c lib/cli.c lib/chip.c
+fuzz_src_rec     := lib/rec.c lib/text.c lib/io.c lib/cli.c lib/chip.c
 fuzz_seed_grammar := test/fuzz/corpus_grammar
 fuzz_seed_tar     := test/fuzz/corpus_tar
 fuzz_seed_rec     := test/fuzz/corpus_rec

@@ -15,6 +15,7 @@
 #include "filter.h"
 #include "io.h"
 #include "loss.h"
+#include "mem.h"
 #include "rec.h"
 #include "scan.h"
 
@@ -193,8 +194,7 @@ static uint32_t unit_id(uint32_t core, uint32_t subtype, uint32_t subidx)
 	for (i = 0; i < nunits; i++)
 		if (units[i].core == core && units[i].subtype == subtype && units[i].subidx == subidx)
 			return (uint32_t)(last = i);
-	if (!(units = realloc(units, (nunits + 1) * sizeof *units)))
-		cli_die(EXIT_IO, "out of memory");
+	units = xreallocarray(units, nunits + 1, sizeof *units);
 	units[nunits].core = core;
 	units[nunits].subtype = subtype;
 	units[nunits].subidx = subidx;
@@ -225,8 +225,7 @@ static struct pcfetch *pc_slot(uint32_t unit, uint64_t pc, int create)
 		struct pcfetch *old = fetches;
 		size_t oldcap = fetch_cap, j;
 		fetch_cap = fetch_cap ? 2 * fetch_cap : 1024;
-		if (!(fetches = malloc(fetch_cap * sizeof *fetches)))
-			cli_die(EXIT_IO, "out of memory");
+		fetches = xmalloc(fetch_cap * sizeof *fetches);
 		for (j = 0; j < fetch_cap; j++)
 			fetches[j].unit = UINT32_MAX;
 		for (j = 0; j < oldcap; j++) {
@@ -459,12 +458,7 @@ static void usage(FILE *f)
 	        "records (pipe CACHEMISS) and scalar fetch records; other records pass through.\n"
 	        "  --annotate         set icache_tick of passing instruction records to the\n"
 	        "                     latest fetch tick of their pc at or before their start\n"
-	        "  --soc-version=SOC  SoC of the dump (default: the stream header, else %s)\n"
-	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
-	        "  --lz4              compress the output\n"
-	        "  -o FILE            write to FILE (replaced only on success)\n"
-	        "  -q, -v             fewer / more messages\n"
-	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+	        FILTER_USAGE_SOC FILTER_USAGE);
 }
 
 static enum grammar grammar_of(enum chip_family f)

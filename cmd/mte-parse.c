@@ -21,6 +21,7 @@
 #include "filter.h"
 #include "io.h"
 #include "loss.h"
+#include "mem.h"
 #include "rec.h"
 #include "scan.h"
 
@@ -45,14 +46,6 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	{ "records that could not be decoded", 1, 1 },
 };
 static struct losses losses;
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		cli_die(EXIT_IO, "out of memory");
-	return p;
-}
 
 /* ---- a hash of (a, b) -> index: linear probing, backward-shift delete ---- */
 
@@ -90,9 +83,7 @@ static void hgrow(struct htab *h)
 	struct htab n = { 0 };
 	size_t i;
 	n.cap = h->cap ? 2 * h->cap : 1024;
-	n.s = calloc(n.cap, sizeof *n.s);
-	if (!n.s)
-		cli_die(EXIT_IO, "out of memory");
+	n.s = xcalloc(n.cap, sizeof *n.s);
 	for (i = 0; i < h->cap; i++)
 		if (h->s[i].used) {
 			size_t j = hmix(h->s[i].a, h->s[i].b) & (n.cap - 1);
@@ -650,15 +641,10 @@ static void usage(FILE *f)
 	        "usage: mte-parse [options] [FILE...]\n"
 	        "Turn MTE log line records (from dump-split) into MTE request records and\n"
 	        "1-us bandwidth records; other records pass through.\n"
-	        "  --soc-version=SOC  SoC for the clock (default: the stream header, else %s)\n"
 	        "  --window=TICKS     retire an instruction after TICKS quiet ticks (default 1000000;\n"
 	        "                     0 = keep every instruction until the end)\n"
 	        "  --keep-small       also read MTE files of 500 bytes or less (the reference skips them)\n"
-	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
-	        "  --lz4              compress the output\n"
-	        "  -o FILE            write to FILE (replaced only on success)\n"
-	        "  -q, -v             fewer / more messages\n"
-	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+	        FILTER_USAGE_SOC FILTER_USAGE);
 }
 
 int main(int argc, char **argv)

@@ -1,152 +1,118 @@
-/* rec-cat: concatenate record streams, converting their encoding. */
-#include <errno.h>
+/* rec-cat: concatenate record streams, converting their encoding.
+ *
+ * A verbatim filter on the record runtime (lib/filter.h): every record goes
+ * out as it came, headers and trailers included; what rec-cat adds is the
+ * judgement of lines of kinds this version does not know, and --count. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
-#include "io.h"
+#include "filter.h"
+#include "loss.h"
 #include "rec.h"
+
+enum loss { LOSS_SKIPPED, LOSS_NKINDS };
+static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
+	/* text, problem (exit status 1), bad */
+	{ "lines skipped: not records this version can read", 1, 1 },
+};
+static struct losses losses;
+
+static int count;                   /* --count */
+static uint64_t counts[256];        /* records by kind byte */
+static int known_input = -1;        /* the input where a known kind was read */
+
+/* Why a line of a kind this version does not know is not passed on, or
+ * NULL to pass it: a kind is a letter, a record of a newer version only
+ * counts within a record stream (after a known record of its input, not
+ * in a text file given by mistake), and binary of an unknown kind cannot
+ * become JSON. */
+static const char *unknown_refused(const struct filter *f, const char *line)
+{
+	unsigned char c0 = (unsigned char)line[0];
+	int json = c0 == '{' || c0 == ' ' || c0 == '\t';
+	if (!json && !((c0 >= 'A' && c0 <= 'Z') || (c0 >= 'a' && c0 <= 'z')))
+		return "not a record (its kind byte is not a letter)";
+	if (known_input != f->input)
+		return "not a record stream (no record of a kind this version knows before this line)";
+	if (!json && f->out.mode == REC_JSON && !count)
+		return "a record of a kind this version does not know cannot be written as JSON";
+	return NULL;
+}
+
+static int record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	const char *why;
+	(void)len;
+	if (k == DEC_OK) {
+		known_input = f->input;
+		counts[(unsigned char)r->sc->kind]++;
+		return count;
+	}
+	if ((why = unknown_refused(f, line))) {
+		filter_bad_record(f->ls, LOSS_SKIPPED, 0, f->in, why);
+		return 1;
+	}
+	counts[(unsigned char)line[0]]++;
+	return count;
+}
+
+/* --count: one "name<TAB>count" line per kind read, the unknown ones
+ * together. */
+static int put_counts(struct filter *f)
+{
+	uint64_t unknown = 0;
+	int c;
+	if (!count)
+		return 1;
+	for (c = 0; c < 256; c++) {
+		const struct rec_schema *sc = rec_schema(c);
+		if (!sc)
+			unknown += counts[c];
+		else if (counts[c])
+			wr_printf(f->out.w, "%s\t%llu\n", sc->name, (unsigned long long)counts[c]);
+	}
+	if (unknown)
+		wr_printf(f->out.w, "unknown\t%llu\n", (unsigned long long)unknown);
+	return !wr_error(f->out.w);
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: rec-cat [--json|--bin|--text] [--lz4] [--count] [-q] [-o FILE] [FILE...]\n"
 	        "Read optrace record streams (binary, JSON Lines, mixed, lz4) and write them\n"
-	        "in one encoding.  --count prints the number of records of each kind instead.\n");
+	        "in one encoding, headers and trailers included.\n"
+	        "  --count            print the number of records of each kind instead\n"
+	        "  --bin              binary records (never to a terminal)\n"
+	        FILTER_USAGE);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "bin", no_argument, NULL, 'b' },
-		{ "text", no_argument, NULL, 't' },
-		{ "lz4", no_argument, NULL, 'z' },
+		FILTER_LONGOPTS,
 		{ "count", no_argument, NULL, 'c' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
+		FILTER_LONGOPTS_END
 	};
-	int json = 0, bin = 0, text = 0, lz4 = 0, count = 0, c, i, status = EXIT_OK;
-	const char *out = "-";
-	uint64_t counts[256] = { 0 }, bad = 0;
-	struct rec_dec dec = { 0 };
-	struct rec_out o = { 0 };
+	struct filter f = { .tool = "rec-cat", .ls = &losses, .bad_kind = LOSS_SKIPPED, .bad_file = 0,
+	                    .verbatim = 1, .record = record, .finish = put_counts };
+	int c, status;
 
 	cli_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "ho:qvz", longopts, NULL)) != -1) {
+	loss_init(&losses, "rec-cat", loss_kinds, LOSS_NKINDS);
+	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
+		if (filter_option(&f, c, optarg))
+			continue;
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'j': json = 1; break;
-		case 'b': bin = 1; break;
-		case 't': text = 1; break;
-		case 'z': lz4 = 1; break;
 		case 'c': count = 1; break;
-		case 'o': out = optarg; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	o.producer = "rec-cat";
-	o.w = wr_open(out, lz4 ? WR_LZ4 : 0);
-	if (!o.w)
-		cli_die(EXIT_IO, "%s: cannot create:", out);
-	o.mode = cli_out_mode(json, text, bin, strcmp(out, "-") ? -1 : 1);
-	if (lz4 && o.mode == REC_TEXT)
-		o.mode = REC_BIN;
-	for (i = optind; i < argc || i == optind; i++) {
-		const char *path = i < argc ? argv[i] : "-";
-		struct rd *r = rd_open(path);
-		const char *line, *why;
-		size_t len;
-		struct rec rec;
-		int known = 0;       /* a record of a known kind was read here */
 
-		if (!r) {
-			cli_warn("%s: cannot open:", path);
-			status = EXIT_UNUSABLE;
-			continue;
-		}
-		while (!cli_interrupted && (line = rd_line(r, &len))) {
-			int k = rec_decode(&dec, line, len, &rec, &why);
-			if (k == DEC_BAD) {
-				if (bad++ < 5)
-					cli_warn_at(rd_name(r), rd_lineno(r), "bad record: %s; skipped", why);
-				continue;
-			}
-			if (k == DEC_UNKNOWN) {
-				/* A kind of a newer version passes, but only in what
-				 * is a record stream: a kind is a letter, and a line
-				 * of text before any known record is not a record. */
-				int json = line[0] == '{' || line[0] == ' ' || line[0] == '\t';
-				unsigned char c0 = (unsigned char)line[0];
-				if (!json && !((c0 >= 'A' && c0 <= 'Z') || (c0 >= 'a' && c0 <= 'z')))
-					why = "not a record (its kind byte is not a letter)";
-				else if (!known)
-					why = "not a record stream (no record of a kind this version knows before this line)";
-				else if (!json && o.mode == REC_JSON && !count)
-					why = "a record of a kind this version does not know cannot be written as JSON";
-				if (why) {
-					if (bad++ < 5)
-						cli_warn_at(rd_name(r), rd_lineno(r), "%s; skipped", why);
-					continue;
-				}
-				counts[(unsigned char)line[0]]++;
-				if (!count)
-					rec_out_raw(&o, line, len);
-				continue;
-			}
-			known = 1;
-			counts[(unsigned char)rec.sc->kind]++;
-			if (!count)
-				rec_out_put(&o, &rec);
-			if (wr_error(o.w))
-				break;
-		}
-		if (rd_error(r)) {
-			cli_warn("%s: read error: %s", rd_name(r), rd_strerror(r));
-			status = EXIT_IO;
-		}
-		rd_close(r);
-	}
-	if (count) {
-		uint64_t unknown = 0;
-		for (c = 0; c < 256; c++) {
-			const struct rec_schema *sc = rec_schema(c);
-			if (!sc)
-				unknown += counts[c];
-			else if (counts[c])
-				wr_printf(o.w, "%s\t%llu\n", sc->name, (unsigned long long)counts[c]);
-		}
-		if (unknown)
-			wr_printf(o.w, "unknown\t%llu\n", (unsigned long long)unknown);
-	}
-	if (bad) {
-		cli_warn("%llu line%s skipped: not records this version can read", (unsigned long long)bad,
-		         bad == 1 ? "" : "s");
-		if (status == EXIT_OK)
-			status = EXIT_PARTIAL;
-	}
-	rec_dec_free(&dec);
-	if (status == EXIT_UNUSABLE || status == EXIT_IO) {
-		/* An input could not be read: keep whatever -o named before. */
-		wr_abort(o.w);
-		return status;
-	}
-	c = wr_close(o.w);
-	if (c == EPIPE)
-		return status;
-	if (c) {
-		errno = c;
-		cli_warn("%s: write error:", out);
-		return EXIT_IO;
-	}
-	return cli_interrupted ? EXIT_INTR : status;
+	status = filter_run(&f, argc, argv, optind);
+	loss_free(&losses);
+	return status;
 }

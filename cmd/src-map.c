@@ -31,6 +31,7 @@
 #include "filter.h"
 #include "io.h"
 #include "loss.h"
+#include "mem.h"
 #include "rec.h"
 #include "sym.h"
 
@@ -66,8 +67,7 @@ static int pc_add(uint64_t pc)
 		uint64_t *old = pcs;
 		size_t oldcap = pcs_cap, j;
 		pcs_cap = pcs_cap ? 2 * pcs_cap : 4096;
-		if (!(pcs = malloc(pcs_cap * sizeof *pcs)))
-			cli_die(EXIT_IO, "out of memory");
+		pcs = xmalloc(pcs_cap * sizeof *pcs);
 		memset(pcs, 0xff, pcs_cap * sizeof *pcs);
 		for (j = 0; j < oldcap; j++) {
 			if (old[j] == REC_NONE)
@@ -116,8 +116,7 @@ static void hold(const char *line, size_t len)
 	if (held_n + len + 1 > held_cap) {
 		while (held_n + len + 1 > held_cap)
 			held_cap = held_cap ? 2 * held_cap : 1 << 16;
-		if (!(held = realloc(held, held_cap)))
-			cli_die(EXIT_IO, "out of memory");
+		held = xrealloc(held, held_cap);
 	}
 	memcpy(held + held_n, line, len);
 	held[held_n + len] = '\n';
@@ -199,8 +198,7 @@ static void sb_put(struct sbuf *b, const char *s, size_t n)
 {
 	if (b->n + n + 1 > b->cap) {
 		b->cap = (b->n + n + 1) * 2;
-		if (!(b->p = realloc(b->p, b->cap)))
-			cli_die(EXIT_IO, "out of memory");
+		b->p = xrealloc(b->p, b->cap);
 	}
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
@@ -307,9 +305,7 @@ static void lookup_batch(void)
 		else
 			batch[n++] = batch[i];
 	}
-	addr = malloc((n + 1) * sizeof *addr);
-	if (!addr)
-		cli_die(EXIT_IO, "out of memory");
+	addr = xmalloc((n + 1) * sizeof *addr);
 	for (i = 0; i < n; i++)
 		addr[i] = batch[i] - start_pc;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -331,8 +327,7 @@ static void want(uint64_t pc)
 		min_pc = pc;
 	if (batch_n == batch_cap) {
 		batch_cap = batch_cap ? 2 * batch_cap : 1024;
-		if (!(batch = realloc(batch, batch_cap * sizeof *batch)))
-			cli_die(EXIT_IO, "out of memory");
+		batch = xreallocarray(batch, batch_cap, sizeof *batch);
 	}
 	batch[batch_n++] = pc;
 }
@@ -392,11 +387,7 @@ static void usage(FILE *f)
 	        "                     which holds the stream back until its end\n"
 	        "  --symbolizer CMD   llvm-symbolizer or addr2line (default: the first found)\n"
 	        "  --batch N          pcs looked up at a time (default %d)\n"
-	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
-	        "  --lz4              compress the output\n"
-	        "  -o FILE            write to FILE (replaced only on success)\n"
-	        "  -q, -v             fewer / more messages\n"
-	        "  -h, --help, --version\n", BATCH_DEFAULT);
+	        FILTER_USAGE_SOC FILTER_USAGE, BATCH_DEFAULT);
 }
 
 static int record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
@@ -516,6 +507,7 @@ int main(int argc, char **argv)
 		{ "pc-start", required_argument, NULL, OPT_PCSTART },
 		{ "symbolizer", required_argument, NULL, OPT_SYMBOLIZER },
 		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "soc-version", required_argument, NULL, 's' },
 		FILTER_LONGOPTS_END
 	};
 	int c, status;

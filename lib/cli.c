@@ -90,18 +90,20 @@ void cli_die(int status, const char *fmt, ...)
 }
 
 /* The cleanup list: a small array, grown as needed; entries are taken off
- * before they run, so a cleanup may itself add or remove entries. */
-static struct cleanup { void (*fn)(void *); void *arg; } *cleanups;
+ * before they run, so a cleanup may itself add or remove entries.  Each
+ * entry remembers the process that added it: a forked child inherits the
+ * list (and the atexit handler) and must run only its own entries, never
+ * remove its parent's files. */
+static struct cleanup { void (*fn)(void *); void *arg; pid_t pid; } *cleanups;
 static size_t ncleanups, capcleanups;
-static pid_t cleanup_pid;
 
 static void run_cleanups(void)
 {
-	if (getpid() != cleanup_pid)
-		return;
+	pid_t self = getpid();
 	while (ncleanups) {
 		struct cleanup c = cleanups[--ncleanups];
-		c.fn(c.arg);
+		if (c.pid == self)
+			c.fn(c.arg);
 	}
 	free(cleanups);
 	cleanups = NULL;
@@ -110,9 +112,10 @@ static void run_cleanups(void)
 
 void cli_cleanup_add(void (*fn)(void *), void *arg)
 {
-	if (!cleanup_pid) {
-		cleanup_pid = getpid();
+	static int registered;
+	if (!registered) {
 		atexit(run_cleanups);
+		registered = 1;
 	}
 	if (ncleanups == capcleanups) {
 		size_t cap = capcleanups ? capcleanups * 2 : 8;
@@ -128,6 +131,7 @@ void cli_cleanup_add(void (*fn)(void *), void *arg)
 	}
 	cleanups[ncleanups].fn = fn;
 	cleanups[ncleanups].arg = arg;
+	cleanups[ncleanups].pid = getpid();
 	ncleanups++;
 }
 

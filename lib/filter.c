@@ -119,7 +119,7 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
 	}
 	if (cli_interrupted)
 		return EXIT_INTR;
-	return problems || !u->trailer ? EXIT_PARTIAL : EXIT_OK;
+	return problems || (u && !u->trailer) ? EXIT_PARTIAL : EXIT_OK;
 }
 
 const struct chip *upstream_chip(const struct upstream *u, const char *soc_option)
@@ -155,7 +155,7 @@ static void start(struct filter *f, const char *origin)
 	f->header_mhz = chip->mhz;
 	if (f->start)
 		f->start(f, chip);
-	if (!f->sink)
+	if (!f->sink && !f->verbatim)
 		rec_out_header(&f->out, f->header_soc, f->header_mhz, f->up.origin ? f->up.origin : origin);
 }
 
@@ -181,13 +181,15 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 		const char *line, *why;
 		size_t len;
 		struct rec r;
+		f->in = in[i];
+		f->input = i;
 		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
 			int k = rec_decode(&dec, line, len, &r, &why);
 			if (k == DEC_BAD) {
 				filter_bad_record(f->ls, f->bad_kind, f->bad_file, in[i], why);
 				continue;
 			}
-			if (upstream_record(&f->up, k, &r))
+			if (upstream_record(&f->up, k, &r) && !f->verbatim)
 				continue;
 			if (!started) {
 				start(f, rd_name(in[i]));
@@ -195,7 +197,8 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 			}
 			if (k == DEC_OK && r.sc->kind == K_TRAILER) {
 				upstream_trailer(&f->up, &r);
-				continue;
+				if (!f->verbatim)
+					continue;
 			}
 			if (k == DEC_OK && r.sc->kind == K_SOURCE)
 				loss_source(f->ls, &r);
@@ -218,30 +221,15 @@ stopped:
 		start(f, "");
 	if (f->drain)
 		f->drain(f);
-	upstream_check_end(&f->up, f->sink ? NULL : &f->out, f->read_failed || f->stop);
+	if (!f->verbatim)
+		upstream_check_end(&f->up, f->sink ? NULL : &f->out, f->read_failed || f->stop);
 	ok = !(f->sink ? f->stop : wr_error(f->out.w)) && !f->read_failed;
 	if (ok && f->finish)
 		ok = f->finish(f);
 	loss_totals(f->ls, &bad, &dropped, &problems);
-	if (f->sink) {
-		if (ok) {
-			if (f->report)
-				f->report(f);
-			else
-				loss_report(f->ls);
-		}
-		upstream_free(&f->up);
-		if (!f->opened)
-			filter_close_inputs(in, nin);
-		rec_dec_free(&dec);
-		if (f->read_failed || !ok)
-			return EXIT_IO;
-		if (cli_interrupted)
-			return EXIT_INTR;
-		return problems + f->problems || !f->up.trailer ? EXIT_PARTIAL : EXIT_OK;
-	}
 	if (ok) {
-		upstream_put_trailer(&f->up, f->ls, &f->out, bad, dropped);
+		if (!f->sink && !f->verbatim)
+			upstream_put_trailer(&f->up, f->ls, &f->out, bad, dropped);
 		/* Counts of a run cut short by an output error would mislead. */
 		if (f->report)
 			f->report(f);
@@ -249,8 +237,17 @@ stopped:
 			loss_report(f->ls);
 	}
 	upstream_free(&f->up);
+	f->in = NULL;
 	if (!f->opened)
 		filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
-	return filter_close_output(&f->out, f->outpath, f->read_failed, problems + f->problems, &f->up);
+	problems += f->problems;
+	if (!f->sink)
+		return filter_close_output(&f->out, f->outpath, f->read_failed, problems,
+		                           f->verbatim ? NULL : &f->up);
+	if (f->read_failed || !ok)
+		return EXIT_IO;
+	if (cli_interrupted)
+		return EXIT_INTR;
+	return problems || (!f->verbatim && !f->up.trailer) ? EXIT_PARTIAL : EXIT_OK;
 }

@@ -1,5 +1,5 @@
-/* The skeleton shared by the record filters (instr-parse, icache-merge,
- * scalar-merge, mte-parse, src-map): their inputs, their guarded output, the
+/* The skeleton shared by the record tools (instr-parse, icache-merge,
+ * scalar-merge, mte-parse, src-map, rec-cat): their inputs, their guarded output, the
  * upstream header and trailer they absorb, and their exit status.
  *
  * What each tool does with the records, and the header it writes once the
@@ -68,8 +68,8 @@ void filter_open_output(struct rec_out *o, const char *producer, const char *pat
 
 /* Close (or, after a read failure, abort) the output and return the exit
  * status: EXIT_IO on a read or write failure (a broken pipe is quiet and
- * EXIT_OK), EXIT_INTR, EXIT_PARTIAL with problems or no upstream trailer,
- * else EXIT_OK. */
+ * EXIT_OK), EXIT_INTR, EXIT_PARTIAL with problems or no upstream trailer
+ * (u NULL: the trailer is not asked for), else EXIT_OK. */
 int filter_close_output(struct rec_out *o, const char *path, int read_failed,
                         uint64_t problems, const struct upstream *u);
 
@@ -98,6 +98,18 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ NULL, 0, NULL, 0 }
 
+/* The help text of the common options, the same in every tool: a tool's
+ * usage() prints its own lines, then FILTER_USAGE_SOC where it takes
+ * --soc-version, then FILTER_USAGE last. */
+#define FILTER_USAGE_SOC \
+	"  --soc-version=SOC  SoC of the dump (default: the stream header, else " CHIP_DEFAULT_SOC ")\n"
+#define FILTER_USAGE \
+	"  --json | --text    output encoding (default binary; text on a terminal)\n" \
+	"  --lz4              compress the output\n" \
+	"  -o FILE            write to FILE (replaced only on success)\n" \
+	"  -q, -v             fewer / more messages\n" \
+	"  -h, --help, --version\n"
+
 struct filter {
 	/* Set by the tool. */
 	const char *tool;           /* the producer of the header */
@@ -114,7 +126,8 @@ struct filter {
 	 * NULL. */
 	void (*start)(struct filter *f, const struct chip *chip);
 	/* Each record after the header that is neither bad, a header nor a
-	 * trailer (a K_SOURCE is also given to loss_source first): k is DEC_OK,
+	 * trailer (all but the bad ones when verbatim; a K_SOURCE is also
+	 * given to loss_source first): k is DEC_OK,
 	 * or DEC_UNKNOWN with r undecoded; line is the raw line.  Returns 1
 	 * when it took the record, 0 to have it passed on as it came. */
 	int (*record)(struct filter *f, int k, struct rec *r, const char *line, size_t len);
@@ -139,12 +152,21 @@ struct filter {
 	int sink;
 	int stop;
 
+	/* A verbatim filter passes the stream on as it is: headers and
+	 * trailers are records like the others (given to the record hook,
+	 * passed on when it does not take them), it writes no header, diag
+	 * records or trailer of its own, and a stream without a trailer is
+	 * no problem of its exit status. */
+	int verbatim;
+
 	/* The common options, set by filter_option. */
 	int json, text, bin, lz4;
 	const char *outpath;        /* -o; "-" = stdout, which NULL also means */
 	const char *soc;            /* --soc-version; NULL when not given */
 
 	/* The run. */
+	const struct rd *in;        /* the input being read, for file:line */
+	int input;                  /* and its index among the operands */
 	struct rec_out out;
 	struct upstream up;
 	const char *header_soc;     /* what the header says (see start) */

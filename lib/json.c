@@ -1,5 +1,8 @@
 #include "json.h"
 
+#include "text.h"
+
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -261,15 +264,9 @@ void json_fixed(struct json *j, uint64_t v, unsigned decimals)
 
 void json_double(struct json *j, double v)
 {
-	char *p = wr_reserve(j->w, 40);
+	char *p = wr_reserve(j->w, DBL_TEXT_MAX + 2);
 	size_t k = sep(j, p);
-	if (!isfinite(v)) {
-		memcpy(p + k, "null", 4);
-		k += 4;
-	} else {
-		k += (size_t)snprintf(p + k, 32, "%.17g", v);
-	}
-	done(j, k);
+	done(j, k + dbl_shortest(p + k, v));
 }
 
 void json_raw_value(struct json *j, const char *s, size_t n)

@@ -53,7 +53,8 @@ void json_int(struct json *j, int64_t v);
 /* v * 10^-decimals, exactly, with trailing fractional zeros dropped
  * (json_fixed(j, 5964865, 6) writes 5.964865; 2000000 writes 2). */
 void json_fixed(struct json *j, uint64_t v, unsigned decimals);
-/* Shortest round-trip form (%.17g); NaN and infinities become null. */
+/* The shortest text that reads back as v (dbl_shortest in text.h); NaN
+ * and infinities become null. */
 void json_double(struct json *j, double v);
 void json_bool(struct json *j, int v);
 void json_null(struct json *j);
@@ -69,6 +70,7 @@ void json_kv_fixed(struct json *j, const char *key, uint64_t v, unsigned decimal
 
 /* Digits of v into buf (at least 21 bytes); returns the length. */
 size_t json_fmt_uint(char *buf, uint64_t v);
+
 
 /* The hot path: a whole value (an event object) written straight into the
  * output buffer.  json_value_start() reserves max bytes after the

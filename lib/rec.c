@@ -1,5 +1,8 @@
 #include "rec.h"
 
+#include "scan.h"
+#include "text.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -467,24 +470,17 @@ static void json_str(struct wr *w, const char *s, size_t n)
 	wr_commit(w, (size_t)(o - start));
 }
 
-static void json_double(struct wr *w, double v)
+static void put_double(struct wr *w, double v)
 {
-	char buf[40];
-	if (isnan(v)) {
-		wr_puts(w, "null");
-		return;
-	}
+	char buf[DBL_TEXT_MAX];
 	if (isinf(v)) {
 		/* JSON has no infinity; a number too large for a double reads
 		 * back as one in strtod (and in jq, as the largest double). */
 		wr_puts(w, v > 0 ? "1e999" : "-1e999");
 		return;
 	}
-	/* Shortest form that reads back to the same double. */
-	snprintf(buf, sizeof buf, "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, sizeof buf, "%.17g", v);
-	wr_puts(w, buf);
+	/* NaN is null. */
+	wr_put(w, buf, dbl_shortest(buf, v));
 }
 
 static void put_json(struct wr *w, const struct rec *r)
@@ -516,7 +512,7 @@ static void put_json(struct wr *w, const struct rec *r)
 			if (isnan(r->n[i].f) && v != REC_NONE)
 				wr_printf(w, "\"0x%016llx\"", (unsigned long long)v);
 			else
-				json_double(w, r->n[i].f);
+				put_double(w, r->n[i].f);
 			break;
 		case RT_HEX:
 			if (v == REC_NONE)
@@ -564,107 +560,20 @@ static void skip_ws(struct jp *j)
 		j->p++;
 }
 
-static int hex_digit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-static int hex4(const char *p, unsigned *v)
-{
-	int i;
-	*v = 0;
-	for (i = 0; i < 4; i++) {
-		char c = p[i];
-		*v <<= 4;
-		if (c >= '0' && c <= '9')
-			*v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			*v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			*v |= (unsigned)(c - 'A' + 10);
-		else
-			return -1;
-	}
-	return 0;
-}
-
-static char *put_utf8(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		*o++ = (char)cp;
-	} else if (cp < 0x800) {
-		*o++ = (char)(0xc0 | (cp >> 6));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		*o++ = (char)(0xe0 | (cp >> 12));
-		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	} else {
-		*o++ = (char)(0xf0 | (cp >> 18));
-		*o++ = (char)(0x80 | ((cp >> 12) & 0x3f));
-		*o++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	}
-	return o;
-}
-
 /* Parse a string at j->p (after the opening quote has NOT been consumed). */
 static int jstr(struct jp *j, struct rec_text *t)
 {
-	char *o = j->out;
+	size_t used, n;
 	if (j->p >= j->end || *j->p != '"')
 		return -1;
 	j->p++;
-	t->p = o;
-	while (j->p < j->end && *j->p != '"') {
-		char c = *j->p++;
-		if (c != '\\') {
-			*o++ = c;
-			continue;
-		}
-		if (j->p >= j->end)
-			return -1;
-		c = *j->p++;
-		switch (c) {
-		case '"': case '\\': case '/': *o++ = c; break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		case 't': *o++ = '\t'; break;
-		case 'u': {
-			unsigned cp;
-			if (j->end - j->p < 4 || hex4(j->p, &cp))
-				return -1;
-			j->p += 4;
-			if (cp >= 0xdc80 && cp <= 0xdcff) {
-				*o++ = (char)(cp & 0xff);   /* an escaped raw byte */
-			} else if (cp >= 0xd800 && cp <= 0xdbff && j->end - j->p >= 6 &&
-			           j->p[0] == '\\' && j->p[1] == 'u') {
-				unsigned lo;
-				if (hex4(j->p + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
-					return -1;
-				j->p += 6;
-				o = put_utf8(o, 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00));
-			} else {
-				o = put_utf8(o, cp);
-			}
-			break;
-		}
-		default:
-			return -1;
-		}
-	}
-	if (j->p >= j->end)
-		return -1;
-	j->p++;
-	t->n = (size_t)(o - t->p);
-	j->out = o;
+	n = jstr_unescape(j->p, (size_t)(j->end - j->p), j->out, JSTR_RAWBYTE | JSTR_STRICT, &used);
+	if (n == (size_t)-1 || used == (size_t)(j->end - j->p))
+		return -1;      /* a bad escape, or no closing quote */
+	j->p += used + 1;
+	t->p = j->out;
+	t->n = n;
+	j->out += n;
 	return 0;
 }
 
@@ -750,7 +659,7 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 								return DEC_BAD;
 							}
 							for (k = 2; k < val.n; k++) {
-								int h = hex_digit((unsigned char)val.p[k]);
+								int h = hexval((unsigned char)val.p[k]);
 								if (h < 0) {
 									*why = "bad hex value in JSON";
 									return DEC_BAD;
@@ -814,7 +723,7 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 						if (!strcmp(tmp, "null")) {
 							r->n[i].u = REC_NONE;
 						} else if (t == RT_F64) {
-							/* Out of range means infinity here (see json_double). */
+							/* Out of range means infinity here (see put_double). */
 							r->n[i].f = strtod(tmp, &e);
 							if (*e) {
 								*why = "bad JSON number";

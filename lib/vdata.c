@@ -1,6 +1,7 @@
 #include "vdata.h"
 
 #include "io.h"
+#include "scan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,14 +62,8 @@ int vdata_type_parse(const char *s)
 		p += 2;
 	}
 	for (; *p; p++) {
-		int d;
-		if (*p >= '0' && *p <= '9')
-			d = *p - '0';
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = *p - 'a' + 10;
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = *p - 'A' + 10;
-		else
+		int d = hexval((unsigned char)*p);
+		if (d < 0 || d >= base)
 			return -1;
 		v = v * (unsigned long)base + (unsigned long)d;
 		if (v > 255)

@@ -9,7 +9,7 @@
 TOOLS += sim-capture
 
 INJ_SRC := $(wildcard inject/*.c)
-INJ_LIB := lib/rec.c
+INJ_LIB := lib/rec.c lib/text.c
 INJ_CFLAGS := -std=c11 -D_GNU_SOURCE -Ilib -Iinject $(WARN) -O2 -g -fPIC -fvisibility=hidden \
 	-ffunction-sections -fdata-sections
 

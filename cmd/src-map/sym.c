@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mem.h"
 #include "sym.h"
 
 extern char **environ;
@@ -168,16 +169,12 @@ struct sym *sym_start(const char *cmd, const char *binary, char *why, size_t why
 {
 	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, e;
 	posix_spawn_file_actions_t fa;
-	struct sym *s = calloc(1, sizeof *s);
+	struct sym *s = xcalloc(1, sizeof *s);
 	char *argv[8], obj[4096 + 8];
 	int argc = 0;
 
-	if (!s)
-		cli_die(EXIT_IO, "out of memory");
 	s->gnu = is_gnu(cmd);
-	s->cmd = strdup(cmd);
-	if (!s->cmd)
-		cli_die(EXIT_IO, "out of memory");
+	s->cmd = xstrdup(cmd);
 	argv[argc++] = (char *)cmd;
 	if (s->gnu) {
 		argv[argc++] = "-a";
@@ -289,10 +286,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 		return p;
 	while (*cap < need)
 		*cap = *cap ? 2 * *cap : 64;
-	p = realloc(p, *cap * size);
-	if (!p)
-		cli_die(EXIT_IO, "out of memory");
-	return p;
+	return xreallocarray(p, *cap, size);
 }
 
 static size_t keep(struct sym *s, const char *p, size_t n)
@@ -394,9 +388,7 @@ int sym_resolve(struct sym *s, const uint64_t *addr, size_t n,
 
 	if (!n)
 		return 0;
-	req = malloc(n * 20 + 24);
-	if (!req)
-		cli_die(EXIT_IO, "out of memory");
+	req = xmalloc(n * 20 + 24);
 	for (i = 0; i < n; i++)
 		req_n += (size_t)sprintf(req + req_n, "0x%llx\n", (unsigned long long)addr[i]);
 	if (s->gnu)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # icache-merge as a user runs it: dump-split DIR | [instr-parse |] icache-merge.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	data="$BATS_TEST_DIRNAME/../data"
 	tmp="$BATS_TEST_TMPDIR"
@@ -204,4 +206,41 @@ instr() {
 		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.jsonl" "$BATS_TEST_TMPDIR/golden/$n.jsonl"
 		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.err" "$BATS_TEST_TMPDIR/golden/$n.err"
 	done
+}
+
+@test "--lz4 with a terminal on stdout: refused, exit 2, no lz4 bytes written" {
+	command -v script >/dev/null || skip "no script(1) to make a terminal"
+	{ lines '[info] 1: icache read address is 0x10f86a80, size is 0x00000080, type:1, last:0, status is MISS'; trailer; } >"$tmp/in"
+	script -qec "icache-merge --lz4 '$tmp/in'; echo \"status=\$?\"" /dev/null </dev/null >"$tmp/tty.out"
+	cat -v "$tmp/tty.out"
+	grep -q 'status=2' "$tmp/tty.out"
+	grep -q 'icache-merge: refusing to write compressed data to a terminal' "$tmp/tty.out"
+	! grep -a -q "$(printf '\042\115\030')" "$tmp/tty.out"
+}
+
+@test "SoC: --soc-version wins over the stream header, the header over the default" {
+	{ echo '{"kind":"header","version":2,"mhz":1000,"producer":"x","soc":"Ascend310P1","origin":"o"}'
+	  lines '[info] 23071: icache read address is 0x10f86a80, size is 0x00000080, type:1, last:0, status is MISS'
+	  trailer; } >"$tmp/in"
+	# the header's 310P: the A2 line is in another chip's grammar
+	run bash -c "icache-merge --json '$tmp/in' 2>'$tmp/err'"
+	[ "$status" -eq 0 ]
+	[ "$(head -1 <<<"$output" | jq -r .soc)" = Ascend310P1 ]
+	grep -q "another chip's grammar than Ascend310P1" "$tmp/err"
+	# the option's 910B1 (any case): its own grammar, its name and clock in the header
+	run bash -c "icache-merge --soc-version=ascend910b1 --json '$tmp/in' 2>'$tmp/err'"
+	[ "$status" -eq 0 ]
+	[ "$(head -1 <<<"$output" | jq -c '[.soc, .mhz]')" = '["Ascend910B1",1850]' ]
+	[ ! -s "$tmp/err" ]
+	# no header: the default
+	run bash -c "sed 1d '$tmp/in' | icache-merge --json 2>/dev/null | head -1 | jq -r .soc"
+	[ "$output" = Ascend910B1 ]
+}
+
+@test "an unknown --soc-version: exit 2, the one message, nothing written" {
+	run --separate-stderr icache-merge --soc-version=Nope /dev/null
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "icache-merge: --soc-version: unknown SoC 'Nope' (want a name of the SoC table"* ]]
 }

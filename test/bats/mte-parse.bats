@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # mte-parse as a user runs it: dump-split DIR | mte-parse.
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	tmp="$BATS_TEST_TMPDIR"
 	dump="$tmp/dump"
@@ -243,4 +245,41 @@ bw() { jq -c 'select(.kind=="mte_bw") | [.bucket_us,.GM_TO_UB,.GM_TO_L1,.GM_TO_T
 		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.jsonl" "$BATS_TEST_TMPDIR/golden/$n.jsonl"
 		diff "$BATS_TEST_DIRNAME/../golden/stages/out/$n.err" "$BATS_TEST_TMPDIR/golden/$n.err"
 	done
+}
+
+@test "--lz4 with a terminal on stdout: refused, exit 2, no lz4 bytes written" {
+	command -v script >/dev/null || skip "no script(1) to make a terminal"
+	mtelog "$dump/core0.mte_log.dump" "$S1" "$S2" "$S3"
+	dump-split "$dump" > "$tmp/in.rec"
+	script -qec "mte-parse --lz4 '$tmp/in.rec'; echo \"status=\$?\"" /dev/null </dev/null >"$tmp/tty.out"
+	cat -v "$tmp/tty.out"
+	grep -q 'status=2' "$tmp/tty.out"
+	grep -q 'mte-parse: refusing to write compressed data to a terminal' "$tmp/tty.out"
+	! grep -a -q "$(printf '\042\115\030')" "$tmp/tty.out"
+}
+
+@test "SoC: --soc-version wins over the stream header (its name and clock), the header over the default" {
+	mtelog "$dump/core0.mte_log.dump" "$S1" "$S2" "$S3"
+	dump-split --soc-version=Ascend310P1 "$dump" > "$tmp/in.rec"
+	# the header's SoC and clock: 19687 ticks at 1060 MHz = 18.573 us
+	run bash -c "mte-parse --json '$tmp/in.rec' | jq -c 'select(.kind==\"header\") | [.soc, .mhz]'"
+	[ "$output" = '["Ascend310P1",1060]' ]
+	run bash -c "mte-parse --json '$tmp/in.rec' | jq -c 'select(.kind==\"mte_bw\" and .GM_TO_UB > 0) | .bucket_us'"
+	[ "$output" = 18 ]
+	# the option's: 19687 / 1650 = 11.93 us
+	run bash -c "mte-parse --soc-version=ascend910b4 --json '$tmp/in.rec' | jq -c 'select(.kind==\"header\") | [.soc, .mhz]'"
+	[ "$output" = '["Ascend910B4",1650]' ]
+	run bash -c "mte-parse --soc-version=Ascend910B4 --json '$tmp/in.rec' | jq -c 'select(.kind==\"mte_bw\" and .GM_TO_UB > 0) | .bucket_us'"
+	[ "$output" = 11 ]
+	# no header: the default
+	run bash -c "rec-cat --json '$tmp/in.rec' | sed 1d | mte-parse --json 2>/dev/null | jq -c 'select(.kind==\"header\") | [.soc, .mhz]'"
+	[ "$output" = '["Ascend910B1",1850]' ]
+}
+
+@test "an unknown --soc-version: exit 2, the one message, nothing written" {
+	run --separate-stderr mte-parse --soc-version=Nope </dev/null
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "mte-parse: --soc-version: unknown SoC 'Nope' (want a name of the SoC table"* ]]
 }

@@ -4,6 +4,8 @@
 # jq.  The test stream is written here by hand as JSON Lines (in.jsonl) and
 # turned into binary with rec-cat.
 
+bats_require_minimum_version 1.5.0
+
 # The stream is made once per file; each test works on its own copy.
 setup_file() {
 	unset OPTRACE_FORMAT
@@ -440,7 +442,7 @@ ctl_bytes() {
 		run rec-cat $mode g.txt
 		echo "$mode: $output"
 		[ "$status" -eq 1 ]
-		[[ "$output" == *"rec-cat: g.txt:1: not a record stream"* ]]
+		[[ "$output" == *"rec-cat: g.txt:1: bad record: not a record stream"* ]]
 		[[ "$output" != *unknown* ]]
 	done
 	run sh -c 'echo garbage | rec-cat --count'
@@ -450,13 +452,61 @@ ctl_bytes() {
 	{ head -n 2 s.bin; echo '[info] [00011035] (PC: 0x10f86000) SCALAR'; } > d.bin
 	run rec-cat --count d.bin
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"d.bin:3: not a record (its kind byte is not a letter); skipped"* ]]
+	[[ "$output" == *"d.bin:3: bad record: not a record (its kind byte is not a letter)"* ]]
 	[[ "$output" == *"header	1"* ]] && [[ "$output" != *unknown* ]]
 	# a kind of a newer version in a stream, to JSON: not written into the JSON
 	{ head -n 2 s.bin; printf 'Zfuture record\n'; } > z.bin
 	run rec-cat --json z.bin
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"z.bin:3: a record of a kind this version does not know cannot be written as JSON; skipped"* ]]
+	[[ "$output" == *"z.bin:3: bad record: a record of a kind this version does not know cannot be written as JSON"* ]]
 	rec-cat --json z.bin 2>/dev/null | jq -e . > /dev/null
 	rec-cat --bin z.bin | cmp - z.bin
+}
+
+@test "rec-cat --lz4 with a terminal on stdout: refused, exit 2, no lz4 bytes written" {
+	command -v script >/dev/null || skip "no script(1) to make a terminal"
+	script -qec "rec-cat --lz4 '$T/s.bin'; echo \"status=\$?\"" /dev/null < /dev/null > tty.out
+	cat -v tty.out
+	grep -q 'status=2' tty.out
+	grep -q 'rec-cat: refusing to write compressed data to a terminal' tty.out
+	! grep -a -q "$(printf '\042\115\030')" tty.out
+	# to a file or a pipe it compresses as before
+	script -qec "rec-cat --lz4 -o '$T/o.lz4' '$T/s.bin'; echo \"status=\$?\"" /dev/null < /dev/null > tty2.out
+	grep -q 'status=0' tty2.out
+	lz4 -dc o.lz4 | cmp - s.bin
+}
+
+@test "rec-cat: more than three bad lines: three warned as file:line, all counted, exit 1" {
+	{ cat s.bin; for i in 1 2 3 4 5; do printf 'Ibroken %d\n' "$i"; done; } > bad5.bin
+	run --separate-stderr rec-cat --json bad5.bin
+	[ "$status" -eq 1 ]
+	printf '%s\n' "${stderr_lines[@]}"
+	[ "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'bad5.bin:[0-9]*: bad record')" -eq 3 ]
+	[[ "${stderr_lines[3]}" == "rec-cat: 5 lines skipped: not records this version can read" ]]
+	[ "$output" = "$(cat s.json)" ]
+}
+
+# The record tools share one runtime (lib/filter.c): the same refusal and the
+# same SoC message in each.
+@test "every record filter: --lz4 with a terminal on stdout is refused with exit 2 and one message" {
+	command -v script >/dev/null || skip "no script(1) to make a terminal"
+	local tool
+	for tool in instr-parse icache-merge mte-parse scalar-merge rec-cat; do
+		script -qec "$tool --lz4 '$T/s.bin'; echo \"status=\$?\"" /dev/null < /dev/null > tty.out
+		cat -v tty.out
+		grep -q 'status=2' tty.out
+		grep -q "^$tool: refusing to write compressed data to a terminal (redirect it, pipe it, or name a file with -o)" tty.out
+		! grep -a -q "$(printf '\042\115\030')" tty.out
+	done
+}
+
+@test "every record filter: an unknown --soc-version exits 2 with the one message" {
+	local tool
+	for tool in instr-parse icache-merge mte-parse scalar-merge "src-map --binary /dev/null"; do
+		run --separate-stderr $tool --soc-version=Nope s.bin
+		echo "$tool: $status $stderr"
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+		[[ "$stderr" == "${tool%% *}: --soc-version: unknown SoC 'Nope' (want a name of the SoC table, in any case, e.g. "*"; see dump-split(1))" ]]
+	done
 }

@@ -5,6 +5,8 @@
 # from the binary's own line table (objdump --dwarf=decodedline), never from
 # the symbolizer src-map talks to.
 
+bats_require_minimum_version 1.5.0
+
 setup_file() {
 	src="$BATS_TEST_DIRNAME/../golden/code-src"
 	cd "$BATS_FILE_TMPDIR"
@@ -368,4 +370,37 @@ stream() {
 	     /top instructions/ { on = 0; if (sum != want) { print "lines " sum " != " want; bad = 1 } }
 	     on && $1 ~ /^[0-9]+$/ { sum += $1 }
 	     END { exit bad }' report.txt
+}
+
+@test "--lz4 with a terminal on stdout: refused, exit 2, no lz4 bytes written" {
+	command -v script >/dev/null || skip "no script(1) to make a terminal"
+	stream > in.jsonl
+	script -qec "src-map --binary '$K/k.o' --pc-start $BASE --lz4 '$T/in.jsonl'; echo \"status=\$?\"" /dev/null </dev/null > tty.out
+	cat -v tty.out
+	grep -q 'status=2' tty.out
+	grep -q 'src-map: refusing to write compressed data to a terminal' tty.out
+	! grep -a -q "$(printf '\042\115\030')" tty.out
+}
+
+@test "SoC: --soc-version wins over the stream header, the header over the default" {
+	stream > in.jsonl
+	run bash -c "src-map --binary '$K/k.o' --pc-start $BASE --json in.jsonl | head -1 | jq -c '[.soc, .mhz, .producer]'"
+	[ "$output" = '["Ascend910B1",1850,"src-map"]' ]
+	run bash -c "src-map --binary '$K/k.o' --pc-start $BASE --soc-version=ascend310p1 --json in.jsonl | head -1 | jq -c '[.soc, .mhz]'"
+	[ "$output" = '["Ascend310P1",1060]' ]
+	# the header's SoC, without the option
+	sed 's/"soc":"Ascend910B1"/"soc":"Ascend310B1"/' in.jsonl > b.jsonl
+	run bash -c "src-map --binary '$K/k.o' --pc-start $BASE --json b.jsonl | head -1 | jq -r .soc"
+	[ "$output" = Ascend310B1 ]
+	# no header: the default
+	run bash -c "sed 1d in.jsonl | src-map --binary '$K/k.o' --pc-start $BASE --json 2>/dev/null | head -1 | jq -r .soc"
+	[ "$output" = Ascend910B1 ]
+}
+
+@test "an unknown --soc-version: exit 2, the one message, nothing written" {
+	run --separate-stderr src-map --binary "$K/k.o" --soc-version=Nope /dev/null
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "src-map: --soc-version: unknown SoC 'Nope' (want a name of the SoC table"* ]]
 }

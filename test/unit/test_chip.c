@@ -10,18 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(int ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		printf("test_chip.c:%d: failed: %s\n", line, what);
-	}
-}
+#include "unit.h"
 
 /* The reference's SoC names the simulator flow supports, with the family
  * and clock it gives them, and Ascend910_9363 of newer CANN tables. */
@@ -82,6 +71,5 @@ int main(void)
 	CHECK(chip_find("Ascend910B1 ")->family == CHIP_UNKNOWN);
 	CHECK(chip_find("Ascend910B1;touch x")->family == CHIP_UNKNOWN);
 	CHECK(chip_find("Ascend910B1;touch x")->mhz == 1850);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_done();
 }

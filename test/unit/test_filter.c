@@ -1,6 +1,8 @@
 /* Unit tests of the record filters' skeleton (lib/filter.c): the upstream
- * header and trailer, the bad-record warnings, opening inputs, and the
- * guarded output with the exit status it ends in.
+ * header and trailer, the bad-record warnings, opening inputs, the guarded
+ * output with the exit status it ends in, the whole run of a sink and of a
+ * verbatim filter, and the exit-time cleanup list (lib/cli.c) the outputs
+ * rely on.
  *
  * Prints one line per failing check, then "N passed, N failed"; exits 0 only
  * when nothing failed.  Works in a temporary directory. */
@@ -10,23 +12,15 @@
 #include "loss.h"
 #include "rec.h"
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-static int passed, failed;
-
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(int ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		printf("test_filter.c:%d: failed: %s\n", line, what);
-	}
-}
+#include "unit.h"
 
 static char dir[] = "/tmp/test_filter.XXXXXX";
 
@@ -55,6 +49,28 @@ static char *slurp(const char *name)
 	if (f)
 		fclose(f);
 	return s;
+}
+
+/* Send stderr to the file name until stderr_back. */
+static int saved_stderr = -1;
+
+static void stderr_to(const char *name)
+{
+	FILE *f = fopen(path_of(name), "w");
+	fflush(stderr);
+	saved_stderr = dup(2);
+	if (f) {
+		dup2(fileno(f), 2);
+		fclose(f);
+	}
+}
+
+static void stderr_back(void)
+{
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
 }
 
 static void header(struct rec *r, const char *soc, const char *origin, unsigned mhz)
@@ -110,8 +126,7 @@ static void test_inputs(void)
 	char *argv[] = { "tool", "-q", NULL, NULL, NULL };
 	struct rd **in;
 	size_t len;
-	int nin = 0, saved, i;
-	FILE *err;
+	int nin = 0, i;
 	char *s;
 
 	put_file("one", "x\ny\n");
@@ -125,18 +140,10 @@ static void test_inputs(void)
 
 	/* The first three bad records are shown, all are counted. */
 	loss_init(&ls, "tool", kinds, 1);
-	err = fopen(path_of("stderr"), "w");
-	fflush(stderr);
-	saved = dup(2);
-	if (err)
-		dup2(fileno(err), 2);
+	stderr_to("stderr");
 	for (i = 0; i < 5; i++)
 		filter_bad_record(&ls, 0, LOSS_NOFILE, in[0], "why");
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (err)
-		fclose(err);
+	stderr_back();
 	CHECK(ls.count[0] == 5);
 	CHECK(ls.example[0][0].file == LOSS_NOFILE && ls.example[0][0].line == 0);
 	s = slurp("stderr");
@@ -213,20 +220,20 @@ static void test_output(void)
 
 /* A sink over an input the tool opened and looked into: every record from
  * the first, and the input left open. */
-static int sink_records, sink_finished;
-static int sink_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+static int opened_records, opened_finished;
+static int opened_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
 {
 	(void)f;
 	(void)line;
 	(void)len;
 	if (k == DEC_OK && r->sc->kind == K_MARK)
-		sink_records++;
+		opened_records++;
 	return 1;
 }
-static int sink_finish(struct filter *f)
+static int opened_finish(struct filter *f)
 {
 	(void)f;
-	sink_finished = 1;
+	opened_finished = 1;
 	return 1;
 }
 
@@ -249,15 +256,288 @@ static void test_sink_input(void)
 	f.ls = &ls;
 	f.opened = in;
 	f.sink = 1;
-	f.record = sink_record;
-	f.finish = sink_finish;
+	f.record = opened_record;
+	f.finish = opened_finish;
 	CHECK(filter_run(&f, 0, NULL, 0) == EXIT_OK);
-	CHECK(sink_records == 2 && sink_finished);
+	CHECK(opened_records == 2 && opened_finished);
 	CHECK(f.up.got_header && f.up.mhz == 1000);
 	CHECK(rd_line(in, &len) == NULL && !rd_error(in));   /* still open, at its end */
 	rd_close(in);
 	loss_free(&ls);
 	unlink(path_of("recs"));
+}
+
+/* ---- filter_run as a sink, and verbatim ---- */
+
+static const char stream_whole[] =
+	"{\"kind\":\"header\",\"version\":2,\"mhz\":1800,\"producer\":\"t\",\"soc\":\"Ascend910B1\",\"origin\":\"o\"}\n"
+	"{\"kind\":\"instr\",\"name\":\"A\"}\n"
+	"{\"kind\":\"instr\",\"name\":\"B\"}\n"
+	"{\"kind\":\"instr\",\"pc\":\n"
+	"{\"kind\":\"instr\",\"name\":\"C\"}\n"
+	"{\"kind\":\"trailer\",\"records\":3,\"bad\":0,\"dropped\":0,\"interrupted\":0,\"producer\":\"t\"}\n";
+
+/* stream_whole without its bad record, into buf (of its size). */
+static void without_bad(char *buf)
+{
+	static const char bad[] = "{\"kind\":\"instr\",\"pc\":\n";
+	char *p;
+	strcpy(buf, stream_whole);
+	p = strstr(buf, bad);
+	memmove(p, p + strlen(bad), strlen(p + strlen(bad)) + 1);
+}
+
+/* What the hooks saw. */
+static struct seen {
+	int records, headers, trailers, finished, reported;
+	int stop_after, interrupt_after;    /* 0: never */
+	int finish_ok;
+} seen;
+
+static int sink_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	(void)line, (void)len;
+	if (k == DEC_OK && r->sc->kind == K_HEADER)
+		seen.headers++;
+	else if (k == DEC_OK && r->sc->kind == K_TRAILER)
+		seen.trailers++;
+	else
+		seen.records++;
+	if (seen.stop_after && seen.records == seen.stop_after)
+		f->stop = 1;
+	if (seen.interrupt_after && seen.records == seen.interrupt_after)
+		cli_interrupted = SIGINT;
+	return 0;
+}
+
+static int sink_finish(struct filter *f)
+{
+	(void)f;
+	seen.finished++;
+	return seen.finish_ok;
+}
+
+static void sink_report(struct filter *f)
+{
+	(void)f;
+	seen.reported++;
+}
+
+/* Run a sink (or, verbatim, a filter writing to out) over the file name
+ * holding text; the exit status. */
+static int run_filter(const char *name, const char *text, int verbatim, const char *out)
+{
+	static const struct loss_kind kinds[1] = { { "bad records", 1, 1 } };
+	struct losses ls;
+	struct filter f = { .tool = "tool", .ls = &ls, .bad_kind = 0, .bad_file = 0, .record = sink_record,
+	                    .finish = sink_finish, .report = sink_report };
+	char *argv[] = { "tool", NULL, NULL };
+	int status, saved = cli_verbosity;
+
+	put_file(name, text);
+	argv[1] = strdup(path_of(name));
+	f.sink = !verbatim;
+	f.verbatim = verbatim;
+	f.outpath = out;
+	f.json = 1;
+	loss_init(&ls, "tool", kinds, 1);
+	cli_verbosity = 0;              /* no warnings of the missing trailer */
+	status = filter_run(&f, 2, argv, 1);
+	cli_verbosity = saved;
+	loss_free(&ls);
+	free(argv[1]);
+	return status;
+}
+
+static void test_sink(void)
+{
+	int st;
+
+	stderr_to("stderr");                /* the bad record's warning */
+
+	/* A whole stream: the records only, the bad one counted, finish and
+	 * report once; partial for the bad record. */
+	memset(&seen, 0, sizeof seen);
+	seen.finish_ok = 1;
+	st = run_filter("whole", stream_whole, 0, NULL);
+	CHECK(st == EXIT_PARTIAL);
+	CHECK(seen.records == 3 && seen.headers == 0 && seen.trailers == 0);
+	CHECK(seen.finished == 1 && seen.reported == 1);
+	{
+		/* Without the bad record: success. */
+		char good[sizeof stream_whole];
+		without_bad(good);
+		memset(&seen, 0, sizeof seen);
+		seen.finish_ok = 1;
+		CHECK(run_filter("good", good, 0, NULL) == EXIT_OK);
+		CHECK(seen.records == 3);
+
+		/* No trailer upstream: partial. */
+		*strstr(good, "{\"kind\":\"trailer\"") = 0;
+		memset(&seen, 0, sizeof seen);
+		seen.finish_ok = 1;
+		CHECK(run_filter("cut", good, 0, NULL) == EXIT_PARTIAL);
+		CHECK(seen.records == 3 && seen.finished == 1);
+	}
+
+	/* A sink that stops early (its own output failed): EXIT_IO, no more
+	 * records read, no finish and no report. */
+	memset(&seen, 0, sizeof seen);
+	seen.finish_ok = 1;
+	seen.stop_after = 1;
+	CHECK(run_filter("whole", stream_whole, 0, NULL) == EXIT_IO);
+	CHECK(seen.records == 1 && seen.finished == 0 && seen.reported == 0);
+
+	/* A failed finish: EXIT_IO, no report. */
+	memset(&seen, 0, sizeof seen);
+	seen.finish_ok = 0;
+	CHECK(run_filter("whole", stream_whole, 0, NULL) == EXIT_IO);
+	CHECK(seen.finished == 1 && seen.reported == 0);
+
+	/* Interrupted: EXIT_INTR, the reading ends there, finish still runs
+	 * (the sink closes what it made). */
+	memset(&seen, 0, sizeof seen);
+	seen.finish_ok = 1;
+	seen.interrupt_after = 1;
+	CHECK(run_filter("whole", stream_whole, 0, NULL) == EXIT_INTR);
+	CHECK(seen.records == 1 && seen.finished == 1);
+	cli_interrupted = 0;
+	stderr_back();
+}
+
+static void test_verbatim(void)
+{
+	char *out = strdup(path_of("verbatim.json")), *s;
+	char good[sizeof stream_whole];
+
+	stderr_to("stderr");
+	without_bad(good);
+
+	/* Headers and trailers go to the hook and out as they came; no
+	 * header or trailer of the filter's own. */
+	memset(&seen, 0, sizeof seen);
+	seen.finish_ok = 1;
+	CHECK(run_filter("good", good, 1, out) == EXIT_OK);
+	CHECK(seen.headers == 1 && seen.trailers == 1 && seen.records == 3);
+	s = slurp("verbatim.json");
+	CHECK(s && strstr(s, "\"producer\":\"t\"") && !strstr(s, "\"producer\":\"tool\""));
+	CHECK(s && !strstr(s, "\"kind\":\"diag\""));
+	free(s);
+
+	/* A stream without a trailer is copied as it is: no problem. */
+	*strstr(good, "{\"kind\":\"trailer\"") = 0;
+	memset(&seen, 0, sizeof seen);
+	seen.finish_ok = 1;
+	CHECK(run_filter("cut", good, 1, out) == EXIT_OK);
+	s = slurp("verbatim.json");
+	CHECK(s && !strstr(s, "trailer"));
+	free(s);
+
+	/* A bad record is counted (partial), not written, and no diag
+	 * record or trailer says so. */
+	memset(&seen, 0, sizeof seen);
+	seen.finish_ok = 1;
+	CHECK(run_filter("whole", stream_whole, 1, out) == EXIT_PARTIAL);
+	s = slurp("verbatim.json");
+	CHECK(s && !strstr(s, "\"kind\":\"diag\"") && strstr(s, "\"producer\":\"t\""));
+	free(s);
+
+	stderr_back();
+	unlink(out);
+	free(out);
+}
+
+/* ---- the exit-time cleanup list ---- */
+
+/* The entries of dir whose name holds s. */
+static int entries_with(const char *s)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, s))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void make_marker(void *arg)
+{
+	put_file((const char *)arg, "ran\n");
+}
+
+/* Fork; the child runs fn and exits with the status it returns (through
+ * exit, so the exit-time list runs).  The child's status, or -1. */
+static int in_child(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) < 0)
+		return -1;
+	if (!pid)
+		exit(fn());
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* An output opened and never closed: the exit removes its temporary. */
+static int open_and_exit(void)
+{
+	struct wr *w = wr_open(path_of("left.rec"), 0);
+	if (!w)
+		return 10;
+	wr_printf(w, "half a record");
+	wr_flush(w);
+	return entries_with(".tmp") == 2 ? 0 : 11;    /* the parent's and ours */
+}
+
+/* A cleanup registered by a child runs at its exit, not the parent's. */
+static int add_and_exit(void)
+{
+	cli_cleanup_add(make_marker, "child-marker");
+	return 0;
+}
+
+static int just_exit(void)
+{
+	return 0;
+}
+
+static void test_cleanup(void)
+{
+	struct rec_out o = { 0 };
+	char *p = strdup(path_of("kept.json"));
+
+	/* The parent has outputs on the list already (as a tool has): the
+	 * child's own still run at its exit. */
+	filter_open_output(&o, "tool", p, 1, 0, 0, 0);
+	CHECK(in_child(open_and_exit) == 0);
+	CHECK(entries_with(".tmp") == 1);                   /* the parent's, still open */
+	CHECK(entries_with("left.rec") == 0);               /* neither temporary nor target */
+
+	/* A child forked after the parent registered does not run the
+	 * parent's cleanups: the parent's output stays. */
+	cli_cleanup_add(make_marker, "parent-marker");
+	CHECK(in_child(just_exit) == 0);
+	CHECK(entries_with("parent-marker") == 0);
+	CHECK(entries_with(".tmp") == 1);
+	CHECK(in_child(add_and_exit) == 0);
+	CHECK(entries_with("child-marker") == 1);
+	CHECK(entries_with("parent-marker") == 0);
+
+	/* Removed, it does not run at all. */
+	cli_cleanup_remove(make_marker, "parent-marker");
+	CHECK(filter_close_output(&o, p, 0, 0, NULL) == EXIT_OK);
+	CHECK(entries_with(".tmp") == 0 && entries_with("kept.json") == 1);
+	unlink(p);
+	unlink(path_of("child-marker"));
+	free(p);
 }
 
 int main(void)
@@ -271,10 +551,15 @@ int main(void)
 	test_inputs();
 	test_output();
 	test_sink_input();
+	test_sink();
+	test_verbatim();
+	test_cleanup();
 	unlink(path_of("one"));
+	unlink(path_of("whole"));
+	unlink(path_of("good"));
+	unlink(path_of("cut"));
 	unlink(path_of("two"));
 	unlink(path_of("stderr"));
 	rmdir(dir);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done();
 }

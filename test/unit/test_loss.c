@@ -14,18 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int passed, failed;
-
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(int ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		printf("test_loss.c:%d: failed: %s\n", line, what);
-	}
-}
+#include "unit.h"
 
 enum { K_PARSE, K_QUIET, K_LATE, NK };
 static const struct loss_kind kinds[NK] = {
@@ -196,6 +185,5 @@ int main(void)
 	test_counts_and_names();
 	test_report();
 	test_diag();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done();
 }

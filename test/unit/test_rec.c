@@ -238,7 +238,7 @@ static const int kinds[] = { K_HEADER, K_TRAILER, K_SOURCE, K_LINE, K_INSTR, K_M
 
 static int type_width(enum rec_type t)
 {
-	return (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG) ? 4 : 8;
+	return (t == RT_U32 || t == RT_I32 || t == RT_SUB || t == RT_LOG || t == RT_SYNC) ? 4 : 8;
 }
 
 static void rnd_rec(struct rec *r, int kind, size_t maxtext)
@@ -256,6 +256,9 @@ static void rnd_rec(struct rec *r, int kind, size_t maxtext)
 			break;
 		case RT_LOG:
 			r->n[i].u = rnd_n(4) ? rnd_n(LOG_NKINDS) : rnd_bits(4);
+			break;
+		case RT_SYNC:
+			r->n[i].u = rnd_n(4) ? rnd_n(SYNC_NKINDS) : rnd_bits(4);
 			break;
 		case RT_I32:
 			r->n[i].i = (int32_t)(uint32_t)rnd_bits(4);

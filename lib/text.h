@@ -1,0 +1,90 @@
+/* Small text rules several tools share: the "Source" text of an
+ * instruction in the hot-spot view, short-needle search, doubles as text,
+ * the WARP_<n> lane names, and JSON string unescaping.  Hex digits are hexval() in scan.h. */
+#ifndef OPTRACE_TEXT_H
+#define OPTRACE_TEXT_H
+
+#include <stddef.h>
+
+#include "rec.h"
+
+/* The first n-byte needle in hay (memchr for its first byte, then a
+ * compare: glibc's memmem costs more to set up than a detail of ~60 bytes
+ * takes to scan); NULL when absent; hay itself for an empty needle. */
+const char *text_find(const char *hay, size_t hn, const char *needle, size_t nn);
+#define TEXT_FIND(h, n, lit) text_find((h), (n), (lit), sizeof(lit) - 1)
+
+/* ---- the "Source" column of INSTR_API (see optrace-vdata(5)) ----
+ *
+ * The text is name, a space, detail.  A flag instruction of the chip's
+ * spelling (SET_FLAG / WAIT_FLAG; set_event / wait_event on the 310P,
+ * p310 != 0) whose second whitespace-separated word holds
+ * "PIPE:<a>,TRIGGERPIPE:<b>,FLAGID:<c>" (310P: pipe_type, tigger_pipe,
+ * event_id; a, b, c alphanumeric, the leftmost such run) becomes
+ * "SET_FLAG <b> ID:<c>" or "WAIT_FLAG <a> ID:<c>".  Then the text is split
+ * at every ',', each piece is cut at its first "=0x" or, when it has
+ * none, at its first ":0x" (register values go, names stay), and the
+ * pieces that are not empty are joined with ','.  So the detail
+ * "A:0x1=0x2,B:X1=0x3," gives "VADD A:0x1,B:X1".
+ *
+ * out (not overlapping name or detail) must have room for nn + dn + 2
+ * bytes; the text is NUL-terminated and its length returned. */
+size_t src_text(char *out, const char *name, size_t nn, const char *detail, size_t dn, int p310);
+
+/* The same text for a flag whose fields are already parsed (the sync
+ * fields of an instruction record): "<name> <pipe> ID:<flag>", where pipe
+ * is cons (the TRIGGERPIPE) for a set and prod (the PIPE) for a wait,
+ * then cut as above.  out: room for nn + pn + fn + 6 bytes (pn the larger
+ * of prod's and cons's lengths). */
+size_t src_text_flag(char *out, const char *name, size_t nn, int wait, const char *prod, size_t prodn,
+                     const char *cons, size_t consn, const char *flag, size_t flagn);
+
+/* From an instruction record: src_text_flag from its sync fields when it
+ * is a SET or WAIT of the chip's spelling with all three fields, else
+ * src_text from its detail.  out: room for name + detail + pipe + flag
+ * lengths + 8 bytes. */
+size_t src_text_rec(char *out, const struct rec *r, int p310);
+
+/* Cut and join as above, in place; returns the new length (NUL added). */
+size_t src_cut(char *s, size_t n);
+
+/* ---- doubles as text ----
+ * Into buf (DBL_TEXT_MAX bytes), NUL-terminated; both return the length.
+ * dbl_shortest: the shortest printf %g text (15, 16 or 17 significant
+ * digits, trailing zeros dropped) that reads back as v: "0.1", "100",
+ * "1e+20", "-0"; NaN and infinities give "null".
+ * dbl_float: the form of C++ JSON writers (nlohmann) for a floating
+ * value: the same text with ".0" added when it would read as an integer
+ * ("100.0", "-1.0", "-0.0"; "1e+20" stays). */
+#define DBL_TEXT_MAX 40
+size_t dbl_shortest(char *buf, double v);
+size_t dbl_float(char *buf, double v);
+
+/* ---- SIMT warp lanes ----
+ * An instruction of a SIMT unit (warp and scheduler both set, neither -1)
+ * is drawn in the lane "WARP_<warp>" instead of its pipe. */
+static inline int warp_is_simt(long warp, long sch)
+{
+	return warp != -1 && sch != -1;
+}
+/* "WARP_<w>" into buf (room for WARP_NAME_MAX bytes); returns the length. */
+#define WARP_NAME_MAX 20
+size_t warp_name(char *buf, int w);
+/* 1 and *w when s is "WARP_" and a decimal number (an optional '-', then
+ * 1 to 9 digits), as warp_name writes them; 0 otherwise. */
+int warp_parse(const char *s, size_t n, int *w);
+
+/* ---- JSON strings ----
+ * Decode a JSON string body (what follows its opening quote) into out,
+ * which may be s itself: the result is never longer.  Decoding stops at
+ * the first unescaped '"' or after n bytes; *used is where it stopped.
+ * Escapes: \" \\ \/ \b \f \n \r \t, and \uXXXX as UTF-8 (a surrogate
+ * pair as one code point, a lone surrogate on its own).  Returns the
+ * decoded length, or (size_t)-1 on a bad or cut escape.  Flags:
+ * JSTR_RAWBYTE: \udc80..\udcff is the raw byte 0x80..0xff (how
+ * optrace-records(5) writes bytes that are not UTF-8); JSTR_STRICT: a high
+ * surrogate followed by a \u that is not a low surrogate is an error. */
+enum { JSTR_RAWBYTE = 1, JSTR_STRICT = 2 };
+size_t jstr_unescape(const char *s, size_t n, char *out, unsigned flags, size_t *used);
+
+#endif

@@ -28,12 +28,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chip.h"
 #include "cli.h"
 #include "filter.h"
 #include "io.h"
 #include "mem.h"
 #include "rec.h"
 #include "tc.h"
+#include "text.h"
+#include "tick.h"
 #include "vdata.h"
 
 #define WINDOW (4u << 20)          /* initial read window */
@@ -773,16 +776,6 @@ static int clean_trace(struct run *r)
 
 /* ---- records ---- */
 
-/* Ticks to integer microseconds * 10^6, rounded half up: timeline-emit's
- * conversion, so both give the same timestamps. */
-static uint64_t us6(const struct run *r, uint64_t ticks)
-{
-	uint64_t q = ticks / r->mhz, rem = ticks % r->mhz;
-	if (q > UINT64_MAX / 1000000 - 1)
-		return UINT64_MAX;
-	return q * 1000000 + (rem * 1000000 + r->mhz / 2) / r->mhz;
-}
-
 /* The clock: the stream header's, else its SoC's (the default SoC's
  * without a header). */
 static void rec_start(struct filter *f, const struct chip *chip)
@@ -793,6 +786,7 @@ static void rec_start(struct filter *f, const struct chip *chip)
 		r->mhz = f->up.mhz;
 	else if (f->up.got_header)
 		cli_warn("the stream's header has no clock; using %u MHz", r->mhz);
+	metrics_set_chip(chip->family == CHIP_310P);
 	/* The header timeline-emit gives the same records. */
 	clean_header("\"op\"", 4, "2", 1);
 }
@@ -800,16 +794,16 @@ static void rec_start(struct filter *f, const struct chip *chip)
 static int take_instr(struct run *r, const struct rec *rec)
 {
 	struct rinstr ri = { 0 };
-	char core[48], pipe[32];
+	char core[48], pipe[WARP_NAME_MAX];
 	int32_t warp = (int32_t)rec->n[I_WARP].i, sch = (int32_t)rec->n[I_SCH].i;
 
 	rec_core_name(core, rec->n[I_CORE].u, rec->n[I_SUBTYPE].u, rec->n[I_SUBIDX].u);
 	ri.core = core;
 	ri.core_n = strlen(core);
-	if (warp != -1 && sch != -1) {
+	if (warp_is_simt(warp, sch)) {
 		/* SIMT instructions are drawn per warp, as timeline-emit does. */
 		ri.pipe = pipe;
-		ri.pipe_n = (size_t)snprintf(pipe, sizeof pipe, "WARP_%d", warp);
+		ri.pipe_n = warp_name(pipe, warp);
 	} else {
 		ri.pipe = rec->s[IS_PIPE].p;
 		ri.pipe_n = rec->s[IS_PIPE].n;
@@ -827,9 +821,9 @@ static int take_instr(struct run *r, const struct rec *rec)
 	ri.cons_n = rec->s[IS_CONS].n;
 	ri.flag = rec->s[IS_FLAG].p;
 	ri.flag_n = rec->s[IS_FLAG].n;
-	ri.ts6 = us6(r, rec->n[I_START].u);
-	ri.te6 = us6(r, rec->n[I_END].u);
-	ri.set6 = us6(r, rec->n[I_END].u ? rec->n[I_END].u - 1 : 0);
+	ri.ts6 = tick_us6(rec->n[I_START].u, r->mhz);
+	ri.te6 = tick_us6(rec->n[I_END].u, r->mhz);
+	ri.set6 = tick_us6(rec->n[I_END].u ? rec->n[I_END].u - 1 : 0, r->mhz);
 	ri.pc = rec->n[I_PC].u == REC_NONE ? 0 : rec->n[I_PC].u;
 	ri.bytes = rec->n[I_BYTES].i;
 	r->instrs++;
@@ -837,7 +831,7 @@ static int take_instr(struct run *r, const struct rec *rec)
 	 * VISUALIZE_DATA.BIN, INSTR_API). */
 	if (!(rec->s[IS_PIPE].n == 9 && !memcmp(rec->s[IS_PIPE].p, "CACHEMISS", 9)))
 		metrics_take(core, ri.core_n, ri.pc, rec->s[IS_PIPE].p, rec->s[IS_PIPE].n, ri.name, ri.name_n,
-		             ri.detail, ri.detail_n, rec->n[I_START].u, rec->n[I_END].u, (int32_t)rec->n[I_GPR].i,
+		             ri.detail, ri.detail_n, rec, rec->n[I_START].u, rec->n[I_END].u, (int32_t)rec->n[I_GPR].i,
 		             rec->n[I_BYTES].i, rec->n[I_VECUTIL].f, (int32_t)rec->n[I_UBREAD].i,
 		             (int32_t)rec->n[I_UBWRITE].i, rec->n[I_ICACHE].u, rec->n[I_CCU].u);
 	return clean_record(&ri);
@@ -855,14 +849,14 @@ static int take_mark(struct run *r, const struct rec *rec)
 	ri.pipe_n = 8;
 	ri.name = rec->s[MS_NAME].p;
 	ri.name_n = rec->s[MS_NAME].n;
-	ri.ts6 = us6(r, rec->n[M_START].u);
-	ri.te6 = us6(r, rec->n[M_END].u);
+	ri.ts6 = tick_us6(rec->n[M_START].u, r->mhz);
+	ri.te6 = tick_us6(rec->n[M_END].u, r->mhz);
 	ri.mark = 1;
 	/* ... and has the marks, on their start pc, as timeline-emit does:
 	 * no metrics of their own (GPRs, bytes, utilisation, conflicts all
 	 * -1). */
 	metrics_take(core, ri.core_n, rec->n[M_STARTPC].u == REC_NONE ? 0 : rec->n[M_STARTPC].u, "USERMARK", 8,
-	             ri.name, ri.name_n, rec->s[MS_DETAIL].p, rec->s[MS_DETAIL].n, rec->n[M_START].u,
+	             ri.name, ri.name_n, rec->s[MS_DETAIL].p, rec->s[MS_DETAIL].n, NULL, rec->n[M_START].u,
 	             rec->n[M_END].u, -1, -1, -1.0, -1, -1, REC_NONE, REC_NONE);
 	return clean_record(&ri);
 }

@@ -36,6 +36,7 @@
 #include "cli.h"
 #include "rec.h"
 #include "tc.h"
+#include "text.h"
 
 struct clean_stats cstats;
 char clean_error[200];
@@ -1708,13 +1709,13 @@ static void write_flow(const struct fkey *k, struct core *c, uint32_t id, const 
 	size_t ln = strlen(k->label);
 	int ph;
 	for (ph = 0; ph < 2; ph++) {
-		char num[40];
+		char num[DBL_TEXT_MAX];
 		size_t nn = ph ? p->cn : pa->tsn;
 		/* The slice's own ts text, or the shortest form of its value. */
 		if (nn)
 			memcpy(num, ph ? p->cts : pa->ts, nn);
 		else
-			nn = fmt_double(num, ph ? p->cs : pa->s);
+			nn = dbl_shortest(num, ph ? p->cs : pa->s);
 		char *q = json_value_start(&J, 200 + JW_STR_MAX(ln));
 		q = ph ? JW_LIT(q, "{\"ph\":\"f\",\"id\":") : JW_LIT(q, "{\"ph\":\"s\",\"id\":");
 		q = jw_uint(q, id);

@@ -10,6 +10,7 @@
 
 #include "io.h"
 #include "json.h"
+#include "rec.h"
 #include "mem.h"
 #include "vdata.h"
 
@@ -163,12 +164,16 @@ extern char clean_error[200];
 /* ---- metrics.c: instr_metrics.json ---- */
 /* Reshape the INSTR_API payload of the block at index blk of path. */
 int metrics_reshape(const char *path, int blk, struct wr *w, char *err, size_t errlen);
-/* Records: accumulate one instruction; then write the sidecar. */
+/* Records: accumulate one instruction (instr: its record, whose sync
+ * fields give a flag's Source text; NULL for a trace mark); then write
+ * the sidecar. */
 void metrics_take(const char *core, size_t core_n, uint64_t pc, const char *pipe, size_t pipe_n,
                   const char *name, size_t name_n, const char *detail, size_t detail_n,
-                  uint64_t start, uint64_t end, int64_t gpr, int64_t bytes, double vec_util,
+                  const struct rec *instr, uint64_t start, uint64_t end, int64_t gpr, int64_t bytes, double vec_util,
                   int64_t ub_read, int64_t ub_write, uint64_t icache, uint64_t ccu);
 int metrics_have(void);
+/* The Source text spells flags the 310P's way (set_event, wait_event). */
+void metrics_set_chip(int is_310p);
 /* raw: the INSTR_API block's own layout (per-core arrays), as --raw-metrics. */
 void metrics_set_raw(int raw);
 void metrics_write(struct wr *w);
@@ -202,9 +207,5 @@ int xs_pread(int fd, void *p, size_t len, uint64_t off);
  * message. */
 int rawcopy(const char *srcdir, const char *input, const char *outdir, const char *shown_dir,
             const char *final_dir, int *copied);
-
-/* ---- util.c ---- */
-/* Shortest text that reads back as v (like Python's repr). */
-size_t fmt_double(char *buf, double v);
 
 #endif

@@ -1008,3 +1008,19 @@ old_set_intact() {
 	# the arrow: from the load before the SET to the VADD after the WAIT
 	jq -e '[.traceEvents[] | select(.ph=="s")][0].ts == 1 and [.traceEvents[] | select(.ph=="f")][0].ts == 4' out/trace.clean.json
 }
+
+@test "records: the Source text keeps a register name with a value before its '='" {
+	h='{"kind":"header","version":2,"mhz":1000,"producer":"t","soc":"Ascend910B1","origin":""}'
+	i='{"kind":"instr","core":0,"sub":"veccore","subidx":0,"block":-1,"subblock":-1,"id":0,"warp":-1,"sch":-1,"threads":-1,"gpr":0,"bytes":0,"vec_util":-1,"ub_read":-1,"ub_write":-1,"icache_tick":null,"ccu_tick":null,"sync":"","prod":"","cons":"","flag":""'
+	{
+		echo "$h"
+		echo "$i"',"pc":"0x100","start":1000,"end":2000,"pipe":"VECTOR","name":"VADD","detail":"A:0x1=0x2,B:X1=0x3,"}'
+		echo "$i"',"pc":"0x104","start":2000,"end":3000,"pipe":"VECTOR","name":"VMUL","detail":"C:0x5,D:X2=0x7,"}'
+		echo '{"kind":"trailer","records":2,"bad":0,"dropped":0,"interrupted":0,"producer":"t"}'
+	} > recs.jsonl
+	run trace-clean -q -o out - < recs.jsonl
+	[ "$status" -eq 0 ]
+	# cut at "=0x", else at ":0x": what timeline-emit writes into INSTR_API
+	[ "$(jq -r '.instructions[][] | select(.address=="0x100") | .source' out/instr_metrics.json)" = "VADD A:0x1,B:X1" ]
+	[ "$(jq -r '.instructions[][] | select(.address=="0x104") | .source' out/instr_metrics.json)" = "VMUL C,D:X2" ]
+}

@@ -16,7 +16,15 @@
  * staging directory inside the output directory, and moved into place only
  * when the whole set is complete, trace.clean.json last, each older output
  * kept aside until then and put back if a move fails.  Bad input leaves
- * nothing behind, not even the -o directory when this run created it. */
+ * nothing behind, not even the -o directory when this run created it: any
+ * exit before the set is in place (a failed phase, an interrupt, "out of
+ * memory" anywhere) runs the exit-time cleanup list (see cli.h), which
+ * discards what was made.
+ *
+ * main() reads as the run goes: the options, then clean(), its phases one
+ * function each (open_input, open_outputs, clean_trace or clean_records,
+ * put_in_place, report).  Records are read by the record-tool runtime
+ * (filter.h) as a sink, with this file's hooks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>

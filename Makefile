@@ -144,8 +144,12 @@ build/bin/gen-vdata: test/bench/gen-vdata.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
 
-# The trace-clean unit test compiles some of the tool's private files in.
-build/unit/test_trace_clean build-san/unit/test_trace_clean: $(wildcard cmd/trace-clean/*.[ch])
+# The trace-clean unit test links the tool's scanner and sort objects.
+unit_trace_clean := jscan spill
+build/unit/test_trace_clean: unit_extra_test_trace_clean = $(unit_trace_clean:%=build/obj/cmd/trace-clean/%.o)
+build/unit/test_trace_clean: $(unit_trace_clean:%=build/obj/cmd/trace-clean/%.o)
+build-san/unit/test_trace_clean: unit_extra_test_trace_clean = $(unit_trace_clean:%=build-san/obj/cmd/trace-clean/%.o)
+build-san/unit/test_trace_clean: $(unit_trace_clean:%=build-san/obj/cmd/trace-clean/%.o)
 
 # Fault injection for test/bats/faults.bats (test/fault/README).
 build/fault.so: test/fault/fault.c

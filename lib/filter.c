@@ -168,7 +168,12 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 
 	if (!f->outpath)
 		f->outpath = "-";
-	in = filter_open_inputs(argc, argv, first, &nin);
+	if (f->opened) {
+		in = &f->opened;
+		nin = 1;
+	} else {
+		in = filter_open_inputs(argc, argv, first, &nin);
+	}
 	if (!f->sink)
 		filter_open_output(&f->out, f->tool, f->outpath, f->json, f->text, f->bin, f->lz4);
 
@@ -233,7 +238,8 @@ stopped:
 	}
 	upstream_free(&f->up);
 	f->in = NULL;
-	filter_close_inputs(in, nin);
+	if (!f->opened)
+		filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
 	problems += f->problems;
 	if (!f->sink)

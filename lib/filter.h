@@ -116,6 +116,10 @@ struct filter {
 	struct losses *ls;
 	int bad_kind;               /* the loss kind of an undecodable record */
 	uint32_t bad_file;          /* and its file id: 0, or LOSS_NOFILE */
+	/* The one input, already open (a tool that looked at its first bytes
+	 * with rd_peek), read instead of the operands and left open; NULL:
+	 * the operands. */
+	struct rd *opened;
 	/* Called once the SoC is known, just before the header goes out
 	 * (when no record came, at the end): chip is upstream_chip(&f->up,
 	 * f->soc); header_soc and header_mhz, chip's, may be changed.  May be

@@ -247,6 +247,14 @@ const char *rd_line(struct rd *r, size_t *len)
 	}
 }
 
+const char *rd_peek(struct rd *r, size_t want, size_t *n)
+{
+	while (r->end - r->pos < want && fill(r))
+		;
+	*n = r->end - r->pos;
+	return r->buf + r->pos;
+}
+
 size_t rd_read(struct rd *r, void *buf, size_t n)
 {
 	size_t got = 0;

@@ -19,6 +19,11 @@ struct rd *rd_fdopen(int fd, const char *name);
 /* The next line without its LF (a CR is kept), or NULL at end of input or
  * on error (see rd_error).  *len receives the length. */
 const char *rd_line(struct rd *r, size_t *len);
+/* The unread bytes, at least want of them when the input has that many
+ * (fewer at its end or on an error), without consuming them: a tool that
+ * tells its input's kind by its first bytes still reads it whole.  *n
+ * receives the count; valid until the next call. */
+const char *rd_peek(struct rd *r, size_t want, size_t *n);
 /* Up to n raw (decompressed) bytes; 0 at end or error. */
 size_t rd_read(struct rd *r, void *buf, size_t n);
 /* Line number of the last line returned (1-based). */

@@ -34,7 +34,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rec.h"
 #include "tc.h"
+#include "text.h"
 
 struct clean_stats cstats;
 char clean_error[200];
@@ -800,6 +802,12 @@ struct fkey {
 	size_t id_n;
 	char *label;
 };
+/* A flag's producer pipe, consumer pipe and id, as written (each may be
+ * empty). */
+struct flagtext {
+	const char *prod, *cons, *id;
+	size_t prod_n, cons_n, id_n;
+};
 /* A SET or WAIT on its way to be paired. */
 struct frec {
 	uint32_t key;
@@ -879,17 +887,14 @@ static int key_is(const char *k, size_t n, const char *want)
 	return j == w;
 }
 
-/* The flag's key from its detail, in any field order:
- * PIPE/TRIGGERPIPE/FLAGID (A2/A3/A5), pipe_type/tigger_pipe/event_id (310P). */
-static uint32_t flag_key(struct core *c, const char *d, size_t dn)
+/* What a flag's detail says, in any field order: PIPE/TRIGGERPIPE/FLAGID
+ * (A2/A3/A5), pipe_type/tigger_pipe/event_id (310P).  Only a trace has to
+ * be read this way: records carry these texts in their sync fields. */
+static void flag_text(const char *d, size_t dn, struct flagtext *ft)
 {
-	const char *prod = NULL, *cons = NULL, *id = NULL;
-	size_t prod_n = 0, cons_n = 0, id_n = 0;
 	const char *p = d, *end = d + dn;
-	int lp, lc;
-	uint32_t h, ci = c->idx;
-	struct fkey *k;
 
+	memset(ft, 0, sizeof *ft);
 	while (p <= end) {
 		const char *comma = memchr(p, ',', (size_t)(end - p));
 		const char *part_end = comma ? comma : end, *colon = memchr(p, ':', (size_t)(part_end - p));
@@ -899,21 +904,33 @@ static uint32_t flag_key(struct core *c, const char *d, size_t dn)
 			trim(&key, &kn);
 			trim(&val, &vn);
 			if (key_is(key, kn, "PIPE") || key_is(key, kn, "pipe_type")) {
-				prod = val;
-				prod_n = vn;
+				ft->prod = val;
+				ft->prod_n = vn;
 			} else if (key_is(key, kn, "TRIGGERPIPE") || key_is(key, kn, "tigger_pipe") ||
 			           key_is(key, kn, "trigger_pipe")) {
-				cons = val;
-				cons_n = vn;
+				ft->cons = val;
+				ft->cons_n = vn;
 			} else if (key_is(key, kn, "FLAGID") || key_is(key, kn, "event_id")) {
-				id = val;
-				id_n = vn;
+				ft->id = val;
+				ft->id_n = vn;
 			}
 		}
 		if (!comma)
 			break;
 		p = comma + 1;
 	}
+}
+
+/* The key of a flag of core c: its producer and consumer pipes and its
+ * id, as the detail or the record gives them. */
+static uint32_t flag_key(struct core *c, const struct flagtext *ft)
+{
+	const char *prod = ft->prod, *cons = ft->cons, *id = ft->id;
+	size_t prod_n = ft->prod_n, cons_n = ft->cons_n, id_n = ft->id_n;
+	int lp, lc;
+	uint32_t h, ci = c->idx;
+	struct fkey *k;
+
 	lp = prod_n ? lane_of(prod, prod_n) : -1;
 	lc = cons_n ? lane_of(cons, cons_n) : -1;
 	if (!id) {
@@ -1039,6 +1056,19 @@ static int name_class(const char *s, size_t n)
 		if (strlen(names[i].name) == n && !memcmp(names[i].name, s, n))
 			return names[i].cls;
 	return N_OTHER;
+}
+
+/* The same classes from a record's sync field (see optrace-records(5)). */
+static int sync_class(int sync)
+{
+	switch (sync) {
+	case SYNC_SET: return N_FLAG_SET;
+	case SYNC_WAIT: return N_FLAG_WAIT;
+	case SYNC_SET_INTRA:
+	case SYNC_WAIT_INTRA:
+	case SYNC_BAR: return N_SYNC;
+	default: return N_OTHER;
+	}
 }
 
 static void malformed(uint64_t off, const char *why)
@@ -1234,8 +1264,10 @@ int clean_trace_event(const struct jobj *o, uint64_t off)
 			size_t dn;
 			char *tofree;
 			uint32_t key;
+			struct flagtext ft;
 			args_detail(args ? args : &none, &det, &dn, &tofree);
-			key = flag_key(c, det, dn);
+			flag_text(det, dn, &ft);
+			key = flag_key(c, &ft);
 			free(tofree);
 			if (phc == 'B')
 				flag_open(c, lane, kind, key, s);
@@ -1261,7 +1293,7 @@ int clean_trace_event(const struct jobj *o, uint64_t off)
 int clean_record(const struct rinstr *r)
 {
 	struct core *c = core_of(r->core, r->core_n);
-	int lane, cls = r->mark ? N_OTHER : name_class(r->name, r->name_n);
+	int lane, cls = r->mark ? N_OTHER : sync_class(r->sync);
 	char ts[32], dur[32];
 	size_t tsn, dn;
 	uint64_t te6 = r->te6 >= r->ts6 ? r->te6 : r->ts6;
@@ -1274,7 +1306,8 @@ int clean_record(const struct rinstr *r)
 	}
 	cstats.events++;
 	if (cls == N_FLAG_SET || cls == N_FLAG_WAIT) {
-		uint32_t key = flag_key(c, r->detail, r->detail_n);
+		struct flagtext ft = { r->prod, r->cons, r->flag, r->prod_n, r->cons_n, r->flag_n };
+		uint32_t key = flag_key(c, &ft);
 		/* As timeline-emit draws them: a SET begins one tick before its
 		 * end; the wait's end is its end. */
 		if (cls == N_FLAG_SET)
@@ -1676,13 +1709,13 @@ static void write_flow(const struct fkey *k, struct core *c, uint32_t id, const 
 	size_t ln = strlen(k->label);
 	int ph;
 	for (ph = 0; ph < 2; ph++) {
-		char num[40];
+		char num[DBL_TEXT_MAX];
 		size_t nn = ph ? p->cn : pa->tsn;
 		/* The slice's own ts text, or the shortest form of its value. */
 		if (nn)
 			memcpy(num, ph ? p->cts : pa->ts, nn);
 		else
-			nn = fmt_double(num, ph ? p->cs : pa->s);
+			nn = dbl_shortest(num, ph ? p->cs : pa->s);
 		char *q = json_value_start(&J, 200 + JW_STR_MAX(ln));
 		q = ph ? JW_LIT(q, "{\"ph\":\"f\",\"id\":") : JW_LIT(q, "{\"ph\":\"s\",\"id\":");
 		q = jw_uint(q, id);

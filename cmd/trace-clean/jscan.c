@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scan.h"
 #include "tc.h"
+#include "text.h"
 
 /* Bytes that end a plain run inside a string: '"', '\\' and controls. */
 static const unsigned char str_stop[256] = {
@@ -36,17 +38,6 @@ static inline const char *skip_ws(const char *p, const char *end)
 static inline int is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static int fail(struct jerr *e, const char *at, const char *msg)
@@ -111,7 +102,7 @@ static int parse_string(const char **pp, const char *end, struct jval *v, struct
 			for (i = 2; i < 6; i++) {
 				if (p + i >= end)
 					return J_MORE;
-				if (hexval(p[i]) < 0)
+				if (hexval((unsigned char)p[i]) < 0)
 					return fail(e, p + i, "bad \\u escape in a string");
 			}
 			p += 6;
@@ -331,76 +322,16 @@ void jobj_free(struct jobj *o)
 	o->n = o->cap = 0;
 }
 
-static size_t put_utf8(char *out, unsigned cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
-static unsigned hex4(const char *p)
-{
-	return (unsigned)(hexval(p[0]) << 12 | hexval(p[1]) << 8 | hexval(p[2]) << 4 | hexval(p[3]));
-}
-
-/* The decoded text is never longer than the escaped text: \uXXXX (6
- * bytes) gives at most 3, a surrogate pair (12) gives 4. */
+/* Strings were validated when parsed: the decoding cannot fail, and is
+ * never longer than the escaped text. */
 size_t jstr_decode(const struct jval *v, char *buf)
 {
-	const char *p = v->p, *end = v->p + v->n;
-	size_t k = 0;
-
+	size_t used;
 	if (!v->esc) {
-		memcpy(buf, p, v->n);
+		memcpy(buf, v->p, v->n);
 		return v->n;
 	}
-	while (p < end) {
-		if (*p != '\\') {
-			buf[k++] = *p++;
-			continue;
-		}
-		switch (p[1]) {
-		case 'b': buf[k++] = '\b'; p += 2; break;
-		case 'f': buf[k++] = '\f'; p += 2; break;
-		case 'n': buf[k++] = '\n'; p += 2; break;
-		case 'r': buf[k++] = '\r'; p += 2; break;
-		case 't': buf[k++] = '\t'; p += 2; break;
-		case 'u': {
-			unsigned cp = hex4(p + 2);
-			p += 6;
-			if (cp >= 0xd800 && cp < 0xdc00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
-				unsigned lo = hex4(p + 2);
-				if (lo >= 0xdc00 && lo < 0xe000) {
-					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-					p += 6;
-				}
-			}
-			k += put_utf8(buf + k, cp);
-			break;
-		}
-		default: /* '"', '\\', '/' */
-			buf[k++] = p[1];
-			p += 2;
-		}
-	}
-	return k;
+	return jstr_unescape(v->p, v->n, buf, 0, &used);
 }
 
 int jstr_eq(const struct jval *v, const char *s, size_t n)

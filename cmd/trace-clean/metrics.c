@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "rec.h"
 #include "tc.h"
+#include "text.h"
 
 #define CORES_PER_PASS 64
 
@@ -436,8 +437,8 @@ struct pcent {
 	uint64_t icache, ccu;
 	int bytes_on;               /* the first execution moved bytes */
 	int seen_overhead;
-	char *pipe, *name, *detail;
-	size_t pipe_n, name_n, detail_n;
+	char *pipe, *name, *source;
+	size_t pipe_n, name_n, source_n;  /* source: the "Source" text (see text.h) */
 };
 struct mcore {
 	char *name;
@@ -451,6 +452,12 @@ struct mcore {
 static struct mcore *mc;
 static size_t nmc, last_mc = (size_t)-1;
 static int any_overhead;
+static int p310;                /* the 310P's flag names (set_event, wait_event) */
+
+void metrics_set_chip(int is_310p)
+{
+	p310 = is_310p;
+}
 
 static uint32_t pc_hash(uint64_t pc)
 {
@@ -475,7 +482,7 @@ static void slot_grow(struct mcore *c)
 
 void metrics_take(const char *core, size_t core_n, uint64_t pc, const char *pipe, size_t pipe_n,
                   const char *name, size_t name_n, const char *detail, size_t detail_n,
-                  uint64_t start, uint64_t end, int64_t gpr, int64_t bytes, double vec_util,
+                  const struct rec *instr, uint64_t start, uint64_t end, int64_t gpr, int64_t bytes, double vec_util,
                   int64_t ub_read, int64_t ub_write, uint64_t icache, uint64_t ccu)
 {
 	struct mcore *c = NULL;
@@ -523,8 +530,16 @@ void metrics_take(const char *core, size_t core_n, uint64_t pc, const char *pipe
 		e->pipe_n = pipe_n;
 		e->name = xstrndup(name, name_n);
 		e->name_n = name_n;
-		e->detail = xstrndup(detail, detail_n);
-		e->detail_n = detail_n;
+		/* The text is made once per address, from the first
+		 * execution, as the simulator does. */
+		if (instr) {
+			e->source = xmalloc(name_n + detail_n + instr->s[IS_PIPE].n + instr->s[IS_PROD].n +
+			                    instr->s[IS_CONS].n + instr->s[IS_FLAG].n + 8);
+			e->source_n = src_text_rec(e->source, instr, p310);
+		} else {
+			e->source = xmalloc(name_n + detail_n + 2);
+			e->source_n = src_text(e->source, name, name_n, detail, detail_n, p310);
+		}
 		c->slot[h] = ++c->nv;
 	}
 	e->count++;
@@ -556,75 +571,6 @@ int metrics_have(void)
 	return nmc > 0;
 }
 
-/* The reference's "Source": name and detail, flags shortened to
- * "SET_FLAG <TRIGGERPIPE> ID:<n>", then every ','-separated token cut at
- * its first "=0x" or ":0x" (register values go, names stay). */
-static size_t source_text(const struct pcent *e, char *out)
-{
-	char *tmp = xmalloc(e->name_n + e->detail_n + 64), *p = tmp;
-	size_t n, k = 0, i;
-	int set = e->name_n == 8 && !memcmp(e->name, "SET_FLAG", 8);
-	int wait = e->name_n == 9 && !memcmp(e->name, "WAIT_FLAG", 9);
-	int sete = e->name_n == 9 && !memcmp(e->name, "set_event", 9);
-	int waite = e->name_n == 10 && !memcmp(e->name, "wait_event", 10);
-
-	if (set || wait || sete || waite) {
-		const char *want = set ? "TRIGGERPIPE:" : wait ? "PIPE:" : sete ? "tigger_pipe:" : "pipe_type:";
-		const char *idk = set || wait ? "FLAGID:" : "event_id:";
-		const char *pv = "", *iv = "";
-		size_t pvn = 0, ivn = 0;
-		const char *d = e->detail, *end = d + e->detail_n;
-		while (d < end) {
-			const char *c = memchr(d, ',', (size_t)(end - d)), *te = c ? c : end;
-			size_t wl = strlen(want), il = strlen(idk);
-			if ((size_t)(te - d) >= wl && !memcmp(d, want, wl)) {
-				pv = d + wl;
-				pvn = (size_t)(te - pv);
-			} else if ((size_t)(te - d) >= il && !memcmp(d, idk, il)) {
-				iv = d + il;
-				ivn = (size_t)(te - iv);
-			}
-			d = c ? c + 1 : end;
-		}
-		memcpy(p, e->name, e->name_n);
-		p += e->name_n;
-		*p++ = ' ';
-		memcpy(p, pv, pvn);
-		p += pvn;
-		memcpy(p, " ID:", 4);
-		p += 4;
-		memcpy(p, iv, ivn);
-		p += ivn;
-	} else {
-		memcpy(p, e->name, e->name_n);
-		p += e->name_n;
-		*p++ = ' ';
-		memcpy(p, e->detail, e->detail_n);
-		p += e->detail_n;
-	}
-	n = (size_t)(p - tmp);
-	for (i = 0; i <= n;) {
-		const char *c = memchr(tmp + i, ',', n - i);
-		size_t te = c ? (size_t)(c - tmp) : n, j, cut = te;
-		for (j = i; j + 3 <= te; j++)
-			if ((tmp[j] == '=' || tmp[j] == ':') && tmp[j + 1] == '0' && tmp[j + 2] == 'x') {
-				cut = j;
-				break;
-			}
-		if (!c && te == i)
-			break;      /* the trailing empty token */
-		if (i)
-			out[k++] = ',';
-		memcpy(out + k, tmp + i, cut - i);
-		k += cut - i;
-		if (!c)
-			break;
-		i = te + 1;
-	}
-	free(tmp);
-	return k;
-}
-
 static int pc_str_cmp(const void *a, const void *b)
 {
 	/* The reference sorts by the address string. */
@@ -650,12 +596,9 @@ static const struct pcent *find(const struct mcore *c, uint64_t pc)
 
 static void put_double(struct wr *w, double v)
 {
-	char b[40];
-	size_t n = fmt_double(b, v);
+	char b[DBL_TEXT_MAX];
 	/* A float stays a float: -1 is written -1.0, as Python and nlohmann do. */
-	if (!memchr(b, '.', n) && !memchr(b, 'e', n) && !memchr(b, 'n', n))
-		memcpy(b + n, ".0", 3), n += 2;
-	wr_put(w, b, n);
+	wr_put(w, b, dbl_float(b, v));
 }
 
 static int mcore_cmp(const void *a, const void *b)
@@ -717,7 +660,8 @@ static void metrics_write_form(struct wr *w, int raw)
 		for (i = 0; i < npcs; i++) {
 			const struct pcent *e = NULL;
 			size_t k, srcn;
-			char *src, *p;
+			const char *src;
+			char *p;
 			char addr[24];
 			for (k = 0; k < nmc; k++) {
 				who[k] = find(&mc[k], pcs[i]);
@@ -725,8 +669,8 @@ static void metrics_write_form(struct wr *w, int raw)
 					e = who[k];
 			}
 			snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)pcs[i]);
-			src = xmalloc(e->name_n + e->detail_n + 64);
-			srcn = source_text(e, src);
+			src = e->source;
+			srcn = e->source_n;
 			wr_puts(w, i ? ",\n{" : "\n{");
 #define COL(rawname, keyname) wr_puts(w, raw ? ",\"" rawname "\":" : ",\"" keyname "\":")
 #define EACH(expr_have, expr_none)                                        \
@@ -786,7 +730,6 @@ static void metrics_write_form(struct wr *w, int raw)
 			COL("Vector Utilization Percentage", "vector_utilization_percentage");
 			EACH(put_double(w, x->vec), wr_puts(w, "-1.0"));
 			wr_putc(w, '}');
-			free(src);
 #undef COL
 #undef EACH
 		}
@@ -827,7 +770,7 @@ void metrics_free(void)
 		for (j = 0; j < mc[i].nv; j++) {
 			free(mc[i].v[j].pipe);
 			free(mc[i].v[j].name);
-			free(mc[i].v[j].detail);
+			free(mc[i].v[j].source);
 		}
 		free(mc[i].v);
 		free(mc[i].slot);

@@ -10,6 +10,8 @@
 
 #include "io.h"
 #include "json.h"
+#include "mem.h"
+#include "rec.h"
 #include "spill.h"
 #include "vdata.h"
 
@@ -147,6 +149,9 @@ struct rinstr {
 	uint64_t pc;
 	int64_t bytes;
 	int mark;                   /* a trace mark (args trace_start/trace_stop) */
+	int sync;                   /* enum rec_sync: what the record says it is */
+	const char *prod, *cons, *flag;   /* ... and, for a flag, its pipes and id */
+	size_t prod_n, cons_n, flag_n;
 };
 int clean_record(const struct rinstr *r);
 /* Release everything, resolve the arrows, close the document.
@@ -160,12 +165,16 @@ extern char clean_error[200];
 /* ---- metrics.c: instr_metrics.json ---- */
 /* Reshape the INSTR_API payload of the block at index blk of path. */
 int metrics_reshape(const char *path, int blk, struct wr *w, char *err, size_t errlen);
-/* Records: accumulate one instruction; then write the sidecar. */
+/* Records: accumulate one instruction (instr: its record, whose sync
+ * fields give a flag's Source text; NULL for a trace mark); then write
+ * the sidecar. */
 void metrics_take(const char *core, size_t core_n, uint64_t pc, const char *pipe, size_t pipe_n,
                   const char *name, size_t name_n, const char *detail, size_t detail_n,
-                  uint64_t start, uint64_t end, int64_t gpr, int64_t bytes, double vec_util,
+                  const struct rec *instr, uint64_t start, uint64_t end, int64_t gpr, int64_t bytes, double vec_util,
                   int64_t ub_read, int64_t ub_write, uint64_t icache, uint64_t ccu);
 int metrics_have(void);
+/* The Source text spells flags the 310P's way (set_event, wait_event). */
+void metrics_set_chip(int is_310p);
 /* raw: the INSTR_API block's own layout (per-core arrays), as --raw-metrics. */
 void metrics_set_raw(int raw);
 void metrics_write(struct wr *w);
@@ -209,13 +218,5 @@ static inline int xs_pread(int fd, void *p, size_t len, uint64_t off) { return s
  * message. */
 int rawcopy(const char *srcdir, const char *input, const char *outdir, const char *shown_dir,
             const char *final_dir, int *copied);
-
-/* ---- util ---- */
-void *xmalloc(size_t n);
-void *xrealloc(void *p, size_t n);
-void *xcalloc(size_t n, size_t k);
-char *xstrndup(const char *s, size_t n);
-/* Shortest text that reads back as v (like Python's repr). */
-size_t fmt_double(char *buf, double v);
 
 #endif

@@ -218,6 +218,55 @@ static void test_output(void)
 	upstream_free(&u);
 }
 
+/* A sink over an input the tool opened and looked into: every record from
+ * the first, and the input left open. */
+static int opened_records, opened_finished;
+static int opened_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	(void)f;
+	(void)line;
+	(void)len;
+	if (k == DEC_OK && r->sc->kind == K_MARK)
+		opened_records++;
+	return 1;
+}
+static int opened_finish(struct filter *f)
+{
+	(void)f;
+	opened_finished = 1;
+	return 1;
+}
+
+static void test_sink_input(void)
+{
+	struct losses ls;
+	static const struct loss_kind kinds[1] = { { "bad records", 1, 1 } };
+	struct filter f = { 0 };
+	struct rd *in;
+	size_t n, len;
+
+	put_file("recs", "{\"kind\":\"header\",\"version\":2,\"producer\":\"t\",\"soc\":\"Ascend910B1\",\"mhz\":1000,\"origin\":\"\"}\n"
+	                 "{\"kind\":\"mark\",\"core\":0,\"mark\":1,\"start\":1,\"end\":2,\"name\":\"Mark 0x1\"}\n"
+	                 "{\"kind\":\"mark\",\"core\":0,\"mark\":2,\"start\":3,\"end\":4,\"name\":\"Mark 0x2\"}\n"
+	                 "{\"kind\":\"trailer\",\"records\":2,\"bad\":0,\"dropped\":0,\"interrupted\":0,\"producer\":\"t\"}\n");
+	in = rd_open(path_of("recs"));
+	CHECK(in && rd_peek(in, 8, &n) && n >= 8);
+	loss_init(&ls, "tool", kinds, 1);
+	f.tool = "tool";
+	f.ls = &ls;
+	f.opened = in;
+	f.sink = 1;
+	f.record = opened_record;
+	f.finish = opened_finish;
+	CHECK(filter_run(&f, 0, NULL, 0) == EXIT_OK);
+	CHECK(opened_records == 2 && opened_finished);
+	CHECK(f.up.got_header && f.up.mhz == 1000);
+	CHECK(rd_line(in, &len) == NULL && !rd_error(in));   /* still open, at its end */
+	rd_close(in);
+	loss_free(&ls);
+	unlink(path_of("recs"));
+}
+
 /* ---- filter_run as a sink, and verbatim ---- */
 
 static const char stream_whole[] =
@@ -501,6 +550,7 @@ int main(void)
 	test_upstream();
 	test_inputs();
 	test_output();
+	test_sink_input();
 	test_sink();
 	test_verbatim();
 	test_cleanup();

@@ -737,6 +737,66 @@ static void test_rd_read(void)
 	text_free(&t);
 }
 
+/* A look at the first bytes leaves them all to read, plain or lz4, from a
+ * file or a pipe, however much of the input the look took. */
+static void test_rd_peek(void)
+{
+	struct text t = make_text(3 * MiB, 0);
+	const char *p = path_in("peek.txt"), *z = path_in("peek.lz4");
+	static const size_t wants[] = { 1, 4096, 2 * MiB + 5, 8 * MiB };
+	size_t w;
+
+	write_file(p, t.p, t.n);
+	write_lz4(z, &t);
+	for (w = 0; w < 2 * sizeof wants / sizeof wants[0]; w++) {
+		size_t want = wants[w % 4], n, len;
+		struct rd *r = rd_open(w < 4 ? p : z);
+		const char *b = rd_peek(r, want, &n), *again;
+		CHECK(n >= (want < t.n ? want : t.n) && n <= t.n && !memcmp(b, t.p, n),
+		      "rd_peek %zu (%s): %zu bytes, the first of the input", want, w < 4 ? "plain" : "lz4", n);
+		again = rd_peek(r, 1, &len);
+		CHECK(len == n && !memcmp(again, t.p, len), "rd_peek again: the same bytes");
+		CHECK(rd_offset(r) == 0 && rd_lineno(r) == 0, "rd_peek consumes nothing");
+		expect_lines(r, &t, w < 4 ? "every line after rd_peek" : "every line after rd_peek (lz4)");
+		rd_close(r);
+	}
+	{
+		static const size_t pieces[] = { 1, 2, 4093, 65536 + 7 };
+		int fds[2];
+		pid_t pid;
+		size_t n;
+		if (pipe(fds) == 0) {
+			struct rd *r;
+			const char *b;
+			pid = feeder(fds[1], t.p, t.n, pieces, 4, 20);
+			close(fds[1]);
+			r = rd_fdopen(fds[0], "pipe");
+			b = rd_peek(r, 100000, &n);
+			CHECK(n >= 100000 && !memcmp(b, t.p, n), "rd_peek through a pipe, odd short writes: %zu bytes", n);
+			expect_lines(r, &t, "every line through a pipe after rd_peek");
+			rd_close(r);
+			close(fds[0]);
+			CHECK(wait_ok(pid), "feeder exited 0");
+		}
+	}
+	{
+		/* At the end: what there is, and nothing for an empty input. */
+		struct rd *r;
+		size_t n;
+		write_file(p, "ab\n", 3);
+		r = rd_open(p);
+		rd_peek(r, 100, &n);
+		CHECK(n == 3 && !rd_error(r), "rd_peek past the end: %zu bytes", n);
+		rd_close(r);
+		write_file(p, "", 0);
+		r = rd_open(p);
+		rd_peek(r, 100, &n);
+		CHECK(n == 0 && !rd_error(r), "rd_peek of an empty file: %zu bytes", n);
+		rd_close(r);
+	}
+	text_free(&t);
+}
+
 static void test_wr_open(void)
 {
 	const char *target = path_in("out.rec");
@@ -980,6 +1040,7 @@ int main(void)
 	test_lines_file();
 	test_long_lines();
 	test_rd_read();
+	test_rd_peek();
 	test_lz4();
 	test_lz4_sniff_split();
 	/* test_wr_open counts the files of the directory: start empty. */

@@ -6,18 +6,23 @@
  * merges of merges, and without a temporary file.  The tool's rules are
  * tested by test/bats/trace-clean.bats.
  *
- *   make build/liboptrace.a
- *   cc -std=c11 -D_GNU_SOURCE -Ilib -Wall -Wextra -Werror -g -o /tmp/t \
- *       test/unit/test_trace_clean.c build/liboptrace.a -llz4 -lm && /tmp/t
+ *   make build/unit/test_trace_clean && build/unit/test_trace_clean
+ *
+ * It links the tool's objects of those files (see the Makefile).
  *
  * Prints one line per failing check, then "N passed, N failed". */
-#include "../../cmd/trace-clean/jscan.c"
-#include "../../cmd/trace-clean/util.c"
-#include "../../cmd/trace-clean/spill.c"
-
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "../../cmd/trace-clean/tc.h"
+
+/* How many runs spill.c merges at once: the sorts below go past it. */
+#define XS_FANIN 64
 
 static int passed, failed;
 

@@ -31,6 +31,7 @@
 #include "rec.h"
 #include "scan.h"
 #include "spool.h"
+#include "sync.h"
 #include "table.h"
 
 #define NMARKS 10
@@ -1332,6 +1333,7 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 	}
 	{
 		struct rec r;
+		enum rec_sync sync;
 		static const struct rec_schema *instr_schema;
 		/* Every field is set below (rec_init's loop costs more). */
 		_Static_assert(I_NNUM == 20 && IS_NSTR == 6, "emit_pair must set every instr field");
@@ -1374,13 +1376,22 @@ static void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struc
 		r.n[I_UBWRITE].i = pi->c_wr;
 		r.n[I_ICACHE].u = REC_NONE;
 		r.n[I_CCU].u = REC_NONE;
-		r.n[I_SYNC].u = SYNC_NONE;
 		rec_text_set(&r, IS_PIPE, p->pipe, strlen(p->pipe));
 		rec_text_set(&r, IS_NAME, name.p, name.n);
 		rec_text_set(&r, IS_DETAIL, detail.p, detail.n);
-		rec_text_set(&r, IS_PROD, "", 0);
-		rec_text_set(&r, IS_CONS, "", 0);
-		rec_text_set(&r, IS_FLAG, "", 0);
+		sync = sync_kind(name.p, name.n);
+		r.n[I_SYNC].u = sync;
+		if (sync != SYNC_NONE) {
+			struct sync_fields sf;
+			sync_parse(detail.p, detail.n, &sf);
+			rec_text_set(&r, IS_PROD, sf.prod, sf.prod_n);
+			rec_text_set(&r, IS_CONS, sf.cons, sf.cons_n);
+			rec_text_set(&r, IS_FLAG, sf.flag, sf.flag_n);
+		} else {
+			rec_text_set(&r, IS_PROD, "", 0);
+			rec_text_set(&r, IS_CONS, "", 0);
+			rec_text_set(&r, IS_FLAG, "", 0);
+		}
 		rec_out_put(pg->out, &r);
 	}
 	pg->pairs++;

@@ -160,12 +160,6 @@ static struct node *node_alloc(struct ip *ip)
 	return n;
 }
 
-void node_free(struct ip *ip, struct node *n)
-{
-	n->next = ip->free_nodes;
-	ip->free_nodes = n;
-}
-
 void free_nodes(struct ip *ip)
 {
 	while (ip->free_nodes) {

@@ -151,6 +151,9 @@ struct pcinfo {                 /* what the calculators need of one pc */
 	int c_threads, c_rd, c_wr;
 	int64_t c_bytes;
 	double c_util;
+	/* What the sync fields are, as offsets into the detail. */
+	unsigned char c_sync;
+	uint32_t c_prod, c_prod_n, c_cons, c_cons_n, c_flag, c_flag_n;
 };
 
 
@@ -246,6 +249,13 @@ struct ip {
 	uint64_t text_versions;
 };
 
+/* A node back to the run's free list. */
+static inline void node_free(struct ip *ip, struct node *n)
+{
+	n->next = ip->free_nodes;
+	ip->free_nodes = n;
+}
+
 /* cache.c: pass 1. */
 void take_line(struct ip *ip, const struct rec *in);
 void free_popcaches(struct table *t, int in_keys);
@@ -261,7 +271,6 @@ void spool_exec(struct unit *u, uint64_t tick, uint64_t key, uint64_t lineno, ui
  * (the first pairing run needs no other). */
 struct node *node_read(struct unit *u, int all_text);
 struct node *exec_read(struct unit *u);
-void node_free(struct ip *ip, struct node *n);
 /* Start reading a unit's spools from the beginning. */
 void rewind_unit(struct unit *u);
 void free_rdpc(struct unit *u);

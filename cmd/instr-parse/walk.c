@@ -96,7 +96,6 @@ void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node 
 	}
 	{
 		struct rec r;
-		enum rec_sync sync;
 		static const struct rec_schema *instr_schema;
 		/* Every field is set below (rec_init's loop costs more). */
 		_Static_assert(I_NNUM == 20 && IS_NSTR == 6, "emit_pair must set every instr field");
@@ -123,6 +122,17 @@ void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node 
 			calc_memo_end();
 			pi->c_rd = rd;
 			pi->c_wr = wrc;
+			pi->c_sync = (unsigned char)sync_kind(name.p, name.n);
+			if (pi->c_sync != SYNC_NONE) {
+				struct sync_fields sf;
+				sync_parse(detail.p, detail.n, &sf);
+				pi->c_prod = sf.prod_n ? (uint32_t)(sf.prod - detail.p) : 0;
+				pi->c_prod_n = (uint32_t)sf.prod_n;
+				pi->c_cons = sf.cons_n ? (uint32_t)(sf.cons - detail.p) : 0;
+				pi->c_cons_n = (uint32_t)sf.cons_n;
+				pi->c_flag = sf.flag_n ? (uint32_t)(sf.flag - detail.p) : 0;
+				pi->c_flag_n = (uint32_t)sf.flag_n;
+			}
 			pi->c_ver = p->ver;
 			pi->c_threads = e->threads;
 		}
@@ -142,14 +152,11 @@ void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node 
 		rec_text_set(&r, IS_PIPE, p->pipe, strlen(p->pipe));
 		rec_text_set(&r, IS_NAME, name.p, name.n);
 		rec_text_set(&r, IS_DETAIL, detail.p, detail.n);
-		sync = sync_kind(name.p, name.n);
-		r.n[I_SYNC].u = sync;
-		if (sync != SYNC_NONE) {
-			struct sync_fields sf;
-			sync_parse(detail.p, detail.n, &sf);
-			rec_text_set(&r, IS_PROD, sf.prod, sf.prod_n);
-			rec_text_set(&r, IS_CONS, sf.cons, sf.cons_n);
-			rec_text_set(&r, IS_FLAG, sf.flag, sf.flag_n);
+		r.n[I_SYNC].u = pi->c_sync;
+		if (pi->c_sync != SYNC_NONE) {
+			rec_text_set(&r, IS_PROD, detail.p + pi->c_prod, pi->c_prod_n);
+			rec_text_set(&r, IS_CONS, detail.p + pi->c_cons, pi->c_cons_n);
+			rec_text_set(&r, IS_FLAG, detail.p + pi->c_flag, pi->c_flag_n);
 		} else {
 			rec_text_set(&r, IS_PROD, "", 0);
 			rec_text_set(&r, IS_CONS, "", 0);

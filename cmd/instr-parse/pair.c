@@ -245,6 +245,7 @@ void pair_run(struct pairing *pg)
 {
 	struct unit *u = pg->u;
 	struct node *np, *ne;
+	unsigned fed = 0;
 
 	rewind_unit(u);
 	/* Merge the two logs by tick so each key's queue only holds what is
@@ -259,7 +260,9 @@ void pair_run(struct pairing *pg)
 			feed(pg, ne, 0);
 			ne = exec_read(u);
 		}
-		if (pg->final && wr_error(pg->out->w))
+		/* A failed output ends the run (looked at now and then:
+		 * nothing is written after the error anyway). */
+		if (pg->final && !(++fed & 255) && wr_error(pg->out->w))
 			break;
 	}
 	flush_in_order(pg);

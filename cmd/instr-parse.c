@@ -39,7 +39,17 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	{ "trace marks removed (nested, orphan or unclosed)", 1, 0 },
 };
 
-static struct ip run;
+/* The filter and the run's state: the hooks get the filter, the first
+ * member. */
+struct instr_parse {
+	struct filter f;
+	struct ip ip;
+};
+
+static struct ip *ip_of(struct filter *f)
+{
+	return &((struct instr_parse *)(void *)f)->ip;
+}
 
 static enum calc_family calc_family_of(enum chip_family f)
 {
@@ -56,29 +66,28 @@ static enum calc_family calc_family_of(enum chip_family f)
 /* The SoC is known: it decides the calculators and the pairing key. */
 static void start(struct filter *f, const struct chip *chip)
 {
-	(void)f;
-	run.family = calc_family_of(chip->family);
-	run.by_id = chip->family == CHIP_A5;
+	ip_of(f)->family = calc_family_of(chip->family);
+	ip_of(f)->by_id = chip->family == CHIP_A5;
 }
 
 /* The instr and popped lines are ours; every other record passes. */
 static int record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
 {
-	(void)f;
 	(void)line;
 	(void)len;
 	if (k != DEC_OK || r->sc->kind != K_LINE || (r->n[L_LOG].u != LOG_INSTR && r->n[L_LOG].u != LOG_POPPED))
 		return 0;
-	take_line(&run, r);
+	take_line(ip_of(f), r);
 	return 1;
 }
 
 /* The input was read: pair each core and write its records. */
 static int finish(struct filter *f)
 {
+	struct ip *ip = ip_of(f);
 	size_t i;
-	for (i = 0; i < run.nunits && !wr_error(f->out.w) && !cli_interrupted; i++)
-		finish_unit(run.units[i], &f->out);
+	for (i = 0; i < ip->nunits && !wr_error(f->out.w) && !cli_interrupted; i++)
+		finish_unit(ip->units[i], &f->out);
 	return !wr_error(f->out.w);
 }
 
@@ -103,23 +112,26 @@ int main(int argc, char **argv)
 		{ "soc-version", required_argument, NULL, 's' },
 		FILTER_LONGOPTS_END
 	};
-	struct filter f = {
-		.tool = "instr-parse",
-		.ls = &run.losses,
-		.bad_kind = LOSS_BAD_RECORD,
-		.start = start,
-		.record = record,
-		.finish = finish,
+	static struct instr_parse run = {
+		.f = {
+			.tool = "instr-parse",
+			.ls = &run.ip.losses,
+			.bad_kind = LOSS_BAD_RECORD,
+			.start = start,
+			.record = record,
+			.finish = finish,
+		},
 	};
+	struct filter *f = &run.f;
 	const char *mem;
 	int c, status;
 
 	cli_init(argv[0]);
-	loss_init(&run.losses, "instr-parse", loss_kinds, LOSS_NKINDS);
+	loss_init(&run.ip.losses, "instr-parse", loss_kinds, LOSS_NKINDS);
 	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
 		if (c == 'v')
-			run.verbose = 1;
-		if (filter_option(&f, c, optarg))
+			run.ip.verbose = 1;
+		if (filter_option(f, c, optarg))
 			continue;
 		if (c == 'h') {
 			usage(stdout);
@@ -131,7 +143,7 @@ int main(int argc, char **argv)
 	if ((mem = getenv("OPTRACE_SPOOL_MEM")))
 		spool_set_budget((size_t)cli_num("OPTRACE_SPOOL_MEM", mem) << 20);
 
-	status = filter_run(&f, argc, argv, optind);
-	ip_free(&run);
+	status = filter_run(f, argc, argv, optind);
+	ip_free(&run.ip);
 	return status;
 }

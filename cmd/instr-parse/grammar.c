@@ -275,6 +275,20 @@ long grammar_prefix(const char *line, size_t len, struct iline *o)
 	{
 		const char *q = p;
 		uint64_t x = 0;
+		/* PCs are mostly eight digits: those at once when they are
+		 * all digits (d + 15 has bit 4 set for every d of 1..16). */
+		if (end - q > 8) {
+			const unsigned char *u = (const unsigned char *)q;
+			unsigned d0 = pc_digit[u[0]], d1 = pc_digit[u[1]], d2 = pc_digit[u[2]], d3 = pc_digit[u[3]];
+			unsigned d4 = pc_digit[u[4]], d5 = pc_digit[u[5]], d6 = pc_digit[u[6]], d7 = pc_digit[u[7]];
+			if ((d0 + 15) & (d1 + 15) & (d2 + 15) & (d3 + 15) & (d4 + 15) & (d5 + 15) & (d6 + 15) &
+			    (d7 + 15) & 16) {
+				x = (uint64_t)(d0 - 1) << 28 | (uint64_t)(d1 - 1) << 24 | (uint64_t)(d2 - 1) << 20 |
+				    (uint64_t)(d3 - 1) << 16 | (uint64_t)(d4 - 1) << 12 | (uint64_t)(d5 - 1) << 8 |
+				    (uint64_t)(d6 - 1) << 4 | (uint64_t)(d7 - 1);
+				q += 8;
+			}
+		}
 		for (; q < end; q++) {
 			unsigned d = pc_digit[(unsigned char)*q];
 			if (!d)

@@ -92,6 +92,57 @@ instrs() { jq -c 'select(.kind=="instr")'; }
 	[ "${lines[0]}" = '[[345,350,"MTE2","mov_out_to_ub","xd:0,xn:1,xm:2,xdValue:0x0,xnValue:0x1068be00,xmValue:0x10010,srcIDValue:2,destIDValue:1,reluValue:0,padValue:0",32],[500,502,"SCALAR","set_event","pipe_type:SCALAR,tigger_pipe:VECTOR,event_id:0",0]]' ]
 }
 
+@test "910B sample: SET_FLAG and WAIT_FLAG records carry sync, prod, cons and flag" {
+	run bash -c "dump-split '$data/910B' 2>/dev/null | instr-parse 2>/dev/null | rec-cat --json | jq -c 'select(.kind==\"instr\" and (.name==\"SET_FLAG\" or .name==\"WAIT_FLAG\")) | [.name,.sync,.prod,.cons,.flag]'"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 4 ]
+	[ "$(sort -u <<<"$output" | tr '\n' ' ')" = '["SET_FLAG","set","MTE2","SCALAR","0"] ["WAIT_FLAG","wait","MTE2","SCALAR","0"] ' ]
+}
+
+@test "910B sample: no other instruction has sync fields" {
+	run bash -c "dump-split '$data/910B' 2>/dev/null | instr-parse --json 2>/dev/null | jq -c 'select(.kind==\"instr\" and .name!=\"SET_FLAG\" and .name!=\"WAIT_FLAG\") | [.sync,.prod,.cons,.flag]' | sort -u"
+	[ "$status" -eq 0 ]
+	[ "$output" = '["","","",""]' ]
+}
+
+@test "sync fields: keys in any order, blanks in keys and values, the pipe names as written" {
+	{
+		lines popped '[info] [00000010] (PC: 0x100) MTE3     : (Binary: 0x40a01000) WAIT_FLAG  FLAG ID:7, TRIGGER PIPE:MTE3, PIPE:V,' \
+			'[info] [00000011] (PC: 0x104) SCALAR   : (Binary: 0x40a01000) SET_FLAG  PIPE:S, FLAG ID:2,'
+		lines instr '[info] [00000020] (PC: 0x100) MTE3     : (Binary: 0x40a01000) WAIT_FLAG  FLAG ID:7, TRIGGER PIPE:MTE3, PIPE:V,' \
+			'[info] [00000021] (PC: 0x104) SCALAR   : (Binary: 0x40a01000) SET_FLAG  PIPE:S, FLAG ID:2,'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse '$tmp/in' 2>/dev/null | rec-cat --json | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.pc) | map([.sync,.prod,.cons,.flag])'"
+	[ "$output" = '[["wait","V","MTE3","7"],["set","S","","2"]]' ]
+}
+
+@test "310P: set_event and wait_event carry pipe_type, tigger_pipe (or trigger_pipe) and event_id" {
+	{
+		lines popped '[info] [00000500](PC: 0x10cfa2f8) SCALAR ISSUE : (Binary: 0x40a20098) set_event(pipe_type: SCALAR, tigger_pipe: VECTOR, event_id: 0)' \
+			'[info] [00000510](PC: 0x10cfa300) VECTOR ISSUE : (Binary: 0x40a20099) wait_event(pipe_type: SCALAR, trigger_pipe: VECTOR, event_id: 3)'
+		lines instr '[info] [00000502](PC: 0x10cfa2f8) SCALAR ISSUE : (Binary: 0x40a20098) set_event(pipe_type: SCALAR, tigger_pipe: VECTOR, event_id: 0)' \
+			'[info] [00000520](PC: 0x10cfa300) VECTOR ISSUE : (Binary: 0x40a20099) wait_event(pipe_type: SCALAR, trigger_pipe: VECTOR, event_id: 3)'
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --soc-version=Ascend310P1 '$tmp/in' 2>/dev/null | rec-cat --json | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.pc) | map([.name,.sync,.prod,.cons,.flag])'"
+	[ "$output" = '[["set_event","set","SCALAR","VECTOR","0"],["wait_event","wait","SCALAR","VECTOR","3"]]' ]
+}
+
+@test "A5: intra-block sync carries its pipe and sync_id, BAR its pipe" {
+	{
+		lines popped '[info] [00000010] (PC: 0x100) FIXP     : (Binary: 0x00000001) (ID: 000001) SET_INTRA_BLOCK  PIPE:FIXP, sync_id:19, ' \
+			'[info] [00000011] (PC: 0x104) VEC      : (Binary: 0x00000002) (ID: 000002) WAIT_INTRA_BLOCKI  PIPE:V, sync_id:3, ' \
+			'[info] [00000012] (PC: 0x108) VEC      : (Binary: 0x00000003) (ID: 000003) BAR  PIPE:V, '
+		lines instr '[info] [00000020] (PC: 0x100) FIXP     : (Binary: 0x00000001) (ID: 000001) SET_INTRA_BLOCK  PIPE:FIXP, sync_id:19, ' \
+			'[info] [00000021] (PC: 0x104) VEC      : (Binary: 0x00000002) (ID: 000002) WAIT_INTRA_BLOCKI  PIPE:V, sync_id:3, ' \
+			'[info] [00000022] (PC: 0x108) VEC      : (Binary: 0x00000003) (ID: 000003) BAR  PIPE:V, '
+		trailer
+	} >"$tmp/in"
+	run bash -c "instr-parse --soc-version=Ascend950PR_9599 '$tmp/in' 2>/dev/null | rec-cat --json | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.id) | map([.name,.sync,.prod,.cons,.flag])'"
+	[ "$output" = '[["SET_INTRA_BLOCK","set_intra","FIXP","","19"],["WAIT_INTRA_BLOCKI","wait_intra","V","","3"],["BAR","bar","V","",""]]' ]
+}
+
 @test "process bytes: MOV_OUT_TO_L1 with XM=0x100010 moves 512 bytes" {
 	{
 		lines popped '[info] [00000100] (PC: 0x200) MTE2     : (Binary: 0x12345678) MOV_OUT_TO_L1  Src:OUT, Dst:L1, XD:X9=0x70000, XN:X0=0x113f9600, XM:X3=0x100010,'

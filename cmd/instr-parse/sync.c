@@ -1,0 +1,89 @@
+/* Synchronisation instructions (see sync.h). */
+#include "sync.h"
+
+#include <string.h>
+
+enum rec_sync sync_kind(const char *name, size_t n)
+{
+	static const struct {
+		const char *name;
+		unsigned char n;
+		unsigned char kind;
+	} names[] = {
+		{ "SET_FLAG", 8, SYNC_SET }, { "WAIT_FLAG", 9, SYNC_WAIT },
+		{ "set_event", 9, SYNC_SET }, { "wait_event", 10, SYNC_WAIT },
+		{ "SET_INTRA_BLOCK", 15, SYNC_SET_INTRA }, { "SET_INTRA_BLOCKI", 16, SYNC_SET_INTRA },
+		{ "WAIT_INTRA_BLOCK", 16, SYNC_WAIT_INTRA }, { "WAIT_INTRA_BLOCKI", 17, SYNC_WAIT_INTRA },
+		{ "BAR", 3, SYNC_BAR },
+	};
+	size_t i;
+	char c = n ? name[0] : 0;
+	/* Every instruction asks: most names fail on the first byte. */
+	if (n < 3 || n > 17 || (c != 'S' && c != 'W' && c != 's' && c != 'w' && c != 'B'))
+		return SYNC_NONE;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].n == n && !memcmp(names[i].name, name, n))
+			return (enum rec_sync)names[i].kind;
+	return SYNC_NONE;
+}
+
+static int blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static void trim(const char **s, size_t *n)
+{
+	while (*n && blank(**s)) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && blank((*s)[*n - 1]))
+		(*n)--;
+}
+
+/* Is key (n bytes) want, blanks inside it aside ("TRIGGER PIPE")? */
+static int key_is(const char *key, size_t n, const char *want)
+{
+	size_t i, j = 0;
+	for (i = 0; i < n; i++) {
+		if (blank(key[i]))
+			continue;
+		if (!want[j] || key[i] != want[j])
+			return 0;
+		j++;
+	}
+	return !want[j];
+}
+
+void sync_parse(const char *d, size_t n, struct sync_fields *out)
+{
+	const char *p = d, *end = d + n;
+
+	out->prod = out->cons = out->flag = "";
+	out->prod_n = out->cons_n = out->flag_n = 0;
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *piece_end = comma ? comma : end;
+		const char *colon = memchr(p, ':', (size_t)(piece_end - p));
+		if (colon) {
+			const char *key = p, *val = colon + 1;
+			size_t kn = (size_t)(colon - p), vn = (size_t)(piece_end - val);
+			trim(&key, &kn);
+			trim(&val, &vn);
+			if (key_is(key, kn, "PIPE") || key_is(key, kn, "pipe_type")) {
+				out->prod = val;
+				out->prod_n = vn;
+			} else if (key_is(key, kn, "TRIGGERPIPE") || key_is(key, kn, "tigger_pipe") ||
+			           key_is(key, kn, "trigger_pipe")) {
+				out->cons = val;
+				out->cons_n = vn;
+			} else if (key_is(key, kn, "FLAGID") || key_is(key, kn, "event_id") ||
+			           key_is(key, kn, "sync_id")) {
+				out->flag = val;
+				out->flag_n = vn;
+			}
+		}
+		p = piece_end + 1;
+	}
+}

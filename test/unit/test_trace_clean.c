@@ -21,8 +21,8 @@
 
 #include "../../cmd/trace-clean/tc.h"
 
-/* How many runs spill.c merges at once: the sorts below go past it. */
-#define XS_FANIN 64
+/* XS_FANIN (tc.h): how many runs the spill merges at once; the sorts below
+ * go past it. */
 
 static int passed, failed;
 

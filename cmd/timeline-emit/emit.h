@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "mem.h"
 
 /* ---- time: ticks to microseconds ----
  * Times are kept as integer "us6", microseconds times 10^6 (picoseconds),
@@ -258,28 +259,23 @@ void core_lanes(struct core *c);
 struct emit_opts {
 	const char *dir;            /* -o DIR, NULL: trace to stdout only */
 	uint64_t from, to;          /* window in ticks, inclusive */
-	uint64_t max_size;          /* 0 = no limit */
 	/* --aic-metrics: SET/WAIT flags (ResourceConflictRatio), the scalar
 	 * head (Overhead), the MTE bandwidth chart (PMSampling). */
 	unsigned char flags, overhead, pmsampling;
 };
 extern struct emit_opts opt;
 extern struct json trace;       /* the all-cores trace.json */
-extern int over_limit;          /* a trace.json passed --max-size */
-_Noreturn void emit_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t k);
-void *xrealloc(void *p, size_t n);
 
-/* stage.c: the -o DIR set, written aside and moved in whole */
+/* stage.c: the -o DIR set, written aside and moved in whole.  From
+ * stage_begin until stage_commit succeeds, any exit of the process removes
+ * the staging directory with whatever is in it (the exit-time cleanup
+ * list of cli.h), so a fatal error leaves nothing of the run behind. */
 int stage_begin(const char *dir);       /* 0, or -1 with errno */
 const char *stage_dir(void);            /* where the files are written */
 const char *stage_final(void);          /* DIR */
 int stage_check_core(const char *name); /* -1: DIR/name exists, not a directory */
-void stage_message(char *msg, size_t size);
 /* Move the set into DIR: 0, or an errno with *failed (malloc'ed) the path. */
 int stage_commit(char **failed);
-void stage_abort(void);
 
 /* trace.c: the all-cores trace */
 void trace_begin(void);
@@ -318,7 +314,6 @@ void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, u
 void sub_truncated(struct core *c, const char *why, uint64_t last_tick);
 void sub_seal(struct core *c);      /* close its JSON document */
 int sub_commit(struct core *c);     /* move it into place: 0 or errno */
-void sub_abort(struct core *c);
 void sub_free(struct core *c);
 void subs_release(void);
 
@@ -383,6 +378,5 @@ extern int emit_310p;               /* the chip is a 310P: set_event/wait_event 
  * selected cores; 0, or an errno value with *what naming the step. */
 int vis_write(struct core **cores, size_t n, const char *trace_path, uint64_t trace_size,
               const char **what);
-void vis_abort(void);               /* drop a half-written file (fatal errors) */
 
 #endif

@@ -6,7 +6,9 @@
  * name beside the final one.  A dump may have a hundred or more cores, so
  * only a few files are open at a time: the least recently used one is
  * flushed and closed, and reopened for appending when its core comes back
- * (instr-parse writes core after core, so that is rare). */
+ * (instr-parse writes core after core, so that is rare).  The files are in
+ * the staging directory (stage.c), which any exit before the set is moved
+ * in removes: a failed run leaves none of them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,7 +26,7 @@
 
 struct subout {
 	char *dir, *tmp, *final;
-	int made_dir;
+	const char *core;           /* its name, for messages: DIR/core/trace.json */
 	int fd;
 	struct wr *w;
 	struct json j;
@@ -65,7 +67,7 @@ static void evict(struct subout *o)
 	drop_open(o);
 	if (err) {
 		errno = err;
-		emit_fatal(EXIT_IO, "%s: cannot write:", o->tmp);
+		cli_die(EXIT_IO, "%s/%s/trace.json: cannot write:", stage_final(), o->core);
 	}
 }
 
@@ -84,19 +86,13 @@ static struct json *use(struct subout *o)
 	}
 	o->fd = open(o->tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (o->fd < 0)
-		emit_fatal(EXIT_IO, "%s: cannot reopen:", o->tmp);
+		cli_die(EXIT_IO, "%s/%s/trace.json: cannot reopen:", stage_final(), o->core);
 	o->w = wr_fdopen_buf(o->fd, o->final, 0, SUB_BUF);
 	if (!o->w)
-		emit_fatal(EXIT_IO, "out of memory");
+		xnomem();
 	o->j.w = o->w;
 	open_outs[nopen++] = o;
 	return &o->j;
-}
-
-static void check_size(struct subout *o)
-{
-	if (opt.max_size && o->j.bytes > opt.max_size)
-		over_limit = 1;
 }
 
 void sub_open(struct core *c)
@@ -109,16 +105,15 @@ void sub_open(struct core *c)
 
 	c->out = o;
 	o->fd = -1;
+	o->core = c->name;
 	o->dir = join(opt.dir, c->name);
 	/* The directory is named by the data: never write through a link. */
 	if (lstat(o->dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
-			emit_fatal(EXIT_IO, "%s: exists and is not a directory (a symbolic link is not followed)",
-			           o->dir);
+			cli_die(EXIT_IO, "%s/%s: exists and is not a directory (a symbolic link is not followed)",
+			        stage_final(), c->name);
 	} else if (mkdir(o->dir, 0777) < 0) {
-		emit_fatal(EXIT_IO, "%s: cannot create:", o->dir);
-	} else {
-		o->made_dir = 1;
+		cli_die(EXIT_IO, "%s/%s: cannot create:", stage_final(), c->name);
 	}
 	o->final = join(o->dir, "trace.json");
 	base = join(o->dir, "trace.json.tmpXXXXXX");
@@ -127,7 +122,7 @@ void sub_open(struct core *c)
 		int e = errno;
 		free(base);
 		errno = e;
-		emit_fatal(EXIT_IO, "%s/trace.json: cannot create:", o->dir);
+		cli_die(EXIT_IO, "%s/%s/trace.json: cannot create:", stage_final(), c->name);
 	}
 	o->tmp = base;
 	/* mkstemp makes 0600; give what open(2) would have. */
@@ -311,7 +306,6 @@ static int place(struct core *c, int lane, const struct subslice *h)
 		        group_n);
 	}
 	x_event(j, lane, tid, h->name, h->name_n, h->cname, h->ts, h->te, h, group_n ? group : NULL, group_n);
-	check_size(c->out);
 	return tid;
 }
 
@@ -412,7 +406,6 @@ void sub_flow(struct core *c, const struct flag *set, const struct flag *wait)
 		*p++ = '}';
 		json_value_done(j, p);
 	}
-	check_size(c->out);
 }
 
 void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end,
@@ -453,7 +446,6 @@ void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, u
 		json_string(j, "", 0);
 	json_end_object(j);
 	json_end_object(j);
-	check_size(c->out);
 }
 
 /* The per-core trace says it stops short too: a named process and, for
@@ -495,7 +487,6 @@ void sub_seal(struct core *c)
 	j = use(c->out);
 	json_close_all(j);
 	wr_putc(c->out->w, '\n');
-	check_size(c->out);
 }
 
 int sub_commit(struct core *c)
@@ -523,30 +514,17 @@ int sub_commit(struct core *c)
 	return err;
 }
 
-void sub_abort(struct core *c)
-{
-	struct subout *o = c->out;
-	if (!o)
-		return;
-	if (o->w) {
-		wr_abort(o->w);
-		o->w = NULL;
-		drop_open(o);
-	}
-	if (o->fd >= 0)
-		close(o->fd);
-	o->fd = -1;
-	if (o->tmp)
-		unlink(o->tmp);
-	if (o->made_dir)
-		rmdir(o->dir);  /* only if nothing else is in it */
-}
-
 void sub_free(struct core *c)
 {
 	struct subout *o = c->out;
 	uint32_t i;
 	if (o) {
+		/* Still open when the run ended before its commit: the
+		 * staging directory goes with the exit. */
+		if (o->w)
+			wr_abort(o->w);
+		if (o->fd >= 0)
+			close(o->fd);
 		free(o->dir);
 		free(o->tmp);
 		free(o->final);

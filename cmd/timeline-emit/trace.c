@@ -14,12 +14,6 @@ struct json trace;
 /* Room for an event's fixed text: keys, numbers, a pc. */
 #define EV_FIXED 320
 
-static void check_size(void)
-{
-	if (opt.max_size && trace.bytes > opt.max_size)
-		over_limit = 1;
-}
-
 size_t fmt_pc(char *buf, uint64_t pc)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -57,7 +51,6 @@ void trace_begin(void)
 void trace_end(void)
 {
 	json_close_all(&trace);
-	check_size();
 }
 
 static char *pid_tid(char *p, const struct core *c, int lane)
@@ -86,7 +79,6 @@ static void meta(struct core *c, const char *what, const char *tid, size_t tid_n
 void trace_core_meta(struct core *c)
 {
 	meta(c, "process_sort_index", "\"NA\"", 4, c->sort_index);
-	check_size();
 }
 
 /* Every lane a core uses gets its sort index once, before its first
@@ -189,7 +181,6 @@ void trace_slice(struct core *c, int lane, const char *name, size_t name_n, cons
 	}
 	x_event(c, lane, name, name_n, cname, start, end, pc, detail, detail_n, bytes,
 	        group_n ? group : NULL, group_n);
-	check_size();
 }
 
 static const char *flag_cname(const struct flag *f)
@@ -238,7 +229,6 @@ void trace_flag(const struct flag *f, const char *detail, size_t detail_n, const
 		*p++ = '}';
 		json_value_done(&trace, p);
 	}
-	check_size();
 }
 
 void trace_flow(const struct flag *set, const struct flag *wait, const char *id, size_t id_n)
@@ -262,7 +252,6 @@ void trace_flow(const struct flag *set, const struct flag *wait, const char *id,
 		*p++ = '}';
 		json_value_done(&trace, p);
 	}
-	check_size();
 }
 
 void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end,
@@ -294,7 +283,6 @@ void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start,
 		p = JW_LIT(p, ",\"args\":{\"trace_start\":\"\",\"trace_stop\":\"\"}}");
 	}
 	json_value_done(&trace, p);
-	check_size();
 }
 
 /* MTE bandwidth buckets (see optrace-sidelogs(5), MTE LOG, The bandwidth
@@ -337,7 +325,6 @@ void trace_mte(const struct rec *r)
 		json_kv_uint(&trace, "ts", r->n[W_BUCKET].u);
 		json_end_object(&trace);
 	}
-	check_size();
 }
 
 /* A trace that stops short says so where a person and a program look: a

@@ -29,7 +29,7 @@
 int emit_310p;
 static struct vdata_w *vis_w;
 
-void vis_abort(void)
+static void vis_abort(void)
 {
 	if (vis_w)
 		vdata_abort(vis_w);

@@ -3,6 +3,8 @@
 # Golden outputs live in test/golden/ and are written only by
 # test/golden/regen.sh; every trace.json made here is also checked with jq.
 
+bats_require_minimum_version 1.5.0
+
 setup_file() {
 	unset OPTRACE_FORMAT
 	data="$BATS_TEST_DIRNAME/../data"
@@ -496,6 +498,27 @@ many_cores() { # ncores rounds
 	# Unknown and unconsumed kinds are ignored.
 	sed '2i Zsomething new' r.jsonl | timeline-emit -q > d.json
 	cmp a.json d.json
+}
+
+@test "--soc-version overrides the stream header: the option's clock and chip" {
+	# The 910B sample's header names Ascend910B1 (1850 MHz); the same
+	# stream with a 310P header (1060 MHz) is what the option must give.
+	rec-cat --json "$R/910B.rec" | sed '1s/"mhz":1850/"mhz":1060/; 1s/"soc":"Ascend910B1"/"soc":"Ascend310P3"/' > p.jsonl
+	grep -q '"soc":"Ascend310P3"' p.jsonl
+	timeline-emit -q p.jsonl > want.json 2> want.err
+	run --separate-stderr timeline-emit -q --soc-version=ascend310p3 "$R/910B.rec"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$stderr" | cmp want.err -
+	printf '%s\n' "$output" | cmp want.json -
+	# Without the option, the header's: another clock.
+	timeline-emit -q "$R/910B.rec" 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == "X")][0].ts' > a
+	jq -c '[.traceEvents[] | select(.ph == "X")][0].ts' want.json > b
+	! cmp -s a b
+	# -o DIR: the per-core traces, CSVs and visualize_data.bin follow it too.
+	timeline-emit -q -o want p.jsonl > want.sum 2>/dev/null
+	timeline-emit -q --soc-version=Ascend310P3 -o got "$R/910B.rec" > got.sum 2>/dev/null
+	diff -r want got
+	cmp want.sum got.sum
 }
 
 @test "usage errors exit 2; an input that cannot be opened exits 3" {

@@ -45,9 +45,11 @@
 #define CORE_PENDING_MAX (1u << 16)
 #define PENDING_MAX (1u << 17)
 
-unsigned emit_mhz = 1850;
-struct emit_opts opt = { NULL, 0, UINT64_MAX, 1, 0, 0 };
-const char *emit_truncated;
+struct emit emit = {
+	.opt = { .dir = NULL, .from = 0, .to = UINT64_MAX, .flags = 1 },
+	.mhz = 1850,
+	.code_json_max = 2,
+};
 
 static struct wr *trace_w;
 static struct core **cores;
@@ -182,7 +184,6 @@ static uint64_t env_size(const char *name, uint64_t dflt)
 
 static char notes[4096];
 static size_t notes_n;
-const char *emit_notes;
 
 /* A line for stderr and for the summary. */
 static void note_both(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -196,7 +197,7 @@ static void note_both(const char *fmt, ...)
 	cli_warn("%s", line);
 	if (notes_n + strlen(line) + 2 < sizeof notes)
 		notes_n += (size_t)snprintf(notes + notes_n, sizeof notes - notes_n, "%s\n", line);
-	emit_notes = notes;
+	emit.notes = notes;
 }
 
 static void mib(char *buf, size_t n, uint64_t bytes)
@@ -288,7 +289,7 @@ void core_lanes(struct core *c)
 	uint32_t n, cap = c->nlane_alloc, i;
 	/* A core's first record may be a mark: no pipe interned yet. */
 	lanes_init();
-	n = (uint32_t)nlanes;
+	n = (uint32_t)emit.nlanes;
 	if (n <= cap)
 		return;
 	while (cap < n)
@@ -392,7 +393,7 @@ static struct core *core_for(const struct rec *r)
 	}
 	cores[ncores++] = c;
 	if (c->selected) {
-		if (opt.dir) {
+		if (emit.opt.dir) {
 			if (stage_check_core(c->name) < 0)
 				cli_die(EXIT_IO, "%s/%s: exists and is not a directory (a symbolic link is not followed)",
 				        stage_final(), c->name);
@@ -488,7 +489,7 @@ static void process(struct core *c, struct slotrec *s)
 	size_t nn = s->name_n, dn = s->detail_n;
 	int lane = s->lane, fk = flag_kind(name, nn);
 	int simt = s->warp != -1 && s->sch != -1, cache = lane == LANE_CACHEMISS;
-	int kept = !(s->end < opt.from || s->start > opt.to);
+	int kept = !(s->end < emit.opt.from || s->start > emit.opt.to);
 	int bar = nn == 3 && !memcmp(name, "BAR", 3);
 	int wlane = simt ? lane_warp(s->warp) : lane, ilane = -1;
 	const char *ipipe;
@@ -532,7 +533,7 @@ static void process(struct core *c, struct slotrec *s)
 		 * instruction of the (remapped) pipe. */
 		int sl = cache ? LANE_CACHEMISS : simt ? wlane : sub_lane_of(lane, detail, dn);
 		uint64_t ps = s->start, pe = s->end, ts, te;
-		const char *cname = simt ? cname_simt(name, nn) : lanes[sl].cname;
+		const char *cname = simt ? cname_simt(name, nn) : emit.lanes[sl].cname;
 		if (!simt && !cache) {
 			uint64_t prev = c->sub_end[sl];
 			if ((fk == FN_WAIT_FLAG || fk == FN_WAIT_EVENT) && prev && ps < prev - 1 && pe > prev - 1)
@@ -558,7 +559,7 @@ static void process(struct core *c, struct slotrec *s)
 			int hold = !simt && (fk < 0 || fk >= FN_SET_INTRA);
 			f.sub_tid = sub_slice(c, sl, name, nn, cname, detail, dn, bar ? s->start : ps, ps, pe, ts, te,
 			                      s->pc, s->bytes, s->icache, s->ccu, head, hold);
-			f.sub_pid = lanes[sl].sub_pid;
+			f.sub_pid = emit.lanes[sl].sub_pid;
 			f.sub_lane = sl;
 		}
 	}
@@ -677,7 +678,7 @@ static void take_instr(const struct rec *r)
 		return;
 	/* Without ResourceConflictRatio the simulator flow leaves SET/WAIT
 	 * flags out altogether (traces, CSVs, counts). */
-	if (!opt.flags) {
+	if (!emit.opt.flags) {
 		int fk = flag_kind(r->s[IS_NAME].p, nn);
 		if (fk >= 0 && fk <= FN_WAIT_EVENT)
 			return;
@@ -688,8 +689,8 @@ static void take_instr(const struct rec *r)
 	s->end = end;
 	s->pc = r->n[I_PC].u;
 	/* The scalar head is drawn and counted only with Overhead. */
-	s->icache = opt.overhead ? r->n[I_ICACHE].u : REC_NONE;
-	s->ccu = opt.overhead ? r->n[I_CCU].u : REC_NONE;
+	s->icache = emit.opt.overhead ? r->n[I_ICACHE].u : REC_NONE;
+	s->ccu = emit.opt.overhead ? r->n[I_CCU].u : REC_NONE;
 	s->bytes = r->n[I_BYTES].i;
 	s->vec = r->n[I_VECUTIL].f;
 	s->gpr = (int32_t)r->n[I_GPR].i;
@@ -766,7 +767,7 @@ static void take_mark(const struct rec *r)
 	if (!c->selected)
 		return;
 	c->nmarks++;
-	if (end < opt.from || start > opt.to)
+	if (end < emit.opt.from || start > emit.opt.to)
 		return;
 	stats_take(c, LANE_USERMARK, name, nn, r->s[MS_DETAIL].p, r->s[MS_DETAIL].n, start, end,
 	           r->n[M_STARTPC].u, &calc_none, 1);
@@ -802,7 +803,7 @@ static const struct loss_kind loss_kinds[] = {
 
 static uint64_t us6_to_ticks(uint64_t v, int up)
 {
-	unsigned __int128 t = (unsigned __int128)v * emit_mhz;
+	unsigned __int128 t = (unsigned __int128)v * emit.mhz;
 	unsigned __int128 q = t / 1000000;
 	if (up && t % 1000000)
 		q++;
@@ -816,7 +817,7 @@ static void trace_stdout_close(void *unused)
 	(void)unused;
 	cli_cleanup_remove(trace_stdout_close, NULL);
 	if (!trace_sealed) {
-		json_close_all(&trace);
+		json_close_all(&emit.trace);
 		wr_putc(trace_w, '\n');
 		trace_sealed = 1;
 	}
@@ -828,13 +829,13 @@ static void trace_stdout_close(void *unused)
  * standard output. */
 static void open_trace(void)
 {
-	if (opt.dir) {
+	if (emit.opt.dir) {
 		char *path;
 		if (stage_begin(out_arg) < 0)
 			cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out_arg);
-		opt.dir = stage_dir();
-		path = xmalloc(strlen(opt.dir) + 16);
-		sprintf(path, "%s/trace.json", opt.dir);
+		emit.opt.dir = stage_dir();
+		path = xmalloc(strlen(emit.opt.dir) + 16);
+		sprintf(path, "%s/trace.json", emit.opt.dir);
 		/* On the exit-time cleanup list until closed (io.c). */
 		trace_w = wr_open(path, 0);
 		if (!trace_w)
@@ -846,7 +847,7 @@ static void open_trace(void)
 			xnomem();
 		cli_cleanup_add(trace_stdout_close, NULL);
 	}
-	json_init(&trace, trace_w);
+	json_init(&emit.trace, trace_w);
 	trace_begin();
 }
 
@@ -857,15 +858,15 @@ static void run_start(struct filter *f, const struct chip *ch)
 		cli_die(EXIT_USAGE, "option --aic-metrics: %s is not available on %s (the stream's chip)",
 		        metrics_refused(ch->family), ch->soc);
 	/* The header's clock goes with the header's SoC. */
-	emit_mhz = !f->soc && f->up.mhz ? f->up.mhz : ch->mhz;
+	emit.mhz = !f->soc && f->up.mhz ? f->up.mhz : ch->mhz;
 	logical_names = ch->family == CHIP_A2 || ch->family == CHIP_A3;
-	emit_310p = ch->family == CHIP_310P;
+	emit.is_310p = ch->family == CHIP_310P;
 	if (from_b.set)
-		opt.from = from_b.ticks ? from_b.v : us6_to_ticks(from_b.v, 1);
+		emit.opt.from = from_b.ticks ? from_b.v : us6_to_ticks(from_b.v, 1);
 	if (to_b.set)
-		opt.to = to_b.ticks ? to_b.v : us6_to_ticks(to_b.v, 0);
+		emit.opt.to = to_b.ticks ? to_b.v : us6_to_ticks(to_b.v, 0);
 	if (cli_verbosity >= 2)
-		cli_note("%s, %u MHz%s", ch->soc, emit_mhz, logical_names ? ", logical core names" : "");
+		cli_note("%s, %u MHz%s", ch->soc, emit.mhz, logical_names ? ", logical core names" : "");
 	open_trace();
 }
 
@@ -893,8 +894,8 @@ static int run_record(struct filter *f, int k, struct rec *r, const char *line, 
 	case K_MTEBW:
 		/* Buckets are whole microseconds: the window, in ticks,
 		 * selects the buckets it overlaps. */
-		if (opt.pmsampling && r->n[W_BUCKET].u * emit_mhz + emit_mhz - 1 >= opt.from &&
-		    r->n[W_BUCKET].u * emit_mhz <= opt.to)
+		if (emit.opt.pmsampling && r->n[W_BUCKET].u * emit.mhz + emit.mhz - 1 >= emit.opt.from &&
+		    r->n[W_BUCKET].u * emit.mhz <= emit.opt.to)
 			trace_mte(r);
 		break;
 	default:
@@ -926,7 +927,7 @@ static void mark_truncated(struct filter *f)
 		return;
 	for (k = 0; k < nr; k++)
 		len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", k ? "; " : "", r[k]);
-	emit_truncated = why;
+	emit.truncated = why;
 	trace_truncated(why);
 	for (i = 0; i < ncores; i++)
 		if (cores[i]->max_end_i > last)
@@ -961,8 +962,8 @@ static void run_drain(struct filter *f)
 	}
 	if (wr_error(trace_w)) {
 		errno = wr_error(trace_w);
-		cli_die(EXIT_IO, "%s%s: cannot write:", opt.dir ? stage_final() : "(stdout)",
-		        opt.dir ? "/trace.json" : "");
+		cli_die(EXIT_IO, "%s%s: cannot write:", emit.opt.dir ? stage_final() : "(stdout)",
+		        emit.opt.dir ? "/trace.json" : "");
 	}
 	for (i = 0; i < ncores; i++)
 		drain_all(cores[i]);
@@ -976,12 +977,12 @@ static void run_drain(struct filter *f)
 	for (i = 0; i < ncores; i++)
 		if (cores[i]->out)
 			sub_seal(cores[i]);
-	trace_bytes = trace.bytes + 1;
+	trace_bytes = emit.trace.bytes + 1;
 }
 
 static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 {
-	char *path = xmalloc(strlen(opt.dir) + 64), **names;
+	char *path = xmalloc(strlen(emit.opt.dir) + 64), **names;
 	char a[32], b[32];
 	size_t n, k;
 	int err;
@@ -990,8 +991,8 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 	mib(a, sizeof a, bytes);
 	mib(b, sizeof b, limit);
 	if (limit && bytes > limit) {
-		sprintf(path, "%s/trace.json", opt.dir);
-		err = split_trace(path, opt.dir, 1, limit, &names, &n);
+		sprintf(path, "%s/trace.json", emit.opt.dir);
+		err = split_trace(path, emit.opt.dir, 1, limit, &names, &n);
 		if (err) {
 			errno = err;
 			cli_die(EXIT_IO, "%s/trace.json: cannot split:", stage_final());
@@ -1014,13 +1015,13 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 		struct stat st;
 		if (!c->out || !limit)
 			continue;
-		sprintf(path, "%s/%s/trace.json", opt.dir, c->name);
+		sprintf(path, "%s/%s/trace.json", emit.opt.dir, c->name);
 		if (stat(path, &st) < 0 || (uint64_t)st.st_size <= limit)
 			continue;
 		cut = split_flows_cut();
 		{
-			char *d = xmalloc(strlen(opt.dir) + c->name_n + 2);
-			sprintf(d, "%s/%s", opt.dir, c->name);
+			char *d = xmalloc(strlen(emit.opt.dir) + c->name_n + 2);
+			sprintf(d, "%s/%s", emit.opt.dir, c->name);
 			err = split_trace(path, d, 0, limit, &names, &n);
 			free(d);
 		}
@@ -1053,19 +1054,19 @@ static const char *warn_core(const struct core *c, char *buf, size_t n)
 	size_t len;
 	if (!c->ninstr)
 		return "the trace is empty: no instructions";
-	for (k = 0; (uint32_t)k < c->nlane_alloc && k < nlanes; k++) {
+	for (k = 0; (uint32_t)k < c->nlane_alloc && k < emit.nlanes; k++) {
 		if (!c->pipes[k].count)
 			continue;
-		compute |= lanes[k].compute;
-		other |= !lanes[k].scalar;
+		compute |= emit.lanes[k].compute;
+		other |= !emit.lanes[k].scalar;
 	}
 	if (compute)
 		return NULL;
 	/* Often the sign of zero-filled inputs to a data-dependent kernel. */
 	len = (size_t)snprintf(buf, n, "%s (pipes:", other ? "no CUBE or VECTOR work at all" : "the trace is scalar-only");
-	for (k = 0; (uint32_t)k < c->nlane_alloc && k < nlanes; k++)
-		if (c->pipes[k].count && len + lanes[k].len + 4 < n)
-			len += (size_t)snprintf(buf + len, n - len, " %s", lanes[k].name);
+	for (k = 0; (uint32_t)k < c->nlane_alloc && k < emit.nlanes; k++)
+		if (c->pipes[k].count && len + emit.lanes[k].len + 4 < n)
+			len += (size_t)snprintf(buf + len, n - len, " %s", emit.lanes[k].name);
 	/* Name the usual cause, so that it is checked first. */
 	snprintf(buf + len, n - len, "); the usual cause is zero-filled inputs to a data-dependent kernel (a loop "
 	         "count or size read from an input tensor was 0): give the application real input data");
@@ -1082,7 +1083,7 @@ static int run_finish(struct filter *f)
 
 	if (f->up.interrupted)
 		f->problems++;          /* the timelines cover what was read */
-	if (!opt.dir)
+	if (!emit.opt.dir)
 		cli_cleanup_remove(trace_stdout_close, NULL);
 	e = wr_close(trace_w);
 	trace_w = NULL;
@@ -1092,9 +1093,9 @@ static int run_finish(struct filter *f)
 	}
 	if (e) {
 		errno = e;
-		cli_die(EXIT_IO, "%s/trace.json: cannot write:", opt.dir ? stage_final() : "(stdout)");
+		cli_die(EXIT_IO, "%s/trace.json: cannot write:", emit.opt.dir ? stage_final() : "(stdout)");
 	}
-	if (!opt.dir)
+	if (!emit.opt.dir)
 		return 1;
 	for (i = 0; i < ncores; i++) {
 		struct core *k = cores[i];
@@ -1114,11 +1115,11 @@ static int run_finish(struct filter *f)
 		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
 		size_t n = 0;
 		const char *what;
-		char *path = xmalloc(strlen(opt.dir) + 16), *failed;
+		char *path = xmalloc(strlen(emit.opt.dir) + 16), *failed;
 		for (i = 0; i < ncores; i++)
 			if (cores[i]->selected)
 				sel[n++] = cores[i];
-		sprintf(path, "%s/trace.json", opt.dir);
+		sprintf(path, "%s/trace.json", emit.opt.dir);
 		e = vis_write(sel, n, path, trace_bytes, &what);
 		free(path);
 		free(sel);
@@ -1143,10 +1144,10 @@ static void run_report(struct filter *f)
 {
 	struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
 	size_t n = 0, k;
-	FILE *out = opt.dir ? stdout : cli_verbosity >= 1 ? stderr : NULL;
+	FILE *out = emit.opt.dir ? stdout : cli_verbosity >= 1 ? stderr : NULL;
 	char buf[512];
 
-	if (!opt.dir && (trace_bytes > warn_limit || (split_limit && trace_bytes > split_limit))) {
+	if (!emit.opt.dir && (trace_bytes > warn_limit || (split_limit && trace_bytes > split_limit))) {
 		char a[32];
 		mib(a, sizeof a, trace_bytes);
 		note_both("WARNING: the trace is %s: chrome://tracing opens about 500 MB%s; split it with -o DIR, "
@@ -1162,7 +1163,7 @@ static void run_report(struct filter *f)
 	}
 	if (report_top) {
 		/* Beside the summary; on stderr when the trace is on stdout. */
-		FILE *rf = opt.dir ? stdout : stderr;
+		FILE *rf = emit.opt.dir ? stdout : stderr;
 		code_report(sel, n, report_top, rf);
 		fflush(rf);
 	}
@@ -1179,9 +1180,9 @@ static void run_report(struct filter *f)
 		cli_note("%llu records arrived after the reorder window had passed them (still drawn; "
 		         "their WAIT clipping and thread may differ from the reference's)",
 		         (unsigned long long)total_late);
-	if (flags_overflow)
+	if (emit.flags_overflow)
 		cli_warn("%llu flags drawn without a partner because over %u of one kind were waiting",
-		         (unsigned long long)flags_overflow, 1u << 16);
+		         (unsigned long long)emit.flags_overflow, 1u << 16);
 	loss_report(f->ls);
 	if (f->up.interrupted)
 		cli_warn("the stream upstream was interrupted: the timelines cover what was read");
@@ -1273,16 +1274,16 @@ static int options(struct filter *f, int argc, char **argv)
 	}
 	if (force && !size_given)
 		split_limit = 0;
-	opt.flags = (metrics_on & MET_RCR) != 0;
-	opt.overhead = (metrics_on & MET_OVERHEAD) != 0;
-	opt.pmsampling = (metrics_on & MET_PMS) != 0;
+	emit.opt.flags = (metrics_on & MET_RCR) != 0;
+	emit.opt.overhead = (metrics_on & MET_OVERHEAD) != 0;
+	emit.opt.pmsampling = (metrics_on & MET_PMS) != 0;
 	if (f->soc && metrics_refused(chip_find(f->soc)->family))
 		cli_die(EXIT_USAGE, "option --aic-metrics: %s is not available on %s",
 		        metrics_refused(chip_find(f->soc)->family), f->soc);
 	if (from_b.set && to_b.set && from_b.ticks == to_b.ticks && from_b.v > to_b.v)
 		cli_die(EXIT_USAGE, "--from is after --to");
 	if (out_arg && strcmp(out_arg, "-"))
-		opt.dir = out_arg;
+		emit.opt.dir = out_arg;
 	if (argc - optind <= 1)
 		input_name = argc == optind || !strcmp(argv[optind], "-") ? "(stdin)" : argv[optind];
 	return optind;

@@ -106,7 +106,7 @@ void sub_open(struct core *c)
 	c->out = o;
 	o->fd = -1;
 	o->core = c->name;
-	o->dir = join(opt.dir, c->name);
+	o->dir = join(emit.opt.dir, c->name);
 	/* The directory is named by the data: never write through a link. */
 	if (lstat(o->dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
@@ -174,14 +174,14 @@ static void meta(struct json *j, const char *what, int pid, int tid, const char 
 
 static void process_meta(struct json *j, int lane)
 {
-	meta(j, "process_name", lanes[lane].sub_pid, 0, "name", lanes[lane].name, lanes[lane].len, 0);
-	meta(j, "process_sort_index", lanes[lane].sub_pid, 0, NULL, NULL, 0, lanes[lane].sub_pid);
+	meta(j, "process_name", emit.lanes[lane].sub_pid, 0, "name", emit.lanes[lane].name, emit.lanes[lane].len, 0);
+	meta(j, "process_sort_index", emit.lanes[lane].sub_pid, 0, NULL, NULL, 0, emit.lanes[lane].sub_pid);
 }
 
 static void thread_meta(struct json *j, int lane, int tid, const char *name, size_t n)
 {
-	meta(j, "thread_name", lanes[lane].sub_pid, tid, "name", name, n, 0);
-	meta(j, "thread_sort_index", lanes[lane].sub_pid, tid, NULL, NULL, 0, tid);
+	meta(j, "thread_name", emit.lanes[lane].sub_pid, tid, "name", name, n, 0);
+	meta(j, "thread_sort_index", emit.lanes[lane].sub_pid, tid, NULL, NULL, 0, tid);
 }
 
 /* First fit over the lane's threads.  A thread is free for [s, e] when
@@ -206,8 +206,8 @@ static int pack(struct core *c, struct json *j, int lane, uint64_t s, uint64_t e
 		l->thr = xrealloc(l->thr, l->cap * sizeof *l->thr);
 	}
 	l->thr[l->n++] = e;
-	n = lanes[lane].len < 64 ? lanes[lane].len : 64;
-	memcpy(name, lanes[lane].name, n);
+	n = emit.lanes[lane].len < 64 ? emit.lanes[lane].len : 64;
+	memcpy(name, emit.lanes[lane].name, n);
 	name[n++] = '_';
 	n += json_fmt_uint(name + n, l->n);
 	thread_meta(j, lane, (int)l->n, name, n);
@@ -250,13 +250,13 @@ static void x_event(struct json *j, int lane, int tid, const char *name, size_t 
 {
 	uint64_t a = us6(s), b = us6(e >= s ? e : s);
 	size_t cn = strlen(cname);
-	char *p = json_value_start(j, EV_FIXED + code_json_max + JW_STR_MAX(name_n) + cn +
-	                                  JW_STR_MAX(h->detail_n) + JW_STR_MAX(group_n) + lanes[lane].json_n);
+	char *p = json_value_start(j, EV_FIXED + emit.code_json_max + JW_STR_MAX(name_n) + cn +
+	                                  JW_STR_MAX(h->detail_n) + JW_STR_MAX(group_n) + emit.lanes[lane].json_n);
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
 	/* The category is the pipe. */
 	p = JW_LIT(p, ",\"cat\":");
-	p = jw_raw(p, lanes[lane].json, lanes[lane].json_n);
+	p = jw_raw(p, emit.lanes[lane].json, emit.lanes[lane].json_n);
 	p = JW_LIT(p, ",\"cname\":\"");
 	p = jw_raw(p, cname, cn);
 	p = JW_LIT(p, "\",\"ph\":\"X\",\"ts\":");
@@ -264,7 +264,7 @@ static void x_event(struct json *j, int lane, int tid, const char *name, size_t 
 	p = JW_LIT(p, ",\"dur\":");
 	p = jw_fixed(p, b - a, 6);
 	p = JW_LIT(p, ",\"pid\":");
-	p = jw_int(p, lanes[lane].sub_pid);
+	p = jw_int(p, emit.lanes[lane].sub_pid);
 	p = JW_LIT(p, ",\"tid\":");
 	p = jw_int(p, tid);
 	p = args(p, h->pc, h->detail, h->detail_n, h->bytes);
@@ -292,8 +292,8 @@ static int place(struct core *c, int lane, const struct subslice *h)
 	int tid;
 
 	if (h->head) {
-		size_t n = lanes[lane].len < 64 ? lanes[lane].len : 64;
-		memcpy(group, lanes[lane].name, n);
+		size_t n = emit.lanes[lane].len < 64 ? emit.lanes[lane].len : 64;
+		memcpy(group, emit.lanes[lane].name, n);
 		group_n = n + json_fmt_uint(group + n, index);
 		if (h->icache < s)
 			s = h->icache;
@@ -380,7 +380,7 @@ void sub_flow(struct core *c, const struct flag *set, const struct flag *wait)
 {
 	struct json *j = use(c->out);
 	uint64_t id = c->flows++;
-	const struct lane *a = &lanes[set->sub_lane], *b = &lanes[wait->sub_lane];
+	const struct lane *a = &emit.lanes[set->sub_lane], *b = &emit.lanes[wait->sub_lane];
 	/* The arrow leaves the middle of the one-cycle SET slice and ends at
 	 * the end of the WAIT slice, as in the reference. */
 	uint64_t s0 = us6(set->end >= 1 ? set->end - 1 : 0), s1 = us6(set->end);
@@ -411,7 +411,7 @@ void sub_flow(struct core *c, const struct flag *set, const struct flag *wait)
 void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end,
               uint64_t start_pc, uint64_t end_pc)
 {
-	const struct codeent *sa = ncodes ? code_of(start_pc) : NULL, *sb = ncodes ? code_of(end_pc) : NULL;
+	const struct codeent *sa = emit.ncodes ? code_of(start_pc) : NULL, *sb = emit.ncodes ? code_of(end_pc) : NULL;
 	struct json *j = use(c->out);
 	uint64_t a = us6(start), b = us6(end >= start ? end : start);
 
@@ -425,12 +425,12 @@ void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, u
 	}
 	json_begin_object(j);
 	json_kv_str(j, "name", name, name_n);
-	json_kv_cstr(j, "cat", lanes[LANE_USERMARK].name);
-	json_kv_cstr(j, "cname", lanes[LANE_USERMARK].cname);
+	json_kv_cstr(j, "cat", emit.lanes[LANE_USERMARK].name);
+	json_kv_cstr(j, "cname", emit.lanes[LANE_USERMARK].cname);
 	json_kv_cstr(j, "ph", "X");
 	json_kv_fixed(j, "ts", a, 6);
 	json_kv_fixed(j, "dur", b - a, 6);
-	json_kv_int(j, "pid", lanes[LANE_USERMARK].sub_pid);
+	json_kv_int(j, "pid", emit.lanes[LANE_USERMARK].sub_pid);
 	json_kv_int(j, "tid", (int)digit);
 	json_key(j, "args");
 	json_begin_object(j);

@@ -26,7 +26,6 @@
 #include "io.h"
 #include "vdata.h"
 
-int emit_310p;
 static struct vdata_w *vis_w;
 
 static void vis_abort(void)
@@ -42,7 +41,7 @@ static int source_blocks(struct vdata_w *w, struct core **cores, size_t n, const
 	int err, t;
 	struct wr *fw;
 
-	if (!ncodes)
+	if (!emit.ncodes)
 		return 0;
 	err = code_blocks(w);
 	if (err)
@@ -161,7 +160,7 @@ static void source_text(struct sbuf *out, struct sbuf *tmp, const char *name, si
 {
 	static const char *const key_a2[3] = { "PIPE:", "TRIGGERPIPE:", "FLAGID:" };
 	static const char *const key_310p[3] = { "pipe_type:", "tigger_pipe:", "event_id:" };
-	const char *set = emit_310p ? "set_event" : "SET_FLAG", *wait = emit_310p ? "wait_event" : "WAIT_FLAG";
+	const char *set = emit.is_310p ? "set_event" : "SET_FLAG", *wait = emit.is_310p ? "wait_event" : "WAIT_FLAG";
 	const char *s, *t1, *t2, *end;
 	size_t n, n1, n2;
 	int first;
@@ -186,7 +185,7 @@ static void source_text(struct sbuf *out, struct sbuf *tmp, const char *name, si
 	if (n2 && ((n1 == strlen(set) && !memcmp(t1, set, n1)) || (n1 == strlen(wait) && !memcmp(t1, wait, n1)))) {
 		const char *g[3];
 		size_t gn[3];
-		if (flag_fields(t2, n2, emit_310p ? key_310p : key_a2, g, gn)) {
+		if (flag_fields(t2, n2, emit.is_310p ? key_310p : key_a2, g, gn)) {
 			int is_wait = t1[0] == 'W' || t1[0] == 'w';
 			out->n = 0;
 			sb_put(out, t1, n1);
@@ -330,7 +329,7 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 		json_begin_object(&j);
 		json_kv_cstr(&j, "Address", v[i].addr);
 		if (first->code) {
-			const struct srcline *l = &srclines[codes[first->code - 1].inner];
+			const struct srcline *l = &emit.srclines[emit.codes[first->code - 1].inner];
 			json_kv_str(&j, "AscendC Inner Code", l->text, l->text_n);
 		} else {
 			json_kv_cstr(&j, "AscendC Inner Code", "");
@@ -342,7 +341,7 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 		if (scalar)
 			put_col(&j, "ICacheCycles", COL_ICACHE, row, n);
 		put_col(&j, "Instructions Executed", COL_COUNT, row, n);
-		json_kv_str(&j, "Pipe", lanes[first->lane].name, lanes[first->lane].len);
+		json_kv_str(&j, "Pipe", emit.lanes[first->lane].name, emit.lanes[first->lane].len);
 		put_col(&j, "Process Bytes", COL_BYTES, row, n);
 		if (scalar)
 			put_col(&j, "ScalarCycles", COL_SCALAR, row, n);
@@ -392,12 +391,12 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 int vis_write(struct core **sel, size_t n, const char *trace_path, uint64_t trace_size, const char **what)
 {
 	struct core **cores = xmalloc((n + 1) * sizeof *cores);
-	char *path = xmalloc(strlen(opt.dir) + 24);
+	char *path = xmalloc(strlen(emit.opt.dir) + 24);
 	struct stat st;
 	int fd, err = 0;
 
 	*what = "cannot write";
-	sprintf(path, "%s/visualize_data.bin", opt.dir);
+	sprintf(path, "%s/visualize_data.bin", emit.opt.dir);
 	/* Cores in name order, as the trace's process order. */
 	memcpy(cores, sel, n * sizeof *cores);
 	qsort(cores, n, sizeof *cores, core_cmp);

@@ -416,6 +416,11 @@ struct slotrec {
 	int32_t warp, sch, gpr, ubr, ubw;
 	int lane;
 	uint32_t name_n, detail_n, cap;
+	/* After the detail in text, from the record's sync fields: a SET/WAIT
+	 * flag's Source text "<pipe> ID:<flag>", or an intra-block flag's
+	 * pipe (with its id in sid); 0 bytes when the record has none. */
+	uint32_t aux_n;
+	unsigned long long sid;
 	uint32_t next;              /* the next in its bucket, + 1 */
 	uint64_t seq;               /* arrival, to keep ties in order */
 	char *text;                 /* name then detail, reused */
@@ -451,38 +456,6 @@ static int flag_kind(const char *name, size_t n)
 	return -1;
 }
 
-/* PIPE:([a-zA-Z0-9]{1,10}),.*sync_id:(\d{1,10}) searched: the leftmost
- * PIPE: that fits, and (greedy .*) the last sync_id after it. */
-static int parse_intra(const char *d, size_t n, const char **pipe, size_t *pipe_n, unsigned long long *id)
-{
-	const char *end = d + n, *p = d, *q, *last = NULL;
-	while ((p = memmem(p, (size_t)(end - p), "PIPE:", 5))) {
-		const char *a = p + 5, *b = a;
-		p++;
-		while (b < end && b - a <= 10 &&
-		       ((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9')))
-			b++;
-		if (b == a || b - a > 10 || b >= end || *b != ',')
-			continue;
-		for (q = b + 1; (q = memmem(q, (size_t)(end - q), "sync_id:", 8)); q++)
-			if (q + 8 < end && q[8] >= '0' && q[8] <= '9')
-				last = q;
-		if (!last)
-			return 0;
-		*pipe = a;
-		*pipe_n = (size_t)(b - a);
-		{
-			unsigned long long v = 0;
-			int k;
-			for (k = 0, q = last + 8; k < 10 && q < end && *q >= '0' && *q <= '9'; k++, q++)
-				v = v * 10 + (unsigned)(*q - '0');
-			*id = v;
-		}
-		return 1;
-	}
-	return 0;
-}
-
 static void process(struct core *c, struct slotrec *s)
 {
 	const char *name = s->text, *detail = s->text + s->name_n;
@@ -492,9 +465,7 @@ static void process(struct core *c, struct slotrec *s)
 	int kept = !(s->end < emit.opt.from || s->start > emit.opt.to);
 	int bar = nn == 3 && !memcmp(name, "BAR", 3);
 	int wlane = simt ? lane_warp(s->warp) : lane, ilane = -1;
-	const char *ipipe;
-	size_t ipipe_n;
-	unsigned long long sid = 0;
+	const char *aux = detail + dn;
 	struct flag f;
 
 	if (c->processed_any && (s->end < c->last_end || (s->end == c->last_end && s->pc < c->last_pc))) {
@@ -505,15 +476,16 @@ static void process(struct core *c, struct slotrec *s)
 		c->last_pc = s->pc;
 	}
 	c->processed_any = 1;
-	if (fk >= FN_SET_INTRA && parse_intra(detail, dn, &ipipe, &ipipe_n, &sid))
-		ilane = lane_intern(ipipe, ipipe_n);
+	if (fk >= FN_SET_INTRA && s->aux_n)
+		ilane = lane_intern(aux, s->aux_n);
 	core_lanes(c);
 
 	if (cache) {
 		c->ncache++;
 	} else if (kept) {
 		struct calcv k = { s->bytes, s->vec, s->gpr, s->ubr, s->ubw, s->icache, s->ccu };
-		stats_take(c, lane, name, nn, detail, dn, s->start, s->end, s->pc, &k, 0);
+		stats_take(c, lane, name, nn, detail, dn, fk >= 0 && fk < FN_SET_INTRA && s->aux_n ? aux : NULL,
+		           s->aux_n, s->start, s->end, s->pc, &k, 0);
 		c->nsimt += simt;
 	}
 
@@ -590,7 +562,7 @@ static void process(struct core *c, struct slotrec *s)
 		/* Drawn on the pipe its detail names, paired across sub-cores. */
 		f.lane = ilane;
 		f.begin = s->start;
-		flags_intra(c, &f, detail, dn, sid);
+		flags_intra(c, &f, detail, dn, s->sid);
 		return;
 	}
 	if (s->end + 1 > c->pipe_end[lane])
@@ -666,23 +638,58 @@ static void drain_all(struct core *c)
 		drain_bucket(c);
 }
 
+/* The sync fields (see optrace-records(5)) of a flag record of kind fk, as
+ * process wants them: the bytes sync_aux will write, 0 when the record does
+ * not carry what its kind needs.  A SET/WAIT flag of the chip's own names
+ * with both pipes and a flag id gets its Source text: the pipe it waits
+ * for (a SET's consumer, a WAIT's producer) and " ID:" and the flag id.
+ * An intra-block flag with a pipe and a numeric id gets the pipe. */
+static size_t sync_aux_len(int fk, const struct rec *r)
+{
+	const struct rec_text *prod = &r->s[IS_PROD], *cons = &r->s[IS_CONS], *flag = &r->s[IS_FLAG];
+	if (fk >= FN_SET_INTRA)
+		return prod->n && flag->n && flag->p[0] >= '0' && flag->p[0] <= '9' ? prod->n : 0;
+	if (emit.is_310p != (fk == FN_SET_EVENT || fk == FN_WAIT_EVENT) || !prod->n || !cons->n || !flag->n)
+		return 0;
+	return (FN_IS_WAIT(fk) ? prod->n : cons->n) + 4 + flag->n;
+}
+
+/* Write what sync_aux_len counted into buf; returns an intra-block flag's
+ * id (its first 10 digits), else 0. */
+static unsigned long long sync_aux(int fk, const struct rec *r, char *buf)
+{
+	const struct rec_text *prod = &r->s[IS_PROD], *flag = &r->s[IS_FLAG];
+	const struct rec_text *pipe = FN_IS_WAIT(fk) ? prod : &r->s[IS_CONS];
+	unsigned long long v = 0;
+	size_t k;
+	if (fk >= FN_SET_INTRA) {
+		memcpy(buf, prod->p, prod->n);
+		for (k = 0; k < 10 && k < flag->n && flag->p[k] >= '0' && flag->p[k] <= '9'; k++)
+			v = v * 10 + (unsigned)(flag->p[k] - '0');
+		return v;
+	}
+	memcpy(buf, pipe->p, pipe->n);
+	memcpy(buf + pipe->n, " ID:", 4);
+	memcpy(buf + pipe->n + 4, flag->p, flag->n);
+	return 0;
+}
+
 static void take_instr(const struct rec *r)
 {
 	struct core *c = core_for(r);
 	struct slotrec *s;
 	uint32_t slot;
-	size_t nn = r->s[IS_NAME].n, dn = r->s[IS_DETAIL].n;
+	size_t nn = r->s[IS_NAME].n, dn = r->s[IS_DETAIL].n, an = 0;
 	uint64_t end = r->n[I_END].u;
+	int fk;
 
 	if (!c->selected)
 		return;
+	fk = flag_kind(r->s[IS_NAME].p, nn);
 	/* Without ResourceConflictRatio the simulator flow leaves SET/WAIT
 	 * flags out altogether (traces, CSVs, counts). */
-	if (!emit.opt.flags) {
-		int fk = flag_kind(r->s[IS_NAME].p, nn);
-		if (fk >= 0 && fk <= FN_WAIT_EVENT)
-			return;
-	}
+	if (!emit.opt.flags && fk >= 0 && fk <= FN_WAIT_EVENT)
+		return;
 	slot = slot_get();
 	s = &pool[slot];
 	s->start = r->n[I_START].u;
@@ -699,9 +706,11 @@ static void take_instr(const struct rec *r)
 	s->warp = (int32_t)r->n[I_WARP].i;
 	s->sch = (int32_t)r->n[I_SCH].i;
 	s->lane = r->s[IS_PIPE].n ? lane_intern(r->s[IS_PIPE].p, r->s[IS_PIPE].n) : LANE_ALL;
-	if (nn + dn > s->cap) {
+	if (fk >= 0)
+		an = sync_aux_len(fk, r);
+	if (nn + dn + an > s->cap) {
 		/* Slots are reused: this grows only for the longest texts. */
-		s->cap = (uint32_t)(nn + dn < 128 ? 128 : 2 * (nn + dn));
+		s->cap = (uint32_t)(nn + dn + an < 128 ? 128 : 2 * (nn + dn + an));
 		free(s->text);
 		s->text = xmalloc(s->cap);
 	}
@@ -712,6 +721,9 @@ static void take_instr(const struct rec *r)
 		memcpy(s->text + nn, r->s[IS_DETAIL].p, dn);
 	s->name_n = (uint32_t)nn;
 	s->detail_n = (uint32_t)dn;
+	s->aux_n = (uint32_t)an;
+	if (an)
+		s->sid = sync_aux(fk, r, s->text + nn + dn);
 	c->active = ++arrivals;
 	s->seq = arrivals;
 
@@ -769,7 +781,7 @@ static void take_mark(const struct rec *r)
 	c->nmarks++;
 	if (end < emit.opt.from || start > emit.opt.to)
 		return;
-	stats_take(c, LANE_USERMARK, name, nn, r->s[MS_DETAIL].p, r->s[MS_DETAIL].n, start, end,
+	stats_take(c, LANE_USERMARK, name, nn, r->s[MS_DETAIL].p, r->s[MS_DETAIL].n, NULL, 0, start, end,
 	           r->n[M_STARTPC].u, &calc_none, 1);
 	trace_mark(c, name, nn, start, end, r->n[M_STARTPC].u, r->n[M_ENDPC].u);
 	if (c->out)

@@ -78,6 +78,10 @@ struct pcstat {
 	int lane;
 	char *name, *detail;
 	size_t name_n, detail_n;
+	/* A SET/WAIT flag's Source text after its name, from the record's
+	 * sync fields: "<pipe> ID:<flag>" (see vis.c); NULL otherwise. */
+	char *sync_src;
+	size_t sync_src_n;
 	/* INSTR_API, per address and core (see optrace-vdata(5),
 	 * VISUALIZE_DATA.BIN, INSTR_API), folded as the reference folds a
 	 * pc's records in (end, pc) order starting from the first: */
@@ -339,8 +343,8 @@ void flags_release(void);
 
 /* stats.c: CSV rows and the summary */
 void stats_take(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
-                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, const struct calcv *k,
-                int is_mark);
+                size_t detail_n, const char *sync_src, size_t sync_src_n, uint64_t start, uint64_t end,
+                uint64_t pc, const struct calcv *k, int is_mark);
 int stats_write_csv(struct core *c);  /* 0 or errno */
 void stats_summary(struct core **cores, size_t n, FILE *f);
 

@@ -144,8 +144,8 @@ static char *dup_n(const char *s, size_t n)
 const struct calcv calc_none = { -1, -1.0, -1, -1, -1, REC_NONE, REC_NONE };
 
 void stats_take(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
-                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, const struct calcv *k,
-                int is_mark)
+                size_t detail_n, const char *sync_src, size_t sync_src_n, uint64_t start, uint64_t end,
+                uint64_t pc, const struct calcv *k, int is_mark)
 {
 	int fresh;
 	struct pcstat *p = pc_get(&c->pcs, pc, &fresh);
@@ -197,10 +197,13 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 	if (fresh || end < p->first_end) {
 		free(p->name);
 		free(p->detail);
+		free(p->sync_src);
 		p->name = dup_n(name, name_n);
 		p->name_n = name_n;
 		p->detail = dup_n(detail, detail_n);
 		p->detail_n = detail_n;
+		p->sync_src = sync_src ? dup_n(sync_src, sync_src_n) : NULL;
+		p->sync_src_n = sync_src_n;
 		p->lane = lane;
 		p->first_end = end;
 	}
@@ -391,6 +394,7 @@ void stats_free(struct core *c)
 	uint32_t i;
 	for (i = 0; i < c->pcs.n; i++) {
 		free(c->pcs.v[i].name);
+		free(c->pcs.v[i].sync_src);
 		free(c->pcs.v[i].detail);
 	}
 	free(c->pcs.v);

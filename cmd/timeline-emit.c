@@ -22,14 +22,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "chip.h"
 #include "cli.h"
 #include "emit.h"
+#include "filter.h"
 #include "io.h"
+#include "loss.h"
 #include "rec.h"
 
 /* The reorder window.  instr-parse's records lag the newest end tick by a
@@ -44,83 +45,15 @@
 #define CORE_PENDING_MAX (1u << 16)
 #define PENDING_MAX (1u << 17)
 
-unsigned emit_mhz = 1850;
-/* max_size stays 0: the size of a trace no longer stops the run. */
-struct emit_opts opt = { NULL, 0, UINT64_MAX, 0, 1, 0, 0 };
-int over_limit;
-const char *emit_truncated;
-static char truncated_why[400];
+struct emit emit = {
+	.opt = { .dir = NULL, .from = 0, .to = UINT64_MAX, .flags = 1 },
+	.mhz = 1850,
+	.code_json_max = 2,
+};
 
 static struct wr *trace_w;
-static int trace_to_stdout;
 static struct core **cores;
 static size_t ncores, cores_cap;
-
-/* ---- allocation and fatal errors ---- */
-
-static void abort_outputs(void)
-{
-	size_t i;
-	for (i = 0; i < ncores; i++)
-		sub_abort(cores[i]);
-	vis_abort();
-	if (trace_w) {
-		if (trace_to_stdout) {
-			/* Already streamed: at least leave a whole document. */
-			json_close_all(&trace);
-			wr_putc(trace_w, '\n');
-			wr_close(trace_w);
-		} else {
-			wr_abort(trace_w);
-		}
-		trace_w = NULL;
-	}
-	stage_abort();
-}
-
-void emit_fatal(int status, const char *fmt, ...)
-{
-	va_list ap;
-	char msg[512];
-	size_t n = strlen(fmt);
-	int e = errno;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	/* Name the files where the user will look for them. */
-	stage_message(msg, sizeof msg);
-	if (n && fmt[n - 1] == ':')
-		cli_warn("%s %s", msg, strerror(e));
-	else
-		cli_warn("%s", msg);
-	abort_outputs();
-	exit(status);
-}
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		emit_fatal(EXIT_IO, "out of memory");
-	return p;
-}
-
-void *xcalloc(size_t n, size_t k)
-{
-	void *p = calloc(n ? n : 1, k ? k : 1);
-	if (!p)
-		emit_fatal(EXIT_IO, "out of memory");
-	return p;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		emit_fatal(EXIT_IO, "out of memory");
-	return p;
-}
 
 /* ---- options ---- */
 
@@ -147,7 +80,8 @@ static void usage(FILE *f)
 	        "                     ResourceConflictRatio (SET/WAIT flags), Overhead (scalar\n"
 	        "                     head), PMSampling (MTE bandwidth); default: all but\n"
 	        "                     Overhead and PMSampling\n"
-	        "  --soc-version=SOC  SoC when the stream header does not name one (default %s)\n"
+	        "  --soc-version=SOC  the SoC, over the stream header's (default: the header's,\n"
+	        "                     else %s)\n"
 	        "  --report[=N]       print each core's top N (default 10) source lines and\n"
 	        "                     instructions by cycles (on stderr without -o DIR)\n"
 	        "  -q, -v             fewer / more messages\n"
@@ -250,7 +184,6 @@ static uint64_t env_size(const char *name, uint64_t dflt)
 
 static char notes[4096];
 static size_t notes_n;
-const char *emit_notes;
 
 /* A line for stderr and for the summary. */
 static void note_both(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -264,7 +197,7 @@ static void note_both(const char *fmt, ...)
 	cli_warn("%s", line);
 	if (notes_n + strlen(line) + 2 < sizeof notes)
 		notes_n += (size_t)snprintf(notes + notes_n, sizeof notes - notes_n, "%s\n", line);
-	emit_notes = notes;
+	emit.notes = notes;
 }
 
 static void mib(char *buf, size_t n, uint64_t bytes)
@@ -356,7 +289,7 @@ void core_lanes(struct core *c)
 	uint32_t n, cap = c->nlane_alloc, i;
 	/* A core's first record may be a mark: no pipe interned yet. */
 	lanes_init();
-	n = (uint32_t)nlanes;
+	n = (uint32_t)emit.nlanes;
 	if (n <= cap)
 		return;
 	while (cap < n)
@@ -460,10 +393,10 @@ static struct core *core_for(const struct rec *r)
 	}
 	cores[ncores++] = c;
 	if (c->selected) {
-		if (opt.dir) {
+		if (emit.opt.dir) {
 			if (stage_check_core(c->name) < 0)
-				emit_fatal(EXIT_IO, "%s/%s: exists and is not a directory (a symbolic link is not followed)",
-				           stage_final(), c->name);
+				cli_die(EXIT_IO, "%s/%s: exists and is not a directory (a symbolic link is not followed)",
+				        stage_final(), c->name);
 			sub_open(c);
 		}
 		core_lanes(c);
@@ -483,6 +416,11 @@ struct slotrec {
 	int32_t warp, sch, gpr, ubr, ubw;
 	int lane;
 	uint32_t name_n, detail_n, cap;
+	/* After the detail in text, from the record's sync fields: a SET/WAIT
+	 * flag's Source text "<pipe> ID:<flag>", or an intra-block flag's
+	 * pipe (with its id in sid); 0 bytes when the record has none. */
+	uint32_t aux_n;
+	unsigned long long sid;
 	uint32_t next;              /* the next in its bucket, + 1 */
 	uint64_t seq;               /* arrival, to keep ties in order */
 	char *text;                 /* name then detail, reused */
@@ -518,50 +456,16 @@ static int flag_kind(const char *name, size_t n)
 	return -1;
 }
 
-/* PIPE:([a-zA-Z0-9]{1,10}),.*sync_id:(\d{1,10}) searched: the leftmost
- * PIPE: that fits, and (greedy .*) the last sync_id after it. */
-static int parse_intra(const char *d, size_t n, const char **pipe, size_t *pipe_n, unsigned long long *id)
-{
-	const char *end = d + n, *p = d, *q, *last = NULL;
-	while ((p = memmem(p, (size_t)(end - p), "PIPE:", 5))) {
-		const char *a = p + 5, *b = a;
-		p++;
-		while (b < end && b - a <= 10 &&
-		       ((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9')))
-			b++;
-		if (b == a || b - a > 10 || b >= end || *b != ',')
-			continue;
-		for (q = b + 1; (q = memmem(q, (size_t)(end - q), "sync_id:", 8)); q++)
-			if (q + 8 < end && q[8] >= '0' && q[8] <= '9')
-				last = q;
-		if (!last)
-			return 0;
-		*pipe = a;
-		*pipe_n = (size_t)(b - a);
-		{
-			unsigned long long v = 0;
-			int k;
-			for (k = 0, q = last + 8; k < 10 && q < end && *q >= '0' && *q <= '9'; k++, q++)
-				v = v * 10 + (unsigned)(*q - '0');
-			*id = v;
-		}
-		return 1;
-	}
-	return 0;
-}
-
 static void process(struct core *c, struct slotrec *s)
 {
 	const char *name = s->text, *detail = s->text + s->name_n;
 	size_t nn = s->name_n, dn = s->detail_n;
 	int lane = s->lane, fk = flag_kind(name, nn);
 	int simt = s->warp != -1 && s->sch != -1, cache = lane == LANE_CACHEMISS;
-	int kept = !(s->end < opt.from || s->start > opt.to);
+	int kept = !(s->end < emit.opt.from || s->start > emit.opt.to);
 	int bar = nn == 3 && !memcmp(name, "BAR", 3);
 	int wlane = simt ? lane_warp(s->warp) : lane, ilane = -1;
-	const char *ipipe;
-	size_t ipipe_n;
-	unsigned long long sid = 0;
+	const char *aux = detail + dn;
 	struct flag f;
 
 	if (c->processed_any && (s->end < c->last_end || (s->end == c->last_end && s->pc < c->last_pc))) {
@@ -572,15 +476,16 @@ static void process(struct core *c, struct slotrec *s)
 		c->last_pc = s->pc;
 	}
 	c->processed_any = 1;
-	if (fk >= FN_SET_INTRA && parse_intra(detail, dn, &ipipe, &ipipe_n, &sid))
-		ilane = lane_intern(ipipe, ipipe_n);
+	if (fk >= FN_SET_INTRA && s->aux_n)
+		ilane = lane_intern(aux, s->aux_n);
 	core_lanes(c);
 
 	if (cache) {
 		c->ncache++;
 	} else if (kept) {
 		struct calcv k = { s->bytes, s->vec, s->gpr, s->ubr, s->ubw, s->icache, s->ccu };
-		stats_take(c, lane, name, nn, detail, dn, s->start, s->end, s->pc, &k, 0);
+		stats_take(c, lane, name, nn, detail, dn, fk >= 0 && fk < FN_SET_INTRA && s->aux_n ? aux : NULL,
+		           s->aux_n, s->start, s->end, s->pc, &k, 0);
 		c->nsimt += simt;
 	}
 
@@ -600,7 +505,7 @@ static void process(struct core *c, struct slotrec *s)
 		 * instruction of the (remapped) pipe. */
 		int sl = cache ? LANE_CACHEMISS : simt ? wlane : sub_lane_of(lane, detail, dn);
 		uint64_t ps = s->start, pe = s->end, ts, te;
-		const char *cname = simt ? cname_simt(name, nn) : lanes[sl].cname;
+		const char *cname = simt ? cname_simt(name, nn) : emit.lanes[sl].cname;
 		if (!simt && !cache) {
 			uint64_t prev = c->sub_end[sl];
 			if ((fk == FN_WAIT_FLAG || fk == FN_WAIT_EVENT) && prev && ps < prev - 1 && pe > prev - 1)
@@ -626,7 +531,7 @@ static void process(struct core *c, struct slotrec *s)
 			int hold = !simt && (fk < 0 || fk >= FN_SET_INTRA);
 			f.sub_tid = sub_slice(c, sl, name, nn, cname, detail, dn, bar ? s->start : ps, ps, pe, ts, te,
 			                      s->pc, s->bytes, s->icache, s->ccu, head, hold);
-			f.sub_pid = lanes[sl].sub_pid;
+			f.sub_pid = emit.lanes[sl].sub_pid;
 			f.sub_lane = sl;
 		}
 	}
@@ -657,7 +562,7 @@ static void process(struct core *c, struct slotrec *s)
 		/* Drawn on the pipe its detail names, paired across sub-cores. */
 		f.lane = ilane;
 		f.begin = s->start;
-		flags_intra(c, &f, detail, dn, sid);
+		flags_intra(c, &f, detail, dn, s->sid);
 		return;
 	}
 	if (s->end + 1 > c->pipe_end[lane])
@@ -733,31 +638,66 @@ static void drain_all(struct core *c)
 		drain_bucket(c);
 }
 
+/* The sync fields (see optrace-records(5)) of a flag record of kind fk, as
+ * process wants them: the bytes sync_aux will write, 0 when the record does
+ * not carry what its kind needs.  A SET/WAIT flag of the chip's own names
+ * with both pipes and a flag id gets its Source text: the pipe it waits
+ * for (a SET's consumer, a WAIT's producer) and " ID:" and the flag id.
+ * An intra-block flag with a pipe and a numeric id gets the pipe. */
+static size_t sync_aux_len(int fk, const struct rec *r)
+{
+	const struct rec_text *prod = &r->s[IS_PROD], *cons = &r->s[IS_CONS], *flag = &r->s[IS_FLAG];
+	if (fk >= FN_SET_INTRA)
+		return prod->n && flag->n && flag->p[0] >= '0' && flag->p[0] <= '9' ? prod->n : 0;
+	if (emit.is_310p != (fk == FN_SET_EVENT || fk == FN_WAIT_EVENT) || !prod->n || !cons->n || !flag->n)
+		return 0;
+	return (FN_IS_WAIT(fk) ? prod->n : cons->n) + 4 + flag->n;
+}
+
+/* Write what sync_aux_len counted into buf; returns an intra-block flag's
+ * id (its first 10 digits), else 0. */
+static unsigned long long sync_aux(int fk, const struct rec *r, char *buf)
+{
+	const struct rec_text *prod = &r->s[IS_PROD], *flag = &r->s[IS_FLAG];
+	const struct rec_text *pipe = FN_IS_WAIT(fk) ? prod : &r->s[IS_CONS];
+	unsigned long long v = 0;
+	size_t k;
+	if (fk >= FN_SET_INTRA) {
+		memcpy(buf, prod->p, prod->n);
+		for (k = 0; k < 10 && k < flag->n && flag->p[k] >= '0' && flag->p[k] <= '9'; k++)
+			v = v * 10 + (unsigned)(flag->p[k] - '0');
+		return v;
+	}
+	memcpy(buf, pipe->p, pipe->n);
+	memcpy(buf + pipe->n, " ID:", 4);
+	memcpy(buf + pipe->n + 4, flag->p, flag->n);
+	return 0;
+}
+
 static void take_instr(const struct rec *r)
 {
 	struct core *c = core_for(r);
 	struct slotrec *s;
 	uint32_t slot;
-	size_t nn = r->s[IS_NAME].n, dn = r->s[IS_DETAIL].n;
+	size_t nn = r->s[IS_NAME].n, dn = r->s[IS_DETAIL].n, an = 0;
 	uint64_t end = r->n[I_END].u;
+	int fk;
 
 	if (!c->selected)
 		return;
+	fk = flag_kind(r->s[IS_NAME].p, nn);
 	/* Without ResourceConflictRatio the simulator flow leaves SET/WAIT
 	 * flags out altogether (traces, CSVs, counts). */
-	if (!opt.flags) {
-		int fk = flag_kind(r->s[IS_NAME].p, nn);
-		if (fk >= 0 && fk <= FN_WAIT_EVENT)
-			return;
-	}
+	if (!emit.opt.flags && fk >= 0 && fk <= FN_WAIT_EVENT)
+		return;
 	slot = slot_get();
 	s = &pool[slot];
 	s->start = r->n[I_START].u;
 	s->end = end;
 	s->pc = r->n[I_PC].u;
 	/* The scalar head is drawn and counted only with Overhead. */
-	s->icache = opt.overhead ? r->n[I_ICACHE].u : REC_NONE;
-	s->ccu = opt.overhead ? r->n[I_CCU].u : REC_NONE;
+	s->icache = emit.opt.overhead ? r->n[I_ICACHE].u : REC_NONE;
+	s->ccu = emit.opt.overhead ? r->n[I_CCU].u : REC_NONE;
 	s->bytes = r->n[I_BYTES].i;
 	s->vec = r->n[I_VECUTIL].f;
 	s->gpr = (int32_t)r->n[I_GPR].i;
@@ -766,9 +706,11 @@ static void take_instr(const struct rec *r)
 	s->warp = (int32_t)r->n[I_WARP].i;
 	s->sch = (int32_t)r->n[I_SCH].i;
 	s->lane = r->s[IS_PIPE].n ? lane_intern(r->s[IS_PIPE].p, r->s[IS_PIPE].n) : LANE_ALL;
-	if (nn + dn > s->cap) {
+	if (fk >= 0)
+		an = sync_aux_len(fk, r);
+	if (nn + dn + an > s->cap) {
 		/* Slots are reused: this grows only for the longest texts. */
-		s->cap = (uint32_t)(nn + dn < 128 ? 128 : 2 * (nn + dn));
+		s->cap = (uint32_t)(nn + dn + an < 128 ? 128 : 2 * (nn + dn + an));
 		free(s->text);
 		s->text = xmalloc(s->cap);
 	}
@@ -779,6 +721,9 @@ static void take_instr(const struct rec *r)
 		memcpy(s->text + nn, r->s[IS_DETAIL].p, dn);
 	s->name_n = (uint32_t)nn;
 	s->detail_n = (uint32_t)dn;
+	s->aux_n = (uint32_t)an;
+	if (an)
+		s->sid = sync_aux(fk, r, s->text + nn + dn);
 	c->active = ++arrivals;
 	s->seq = arrivals;
 
@@ -834,9 +779,9 @@ static void take_mark(const struct rec *r)
 	if (!c->selected)
 		return;
 	c->nmarks++;
-	if (end < opt.from || start > opt.to)
+	if (end < emit.opt.from || start > emit.opt.to)
 		return;
-	stats_take(c, LANE_USERMARK, name, nn, r->s[MS_DETAIL].p, r->s[MS_DETAIL].n, start, end,
+	stats_take(c, LANE_USERMARK, name, nn, r->s[MS_DETAIL].p, r->s[MS_DETAIL].n, NULL, 0, start, end,
 	           r->n[M_STARTPC].u, &calc_none, 1);
 	trace_mark(c, name, nn, start, end, r->n[M_STARTPC].u, r->n[M_ENDPC].u);
 	if (c->out)
@@ -844,55 +789,212 @@ static void take_mark(const struct rec *r)
 		         r->n[M_ENDPC].u);
 }
 
-/* ---- the run ---- */
+/* ---- the run ----
+ *
+ * The shared record runtime (filter.h, as a sink) reads the inputs,
+ * absorbs the headers and trailers and counts bad records; the hooks below
+ * are the phases of the run: start (the chip is known: open the outputs),
+ * record, drain (the input is over: close every JSON document), finish
+ * (move the files into place) and report (the summary and messages). */
 
-static char *hdr_soc;
-static unsigned hdr_mhz;
-static const char *soc_opt;
 static struct tbound from_b, to_b;
-static int started;
+static const char *out_arg;         /* -o as given */
+static const char *input_name;      /* the one input's name, NULL for several */
+static unsigned report_top;
+/* The viewers' limits: chrome://tracing reads about 500 MB of JSON,
+ * MindStudio Insight 1 GiB (see options for the environment). */
+static uint64_t warn_limit, split_limit;
+static uint64_t known, unknown, instrs, trace_bytes;
+static int trace_sealed;            /* the all-cores document is closed */
+static int trace_epipe;             /* its reader went away: a quiet end */
+
+enum { LOSS_BAD };
+static const struct loss_kind loss_kinds[] = {
+	{ "bad records skipped", 1, 1 },
+};
 
 static uint64_t us6_to_ticks(uint64_t v, int up)
 {
-	unsigned __int128 t = (unsigned __int128)v * emit_mhz;
+	unsigned __int128 t = (unsigned __int128)v * emit.mhz;
 	unsigned __int128 q = t / 1000000;
 	if (up && t % 1000000)
 		q++;
 	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
-/* The clock and chip are known once the header has been read. */
-static void start(void)
+/* A trace on standard output has been streamed as it was drawn: whatever
+ * exit ends the run, leave it a whole JSON document. */
+static void trace_stdout_close(void *unused)
 {
-	const struct chip *ch;
-	const char *soc = hdr_soc && *hdr_soc ? hdr_soc : soc_opt;
-
-	if (started)
-		return;
-	started = 1;
-	ch = chip_find(soc);
-	if (soc_opt && hdr_soc && *hdr_soc && strcasecmp(soc_opt, hdr_soc))
-		cli_warn("--soc-version=%s ignored: the stream was made for %s (%u MHz)", soc_opt, hdr_soc,
-		         hdr_mhz ? hdr_mhz : ch->mhz);
-	if (ch->family != CHIP_UNKNOWN && metrics_refused(ch->family))
-		emit_fatal(EXIT_USAGE, "option --aic-metrics: %s is not available on %s (the stream's chip)",
-		           metrics_refused(ch->family), ch->soc);
-	emit_mhz = hdr_mhz ? hdr_mhz : ch->mhz;
-	logical_names = ch->family == CHIP_A2 || ch->family == CHIP_A3;
-	emit_310p = ch->family == CHIP_310P;
-	if (from_b.set)
-		opt.from = from_b.ticks ? from_b.v : us6_to_ticks(from_b.v, 1);
-	if (to_b.set)
-		opt.to = to_b.ticks ? to_b.v : us6_to_ticks(to_b.v, 0);
-	if (cli_verbosity >= 2)
-		cli_note("%s, %u MHz%s", ch->soc, emit_mhz, logical_names ? ", logical core names" : "");
+	(void)unused;
+	cli_cleanup_remove(trace_stdout_close, NULL);
+	if (!trace_sealed) {
+		json_close_all(&emit.trace);
+		wr_putc(trace_w, '\n');
+		trace_sealed = 1;
+	}
+	wr_close(trace_w);
+	trace_w = NULL;
 }
 
-/* Traces past the viewers' limits: a warning past the first, split into
- * traces that each open past the second (split.c). */
+/* The all-cores trace: DIR/trace.json in the staging directory, or
+ * standard output. */
+static void open_trace(void)
+{
+	if (emit.opt.dir) {
+		char *path;
+		if (stage_begin(out_arg) < 0)
+			cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out_arg);
+		emit.opt.dir = stage_dir();
+		path = xmalloc(strlen(emit.opt.dir) + 16);
+		sprintf(path, "%s/trace.json", emit.opt.dir);
+		/* On the exit-time cleanup list until closed (io.c). */
+		trace_w = wr_open(path, 0);
+		if (!trace_w)
+			cli_die(EXIT_IO, "%s/trace.json: cannot create:", stage_final());
+		free(path);
+	} else {
+		trace_w = wr_fdopen(1, "(stdout)", 0);
+		if (!trace_w)
+			xnomem();
+		cli_cleanup_add(trace_stdout_close, NULL);
+	}
+	json_init(&emit.trace, trace_w);
+	trace_begin();
+}
+
+/* The clock and chip are known: the stream's header has been read. */
+static void run_start(struct filter *f, const struct chip *ch)
+{
+	if (ch->family != CHIP_UNKNOWN && metrics_refused(ch->family))
+		cli_die(EXIT_USAGE, "option --aic-metrics: %s is not available on %s (the stream's chip)",
+		        metrics_refused(ch->family), ch->soc);
+	/* The header's clock goes with the header's SoC. */
+	emit.mhz = !f->soc && f->up.mhz ? f->up.mhz : ch->mhz;
+	logical_names = ch->family == CHIP_A2 || ch->family == CHIP_A3;
+	emit.is_310p = ch->family == CHIP_310P;
+	if (from_b.set)
+		emit.opt.from = from_b.ticks ? from_b.v : us6_to_ticks(from_b.v, 1);
+	if (to_b.set)
+		emit.opt.to = to_b.ticks ? to_b.v : us6_to_ticks(to_b.v, 0);
+	if (cli_verbosity >= 2)
+		cli_note("%s, %u MHz%s", ch->soc, emit.mhz, logical_names ? ", logical core names" : "");
+	open_trace();
+}
+
+/* Every record but headers, trailers and bad ones. */
+static int run_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	(void)line;
+	(void)len;
+	if (k == DEC_UNKNOWN) {
+		unknown++;      /* a sink: kinds it does not know are not its business */
+		return 1;
+	}
+	known++;
+	switch (r->sc->kind) {
+	case K_INSTR:
+		instrs++;
+		take_instr(r);
+		break;
+	case K_MARK:
+		take_mark(r);
+		break;
+	case K_CODE:
+		code_take(r);
+		break;
+	case K_MTEBW:
+		/* Buckets are whole microseconds: the window, in ticks,
+		 * selects the buckets it overlaps. */
+		if (emit.opt.pmsampling && r->n[W_BUCKET].u * emit.mhz + emit.mhz - 1 >= emit.opt.from &&
+		    r->n[W_BUCKET].u * emit.mhz <= emit.opt.to)
+			trace_mte(r);
+		break;
+	default:
+		break;
+	}
+	if (wr_error(trace_w))
+		f->stop = 1;
+	return 1;
+}
+
+/* Why the timelines stop short, if they do: every trace says so. */
+static void mark_truncated(struct filter *f)
+{
+	static char why[400];
+	const char *r[4];
+	int nr = 0, k;
+	size_t i, len = 0;
+	uint64_t last = 0;
+
+	if (cli_interrupted)
+		r[nr++] = "timeline-emit was interrupted (SIGINT/SIGTERM) before the end of its input";
+	if (f->up.interrupted)
+		r[nr++] = "the producer upstream was interrupted (its trailer says so)";
+	if (!f->up.trailer && !cli_interrupted && !f->read_failed)
+		r[nr++] = "the input ended without a trailer record (cut short upstream)";
+	if (f->read_failed)
+		r[nr++] = "a read error ended the input";
+	if (!nr)
+		return;
+	for (k = 0; k < nr; k++)
+		len += (size_t)snprintf(why + len, sizeof why - len, "%s%s", k ? "; " : "", r[k]);
+	emit.truncated = why;
+	trace_truncated(why);
+	for (i = 0; i < ncores; i++)
+		if (cores[i]->max_end_i > last)
+			last = cores[i]->max_end_i;
+	for (i = 0; i < ncores; i++)
+		if (cores[i]->out)
+			sub_truncated(cores[i], why, cores[i]->ninstr ? cores[i]->max_end_i : last);
+}
+
+/* The input is over, read to its end or not: draw what the windows hold
+ * and the flags that never found a partner, and close every document. */
+static void run_drain(struct filter *f)
+{
+	size_t i;
+
+	if (!known && !f->up.got_header && !f->up.trailer && !cli_interrupted) {
+		/* Not one record: an empty input, or not a record stream.
+		 * The exit removes what was begun. */
+		const char *name = input_name ? input_name : "the input";
+		if (f->read_failed)
+			cli_die(EXIT_UNUSABLE, "nothing read: the input is unusable; nothing written");
+		if (f->ls->count[LOSS_BAD] || unknown)
+			cli_die(EXIT_UNUSABLE, "%s: not an optrace record stream (no record of a known kind); "
+			        "nothing written", name);
+		cli_die(EXIT_UNUSABLE, "%s: no records (an empty input: did the stream upstream fail?); "
+		        "nothing written", name);
+	}
+	if (wr_error(trace_w) == EPIPE) {
+		/* The reader of the trace went away: nothing more to do. */
+		trace_epipe = 1;
+		return;
+	}
+	if (wr_error(trace_w)) {
+		errno = wr_error(trace_w);
+		cli_die(EXIT_IO, "%s%s: cannot write:", emit.opt.dir ? stage_final() : "(stdout)",
+		        emit.opt.dir ? "/trace.json" : "");
+	}
+	for (i = 0; i < ncores; i++)
+		drain_all(cores[i]);
+	for (i = 0; i < ncores; i++)
+		flags_finish_core(cores[i]);
+	flags_finish_intra();
+	mark_truncated(f);
+	trace_end();
+	wr_putc(trace_w, '\n');
+	trace_sealed = 1;
+	for (i = 0; i < ncores; i++)
+		if (cores[i]->out)
+			sub_seal(cores[i]);
+	trace_bytes = emit.trace.bytes + 1;
+}
+
 static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 {
-	char *path = xmalloc(strlen(opt.dir) + 64), **names;
+	char *path = xmalloc(strlen(emit.opt.dir) + 64), **names;
 	char a[32], b[32];
 	size_t n, k;
 	int err;
@@ -901,14 +1003,14 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 	mib(a, sizeof a, bytes);
 	mib(b, sizeof b, limit);
 	if (limit && bytes > limit) {
-		sprintf(path, "%s/trace.json", opt.dir);
-		err = split_trace(path, opt.dir, 1, limit, &names, &n);
+		sprintf(path, "%s/trace.json", emit.opt.dir);
+		err = split_trace(path, emit.opt.dir, 1, limit, &names, &n);
 		if (err) {
 			errno = err;
-			emit_fatal(EXIT_IO, "%s/trace.json: cannot split:", stage_final());
+			cli_die(EXIT_IO, "%s/trace.json: cannot split:", stage_final());
 		}
 		if (unlink(path) < 0)
-			emit_fatal(EXIT_IO, "%s/trace.json: cannot remove:", stage_final());
+			cli_die(EXIT_IO, "%s/trace.json: cannot remove:", stage_final());
 		note_both("WARNING: trace.json would be %s, past the %s a viewer opens (MindStudio Insight: 1 GiB): "
 		          "written as %zu traces instead (--force: one file), by block and time, next to it:", a, b, n);
 		for (k = 0; k < n; k++) {
@@ -925,13 +1027,13 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 		struct stat st;
 		if (!c->out || !limit)
 			continue;
-		sprintf(path, "%s/%s/trace.json", opt.dir, c->name);
+		sprintf(path, "%s/%s/trace.json", emit.opt.dir, c->name);
 		if (stat(path, &st) < 0 || (uint64_t)st.st_size <= limit)
 			continue;
 		cut = split_flows_cut();
 		{
-			char *d = xmalloc(strlen(opt.dir) + c->name_n + 2);
-			sprintf(d, "%s/%s", opt.dir, c->name);
+			char *d = xmalloc(strlen(emit.opt.dir) + c->name_n + 2);
+			sprintf(d, "%s/%s", emit.opt.dir, c->name);
 			err = split_trace(path, d, 0, limit, &names, &n);
 			free(d);
 		}
@@ -951,7 +1053,7 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 		}
 		if (err) {
 			errno = err;
-			emit_fatal(EXIT_IO, "%s/%s/trace.json: cannot split:", stage_final(), c->name);
+			cli_die(EXIT_IO, "%s/%s/trace.json: cannot split:", stage_final(), c->name);
 		}
 	}
 	free(path);
@@ -964,23 +1066,146 @@ static const char *warn_core(const struct core *c, char *buf, size_t n)
 	size_t len;
 	if (!c->ninstr)
 		return "the trace is empty: no instructions";
-	for (k = 0; (uint32_t)k < c->nlane_alloc && k < nlanes; k++) {
+	for (k = 0; (uint32_t)k < c->nlane_alloc && k < emit.nlanes; k++) {
 		if (!c->pipes[k].count)
 			continue;
-		compute |= lanes[k].compute;
-		other |= !lanes[k].scalar;
+		compute |= emit.lanes[k].compute;
+		other |= !emit.lanes[k].scalar;
 	}
 	if (compute)
 		return NULL;
 	/* Often the sign of zero-filled inputs to a data-dependent kernel. */
 	len = (size_t)snprintf(buf, n, "%s (pipes:", other ? "no CUBE or VECTOR work at all" : "the trace is scalar-only");
-	for (k = 0; (uint32_t)k < c->nlane_alloc && k < nlanes; k++)
-		if (c->pipes[k].count && len + lanes[k].len + 4 < n)
-			len += (size_t)snprintf(buf + len, n - len, " %s", lanes[k].name);
+	for (k = 0; (uint32_t)k < c->nlane_alloc && k < emit.nlanes; k++)
+		if (c->pipes[k].count && len + emit.lanes[k].len + 4 < n)
+			len += (size_t)snprintf(buf + len, n - len, " %s", emit.lanes[k].name);
 	/* Name the usual cause, so that it is checked first. */
 	snprintf(buf + len, n - len, "); the usual cause is zero-filled inputs to a data-dependent kernel (a loop "
 	         "count or size read from an input tensor was 0): give the application real input data");
 	return buf;
+}
+
+/* The input was read: close the trace and, with -o DIR, write the CSVs and
+ * visualize_data.bin and move the set into place.  Any failure here ends
+ * the run with its message; the exit removes the staging directory. */
+static int run_finish(struct filter *f)
+{
+	size_t i;
+	int e;
+
+	if (f->up.interrupted)
+		f->problems++;          /* the timelines cover what was read */
+	if (!emit.opt.dir)
+		cli_cleanup_remove(trace_stdout_close, NULL);
+	e = wr_close(trace_w);
+	trace_w = NULL;
+	if (e == EPIPE) {
+		trace_epipe = 1;
+		return 0;
+	}
+	if (e) {
+		errno = e;
+		cli_die(EXIT_IO, "%s/trace.json: cannot write:", emit.opt.dir ? stage_final() : "(stdout)");
+	}
+	if (!emit.opt.dir)
+		return 1;
+	for (i = 0; i < ncores; i++) {
+		struct core *k = cores[i];
+		if (!k->out)
+			continue;
+		e = sub_commit(k);
+		if (!e)
+			e = stats_write_csv(k);
+		if (e) {
+			errno = e;
+			cli_die(EXIT_IO, "%s/%s: cannot write:", stage_final(), k->name);
+		}
+	}
+	{
+		/* visualize_data.bin, from the finished trace.json: written
+		 * even after SIGINT, complete for what was read. */
+		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
+		size_t n = 0;
+		const char *what;
+		char *path = xmalloc(strlen(emit.opt.dir) + 16), *failed;
+		for (i = 0; i < ncores; i++)
+			if (cores[i]->selected)
+				sel[n++] = cores[i];
+		sprintf(path, "%s/trace.json", emit.opt.dir);
+		e = vis_write(sel, n, path, trace_bytes, &what);
+		free(path);
+		free(sel);
+		if (e) {
+			errno = e;
+			cli_die(EXIT_IO, "%s/visualize_data.bin: %s:", stage_final(), what);
+		}
+		split_big(split_limit, warn_limit, trace_bytes);
+		/* Everything is written: now the set becomes visible. */
+		e = stage_commit(&failed);
+		if (e) {
+			errno = e;
+			cli_die(EXIT_IO, "%s: cannot move the outputs into place:", failed);
+		}
+	}
+	return 1;
+}
+
+/* The summary (on stdout with -o DIR, else beside the trace), the hotspot
+ * report, and what the run has to say about its input. */
+static void run_report(struct filter *f)
+{
+	struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
+	size_t n = 0, k;
+	FILE *out = emit.opt.dir ? stdout : cli_verbosity >= 1 ? stderr : NULL;
+	char buf[512];
+
+	if (!emit.opt.dir && (trace_bytes > warn_limit || (split_limit && trace_bytes > split_limit))) {
+		char a[32];
+		mib(a, sizeof a, trace_bytes);
+		note_both("WARNING: the trace is %s: chrome://tracing opens about 500 MB%s; split it with -o DIR, "
+		          "or narrow it with --core-id or --from/--to", a,
+		          split_limit && trace_bytes > split_limit ? ", MindStudio Insight 1 GiB" : "");
+	}
+	for (k = 0; k < ncores; k++)
+		if (cores[k]->selected)
+			sel[n++] = cores[k];
+	if (out) {
+		stats_summary(sel, n, out);
+		fflush(out);
+	}
+	if (report_top) {
+		/* Beside the summary; on stderr when the trace is on stdout. */
+		FILE *rf = emit.opt.dir ? stdout : stderr;
+		code_report(sel, n, report_top, rf);
+		fflush(rf);
+	}
+	for (k = 0; k < n; k++) {
+		const char *w = warn_core(sel[k], buf, sizeof buf);
+		if (w)
+			cli_warn("WARNING: %s: %s", sel[k]->name, w);
+	}
+	if (!n)
+		cli_warn("WARNING: no instructions for any%s core in the input", ncore_ids ? " selected" : "");
+	free(sel);
+
+	if (total_late)
+		cli_note("%llu records arrived after the reorder window had passed them (still drawn; "
+		         "their WAIT clipping and thread may differ from the reference's)",
+		         (unsigned long long)total_late);
+	if (emit.flags_overflow)
+		cli_warn("%llu flags drawn without a partner because over %u of one kind were waiting",
+		         (unsigned long long)emit.flags_overflow, 1u << 16);
+	loss_report(f->ls);
+	if (f->up.interrupted)
+		cli_warn("the stream upstream was interrupted: the timelines cover what was read");
+	if (cli_verbosity >= 2) {
+		cli_note("%llu instruction records read", (unsigned long long)instrs);
+		for (k = 0; k < ncores; k++)
+			if (cores[k]->selected)
+				cli_note("%s: %llu instructions, %llu cache misses, %llu marks, %llu late", cores[k]->name,
+				         (unsigned long long)cores[k]->ninstr, (unsigned long long)cores[k]->ncache,
+				         (unsigned long long)cores[k]->nmarks, (unsigned long long)cores[k]->late);
+	}
 }
 
 static void release_all(void)
@@ -1009,10 +1234,12 @@ static void release_all(void)
 	lanes_free();
 	code_release();
 	free(core_ids);
-	free(hdr_soc);
 }
 
-int main(int argc, char **argv)
+/* The command line: timeline-emit's own options here, the common ones
+ * (--soc-version, -q, -v, --version) through filter_option.  Returns the
+ * index of the first operand. */
+static int options(struct filter *f, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -1030,340 +1257,73 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c, i, nin, status = EXIT_OK, trailer = 0, upstream_interrupted = 0, read_failed = 0;
-	int force = 0, size_given = 0;
-	/* The viewers' limits: chrome://tracing reads about 500 MB of JSON,
-	 * MindStudio Insight 1 GiB.  The environment can lower them (tests). */
-	uint64_t warn_limit = env_size("OPTRACE_TRACE_WARN", 500ull << 20);
-	uint64_t split_limit = env_size("OPTRACE_TRACE_LIMIT", 1ull << 30);
-	unsigned report_top = 0;
-	uint64_t bad = 0, instrs = 0, trace_bytes = 0, known = 0, unknown = 0;
-	const char *out = NULL;
-	struct rec_dec dec = { 0 };
-	struct rd **in;
+	int c, force = 0, size_given = 0;
 
-	cli_init(argv[0]);
+	/* The environment can lower the viewers' limits (tests). */
+	warn_limit = env_size("OPTRACE_TRACE_WARN", 500ull << 20);
+	split_limit = env_size("OPTRACE_TRACE_LIMIT", 1ull << 30);
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'o': out = optarg; break;
+		case 'h': usage(stdout); exit(EXIT_OK);
+		case 'o': out_arg = optarg; break;
 		case 'c': parse_core_ids(optarg); break;
 		case 'f': from_b = parse_time("--from", optarg); break;
 		case 't': to_b = parse_time("--to", optarg); break;
 		case 'm': split_limit = parse_size(optarg); size_given = 1; break;
 		case 'F': force = 1; break;
-		case 's': soc_opt = cli_soc(optarg)->soc; break;
 		case 'A': parse_metrics(optarg); break;
 		case 'R':
 			report_top = optarg ? (unsigned)cli_num("--report", optarg) : 10;
 			if (!report_top)
 				cli_die(EXIT_USAGE, "option --report: N must be at least 1");
 			break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
-		default: usage(stderr); return EXIT_USAGE;
+		default:
+			if (!filter_option(f, c, optarg)) {
+				usage(stderr);
+				exit(EXIT_USAGE);
+			}
 		}
 	}
 	if (force && !size_given)
 		split_limit = 0;
-	opt.flags = (metrics_on & MET_RCR) != 0;
-	opt.overhead = (metrics_on & MET_OVERHEAD) != 0;
-	opt.pmsampling = (metrics_on & MET_PMS) != 0;
-	if (soc_opt && metrics_refused(chip_find(soc_opt)->family))
+	emit.opt.flags = (metrics_on & MET_RCR) != 0;
+	emit.opt.overhead = (metrics_on & MET_OVERHEAD) != 0;
+	emit.opt.pmsampling = (metrics_on & MET_PMS) != 0;
+	if (f->soc && metrics_refused(chip_find(f->soc)->family))
 		cli_die(EXIT_USAGE, "option --aic-metrics: %s is not available on %s",
-		        metrics_refused(chip_find(soc_opt)->family), soc_opt);
+		        metrics_refused(chip_find(f->soc)->family), f->soc);
 	if (from_b.set && to_b.set && from_b.ticks == to_b.ticks && from_b.v > to_b.v)
 		cli_die(EXIT_USAGE, "--from is after --to");
-	if (out && strcmp(out, "-"))
-		opt.dir = out;
+	if (out_arg && strcmp(out_arg, "-"))
+		emit.opt.dir = out_arg;
+	if (argc - optind <= 1)
+		input_name = argc == optind || !strcmp(argv[optind], "-") ? "(stdin)" : argv[optind];
+	return optind;
+}
 
-	nin = argc > optind ? argc - optind : 1;
-	in = xcalloc((size_t)nin, sizeof *in);
-	for (i = 0; i < nin; i++) {
-		const char *path = argc > optind ? argv[optind + i] : "-";
-		in[i] = rd_open(path);
-		if (!in[i])
-			cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
-	}
+int main(int argc, char **argv)
+{
+	struct losses ls;
+	struct filter f = { 0 };
+	int first, status;
 
-	if (opt.dir) {
-		char *path;
-		if (stage_begin(out) < 0)
-			cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out);
-		opt.dir = stage_dir();
-		path = xmalloc(strlen(opt.dir) + 16);
-		sprintf(path, "%s/trace.json", opt.dir);
-		trace_w = wr_open(path, 0);
-		if (!trace_w)
-			emit_fatal(EXIT_IO, "%s: cannot create:", path);
-		free(path);
-	} else {
-		trace_w = wr_fdopen(1, "(stdout)", 0);
-		trace_to_stdout = 1;
-		if (!trace_w)
-			cli_die(EXIT_IO, "out of memory");
-	}
-	json_init(&trace, trace_w);
-	trace_begin();
+	cli_init(argv[0]);
+	loss_init(&ls, "timeline-emit", loss_kinds, 1);
+	f.tool = "timeline-emit";
+	f.ls = &ls;
+	f.bad_kind = LOSS_BAD;
+	f.sink = 1;
+	f.start = run_start;
+	f.record = run_record;
+	f.drain = run_drain;
+	f.finish = run_finish;
+	f.report = run_report;
 
-	for (i = 0; i < nin && !cli_interrupted && !over_limit; i++) {
-		const char *line, *why;
-		size_t len;
-		struct rec r;
-		while (!cli_interrupted && !over_limit && (line = rd_line(in[i], &len))) {
-			int k = rec_decode(&dec, line, len, &r, &why);
-			if (k == DEC_BAD) {
-				if (bad++ < 3)
-					cli_warn_at(rd_name(in[i]), rd_lineno(in[i]), "bad record: %s", why);
-				continue;
-			}
-			trailer = 0;
-			if (k == DEC_UNKNOWN)
-				unknown++;
-			else
-				known++;
-			if (k == DEC_UNKNOWN)
-				continue;       /* a sink: kinds it does not know are not its business */
-			switch (r.sc->kind) {
-			case K_HEADER:
-				if (!hdr_soc) {
-					hdr_soc = strndup(r.s[HS_SOC].p, r.s[HS_SOC].n);
-					if (!hdr_soc)
-						emit_fatal(EXIT_IO, "out of memory");
-					hdr_mhz = (unsigned)r.n[H_MHZ].u;
-				}
-				break;
-			case K_TRAILER:
-				trailer = 1;
-				upstream_interrupted |= r.n[T_INTERRUPTED].u != 0;
-				break;
-			case K_INSTR:
-				start();
-				instrs++;
-				take_instr(&r);
-				break;
-			case K_MARK:
-				start();
-				take_mark(&r);
-				break;
-			case K_CODE:
-				code_take(&r);
-				break;
-			case K_MTEBW:
-				start();
-				/* Buckets are whole microseconds: the window, in
-				 * ticks, selects the buckets it overlaps. */
-				if (opt.pmsampling && r.n[W_BUCKET].u * emit_mhz + emit_mhz - 1 >= opt.from &&
-				    r.n[W_BUCKET].u * emit_mhz <= opt.to)
-					trace_mte(&r);
-				break;
-			default:
-				break;
-			}
-			if (wr_error(trace_w))
-				break;
-		}
-		if (rd_error(in[i])) {
-			cli_warn("%s: read error: %s", rd_name(in[i]), rd_strerror(in[i]));
-			read_failed = 1;
-		}
-		if (wr_error(trace_w))
-			break;
-	}
-	start();
-
-	if (!known && !cli_interrupted) {
-		/* Not one record: an empty input, or not a record stream. */
-		if (read_failed)
-			cli_warn("nothing read: the input is unusable; nothing written");
-		else if (bad || unknown)
-			cli_warn("%s: not an optrace record stream (no record of a known kind); nothing written",
-			         nin == 1 ? rd_name(in[0]) : "the input");
-		else
-			cli_warn("%s: no records (an empty input: did the stream upstream fail?); nothing written",
-			         nin == 1 ? rd_name(in[0]) : "the input");
-		abort_outputs();
-		status = EXIT_UNUSABLE;
-		goto out;
-	}
-	if (wr_error(trace_w) == EPIPE) {
-		/* The reader of the trace went away: nothing more to do. */
-		abort_outputs();
-		goto out;
-	}
-	if (wr_error(trace_w)) {
-		errno = wr_error(trace_w);
-		emit_fatal(EXIT_IO, "%s: cannot write:", wr_name(trace_w));
-	}
-
-	/* Drain the windows, then draw what never found a partner. */
-	for (i = 0; (size_t)i < ncores && !over_limit; i++)
-		drain_all(cores[i]);
-	for (i = 0; (size_t)i < ncores && !over_limit; i++)
-		flags_finish_core(cores[i]);
-	if (!over_limit)
-		flags_finish_intra();
-	{
-		/* Why the timelines stop short, if they do, joined. */
-		const char *r[4];
-		int nr = 0, k;
-		size_t len = 0;
-		if (cli_interrupted)
-			r[nr++] = "timeline-emit was interrupted (SIGINT/SIGTERM) before the end of its input";
-		if (upstream_interrupted)
-			r[nr++] = "the producer upstream was interrupted (its trailer says so)";
-		if (!trailer && !cli_interrupted && !read_failed)
-			r[nr++] = "the input ended without a trailer record (cut short upstream)";
-		if (read_failed)
-			r[nr++] = "a read error ended the input";
-		for (k = 0; k < nr; k++)
-			len += (size_t)snprintf(truncated_why + len, sizeof truncated_why - len, "%s%s", k ? "; " : "", r[k]);
-		if (nr) {
-			uint64_t last = 0;
-			emit_truncated = truncated_why;
-			trace_truncated(truncated_why);
-			for (i = 0; (size_t)i < ncores; i++) {
-				if (cores[i]->max_end_i > last)
-					last = cores[i]->max_end_i;
-			}
-			for (i = 0; (size_t)i < ncores; i++)
-				if (cores[i]->out)
-					sub_truncated(cores[i], truncated_why, cores[i]->ninstr ? cores[i]->max_end_i : last);
-		}
-	}
-	trace_end();
-	wr_putc(trace_w, '\n');
-	for (i = 0; (size_t)i < ncores && !over_limit; i++)
-		if (cores[i]->out)
-			sub_seal(cores[i]);
-	trace_bytes = trace.bytes + 1;
-	c = wr_close(trace_w);
-	trace_w = NULL;
-	if (c == EPIPE) {
-		abort_outputs();
-		goto out;
-	}
-	if (c) {
-		errno = c;
-		emit_fatal(EXIT_IO, "%s/trace.json: cannot write:", opt.dir ? stage_final() : "(stdout)");
-	}
-	for (i = 0; (size_t)i < ncores; i++) {
-		struct core *k = cores[i];
-		if (!k->out)
-			continue;
-		c = sub_commit(k);
-		if (!c)
-			c = stats_write_csv(k);
-		if (c) {
-			errno = c;
-			emit_fatal(EXIT_IO, "%s/%s: cannot write:", stage_final(), k->name);
-		}
-	}
-	if (opt.dir) {
-		/* visualize_data.bin, from the finished trace.json: written
-		 * even after SIGINT, complete for what was read. */
-		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
-		size_t n = 0, k;
-		const char *what;
-		char *path = xmalloc(strlen(opt.dir) + 16);
-		for (k = 0; k < ncores; k++)
-			if (cores[k]->selected)
-				sel[n++] = cores[k];
-		sprintf(path, "%s/trace.json", opt.dir);
-		c = vis_write(sel, n, path, trace_bytes, &what);
-		free(path);
-		free(sel);
-		if (c) {
-			errno = c;
-			emit_fatal(EXIT_IO, "%s/visualize_data.bin: %s:", stage_final(), what);
-		}
-		split_big(split_limit, warn_limit, trace_bytes);
-		/* Everything is written: now the set becomes visible. */
-		{
-			char *failed;
-			c = stage_commit(&failed);
-			if (c) {
-				errno = c;
-				emit_fatal(EXIT_IO, "%s: cannot move the outputs into place:", failed);
-			}
-		}
-	}
-
-	if (!opt.dir && (trace_bytes > warn_limit || (split_limit && trace_bytes > split_limit))) {
-		char a[32];
-		mib(a, sizeof a, trace_bytes);
-		note_both("WARNING: the trace is %s: chrome://tracing opens about 500 MB%s; split it with -o DIR, "
-		          "or narrow it with --core-id or --from/--to", a,
-		          split_limit && trace_bytes > split_limit ? ", MindStudio Insight 1 GiB" : "");
-	}
-	{
-		/* The summary: on stdout with -o DIR, else beside the trace. */
-		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
-		size_t n = 0, k;
-		FILE *f = opt.dir ? stdout : cli_verbosity >= 1 ? stderr : NULL;
-		char buf[512];
-		for (k = 0; k < ncores; k++)
-			if (cores[k]->selected)
-				sel[n++] = cores[k];
-		if (f) {
-			stats_summary(sel, n, f);
-			fflush(f);
-		}
-		if (report_top) {
-			/* Beside the summary; on stderr when the trace is on stdout. */
-			FILE *rf = opt.dir ? stdout : stderr;
-			code_report(sel, n, report_top, rf);
-			fflush(rf);
-		}
-		for (k = 0; k < n; k++) {
-			const char *w = warn_core(sel[k], buf, sizeof buf);
-			if (w)
-				cli_warn("WARNING: %s: %s", sel[k]->name, w);
-		}
-		if (!n)
-			cli_warn("WARNING: no instructions for any%s core in the input", ncore_ids ? " selected" : "");
-		free(sel);
-	}
-
-	if (total_late)
-		cli_note("%llu records arrived after the reorder window had passed them (still drawn; "
-		         "their WAIT clipping and thread may differ from the reference's)",
-		         (unsigned long long)total_late);
-	if (flags_overflow)
-		cli_warn("%llu flags drawn without a partner because over %u of one kind were waiting",
-		         (unsigned long long)flags_overflow, 1u << 16);
-	if (bad) {
-		cli_warn("%llu bad records skipped", (unsigned long long)bad);
-		status = EXIT_PARTIAL;
-	}
-	if (upstream_interrupted) {
-		cli_warn("the stream upstream was interrupted: the timelines cover what was read");
-		status = EXIT_PARTIAL;
-	}
-	if (!trailer && !cli_interrupted && !read_failed) {
-		cli_warn("input ended without a trailer record: the stream upstream was cut short; "
-		         "the outputs are complete for what was read");
-		status = EXIT_PARTIAL;
-	}
-	if (cli_verbosity >= 2) {
-		size_t k;
-		cli_note("%llu instruction records read", (unsigned long long)instrs);
-		for (k = 0; k < ncores; k++)
-			if (cores[k]->selected)
-				cli_note("%s: %llu instructions, %llu cache misses, %llu marks, %llu late", cores[k]->name,
-				         (unsigned long long)cores[k]->ninstr, (unsigned long long)cores[k]->ncache,
-				         (unsigned long long)cores[k]->nmarks, (unsigned long long)cores[k]->late);
-	}
-	if (read_failed)
-		status = EXIT_IO;
-	if (cli_interrupted)
-		status = EXIT_INTR;
-out:
-	for (i = 0; i < nin; i++)
-		rd_close(in[i]);
-	free(in);
-	rec_dec_free(&dec);
+	first = options(&f, argc, argv);
+	status = filter_run(&f, argc, argv, first);
+	if (trace_epipe)
+		status = EXIT_OK;       /* the reader of the trace went away */
 	release_all();
+	loss_free(&ls);
 	return status;
 }

@@ -24,13 +24,8 @@
 
 #define SOURCE_MAX (10u << 20)      /* CODE blocks: files up to 10 MiB, as the reference */
 
-struct codeent *codes;
-uint32_t ncodes;
-size_t code_json_max = 2;
-struct srcline *srclines;
-uint32_t nsrclines;
-struct srcfile *srcfiles;
-uint32_t nsrcfiles;
+static struct srcfile *srcfiles;
+static uint32_t nsrcfiles;
 
 static uint32_t codes_cap, *code_slot, code_mask;
 static uint32_t lines_cap, *line_slot, line_mask;
@@ -82,11 +77,11 @@ static uint32_t file_intern(const char *s, size_t n)
 static uint32_t line_intern(const char *s, size_t n, int user)
 {
 	uint32_t h = hash_bytes(s, n), k;
-	if (!line_slot || 2 * (nsrclines + 1) > line_mask + 1) {
+	if (!line_slot || 2 * (emit.nsrclines + 1) > line_mask + 1) {
 		uint32_t cap = line_slot ? 2 * (line_mask + 1) : 256, i;
 		uint32_t *ns = xcalloc(cap, sizeof *ns);
-		for (i = 0; i < nsrclines; i++) {
-			for (k = srclines[i].hash & (cap - 1); ns[k]; k = (k + 1) & (cap - 1))
+		for (i = 0; i < emit.nsrclines; i++) {
+			for (k = emit.srclines[i].hash & (cap - 1); ns[k]; k = (k + 1) & (cap - 1))
 				;
 			ns[k] = i + 1;
 		}
@@ -95,18 +90,18 @@ static uint32_t line_intern(const char *s, size_t n, int user)
 		line_mask = cap - 1;
 	}
 	for (k = h & line_mask; line_slot[k]; k = (k + 1) & line_mask) {
-		struct srcline *l = &srclines[line_slot[k] - 1];
+		struct srcline *l = &emit.srclines[line_slot[k] - 1];
 		if (l->hash == h && l->text_n == n && !memcmp(l->text, s, n)) {
 			l->user |= (unsigned char)user;
 			return line_slot[k] - 1;
 		}
 	}
-	if (nsrclines == lines_cap) {
+	if (emit.nsrclines == lines_cap) {
 		lines_cap = lines_cap ? 2 * lines_cap : 256;
-		srclines = xrealloc(srclines, lines_cap * sizeof *srclines);
+		emit.srclines = xrealloc(emit.srclines, lines_cap * sizeof *emit.srclines);
 	}
 	{
-		struct srcline *l = &srclines[nsrclines];
+		struct srcline *l = &emit.srclines[emit.nsrclines];
 		const char *c = memrchr(s, ':', n);
 		uint64_t v = 0;
 		size_t i;
@@ -122,8 +117,8 @@ static uint32_t line_intern(const char *s, size_t n, int user)
 		}
 		l->file = file_intern(s, c ? (size_t)(c - s) : n);
 	}
-	line_slot[k] = nsrclines + 1;
-	return nsrclines++;
+	line_slot[k] = emit.nsrclines + 1;
+	return emit.nsrclines++;
 }
 
 static uint32_t *code_find_slot(uint64_t pc)
@@ -132,7 +127,7 @@ static uint32_t *code_find_slot(uint64_t pc)
 	if (!code_slot)
 		return NULL;
 	for (k = hash_pc(pc) & code_mask; code_slot[k]; k = (k + 1) & code_mask)
-		if (codes[code_slot[k] - 1].pc == pc)
+		if (emit.codes[code_slot[k] - 1].pc == pc)
 			return &code_slot[k];
 	return &code_slot[k];
 }
@@ -148,11 +143,11 @@ void code_take(const struct rec *r)
 
 	if (!n)
 		return;
-	if (!code_slot || 2 * (ncodes + 1) > code_mask + 1) {
+	if (!code_slot || 2 * (emit.ncodes + 1) > code_mask + 1) {
 		uint32_t cap = code_slot ? 2 * (code_mask + 1) : 1024, i, k;
 		uint32_t *ns = xcalloc(cap, sizeof *ns);
-		for (i = 0; i < ncodes; i++) {
-			for (k = hash_pc(codes[i].pc) & (cap - 1); ns[k]; k = (k + 1) & (cap - 1))
+		for (i = 0; i < emit.ncodes; i++) {
+			for (k = hash_pc(emit.codes[i].pc) & (cap - 1); ns[k]; k = (k + 1) & (cap - 1))
 				;
 			ns[k] = i + 1;
 		}
@@ -162,24 +157,24 @@ void code_take(const struct rec *r)
 	}
 	slot = code_find_slot(pc);
 	if (*slot) {
-		c = &codes[*slot - 1];      /* a second record of a pc: the last wins */
+		c = &emit.codes[*slot - 1];      /* a second record of a pc: the last wins */
 		free(c->json);
 		free(c->lines);
 		free(c->func);
 	} else {
-		if (ncodes == codes_cap) {
+		if (emit.ncodes == codes_cap) {
 			codes_cap = codes_cap ? 2 * codes_cap : 1024;
-			codes = xrealloc(codes, codes_cap * sizeof *codes);
+			emit.codes = xrealloc(emit.codes, codes_cap * sizeof *emit.codes);
 		}
-		*slot = ncodes + 1;
-		c = &codes[ncodes++];
+		*slot = emit.ncodes + 1;
+		c = &emit.codes[emit.ncodes++];
 	}
 	memset(c, 0, sizeof *c);
 	c->pc = pc;
 	c->json = xmalloc(JW_STR_MAX(n));
 	c->json_n = (uint32_t)(jw_str(c->json, s, n) - c->json);
-	if (c->json_n > code_json_max)
-		code_json_max = c->json_n;
+	if (c->json_n > emit.code_json_max)
+		emit.code_json_max = c->json_n;
 	/* Entries, one per LF-separated piece, 'u' user or 'l' library. */
 	for (e = 0; e <= n && nl < sizeof lines / sizeof lines[0];) {
 		const char *nlp = memchr(s + e, '\n', n - e);
@@ -226,13 +221,13 @@ const struct codeent *code_of(uint64_t pc)
 {
 	static uint32_t last;       /* index + 1: codes moves as it grows */
 	uint32_t *slot;
-	if (last && last <= ncodes && codes[last - 1].pc == pc)
-		return &codes[last - 1];
+	if (last && last <= emit.ncodes && emit.codes[last - 1].pc == pc)
+		return &emit.codes[last - 1];
 	slot = code_find_slot(pc);
 	if (!slot || !*slot)
 		return NULL;
 	last = *slot;
-	return &codes[last - 1];
+	return &emit.codes[last - 1];
 }
 
 /* ---- per core, per line: <core>_code_exe.csv ---- */
@@ -244,14 +239,14 @@ void code_stats(struct core *c, uint64_t pc, uint32_t *code_ix, int fresh, uint6
 	unsigned i;
 	if (fresh) {
 		e = code_of(pc);
-		*code_ix = e ? (uint32_t)(e - codes) + 1 : 0;
+		*code_ix = e ? (uint32_t)(e - emit.codes) + 1 : 0;
 	}
 	if (!*code_ix || !count)
 		return;
-	e = &codes[*code_ix - 1];
-	if (c->nline_alloc < nsrclines) {
+	e = &emit.codes[*code_ix - 1];
+	if (c->nline_alloc < emit.nsrclines) {
 		uint32_t cap = c->nline_alloc ? c->nline_alloc : 64;
-		while (cap < nsrclines)
+		while (cap < emit.nsrclines)
 			cap *= 2;
 		c->lines = xrealloc(c->lines, cap * sizeof *c->lines);
 		memset(c->lines + c->nline_alloc, 0, (cap - c->nline_alloc) * sizeof *c->lines);
@@ -277,8 +272,8 @@ void code_stats(struct core *c, uint64_t pc, uint32_t *code_ix, int fresh, uint6
 
 static uint64_t centi_us(uint64_t ticks)
 {
-	uint64_t q = ticks / emit_mhz, r = ticks % emit_mhz;
-	return q * 100 + (r * 100 + emit_mhz / 2) / emit_mhz;
+	uint64_t q = ticks / emit.mhz, r = ticks % emit.mhz;
+	return q * 100 + (r * 100 + emit.mhz / 2) / emit.mhz;
 }
 
 static const struct core *sort_core;
@@ -289,7 +284,7 @@ static int line_by_cycles(const void *a, const void *b)
 	const struct linestat *p = &sort_core->lines[x], *q = &sort_core->lines[y];
 	if (p->cycles != q->cycles)
 		return p->cycles > q->cycles ? -1 : 1;
-	return strcmp(srclines[x].text, srclines[y].text);
+	return strcmp(emit.srclines[x].text, emit.srclines[y].text);
 }
 
 static void put_field(struct wr *w, const char *s, size_t n)
@@ -308,7 +303,7 @@ void code_csv_rows(struct wr *w, struct core *c)
 	if (!c->nline_alloc)
 		return;
 	rows = xmalloc(c->nline_alloc * sizeof *rows);
-	for (i = 0; i < c->nline_alloc && i < nsrclines; i++)
+	for (i = 0; i < c->nline_alloc && i < emit.nsrclines; i++)
 		if (c->lines[i].count)
 			rows[n++] = i;
 	sort_core = c;
@@ -316,7 +311,7 @@ void code_csv_rows(struct wr *w, struct core *c)
 	for (i = 0; i < n; i++) {
 		const struct linestat *l = &c->lines[rows[i]];
 		uint64_t run = centi_us(uacc_total(&l->run));
-		put_field(w, srclines[rows[i]].text, srclines[rows[i]].text_n);
+		put_field(w, emit.srclines[rows[i]].text, emit.srclines[rows[i]].text_n);
 		wr_printf(w, ",%llu,%llu,%llu.%02llu0000\n", (unsigned long long)l->count,
 		          (unsigned long long)l->cycles, (unsigned long long)(run / 100),
 		          (unsigned long long)(run % 100));
@@ -337,25 +332,25 @@ void code_free_core(struct core *c)
 void code_release(void)
 {
 	uint32_t i;
-	for (i = 0; i < ncodes; i++) {
-		free(codes[i].json);
-		free(codes[i].lines);
-		free(codes[i].func);
+	for (i = 0; i < emit.ncodes; i++) {
+		free(emit.codes[i].json);
+		free(emit.codes[i].lines);
+		free(emit.codes[i].func);
 	}
-	for (i = 0; i < nsrclines; i++)
-		free(srclines[i].text);
+	for (i = 0; i < emit.nsrclines; i++)
+		free(emit.srclines[i].text);
 	for (i = 0; i < nsrcfiles; i++)
 		free(srcfiles[i].path);
-	free(codes);
+	free(emit.codes);
 	free(code_slot);
-	free(srclines);
+	free(emit.srclines);
 	free(line_slot);
 	free(srcfiles);
-	codes = NULL;
-	srclines = NULL;
+	emit.codes = NULL;
+	emit.srclines = NULL;
 	srcfiles = NULL;
 	code_slot = line_slot = NULL;
-	ncodes = nsrclines = nsrcfiles = 0;
+	emit.ncodes = emit.nsrclines = nsrcfiles = 0;
 }
 
 /* ---- visualize_data.bin: CODE blocks and FILE_API ---- */
@@ -376,8 +371,8 @@ int code_blocks(struct vdata_w *w)
 		f->user = 0;
 		{
 			uint32_t j;
-			for (j = 0; j < nsrclines && !f->user; j++)
-				f->user = srclines[j].file == i && srclines[j].user;
+			for (j = 0; j < emit.nsrclines && !f->user; j++)
+				f->user = emit.srclines[j].file == i && emit.srclines[j].user;
 		}
 		if (!f->user)
 			continue;
@@ -475,20 +470,20 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 	size_t k;
 	int any = 0;
 
-	if (!nsrclines)
+	if (!emit.nsrclines)
 		return 0;
 	/* The user lines some instruction ran, numbered densely: the tables
 	 * below are per such line and core. */
-	dix = xcalloc(nsrclines, sizeof *dix);
+	dix = xcalloc(emit.nsrclines, sizeof *dix);
 	for (k = 0; k < n; k++)
 		for (i = 0; i < cores[k]->pcs.n; i++) {
 			const struct pcstat *p = &cores[k]->pcs.v[i];
 			unsigned m;
 			if (!p->code || !p->count)
 				continue;
-			for (m = 0; m < codes[p->code - 1].nlines && m < 64; m++)
-				if ((codes[p->code - 1].user_mask >> m & 1) && !dix[codes[p->code - 1].lines[m]])
-					dix[codes[p->code - 1].lines[m]] = ++nd;
+			for (m = 0; m < emit.codes[p->code - 1].nlines && m < 64; m++)
+				if ((emit.codes[p->code - 1].user_mask >> m & 1) && !dix[emit.codes[p->code - 1].lines[m]])
+					dix[emit.codes[p->code - 1].lines[m]] = ++nd;
 		}
 	fl = xcalloc((size_t)nd * n, sizeof *fl);
 	pcv = xcalloc(nd, sizeof *pcv);
@@ -502,7 +497,7 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 			unsigned m;
 			if (!p->code || !p->count)
 				continue;
-			e = &codes[p->code - 1];
+			e = &emit.codes[p->code - 1];
 			for (m = 0; m < e->nlines; m++) {
 				uint32_t l;
 				struct fline *f;
@@ -536,11 +531,11 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 	if (!any)
 		goto out;
 	ref = xmalloc(nd * sizeof *ref);
-	for (i = 0; i < nsrclines; i++)
+	for (i = 0; i < emit.nsrclines; i++)
 		if (dix[i]) {
 			ref[nref].line = i;
-			ref[nref].file = srclines[i].file;
-			ref[nref].no = srclines[i].line;
+			ref[nref].file = emit.srclines[i].file;
+			ref[nref].no = emit.srclines[i].line;
 			nref++;
 		}
 	qsort(ref, nref, sizeof *ref, lineref_cmp);
@@ -594,7 +589,7 @@ int code_file_api(struct wr *w, struct core **cores, size_t n)
 			for (k = 0; k < n; k++)
 				json_uint(&j, fl[(size_t)l * n + k].count);
 			json_end_array(&j);
-			json_kv_uint(&j, "Line", srclines[ref[i].line].line);
+			json_kv_uint(&j, "Line", emit.srclines[ref[i].line].line);
 			json_key(&j, "Process Bytes");
 			json_begin_array(&j);
 			for (k = 0; k < n; k++) {
@@ -664,12 +659,12 @@ void code_report(struct core **sel, size_t ncores, unsigned top, FILE *out)
 
 	memcpy(v, sel, ncores * sizeof *v);
 	qsort(v, ncores, sizeof *v, core_by_name);
-	if (!ncodes)
+	if (!emit.ncodes)
 		fprintf(out, "\nNo source lines: the stream has no code records (run src-map --binary "
 		             "aicore_binary.o before timeline-emit); instructions only.\n");
 	for (k = 0; k < ncores; k++) {
 		const struct core *c = v[k];
-		struct hot *lines = xcalloc(nsrclines + 1, sizeof *lines), *ins;
+		struct hot *lines = xcalloc(emit.nsrclines + 1, sizeof *lines), *ins;
 		uint64_t total = 0, nosrc = 0, nosrc_n = 0;
 		uint32_t i, nl = 0, ni = 0;
 		char share[16];
@@ -687,7 +682,7 @@ void code_report(struct core **sel, size_t ncores, unsigned top, FILE *out)
 			if (p->code) {
 				/* Each pc counts once, on its inner line, so the lines
 				 * add up to the core's cycles. */
-				uint32_t l = codes[p->code - 1].inner;
+				uint32_t l = emit.codes[p->code - 1].inner;
 				lines[l].cycles += p->icycles;
 				lines[l].count += p->icount;
 				lines[l].key = l;
@@ -698,14 +693,14 @@ void code_report(struct core **sel, size_t ncores, unsigned top, FILE *out)
 		}
 		fprintf(out, "\n%s: %llu instruction cycles (the shares below are of these)\n", c->name,
 		        (unsigned long long)total);
-		if (ncodes) {
-			for (i = 0; i < nsrclines; i++)
+		if (emit.ncodes) {
+			for (i = 0; i < emit.nsrclines; i++)
 				if (lines[i].count)
 					lines[nl++] = lines[i];
 			qsort(lines, nl, sizeof *lines, hot_cmp);
 			fprintf(out, "  top source lines\n  %12s %7s %10s  %s\n", "cycles", "share", "executed", "line");
 			for (i = 0; i < nl && i < top; i++) {
-				const struct srcline *l = &srclines[lines[i].key];
+				const struct srcline *l = &emit.srclines[lines[i].key];
 				pct(share, sizeof share, lines[i].cycles, total);
 				fprintf(out, "  %12llu %7s %10llu  %.*s\n", (unsigned long long)lines[i].cycles, share,
 				        (unsigned long long)lines[i].count, (int)l->text_n, l->text);
@@ -725,9 +720,9 @@ void code_report(struct core **sel, size_t ncores, unsigned top, FILE *out)
 			pcb[fmt_pc(pcb, p->pc)] = 0;
 			pct(share, sizeof share, p->icycles, total);
 			fprintf(out, "  %12llu %7s %10llu  %-12s %-10.*s %-16.*s %.*s\n", (unsigned long long)p->icycles, share,
-			        (unsigned long long)p->icount, pcb, (int)lanes[p->lane].len, lanes[p->lane].name,
-			        (int)p->name_n, p->name, p->code ? (int)srclines[codes[p->code - 1].inner].text_n : 0,
-			        p->code ? srclines[codes[p->code - 1].inner].text : "");
+			        (unsigned long long)p->icount, pcb, (int)emit.lanes[p->lane].len, emit.lanes[p->lane].name,
+			        (int)p->name_n, p->name, p->code ? (int)emit.srclines[emit.codes[p->code - 1].inner].text_n : 0,
+			        p->code ? emit.srclines[emit.codes[p->code - 1].inner].text : "");
 		}
 		free(lines);
 		free(ins);

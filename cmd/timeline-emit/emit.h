@@ -9,21 +9,7 @@
 #include <stdio.h>
 
 #include "json.h"
-
-/* ---- time: ticks to microseconds ----
- * Times are kept as integer "us6", microseconds times 10^6 (picoseconds),
- * rounded half up from ticks / MHz.  That is exact to 1 ps, far below one
- * tick (540 ps at 1850 MHz), and never loses digits however long the
- * kernel runs, unlike the reference's single-precision floats. */
-extern unsigned emit_mhz;
-
-static inline uint64_t us6(uint64_t ticks)
-{
-	uint64_t q = ticks / emit_mhz, r = ticks % emit_mhz;
-	if (q > UINT64_MAX / 1000000 - 1)
-		return UINT64_MAX;
-	return q * 1000000 + (r * 1000000 + emit_mhz / 2) / emit_mhz;
-}
+#include "mem.h"
 
 /* Sums of signed counts (process bytes, scalar-head cycles) stop at the
  * int64 range: garbage ticks near 2^63 must not overflow them. */
@@ -61,8 +47,6 @@ struct lane {
 	unsigned char scalar;   /* SCALAR / SCALARLDST / FLOWCTRL */
 };
 enum { LANE_SCALAR, LANE_SCALARLDST, LANE_CACHEMISS, LANE_USERMARK, LANE_ALL, LANE_NFIXED };
-extern struct lane *lanes;
-extern int nlanes;
 /* The fixed lanes (LANE_*) exist from here on, before any record. */
 void lanes_init(void);
 int lane_intern(const char *s, size_t n);
@@ -94,6 +78,10 @@ struct pcstat {
 	int lane;
 	char *name, *detail;
 	size_t name_n, detail_n;
+	/* A SET/WAIT flag's Source text after its name, from the record's
+	 * sync fields: "<pipe> ID:<flag>" (see vis.c); NULL otherwise. */
+	char *sync_src;
+	size_t sync_src_n;
 	/* INSTR_API, per address and core (see optrace-vdata(5),
 	 * VISUALIZE_DATA.BIN, INSTR_API), folded as the reference folds a
 	 * pc's records in (end, pc) order starting from the first: */
@@ -150,13 +138,6 @@ struct linestat {
 	uint64_t count, cycles;
 	struct uacc run;
 };
-extern struct codeent *codes;
-extern uint32_t ncodes;
-extern size_t code_json_max;        /* the longest code argument, quotes included */
-extern struct srcline *srclines;
-extern uint32_t nsrclines;
-extern struct srcfile *srcfiles;
-extern uint32_t nsrcfiles;
 
 /* ---- flags waiting for their partner ---- */
 enum { FN_SET_FLAG, FN_WAIT_FLAG, FN_SET_EVENT, FN_WAIT_EVENT,
@@ -258,28 +239,59 @@ void core_lanes(struct core *c);
 struct emit_opts {
 	const char *dir;            /* -o DIR, NULL: trace to stdout only */
 	uint64_t from, to;          /* window in ticks, inclusive */
-	uint64_t max_size;          /* 0 = no limit */
 	/* --aic-metrics: SET/WAIT flags (ResourceConflictRatio), the scalar
 	 * head (Overhead), the MTE bandwidth chart (PMSampling). */
 	unsigned char flags, overhead, pmsampling;
 };
-extern struct emit_opts opt;
-extern struct json trace;       /* the all-cores trace.json */
-extern int over_limit;          /* a trace.json passed --max-size */
-_Noreturn void emit_fatal(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t k);
-void *xrealloc(void *p, size_t n);
 
-/* stage.c: the -o DIR set, written aside and moved in whole */
+/* The run's shared state: what the files beside timeline-emit.c read and
+ * write of one another.  There is one, emit (defined in timeline-emit.c);
+ * each file keeps the rest of its state to itself. */
+struct emit {
+	struct emit_opts opt;
+	unsigned mhz;               /* the clock: ticks per microsecond */
+	int is_310p;                /* the chip is a 310P: set_event/wait_event */
+	struct json trace;          /* the all-cores trace.json */
+	/* lanes.c: every pipe name seen, interned (LANE_* first) */
+	struct lane *lanes;
+	int nlanes;
+	/* code.c: the source of each pc, from the code records */
+	struct codeent *codes;
+	uint32_t ncodes;
+	size_t code_json_max;       /* the longest code argument, quotes included */
+	struct srcline *srclines;
+	uint32_t nsrclines;
+	/* for the summary */
+	uint64_t flags_overflow;    /* flags drawn alone: their queue was full */
+	const char *truncated;      /* why the outputs stop short, or NULL */
+	const char *notes;          /* lines for the end of the summary, or NULL */
+};
+extern struct emit emit;
+
+/* ---- time: ticks to microseconds ----
+ * Times are kept as integer "us6", microseconds times 10^6 (picoseconds),
+ * rounded half up from ticks / MHz.  That is exact to 1 ps, far below one
+ * tick (540 ps at 1850 MHz), and never loses digits however long the
+ * kernel runs, unlike the reference's single-precision floats. */
+
+static inline uint64_t us6(uint64_t ticks)
+{
+	uint64_t q = ticks / emit.mhz, r = ticks % emit.mhz;
+	if (q > UINT64_MAX / 1000000 - 1)
+		return UINT64_MAX;
+	return q * 1000000 + (r * 1000000 + emit.mhz / 2) / emit.mhz;
+}
+
+/* stage.c: the -o DIR set, written aside and moved in whole.  From
+ * stage_begin until stage_commit succeeds, any exit of the process removes
+ * the staging directory with whatever is in it (the exit-time cleanup
+ * list of cli.h), so a fatal error leaves nothing of the run behind. */
 int stage_begin(const char *dir);       /* 0, or -1 with errno */
 const char *stage_dir(void);            /* where the files are written */
 const char *stage_final(void);          /* DIR */
 int stage_check_core(const char *name); /* -1: DIR/name exists, not a directory */
-void stage_message(char *msg, size_t size);
 /* Move the set into DIR: 0, or an errno with *failed (malloc'ed) the path. */
 int stage_commit(char **failed);
-void stage_abort(void);
 
 /* trace.c: the all-cores trace */
 void trace_begin(void);
@@ -318,12 +330,10 @@ void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, u
 void sub_truncated(struct core *c, const char *why, uint64_t last_tick);
 void sub_seal(struct core *c);      /* close its JSON document */
 int sub_commit(struct core *c);     /* move it into place: 0 or errno */
-void sub_abort(struct core *c);
 void sub_free(struct core *c);
 void subs_release(void);
 
 /* flags.c: SET/WAIT matching, all-cores and per-core at once */
-extern uint64_t flags_overflow;     /* flags drawn alone: their queue was full */
 void flags_take(struct core *c, const struct flag *f, const char *detail, size_t detail_n);
 void flags_intra(struct core *c, const struct flag *f, const char *detail, size_t detail_n,
                  unsigned long long sync_id);
@@ -333,12 +343,10 @@ void flags_release(void);
 
 /* stats.c: CSV rows and the summary */
 void stats_take(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
-                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, const struct calcv *k,
-                int is_mark);
+                size_t detail_n, const char *sync_src, size_t sync_src_n, uint64_t start, uint64_t end,
+                uint64_t pc, const struct calcv *k, int is_mark);
 int stats_write_csv(struct core *c);  /* 0 or errno */
 void stats_summary(struct core **cores, size_t n, FILE *f);
-extern const char *emit_truncated;      /* why the outputs stop short, or NULL */
-extern const char *emit_notes;          /* lines for the end of the summary, or NULL */
 
 /* split.c: a trace too large for the viewers, as traces that each open.
  * grouped: by block (the all-cores trace), else by time only.  Returns 0
@@ -356,7 +364,7 @@ const struct codeent *code_of(uint64_t pc);     /* NULL: no source */
 /* The code argument of pc as JSON, quotes included ("" without source). */
 static inline const char *code_json(uint64_t pc, size_t *n)
 {
-	const struct codeent *e = ncodes ? code_of(pc) : NULL;
+	const struct codeent *e = emit.ncodes ? code_of(pc) : NULL;
 	if (!e) {
 		*n = 2;
 		return "\"\"";
@@ -378,11 +386,9 @@ void code_free_core(struct core *c);
 void code_release(void);
 
 /* vis.c: DIR/visualize_data.bin (see optrace-vdata(5), VISUALIZE_DATA.BIN) */
-extern int emit_310p;               /* the chip is a 310P: set_event/wait_event */
 /* Write it from the finished DIR/trace.json and the per-pc counts of the
  * selected cores; 0, or an errno value with *what naming the step. */
 int vis_write(struct core **cores, size_t n, const char *trace_path, uint64_t trace_size,
               const char **what);
-void vis_abort(void);               /* drop a half-written file (fatal errors) */
 
 #endif

@@ -20,7 +20,6 @@ const char *const flag_names[FN_N] = {
 /* A detail whose flags never find partners would queue without end: past
  * this many the oldest is drawn alone (and counted). */
 #define QUEUE_MAX (1u << 16)
-uint64_t flags_overflow;
 
 static struct flagtab intra;
 static uint64_t intra_ids;
@@ -174,7 +173,7 @@ void flags_take(struct core *c, const struct flag *f, const char *detail, size_t
 	if (q->n == QUEUE_MAX) {
 		struct flag old = pop(q);
 		lone(c, &old, q->key, q->keyn);
-		flags_overflow++;
+		emit.flags_overflow++;
 	}
 	push(q, f);
 }
@@ -301,7 +300,7 @@ void flags_intra(struct core *c, const struct flag *f, const char *detail, size_
 	if (q->n == QUEUE_MAX) {
 		struct flag old = pop(q);
 		intra_lone(&old);
-		flags_overflow++;
+		emit.flags_overflow++;
 	}
 	push(q, &e);
 }

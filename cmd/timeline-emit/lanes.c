@@ -6,8 +6,6 @@
 
 #include "emit.h"
 
-struct lane *lanes;
-int nlanes;
 static int cap;
 
 /* The reference's lane order, colours and per-core pids (see optrace-vdata(5),
@@ -65,11 +63,11 @@ static int add(const char *s, size_t n)
 	struct lane *l;
 	size_t i;
 
-	if (nlanes == cap) {
+	if (emit.nlanes == cap) {
 		cap = cap ? 2 * cap : 64;
-		lanes = xrealloc(lanes, (size_t)cap * sizeof *lanes);
+		emit.lanes = xrealloc(emit.lanes, (size_t)cap * sizeof *emit.lanes);
 	}
-	l = &lanes[nlanes];
+	l = &emit.lanes[emit.nlanes];
 	memset(l, 0, sizeof *l);
 	l->name = xmalloc(n + 1);
 	memcpy(l->name, s, n);
@@ -104,13 +102,13 @@ static int add(const char *s, size_t n)
 			unknown_lanes++;
 		}
 	}
-	return nlanes++;
+	return emit.nlanes++;
 }
 
 void lanes_init(void)
 {
 	/* Interning any name lays down the fixed lanes first. */
-	if (!lanes)
+	if (!emit.lanes)
 		lane_intern("ALL", 3);
 }
 
@@ -118,7 +116,7 @@ int lane_intern(const char *s, size_t n)
 {
 	uint32_t h = hash(s, n), i;
 
-	if (!lanes) {
+	if (!emit.lanes) {
 		size_t k;
 		/* The fixed lanes first, so LANE_* are their indexes. */
 		for (k = 0; k < LANE_NFIXED; k++) {
@@ -134,12 +132,12 @@ int lane_intern(const char *s, size_t n)
 		int v = htab[i & ((1u << HBITS) - 1)];
 		if (!v)
 			break;
-		if (lanes[v - 1].len == n && !memcmp(lanes[v - 1].name, s, n))
+		if (emit.lanes[v - 1].len == n && !memcmp(emit.lanes[v - 1].name, s, n))
 			return v - 1;
 	}
 	/* Garbage input could name endless pipes: past half the table they
 	 * all share the catch-all lane. */
-	if (nlanes >= (1 << HBITS) / 2)
+	if (emit.nlanes >= (1 << HBITS) / 2)
 		return LANE_ALL;
 	{
 		int id = add(s, n);
@@ -231,11 +229,11 @@ const char *cname_simt(const char *name, size_t n)
 void lanes_free(void)
 {
 	int i;
-	for (i = 0; i < nlanes; i++) {
-		free(lanes[i].name);
-		free(lanes[i].json);
+	for (i = 0; i < emit.nlanes; i++) {
+		free(emit.lanes[i].name);
+		free(emit.lanes[i].json);
 	}
-	free(lanes);
-	lanes = NULL;
-	nlanes = cap = 0;
+	free(emit.lanes);
+	emit.lanes = NULL;
+	emit.nlanes = cap = 0;
 }

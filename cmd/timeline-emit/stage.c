@@ -11,7 +11,10 @@
  *     aside into the staging directory, so that a failure part way puts
  *     the older ones back.
  * A failure before that point removes the staging directory: the older
- * set, if any, is as it was, and a DIR that did not exist still does not. */
+ * set, if any, is as it was, and a DIR that did not exist still does not.
+ * The removal is on the exit-time cleanup list (cli_cleanup_add) from
+ * stage_begin until the set is in place, so it happens at whatever exit
+ * ends the run first: a fatal error anywhere, out of memory included. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -29,6 +32,8 @@ static const char *final_dir; /* DIR as the user named it */
 static int fresh_dir;         /* DIR did not exist: rename the whole */
 
 const char *stage_final(void) { return final_dir; }
+
+static void stage_abort(void *unused);
 
 int stage_begin(const char *dir)
 {
@@ -61,6 +66,7 @@ int stage_begin(const char *dir)
 	mask = umask(0);
 	umask(mask);
 	chmod(stage_path, 0777 & ~mask);
+	cli_cleanup_add(stage_abort, NULL);
 	return 0;
 }
 
@@ -77,41 +83,17 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return 0;
 }
 
-void stage_abort(void)
+/* Remove the staging directory and all in it (also what the writers still
+ * hold open: their own cleanups have run first, being later on the list). */
+static void stage_abort(void *unused)
 {
+	(void)unused;
+	cli_cleanup_remove(stage_abort, NULL);
 	if (!stage_path)
 		return;
 	nftw(stage_path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(stage_path);
 	stage_path = NULL;
-}
-
-/* Rewrite a message that names a staged file to name its final place. */
-void stage_message(char *msg, size_t size)
-{
-	size_t sn, fn;
-	char *p, *out, *t;
-
-	if (!stage_path)
-		return;
-	sn = strlen(stage_path);
-	fn = strlen(final_dir);
-	out = xmalloc(size);
-	t = out;
-	for (p = msg; *p && (size_t)(t - out) + fn + 1 < size;) {
-		if (!strncmp(p, stage_path, sn)) {
-			memcpy(t, final_dir, fn);
-			t += fn;
-			p += sn;
-		} else if (!strncmp(p, ".tmp", 4) && strlen(p) >= 10) {
-			p += 10;        /* a writer's temporary suffix */
-		} else {
-			*t++ = *p++;
-		}
-	}
-	*t = 0;
-	memcpy(msg, out, (size_t)(t - out) + 1);
-	free(out);
 }
 
 static int fsync_dir(const char *path)
@@ -139,10 +121,10 @@ static int list_one(const char *path, const struct stat *st, int flag, struct FT
 		rel++;
 	if (flag == FTW_F) {
 		files = xrealloc(files, (nfiles + 1) * sizeof *files);
-		files[nfiles++] = strdup(rel);
+		files[nfiles++] = xstrdup(rel);
 	} else if (flag == FTW_D) {
 		dirs = xrealloc(dirs, (ndirs + 1) * sizeof *dirs);
-		dirs[ndirs++] = strdup(path);
+		dirs[ndirs++] = xstrdup(path);
 	}
 	return 0;
 }
@@ -198,32 +180,33 @@ int stage_commit(char **failed)
 	for (i = 0; i < ndirs && !err; i++)
 		err = fsync_dir(dirs[i]);
 	if (err) {
-		*failed = strdup(final_dir);
+		*failed = xstrdup(final_dir);
 		list_free();
 		return err;
 	}
 	if (fresh_dir) {
 		if (rename(stage_path, final_dir) == 0) {
-			char *parent = strdup(final_dir), *slash = strrchr(parent, '/');
+			char *parent = xstrdup(final_dir), *slash = strrchr(parent, '/');
 			if (slash)
 				*(slash == parent ? slash + 1 : slash) = 0;
 			fsync_dir(slash ? parent : ".");
 			free(parent);
 			free(stage_path);
 			stage_path = NULL;
+			cli_cleanup_remove(stage_abort, NULL);
 			list_free();
 			return 0;
 		}
 		if (errno != EEXIST && errno != ENOTEMPTY) {
 			err = errno;
-			*failed = strdup(final_dir);
+			*failed = xstrdup(final_dir);
 			list_free();
 			return err;
 		}
 		/* DIR appeared meanwhile: move the files in one by one. */
 		if (mkdir(final_dir, 0777) < 0 && errno != EEXIST) {
 			err = errno;
-			*failed = strdup(final_dir);
+			*failed = xstrdup(final_dir);
 			list_free();
 			return err;
 		}
@@ -290,7 +273,7 @@ int stage_commit(char **failed)
 		err = fsync_dir(final_dir);
 	if (err) {
 		if (!*failed)
-			*failed = strdup(final_dir);
+			*failed = xstrdup(final_dir);
 		undo(m, nm, made, nmade);
 	}
 	for (i = 0; i < nm; i++) {
@@ -306,7 +289,7 @@ int stage_commit(char **failed)
 	free(made);
 	list_free();
 	if (!err)
-		stage_abort();  /* what is left: the older files moved aside */
+		stage_abort(NULL);     /* what is left: the older files moved aside */
 	return err;
 }
 

@@ -144,8 +144,8 @@ static char *dup_n(const char *s, size_t n)
 const struct calcv calc_none = { -1, -1.0, -1, -1, -1, REC_NONE, REC_NONE };
 
 void stats_take(struct core *c, int lane, const char *name, size_t name_n, const char *detail,
-                size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, const struct calcv *k,
-                int is_mark)
+                size_t detail_n, const char *sync_src, size_t sync_src_n, uint64_t start, uint64_t end,
+                uint64_t pc, const struct calcv *k, int is_mark)
 {
 	int fresh;
 	struct pcstat *p = pc_get(&c->pcs, pc, &fresh);
@@ -197,10 +197,13 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 	if (fresh || end < p->first_end) {
 		free(p->name);
 		free(p->detail);
+		free(p->sync_src);
 		p->name = dup_n(name, name_n);
 		p->name_n = name_n;
 		p->detail = dup_n(detail, detail_n);
 		p->detail_n = detail_n;
+		p->sync_src = sync_src ? dup_n(sync_src, sync_src_n) : NULL;
+		p->sync_src_n = sync_src_n;
 		p->lane = lane;
 		p->first_end = end;
 	}
@@ -227,8 +230,8 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 /* Hundredths of a microsecond, rounded half up (the reference's round2). */
 static uint64_t centi_us(uint64_t ticks)
 {
-	uint64_t q = ticks / emit_mhz, r = ticks % emit_mhz;
-	return q * 100 + (r * 100 + emit_mhz / 2) / emit_mhz;
+	uint64_t q = ticks / emit.mhz, r = ticks % emit.mhz;
+	return q * 100 + (r * 100 + emit.mhz / 2) / emit.mhz;
 }
 
 static int by_cycles(const void *a, const void *b)
@@ -282,7 +285,7 @@ static int write_file(const char *path, struct core *c, int code)
 			uint64_t run = centi_us(uacc_total(&p->run));
 			wr_put(w, p->name, p->name_n);
 			wr_printf(w, ",%llu,", (unsigned long long)p->pc);
-			wr_put(w, lanes[p->lane].name, lanes[p->lane].len);
+			wr_put(w, emit.lanes[p->lane].name, emit.lanes[p->lane].len);
 			wr_printf(w, ",%llu,%llu,%llu.%02llu0000,", (unsigned long long)p->count,
 			          (unsigned long long)p->cycles, (unsigned long long)(run / 100),
 			          (unsigned long long)(run % 100));
@@ -297,14 +300,14 @@ static int write_file(const char *path, struct core *c, int code)
 int stats_write_csv(struct core *c)
 {
 	char *path;
-	size_t n = strlen(opt.dir) + 2 * c->name_n + 40;
+	size_t n = strlen(emit.opt.dir) + 2 * c->name_n + 40;
 	int err;
 
 	path = xmalloc(n);
-	snprintf(path, n, "%s/%s/%s_instr_exe.csv", opt.dir, c->name, c->name);
+	snprintf(path, n, "%s/%s/%s_instr_exe.csv", emit.opt.dir, c->name, c->name);
 	err = write_file(path, c, 0);
 	if (!err) {
-		snprintf(path, n, "%s/%s/%s_code_exe.csv", opt.dir, c->name, c->name);
+		snprintf(path, n, "%s/%s/%s_code_exe.csv", emit.opt.dir, c->name, c->name);
 		err = write_file(path, c, 1);
 	}
 	free(path);
@@ -322,15 +325,15 @@ static int by_name(const void *a, const void *b)
 static int by_lane(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
-	if (lanes[x].sort_index != lanes[y].sort_index)
-		return lanes[x].sort_index - lanes[y].sort_index;
-	return strcmp(lanes[x].name, lanes[y].name);
+	if (emit.lanes[x].sort_index != emit.lanes[y].sort_index)
+		return emit.lanes[x].sort_index - emit.lanes[y].sort_index;
+	return strcmp(emit.lanes[x].name, emit.lanes[y].name);
 }
 
 void stats_summary(struct core **cores, size_t n, FILE *f)
 {
 	struct core **v = xmalloc((n + 1) * sizeof *v);
-	int *order = xmalloc(((size_t)nlanes + 1) * sizeof *order);
+	int *order = xmalloc(((size_t)emit.nlanes + 1) * sizeof *order);
 	size_t i;
 
 	if (n)
@@ -357,7 +360,7 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 		        (unsigned long long)span);
 		if (!c->ninstr)
 			continue;
-		for (k = 0; k < nlanes && (uint32_t)k < c->nlane_alloc; k++)
+		for (k = 0; k < emit.nlanes && (uint32_t)k < c->nlane_alloc; k++)
 			if (c->pipes[k].count)
 				order[m++] = k;
 		qsort(order, (size_t)m, sizeof *order, by_lane);
@@ -370,7 +373,7 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 			uint64_t busy = uacc_total(&ps->busy);
 			char p[32];
 			snprintf(p, sizeof p, "%.2f", span ? 100.0 * (double)busy / (double)span : 0.0);
-			fprintf(f, "  %-14s%14llu%13llu%10s%14llu\n", lanes[order[k]].name, (unsigned long long)ps->cycles,
+			fprintf(f, "  %-14s%14llu%13llu%10s%14llu\n", emit.lanes[order[k]].name, (unsigned long long)ps->cycles,
 			        (unsigned long long)busy, p, (unsigned long long)ps->count);
 		}
 	}
@@ -378,10 +381,10 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 		fprintf(f, "\nsummed-cycles: the sum of each instruction's end - start (a pipe's instructions overlap,\n"
 		        "so it can exceed the core's cycles); busy-cycles: the cycles in which at least one ran\n"
 		        "(their union), busy(%%) that over the core's cycles.\n");
-	if (emit_truncated)
-		fprintf(f, "\nTRUNCATED: %s\n", emit_truncated);
-	if (emit_notes)
-		fprintf(f, "\n%s", emit_notes);
+	if (emit.truncated)
+		fprintf(f, "\nTRUNCATED: %s\n", emit.truncated);
+	if (emit.notes)
+		fprintf(f, "\n%s", emit.notes);
 	free(order);
 	free(v);
 }
@@ -391,6 +394,7 @@ void stats_free(struct core *c)
 	uint32_t i;
 	for (i = 0; i < c->pcs.n; i++) {
 		free(c->pcs.v[i].name);
+		free(c->pcs.v[i].sync_src);
 		free(c->pcs.v[i].detail);
 	}
 	free(c->pcs.v);

@@ -6,7 +6,9 @@
  * name beside the final one.  A dump may have a hundred or more cores, so
  * only a few files are open at a time: the least recently used one is
  * flushed and closed, and reopened for appending when its core comes back
- * (instr-parse writes core after core, so that is rare). */
+ * (instr-parse writes core after core, so that is rare).  The files are in
+ * the staging directory (stage.c), which any exit before the set is moved
+ * in removes: a failed run leaves none of them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,7 +26,7 @@
 
 struct subout {
 	char *dir, *tmp, *final;
-	int made_dir;
+	const char *core;           /* its name, for messages: DIR/core/trace.json */
 	int fd;
 	struct wr *w;
 	struct json j;
@@ -65,7 +67,7 @@ static void evict(struct subout *o)
 	drop_open(o);
 	if (err) {
 		errno = err;
-		emit_fatal(EXIT_IO, "%s: cannot write:", o->tmp);
+		cli_die(EXIT_IO, "%s/%s/trace.json: cannot write:", stage_final(), o->core);
 	}
 }
 
@@ -84,19 +86,13 @@ static struct json *use(struct subout *o)
 	}
 	o->fd = open(o->tmp, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (o->fd < 0)
-		emit_fatal(EXIT_IO, "%s: cannot reopen:", o->tmp);
+		cli_die(EXIT_IO, "%s/%s/trace.json: cannot reopen:", stage_final(), o->core);
 	o->w = wr_fdopen_buf(o->fd, o->final, 0, SUB_BUF);
 	if (!o->w)
-		emit_fatal(EXIT_IO, "out of memory");
+		xnomem();
 	o->j.w = o->w;
 	open_outs[nopen++] = o;
 	return &o->j;
-}
-
-static void check_size(struct subout *o)
-{
-	if (opt.max_size && o->j.bytes > opt.max_size)
-		over_limit = 1;
 }
 
 void sub_open(struct core *c)
@@ -109,16 +105,15 @@ void sub_open(struct core *c)
 
 	c->out = o;
 	o->fd = -1;
-	o->dir = join(opt.dir, c->name);
+	o->core = c->name;
+	o->dir = join(emit.opt.dir, c->name);
 	/* The directory is named by the data: never write through a link. */
 	if (lstat(o->dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
-			emit_fatal(EXIT_IO, "%s: exists and is not a directory (a symbolic link is not followed)",
-			           o->dir);
+			cli_die(EXIT_IO, "%s/%s: exists and is not a directory (a symbolic link is not followed)",
+			        stage_final(), c->name);
 	} else if (mkdir(o->dir, 0777) < 0) {
-		emit_fatal(EXIT_IO, "%s: cannot create:", o->dir);
-	} else {
-		o->made_dir = 1;
+		cli_die(EXIT_IO, "%s/%s: cannot create:", stage_final(), c->name);
 	}
 	o->final = join(o->dir, "trace.json");
 	base = join(o->dir, "trace.json.tmpXXXXXX");
@@ -127,7 +122,7 @@ void sub_open(struct core *c)
 		int e = errno;
 		free(base);
 		errno = e;
-		emit_fatal(EXIT_IO, "%s/trace.json: cannot create:", o->dir);
+		cli_die(EXIT_IO, "%s/%s/trace.json: cannot create:", stage_final(), c->name);
 	}
 	o->tmp = base;
 	/* mkstemp makes 0600; give what open(2) would have. */
@@ -179,14 +174,14 @@ static void meta(struct json *j, const char *what, int pid, int tid, const char 
 
 static void process_meta(struct json *j, int lane)
 {
-	meta(j, "process_name", lanes[lane].sub_pid, 0, "name", lanes[lane].name, lanes[lane].len, 0);
-	meta(j, "process_sort_index", lanes[lane].sub_pid, 0, NULL, NULL, 0, lanes[lane].sub_pid);
+	meta(j, "process_name", emit.lanes[lane].sub_pid, 0, "name", emit.lanes[lane].name, emit.lanes[lane].len, 0);
+	meta(j, "process_sort_index", emit.lanes[lane].sub_pid, 0, NULL, NULL, 0, emit.lanes[lane].sub_pid);
 }
 
 static void thread_meta(struct json *j, int lane, int tid, const char *name, size_t n)
 {
-	meta(j, "thread_name", lanes[lane].sub_pid, tid, "name", name, n, 0);
-	meta(j, "thread_sort_index", lanes[lane].sub_pid, tid, NULL, NULL, 0, tid);
+	meta(j, "thread_name", emit.lanes[lane].sub_pid, tid, "name", name, n, 0);
+	meta(j, "thread_sort_index", emit.lanes[lane].sub_pid, tid, NULL, NULL, 0, tid);
 }
 
 /* First fit over the lane's threads.  A thread is free for [s, e] when
@@ -211,8 +206,8 @@ static int pack(struct core *c, struct json *j, int lane, uint64_t s, uint64_t e
 		l->thr = xrealloc(l->thr, l->cap * sizeof *l->thr);
 	}
 	l->thr[l->n++] = e;
-	n = lanes[lane].len < 64 ? lanes[lane].len : 64;
-	memcpy(name, lanes[lane].name, n);
+	n = emit.lanes[lane].len < 64 ? emit.lanes[lane].len : 64;
+	memcpy(name, emit.lanes[lane].name, n);
 	name[n++] = '_';
 	n += json_fmt_uint(name + n, l->n);
 	thread_meta(j, lane, (int)l->n, name, n);
@@ -255,13 +250,13 @@ static void x_event(struct json *j, int lane, int tid, const char *name, size_t 
 {
 	uint64_t a = us6(s), b = us6(e >= s ? e : s);
 	size_t cn = strlen(cname);
-	char *p = json_value_start(j, EV_FIXED + code_json_max + JW_STR_MAX(name_n) + cn +
-	                                  JW_STR_MAX(h->detail_n) + JW_STR_MAX(group_n) + lanes[lane].json_n);
+	char *p = json_value_start(j, EV_FIXED + emit.code_json_max + JW_STR_MAX(name_n) + cn +
+	                                  JW_STR_MAX(h->detail_n) + JW_STR_MAX(group_n) + emit.lanes[lane].json_n);
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
 	/* The category is the pipe. */
 	p = JW_LIT(p, ",\"cat\":");
-	p = jw_raw(p, lanes[lane].json, lanes[lane].json_n);
+	p = jw_raw(p, emit.lanes[lane].json, emit.lanes[lane].json_n);
 	p = JW_LIT(p, ",\"cname\":\"");
 	p = jw_raw(p, cname, cn);
 	p = JW_LIT(p, "\",\"ph\":\"X\",\"ts\":");
@@ -269,7 +264,7 @@ static void x_event(struct json *j, int lane, int tid, const char *name, size_t 
 	p = JW_LIT(p, ",\"dur\":");
 	p = jw_fixed(p, b - a, 6);
 	p = JW_LIT(p, ",\"pid\":");
-	p = jw_int(p, lanes[lane].sub_pid);
+	p = jw_int(p, emit.lanes[lane].sub_pid);
 	p = JW_LIT(p, ",\"tid\":");
 	p = jw_int(p, tid);
 	p = args(p, h->pc, h->detail, h->detail_n, h->bytes);
@@ -297,8 +292,8 @@ static int place(struct core *c, int lane, const struct subslice *h)
 	int tid;
 
 	if (h->head) {
-		size_t n = lanes[lane].len < 64 ? lanes[lane].len : 64;
-		memcpy(group, lanes[lane].name, n);
+		size_t n = emit.lanes[lane].len < 64 ? emit.lanes[lane].len : 64;
+		memcpy(group, emit.lanes[lane].name, n);
 		group_n = n + json_fmt_uint(group + n, index);
 		if (h->icache < s)
 			s = h->icache;
@@ -311,7 +306,6 @@ static int place(struct core *c, int lane, const struct subslice *h)
 		        group_n);
 	}
 	x_event(j, lane, tid, h->name, h->name_n, h->cname, h->ts, h->te, h, group_n ? group : NULL, group_n);
-	check_size(c->out);
 	return tid;
 }
 
@@ -386,7 +380,7 @@ void sub_flow(struct core *c, const struct flag *set, const struct flag *wait)
 {
 	struct json *j = use(c->out);
 	uint64_t id = c->flows++;
-	const struct lane *a = &lanes[set->sub_lane], *b = &lanes[wait->sub_lane];
+	const struct lane *a = &emit.lanes[set->sub_lane], *b = &emit.lanes[wait->sub_lane];
 	/* The arrow leaves the middle of the one-cycle SET slice and ends at
 	 * the end of the WAIT slice, as in the reference. */
 	uint64_t s0 = us6(set->end >= 1 ? set->end - 1 : 0), s1 = us6(set->end);
@@ -412,13 +406,12 @@ void sub_flow(struct core *c, const struct flag *set, const struct flag *wait)
 		*p++ = '}';
 		json_value_done(j, p);
 	}
-	check_size(c->out);
 }
 
 void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, uint64_t start, uint64_t end,
               uint64_t start_pc, uint64_t end_pc)
 {
-	const struct codeent *sa = ncodes ? code_of(start_pc) : NULL, *sb = ncodes ? code_of(end_pc) : NULL;
+	const struct codeent *sa = emit.ncodes ? code_of(start_pc) : NULL, *sb = emit.ncodes ? code_of(end_pc) : NULL;
 	struct json *j = use(c->out);
 	uint64_t a = us6(start), b = us6(end >= start ? end : start);
 
@@ -432,12 +425,12 @@ void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, u
 	}
 	json_begin_object(j);
 	json_kv_str(j, "name", name, name_n);
-	json_kv_cstr(j, "cat", lanes[LANE_USERMARK].name);
-	json_kv_cstr(j, "cname", lanes[LANE_USERMARK].cname);
+	json_kv_cstr(j, "cat", emit.lanes[LANE_USERMARK].name);
+	json_kv_cstr(j, "cname", emit.lanes[LANE_USERMARK].cname);
 	json_kv_cstr(j, "ph", "X");
 	json_kv_fixed(j, "ts", a, 6);
 	json_kv_fixed(j, "dur", b - a, 6);
-	json_kv_int(j, "pid", lanes[LANE_USERMARK].sub_pid);
+	json_kv_int(j, "pid", emit.lanes[LANE_USERMARK].sub_pid);
 	json_kv_int(j, "tid", (int)digit);
 	json_key(j, "args");
 	json_begin_object(j);
@@ -453,7 +446,6 @@ void sub_mark(struct core *c, unsigned digit, const char *name, size_t name_n, u
 		json_string(j, "", 0);
 	json_end_object(j);
 	json_end_object(j);
-	check_size(c->out);
 }
 
 /* The per-core trace says it stops short too: a named process and, for
@@ -495,7 +487,6 @@ void sub_seal(struct core *c)
 	j = use(c->out);
 	json_close_all(j);
 	wr_putc(c->out->w, '\n');
-	check_size(c->out);
 }
 
 int sub_commit(struct core *c)
@@ -523,30 +514,17 @@ int sub_commit(struct core *c)
 	return err;
 }
 
-void sub_abort(struct core *c)
-{
-	struct subout *o = c->out;
-	if (!o)
-		return;
-	if (o->w) {
-		wr_abort(o->w);
-		o->w = NULL;
-		drop_open(o);
-	}
-	if (o->fd >= 0)
-		close(o->fd);
-	o->fd = -1;
-	if (o->tmp)
-		unlink(o->tmp);
-	if (o->made_dir)
-		rmdir(o->dir);  /* only if nothing else is in it */
-}
-
 void sub_free(struct core *c)
 {
 	struct subout *o = c->out;
 	uint32_t i;
 	if (o) {
+		/* Still open when the run ended before its commit: the
+		 * staging directory goes with the exit. */
+		if (o->w)
+			wr_abort(o->w);
+		if (o->fd >= 0)
+			close(o->fd);
 		free(o->dir);
 		free(o->tmp);
 		free(o->final);

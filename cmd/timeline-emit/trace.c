@@ -9,16 +9,9 @@
 #include "emit.h"
 #include "rec.h"
 
-struct json trace;
 
 /* Room for an event's fixed text: keys, numbers, a pc. */
 #define EV_FIXED 320
-
-static void check_size(void)
-{
-	if (opt.max_size && trace.bytes > opt.max_size)
-		over_limit = 1;
-}
 
 size_t fmt_pc(char *buf, uint64_t pc)
 {
@@ -45,19 +38,18 @@ size_t fmt_pc(char *buf, uint64_t pc)
 void trace_begin(void)
 {
 	/* profilingType first: MindStudio Insight sniffs the opening bytes. */
-	json_begin_object(&trace);
-	json_kv_cstr(&trace, "profilingType", "op");
-	json_kv_cstr(&trace, "displayTimeUnit", "ns");
-	json_kv_uint(&trace, "schemaVersion", 2);
-	json_key(&trace, "traceEvents");
-	json_lines_at(&trace, 2);
-	json_begin_array(&trace);
+	json_begin_object(&emit.trace);
+	json_kv_cstr(&emit.trace, "profilingType", "op");
+	json_kv_cstr(&emit.trace, "displayTimeUnit", "ns");
+	json_kv_uint(&emit.trace, "schemaVersion", 2);
+	json_key(&emit.trace, "traceEvents");
+	json_lines_at(&emit.trace, 2);
+	json_begin_array(&emit.trace);
 }
 
 void trace_end(void)
 {
-	json_close_all(&trace);
-	check_size();
+	json_close_all(&emit.trace);
 }
 
 static char *pid_tid(char *p, const struct core *c, int lane)
@@ -65,12 +57,12 @@ static char *pid_tid(char *p, const struct core *c, int lane)
 	p = JW_LIT(p, ",\"pid\":");
 	p = jw_raw(p, c->pid_json, c->pid_json_n);
 	p = JW_LIT(p, ",\"tid\":");
-	return jw_raw(p, lanes[lane].json, lanes[lane].json_n);
+	return jw_raw(p, emit.lanes[lane].json, emit.lanes[lane].json_n);
 }
 
 static void meta(struct core *c, const char *what, const char *tid, size_t tid_n, int index)
 {
-	char *p = json_value_start(&trace, EV_FIXED + c->pid_json_n + tid_n);
+	char *p = json_value_start(&emit.trace, EV_FIXED + c->pid_json_n + tid_n);
 	p = JW_LIT(p, "{\"name\":\"");
 	p = jw_raw(p, what, strlen(what));
 	p = JW_LIT(p, "\",\"ph\":\"M\",\"pid\":");
@@ -80,13 +72,12 @@ static void meta(struct core *c, const char *what, const char *tid, size_t tid_n
 	p = JW_LIT(p, ",\"args\":{\"sort_index\":");
 	p = jw_int(p, index);
 	p = JW_LIT(p, "}}");
-	json_value_done(&trace, p);
+	json_value_done(&emit.trace, p);
 }
 
 void trace_core_meta(struct core *c)
 {
 	meta(c, "process_sort_index", "\"NA\"", 4, c->sort_index);
-	check_size();
 }
 
 /* Every lane a core uses gets its sort index once, before its first
@@ -99,7 +90,7 @@ static void lane_meta(struct core *c, int lane)
 	if (c->lane_seen[lane])
 		return;
 	c->lane_seen[lane] = 1;
-	meta(c, "thread_sort_index", lanes[lane].json, lanes[lane].json_n, lanes[lane].sort_index);
+	meta(c, "thread_sort_index", emit.lanes[lane].json, emit.lanes[lane].json_n, emit.lanes[lane].sort_index);
 }
 
 static char *args(char *p, uint64_t pc, const char *detail, size_t detail_n, int64_t bytes)
@@ -131,8 +122,8 @@ static void x_event(struct core *c, int lane, const char *name, size_t name_n, c
 {
 	uint64_t ts = us6(s), te = us6(e >= s ? e : s);
 	size_t cn = strlen(cname);
-	char *p = json_value_start(&trace, EV_FIXED + code_json_max + JW_STR_MAX(name_n) + cn + c->pid_json_n +
-	                                       lanes[lane].json_n + JW_STR_MAX(detail_n) + JW_STR_MAX(group_n));
+	char *p = json_value_start(&emit.trace, EV_FIXED + emit.code_json_max + JW_STR_MAX(name_n) + cn + c->pid_json_n +
+	                                       emit.lanes[lane].json_n + JW_STR_MAX(detail_n) + JW_STR_MAX(group_n));
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
 	p = JW_LIT(p, ",\"cname\":\"");
@@ -149,7 +140,7 @@ static void x_event(struct core *c, int lane, const char *name, size_t name_n, c
 		p = jw_str(p, group, group_n);
 	}
 	*p++ = '}';
-	json_value_done(&trace, p);
+	json_value_done(&emit.trace, p);
 }
 
 /* Scalar head overhead: fetch to issue, issue to pop (see optrace-sidelogs(5),
@@ -167,7 +158,7 @@ void trace_slice(struct core *c, int lane, const char *name, size_t name_n, cons
                  size_t detail_n, uint64_t start, uint64_t end, uint64_t pc, int64_t bytes,
                  uint64_t icache, uint64_t ccu, int simt)
 {
-	const char *cname = simt ? cname_simt(name, name_n) : lanes[lane].cname;
+	const char *cname = simt ? cname_simt(name, name_n) : emit.lanes[lane].cname;
 	int bar = name_n == 3 && !memcmp(name, "BAR", 3);
 	char group[96];
 	size_t group_n = 0;
@@ -189,7 +180,6 @@ void trace_slice(struct core *c, int lane, const char *name, size_t name_n, cons
 	}
 	x_event(c, lane, name, name_n, cname, start, end, pc, detail, detail_n, bytes,
 	        group_n ? group : NULL, group_n);
-	check_size();
 }
 
 static const char *flag_cname(const struct flag *f)
@@ -197,7 +187,7 @@ static const char *flag_cname(const struct flag *f)
 	if (f->name <= FN_WAIT_EVENT)
 		return FN_IS_WAIT(f->name) ? "yellow" : "black";
 	/* Intra-block flags take the colour of the pipe they name. */
-	return lanes[f->lane].cname;
+	return emit.lanes[f->lane].cname;
 }
 
 void trace_flag(const struct flag *f, const char *detail, size_t detail_n, const char *id, size_t id_n)
@@ -219,7 +209,7 @@ void trace_flag(const struct flag *f, const char *detail, size_t detail_n, const
 	if (head)
 		head_events(c, f->lane, ename, f->icache, f->ccu, f->begin, f->pc, detail, detail_n, -1, id, id_n);
 	for (ph = 0; ph < 2; ph++) {
-		char *p = json_value_start(&trace, EV_FIXED + code_json_max + nn + cn + c->pid_json_n + lanes[f->lane].json_n +
+		char *p = json_value_start(&emit.trace, EV_FIXED + emit.code_json_max + nn + cn + c->pid_json_n + emit.lanes[f->lane].json_n +
 		                                       JW_STR_MAX(detail_n) + 2 * JW_STR_MAX(id_n));
 		p = JW_LIT(p, "{\"name\":\"");
 		p = jw_raw(p, name, nn);
@@ -236,19 +226,18 @@ void trace_flag(const struct flag *f, const char *detail, size_t detail_n, const
 			p = jw_str(p, id, id_n);
 		}
 		*p++ = '}';
-		json_value_done(&trace, p);
+		json_value_done(&emit.trace, p);
 	}
-	check_size();
 }
 
 void trace_flow(const struct flag *set, const struct flag *wait, const char *id, size_t id_n)
 {
-	const struct lane *a = &lanes[set->lane], *b = &lanes[wait->lane];
+	const struct lane *a = &emit.lanes[set->lane], *b = &emit.lanes[wait->lane];
 	int ph;
 	for (ph = 0; ph < 2; ph++) {
 		const struct flag *f = ph ? wait : set;
-		char *p = json_value_start(&trace, EV_FIXED + JW_STR_MAX(id_n) + f->core->pid_json_n +
-		                                       lanes[f->lane].json_n + a->json_n + b->json_n);
+		char *p = json_value_start(&emit.trace, EV_FIXED + JW_STR_MAX(id_n) + f->core->pid_json_n +
+		                                       emit.lanes[f->lane].json_n + a->json_n + b->json_n);
 		p = JW_LIT(p, "{\"name\":\"flow\",\"id\":");
 		p = jw_str(p, id, id_n);
 		p = ph ? JW_LIT(p, ",\"ph\":\"t\",\"ts\":") : JW_LIT(p, ",\"ph\":\"s\",\"ts\":");
@@ -260,21 +249,20 @@ void trace_flow(const struct flag *set, const struct flag *wait, const char *id,
 		p = JW_LIT(p, "To");
 		p = jw_raw(p, b->json + 1, b->json_n - 1);
 		*p++ = '}';
-		json_value_done(&trace, p);
+		json_value_done(&emit.trace, p);
 	}
-	check_size();
 }
 
 void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start, uint64_t end,
                 uint64_t start_pc, uint64_t end_pc)
 {
 	uint64_t ts = us6(start), te = us6(end >= start ? end : start);
-	const struct codeent *a = ncodes ? code_of(start_pc) : NULL, *b = ncodes ? code_of(end_pc) : NULL;
+	const struct codeent *a = emit.ncodes ? code_of(start_pc) : NULL, *b = emit.ncodes ? code_of(end_pc) : NULL;
 	char *p;
 
 	lane_meta(c, LANE_USERMARK);
-	p = json_value_start(&trace, EV_FIXED + 2 * code_json_max + JW_STR_MAX(name_n) + c->pid_json_n +
-	                                 lanes[LANE_USERMARK].json_n);
+	p = json_value_start(&emit.trace, EV_FIXED + 2 * emit.code_json_max + JW_STR_MAX(name_n) + c->pid_json_n +
+	                                 emit.lanes[LANE_USERMARK].json_n);
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
 	p = JW_LIT(p, ",\"cname\":\"rail_load\",\"ph\":\"X\",\"ts\":");
@@ -293,8 +281,7 @@ void trace_mark(struct core *c, const char *name, size_t name_n, uint64_t start,
 	} else {
 		p = JW_LIT(p, ",\"args\":{\"trace_start\":\"\",\"trace_stop\":\"\"}}");
 	}
-	json_value_done(&trace, p);
-	check_size();
+	json_value_done(&emit.trace, p);
 }
 
 /* MTE bandwidth buckets (see optrace-sidelogs(5), MTE LOG, The bandwidth
@@ -311,33 +298,32 @@ void trace_mte(const struct rec *r)
 
 	if (!meta_done) {
 		/* A sort index on every process, this one after the cores. */
-		json_begin_object(&trace);
-		json_kv_cstr(&trace, "name", "process_sort_index");
-		json_kv_cstr(&trace, "ph", "M");
-		json_kv_cstr(&trace, "pid", "MTE Throughput");
-		json_kv_cstr(&trace, "tid", "NA");
-		json_key(&trace, "args");
-		json_begin_object(&trace);
-		json_kv_uint(&trace, "sort_index", 1000000);
-		json_end_object(&trace);
-		json_end_object(&trace);
+		json_begin_object(&emit.trace);
+		json_kv_cstr(&emit.trace, "name", "process_sort_index");
+		json_kv_cstr(&emit.trace, "ph", "M");
+		json_kv_cstr(&emit.trace, "pid", "MTE Throughput");
+		json_kv_cstr(&emit.trace, "tid", "NA");
+		json_key(&emit.trace, "args");
+		json_begin_object(&emit.trace);
+		json_kv_uint(&emit.trace, "sort_index", 1000000);
+		json_end_object(&emit.trace);
+		json_end_object(&emit.trace);
 		meta_done = 1;
 	}
 	for (i = 0; i < 6; i++) {
-		json_begin_object(&trace);
-		json_key(&trace, "args");
-		json_begin_object(&trace);
-		json_key(&trace, "throughput(MB/s)");
-		json_double(&trace, r->n[W_GM_TO_UB + i].f);
-		json_end_object(&trace);
-		json_kv_cstr(&trace, "name", series[i]);
-		json_kv_cstr(&trace, "ph", "C");
-		json_kv_cstr(&trace, "pid", "MTE Throughput");
-		json_kv_uint(&trace, "tid", 0);
-		json_kv_uint(&trace, "ts", r->n[W_BUCKET].u);
-		json_end_object(&trace);
+		json_begin_object(&emit.trace);
+		json_key(&emit.trace, "args");
+		json_begin_object(&emit.trace);
+		json_key(&emit.trace, "throughput(MB/s)");
+		json_double(&emit.trace, r->n[W_GM_TO_UB + i].f);
+		json_end_object(&emit.trace);
+		json_kv_cstr(&emit.trace, "name", series[i]);
+		json_kv_cstr(&emit.trace, "ph", "C");
+		json_kv_cstr(&emit.trace, "pid", "MTE Throughput");
+		json_kv_uint(&emit.trace, "tid", 0);
+		json_kv_uint(&emit.trace, "ts", r->n[W_BUCKET].u);
+		json_end_object(&emit.trace);
 	}
-	check_size();
 }
 
 /* A trace that stops short says so where a person and a program look: a
@@ -347,25 +333,25 @@ void trace_truncated(const char *why)
 {
 	char name[512];
 	snprintf(name, sizeof name, "TRUNCATED: %s", why);
-	json_begin_object(&trace);
-	json_kv_cstr(&trace, "name", "process_name");
-	json_kv_cstr(&trace, "ph", "M");
-	json_kv_cstr(&trace, "pid", "TRUNCATED");
-	json_kv_cstr(&trace, "tid", "NA");
-	json_key(&trace, "args");
-	json_begin_object(&trace);
-	json_kv_cstr(&trace, "name", name);
-	json_kv_cstr(&trace, "truncated", why);
-	json_end_object(&trace);
-	json_end_object(&trace);
-	json_begin_object(&trace);
-	json_kv_cstr(&trace, "name", "process_sort_index");
-	json_kv_cstr(&trace, "ph", "M");
-	json_kv_cstr(&trace, "pid", "TRUNCATED");
-	json_kv_cstr(&trace, "tid", "NA");
-	json_key(&trace, "args");
-	json_begin_object(&trace);
-	json_kv_int(&trace, "sort_index", -1);
-	json_end_object(&trace);
-	json_end_object(&trace);
+	json_begin_object(&emit.trace);
+	json_kv_cstr(&emit.trace, "name", "process_name");
+	json_kv_cstr(&emit.trace, "ph", "M");
+	json_kv_cstr(&emit.trace, "pid", "TRUNCATED");
+	json_kv_cstr(&emit.trace, "tid", "NA");
+	json_key(&emit.trace, "args");
+	json_begin_object(&emit.trace);
+	json_kv_cstr(&emit.trace, "name", name);
+	json_kv_cstr(&emit.trace, "truncated", why);
+	json_end_object(&emit.trace);
+	json_end_object(&emit.trace);
+	json_begin_object(&emit.trace);
+	json_kv_cstr(&emit.trace, "name", "process_sort_index");
+	json_kv_cstr(&emit.trace, "ph", "M");
+	json_kv_cstr(&emit.trace, "pid", "TRUNCATED");
+	json_kv_cstr(&emit.trace, "tid", "NA");
+	json_key(&emit.trace, "args");
+	json_begin_object(&emit.trace);
+	json_kv_int(&emit.trace, "sort_index", -1);
+	json_end_object(&emit.trace);
+	json_end_object(&emit.trace);
 }

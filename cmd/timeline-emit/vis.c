@@ -26,10 +26,9 @@
 #include "io.h"
 #include "vdata.h"
 
-int emit_310p;
 static struct vdata_w *vis_w;
 
-void vis_abort(void)
+static void vis_abort(void)
 {
 	if (vis_w)
 		vdata_abort(vis_w);
@@ -42,7 +41,7 @@ static int source_blocks(struct vdata_w *w, struct core **cores, size_t n, const
 	int err, t;
 	struct wr *fw;
 
-	if (!ncodes)
+	if (!emit.ncodes)
 		return 0;
 	err = code_blocks(w);
 	if (err)
@@ -110,101 +109,25 @@ static void sb_put(struct sbuf *b, const char *s, size_t n)
 	b->p[b->n] = 0;
 }
 
-static int is_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-/* Search s for K1([A-Za-z0-9]+),K2([A-Za-z0-9]+),K3([A-Za-z0-9]+), the
- * leftmost match; g[i] / gn[i] are the three groups. */
-static int flag_fields(const char *s, size_t n, const char *const key[3], const char *g[3], size_t gn[3])
-{
-	size_t i;
-	for (i = 0; i < n; i++) {
-		size_t p = i;
-		int k;
-		for (k = 0; k < 3; k++) {
-			size_t kl = strlen(key[k]), a;
-			if (k) {
-				if (p >= n || s[p] != ',')
-					break;
-				p++;
-			}
-			if (n - p < kl || memcmp(s + p, key[k], kl))
-				break;
-			p += kl;
-			for (a = p; p < n && is_alnum(s[p]); p++)
-				;
-			if (p == a)
-				break;
-			g[k] = s + a;
-			gn[k] = p - a;
-		}
-		if (k == 3)
-			return 1;
-	}
-	return 0;
-}
-
-/* "Source": name + " " + detail; a SET/WAIT flag becomes
- * "SET_FLAG <TRIGGERPIPE> ID:<n>" / "WAIT_FLAG <PIPE> ID:<n>" (310P:
- * set_event / wait_event with tigger_pipe / pipe_type); then every
+/* "Source": name + " " + detail, but for a SET/WAIT flag whose record
+ * carries its pipes and flag id (the sync fields), name + " " + "<pipe>
+ * ID:<flag>" (stats.c keeps that part, see take_instr); then every
  * ','-separated piece is cut at "=0x", else at ":0x" (register values go),
  * and a last empty piece disappears. */
-static void source_text(struct sbuf *out, struct sbuf *tmp, const char *name, size_t nn, const char *detail,
-                        size_t dn)
+static void source_text(struct sbuf *out, struct sbuf *tmp, const struct pcstat *p)
 {
-	static const char *const key_a2[3] = { "PIPE:", "TRIGGERPIPE:", "FLAGID:" };
-	static const char *const key_310p[3] = { "pipe_type:", "tigger_pipe:", "event_id:" };
-	const char *set = emit_310p ? "set_event" : "SET_FLAG", *wait = emit_310p ? "wait_event" : "WAIT_FLAG";
-	const char *s, *t1, *t2, *end;
-	size_t n, n1, n2;
+	const char *s, *end;
 	int first;
 
 	tmp->n = 0;
-	sb_put(tmp, name, nn);
+	sb_put(tmp, p->name, p->name_n);
 	sb_put(tmp, " ", 1);
-	sb_put(tmp, detail, dn);
+	if (p->sync_src)
+		sb_put(tmp, p->sync_src, p->sync_src_n);
+	else
+		sb_put(tmp, p->detail, p->detail_n);
 	s = tmp->p;
-	n = tmp->n;
-	end = s + n;
-
-	/* The reference reads two whitespace-separated words. */
-	for (t1 = s; t1 < end && is_space(*t1); t1++)
-		;
-	for (n1 = 0; t1 + n1 < end && !is_space(t1[n1]); n1++)
-		;
-	for (t2 = t1 + n1; t2 < end && is_space(*t2); t2++)
-		;
-	for (n2 = 0; t2 + n2 < end && !is_space(t2[n2]); n2++)
-		;
-	if (n2 && ((n1 == strlen(set) && !memcmp(t1, set, n1)) || (n1 == strlen(wait) && !memcmp(t1, wait, n1)))) {
-		const char *g[3];
-		size_t gn[3];
-		if (flag_fields(t2, n2, emit_310p ? key_310p : key_a2, g, gn)) {
-			int is_wait = t1[0] == 'W' || t1[0] == 'w';
-			out->n = 0;
-			sb_put(out, t1, n1);
-			sb_put(out, " ", 1);
-			sb_put(out, g[is_wait ? 0 : 1], gn[is_wait ? 0 : 1]);
-			sb_put(out, " ID:", 4);
-			sb_put(out, g[2], gn[2]);
-			/* Swap: the rewritten text is cut like any other. */
-			{
-				struct sbuf x = *tmp;
-				*tmp = *out;
-				*out = x;
-			}
-			s = tmp->p;
-			n = tmp->n;
-			end = s + n;
-		}
-	}
+	end = s + tmp->n;
 
 	out->n = 0;
 	sb_put(out, "", 0);
@@ -326,11 +249,11 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 		size_t e;
 		for (e = i; e < total && v[e].p->pc == first->pc; e++)
 			row[v[e].core] = v[e].p;
-		source_text(&src, &tmp, first->name, first->name_n, first->detail, first->detail_n);
+		source_text(&src, &tmp, first);
 		json_begin_object(&j);
 		json_kv_cstr(&j, "Address", v[i].addr);
 		if (first->code) {
-			const struct srcline *l = &srclines[codes[first->code - 1].inner];
+			const struct srcline *l = &emit.srclines[emit.codes[first->code - 1].inner];
 			json_kv_str(&j, "AscendC Inner Code", l->text, l->text_n);
 		} else {
 			json_kv_cstr(&j, "AscendC Inner Code", "");
@@ -342,7 +265,7 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 		if (scalar)
 			put_col(&j, "ICacheCycles", COL_ICACHE, row, n);
 		put_col(&j, "Instructions Executed", COL_COUNT, row, n);
-		json_kv_str(&j, "Pipe", lanes[first->lane].name, lanes[first->lane].len);
+		json_kv_str(&j, "Pipe", emit.lanes[first->lane].name, emit.lanes[first->lane].len);
 		put_col(&j, "Process Bytes", COL_BYTES, row, n);
 		if (scalar)
 			put_col(&j, "ScalarCycles", COL_SCALAR, row, n);
@@ -392,12 +315,12 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 int vis_write(struct core **sel, size_t n, const char *trace_path, uint64_t trace_size, const char **what)
 {
 	struct core **cores = xmalloc((n + 1) * sizeof *cores);
-	char *path = xmalloc(strlen(opt.dir) + 24);
+	char *path = xmalloc(strlen(emit.opt.dir) + 24);
 	struct stat st;
 	int fd, err = 0;
 
 	*what = "cannot write";
-	sprintf(path, "%s/visualize_data.bin", opt.dir);
+	sprintf(path, "%s/visualize_data.bin", emit.opt.dir);
 	/* Cores in name order, as the trace's process order. */
 	memcpy(cores, sel, n * sizeof *cores);
 	qsort(cores, n, sizeof *cores, core_cmp);

@@ -115,3 +115,37 @@ fails_whole() {
 	[ "$status" -eq 3 ]
 	diff -r old out
 }
+
+# A record stream of NCORES sub-cores (more than the 32 per-core traces
+# kept open), records interleaved, so that traces are flushed mid-run.
+many_cores() { # ncores
+	local c
+	echo '{"kind":"header","version":2,"mhz":1850,"producer":"test","soc":"Ascend910B1","origin":"test"}'
+	for ((c = 0; c < $1; c++)); do
+		printf '{"kind":"instr","core":%s,"sub":"veccore","subidx":%s,"block":-1,"subblock":-1,"start":1000,"end":1005,"pc":"0x100","id":0,"warp":-1,"sch":-1,"threads":-1,"gpr":0,"bytes":0,"vec_util":-1,"ub_read":-1,"ub_write":-1,"icache_tick":null,"ccu_tick":null,"pipe":"VECTOR","name":"VADD","detail":"XD:X1=0x1,"}\n' \
+			$((c / 2)) $((c % 2))
+	done
+	echo '{"kind":"trailer","records":0,"bad":0,"dropped":0,"interrupted":0,"producer":"test"}'
+}
+
+@test "a fatal error mid-run (a per-core trace flushed while reading): exit 4, no temporary file, no output" {
+	many_cores 40 > many.jsonl
+	mkdir in
+	mv many.jsonl in/
+	for fault in "FAULT_OP=write FAULT_ERRNO=ENOSPC" "FAULT_OP=open FAULT_ERRNO=EMFILE FAULT_AFTER=1"; do
+		rm -rf out old
+		# The first core's trace is the first closed to make room (its
+		# write fails while reading), and reopened when drawn (its open).
+		run --separate-stderr inject $fault FAULT_PATH=core0.veccore0/trace.json timeline-emit -o out in/many.jsonl
+		[ "$status" -eq 4 ] || { echo "$fault: status $status: $stderr" >&2; false; }
+		[[ "$stderr" == "timeline-emit: out/core0.veccore0/trace.json: cannot "* ]] || { echo "$stderr" >&2; false; }
+		[ "$(ls -A)" = in ] || { echo "$fault: left behind:" >&2; ls -A >&2; false; }
+		# Over an older set: as it was, nothing of the run in it.
+		timeline-emit -o out "$R/910B.rec" > /dev/null 2>&1
+		cp -a out old
+		run --separate-stderr inject $fault FAULT_PATH=core0.veccore0/trace.json timeline-emit -o out in/many.jsonl
+		[ "$status" -eq 4 ]
+		diff -r old out
+		[ -z "$(find out -name '*tmp*')" ]
+	done
+}

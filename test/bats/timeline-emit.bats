@@ -3,6 +3,8 @@
 # Golden outputs live in test/golden/ and are written only by
 # test/golden/regen.sh; every trace.json made here is also checked with jq.
 
+bats_require_minimum_version 1.5.0
+
 setup_file() {
 	unset OPTRACE_FORMAT
 	data="$BATS_TEST_DIRNAME/../data"
@@ -90,6 +92,24 @@ instr() { # core sub subidx start end pc pipe name detail [extra JSON fields]
 }
 header() { echo '{"kind":"header","version":1,"mhz":1850,"producer":"test","soc":"Ascend910B1","origin":"test"}'; }
 trailer() { echo '{"kind":"trailer","records":0,"bad":0,"dropped":0,"interrupted":0,"producer":"test"}'; }
+# Records on stdin, with the sync fields instr-parse gives instruction
+# records (see optrace-records(5)): what they are, their pipes, flag id.
+sync_fields() {
+	jq -c '
+		def kind: {"SET_FLAG":"set","WAIT_FLAG":"wait","set_event":"set","wait_event":"wait",
+		  "SET_INTRA_BLOCK":"set_intra","SET_INTRA_BLOCKI":"set_intra","WAIT_INTRA_BLOCK":"wait_intra",
+		  "WAIT_INTRA_BLOCKI":"wait_intra","BAR":"bar"}[.] // "";
+		def field($keys): [.detail | split(",")[] | select(test(":")) | capture("^\\s*(?<k>[^:]*?)\\s*:\\s*(?<v>.*?)\\s*$")
+		  | select((.k | gsub("[ \t]"; "")) as $k | $keys | index($k)) | .v] | last // "";
+		if .kind == "instr" then
+		  (.name | kind) as $s
+		  | . + {sync: $s}
+		  + (if $s == "" then {prod: "", cons: "", flag: ""} else
+		      {prod: field(["PIPE", "pipe_type"]), cons: field(["TRIGGERPIPE", "tigger_pipe", "trigger_pipe"]),
+		       flag: field(["FLAGID", "event_id", "sync_id"])} end)
+		else . end
+	'
+}
 
 # Many sub-cores (more than the 32 files kept open), records interleaved.
 many_cores() { # ncores rounds
@@ -498,6 +518,27 @@ many_cores() { # ncores rounds
 	cmp a.json d.json
 }
 
+@test "--soc-version overrides the stream header: the option's clock and chip" {
+	# The 910B sample's header names Ascend910B1 (1850 MHz); the same
+	# stream with a 310P header (1060 MHz) is what the option must give.
+	rec-cat --json "$R/910B.rec" | sed '1s/"mhz":1850/"mhz":1060/; 1s/"soc":"Ascend910B1"/"soc":"Ascend310P3"/' > p.jsonl
+	grep -q '"soc":"Ascend310P3"' p.jsonl
+	timeline-emit -q p.jsonl > want.json 2> want.err
+	run --separate-stderr timeline-emit -q --soc-version=ascend310p3 "$R/910B.rec"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$stderr" | cmp want.err -
+	printf '%s\n' "$output" | cmp want.json -
+	# Without the option, the header's: another clock.
+	timeline-emit -q "$R/910B.rec" 2>/dev/null | jq -c '[.traceEvents[] | select(.ph == "X")][0].ts' > a
+	jq -c '[.traceEvents[] | select(.ph == "X")][0].ts' want.json > b
+	! cmp -s a b
+	# -o DIR: the per-core traces, CSVs and visualize_data.bin follow it too.
+	timeline-emit -q -o want p.jsonl > want.sum 2>/dev/null
+	timeline-emit -q --soc-version=Ascend310P3 -o got "$R/910B.rec" > got.sum 2>/dev/null
+	diff -r want got
+	cmp want.sum got.sum
+}
+
 @test "usage errors exit 2; an input that cannot be opened exits 3" {
 	run timeline-emit --bogus
 	[ "$status" -eq 2 ]
@@ -566,7 +607,7 @@ many_cores() { # ncores rounds
 		ins 0 veccore 0 160 161 0x10f86a80 CACHEMISS 0x10f86a80 'sizeis0x00000080,statusisMISS' 0 -1 -1 -1 -1
 		echo '{"kind":"mark","core":0,"sub":"veccore","subidx":0,"block":-1,"subblock":-1,"mark":1,"start":105,"end":305,"start_pc":"0x1c","end_pc":"0x20","name":"Mark 0x1","detail":"SPR:LPCNT,XN:X6=0x80000001,"}'
 		trailer
-	} > i.jsonl
+	} | sync_fields > i.jsonl
 	timeline-emit -o out i.jsonl > /dev/null 2>&1
 	instr_api out > api.json
 	[ "$(jq -c .Cores api.json)" = '["core0.veccore0","core0.veccore1"]' ]
@@ -629,9 +670,30 @@ many_cores() { # ncores rounds
 		instr 0 "" 0 15 30 0x14 VECTOR wait_event 'pipe_type:SCALAR,tigger_pipe:VECTOR,event_id:2'
 		instr 0 "" 0 40 50 0x18 SCALAR SET_FLAG 'PIPE:MTE2,TRIGGERPIPE:V,FLAGID:3,'
 		trailer
-	} > p.jsonl
+	} | sync_fields > p.jsonl
 	timeline-emit -o out p.jsonl > /dev/null 2>&1
 	[ "$(instr_api out | jq -c '[.Instructions[].Source]')" = '["set_event VECTOR ID:2","wait_event SCALAR ID:2","SET_FLAG PIPE:MTE2,TRIGGERPIPE:V,FLAGID:3"]' ]
+}
+
+@test "a sync instruction is what its record's sync fields say, not what timeline-emit reads in its detail" {
+	# Fields that disagree with the detail: the fields win, for the flag
+	# Source text and for the intra-block flags' pipe and id.
+	{
+		echo '{"kind":"header","version":2,"mhz":1800,"producer":"test","soc":"Ascend950PR_9599","origin":"test"}'
+		instr 0 veccore 0 10 20 0x10 MTE2 SET_FLAG 'PIPE:MTE2,TRIGGERPIPE:V,FLAGID:3,' ',"sync":"set","prod":"MTE3","cons":"SCALAR","flag":"7"'
+		instr 0 cubecore 0 30 40 0x14 FIXP SET_INTRA_BLOCK 'PIPE:FIXP,sync_id:5,' ',"sync":"set_intra","prod":"MTE1","cons":"","flag":"2"'
+		instr 0 veccore 0 35 50 0x18 VECTOR WAIT_INTRA_BLOCK 'PIPE:V,sync_id:5,' ',"sync":"wait_intra","prod":"MTE2","cons":"","flag":"2"'
+		trailer
+	} > s.jsonl
+	timeline-emit -o out s.jsonl > /dev/null 2>&1
+	[ "$(instr_api out | jq -c '[.Instructions[] | select(.Address == "0x10") | .Source]')" = '["SET_FLAG SCALAR ID:7"]' ]
+	# The intra pair: drawn on the pipes the fields name, one flow.
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "B" and (.name | test("INTRA"))) | [.name, .tid, .id]]' out/trace.json)" = '[["SET_INTRA_BLOCK","MTE1","intra_0"],["WAIT_INTRA_BLOCK","MTE2","intra_0"]]' ]
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "s" or .ph == "t") | .cat]' out/trace.json)" = '["MTE1ToMTE2","MTE1ToMTE2"]' ]
+	# Without the fields: a plain flag and instructions, nothing paired.
+	jq -c 'del(.sync, .prod, .cons, .flag)' s.jsonl > n.jsonl
+	timeline-emit -o none n.jsonl > /dev/null 2>&1
+	[ "$(instr_api none | jq -c '[.Instructions[] | select(.Address == "0x10") | .Source]')" = '["SET_FLAG PIPE:MTE2,TRIGGERPIPE:V,FLAGID:3"]' ]
 }
 
 @test "visualize_data.bin: no INSTR_API block without instructions, and never an empty block" {

@@ -363,18 +363,6 @@ static void find_exe_dir(void)
 		*s = 0;
 }
 
-static int is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static char inject_lib[PATH_MAX];
 
 static void find_inject(void)
@@ -384,14 +372,14 @@ static void find_inject(void)
 	size_t i;
 	char p[PATH_MAX * 2];
 	if (e && *e) {
-		if (!is_file(e))
+		if (!io_is_file(e))
 			cli_die(EXIT_UNUSABLE, "OPTRACE_INJECT_LIB=%s: no such file", e);
 		snprintf(inject_lib, sizeof inject_lib, "%s", e);
 		return;
 	}
 	for (i = 0; i < 2; i++) {
 		snprintf(p, sizeof p, "%s/%s", exe_dir, rel[i]);
-		if (is_file(p) && realpath(p, inject_lib))
+		if (io_is_file(p) && realpath(p, inject_lib))
 			return;
 	}
 	cli_die(EXIT_UNUSABLE, "the preload library liboptrace-inject.so is not installed next to %s/ "
@@ -410,7 +398,7 @@ static void find_simulator(void)
 	const struct chip *ch;
 	if (!r || !*r) {
 		snprintf(p, sizeof p, "%s/../cann", exe_dir);
-		if (!is_dir(p))
+		if (!io_is_dir(p))
 			cli_die(EXIT_UNUSABLE, "no simulator found: set ASCEND_HOME_PATH or --cann-root "
 			        "(and the bundled stand-in is not built: %s)", p);
 		r = p;
@@ -422,7 +410,7 @@ static void find_simulator(void)
 	if (strpbrk(root, ":;"))
 		cli_die(EXIT_USAGE, "%s: a CANN root whose path holds ':' or ';' cannot go into LD_LIBRARY_PATH", root);
 	snprintf(dir, sizeof dir, "%s/tools/simulator", root);
-	if (!is_dir(dir))
+	if (!io_is_dir(dir))
 		cli_die(EXIT_UNUSABLE, "no simulator found: %s is not a directory", dir);
 	if (soc_opt) {
 		snprintf(soc, sizeof soc, "%s", soc_opt);
@@ -436,7 +424,7 @@ static void find_simulator(void)
 	simdir = !strncmp(soc, "Ascend950", 9) && ch->family == CHIP_A5 ? "dav_3510" : soc;
 	if (snprintf(p, sizeof p, "%s/%s", dir, simdir) >= (int)sizeof p)
 		cli_die(EXIT_USAGE, "%s: path too long", dir);
-	if (!is_dir(p)) {
+	if (!io_is_dir(p)) {
 		DIR *d = opendir(dir);
 		struct dirent *e;
 		char list[1024] = "";
@@ -454,7 +442,7 @@ static void find_simulator(void)
 	if (snprintf(sim_lib, sizeof sim_lib, "%s/lib", p) >= (int)sizeof sim_lib ||
 	    snprintf(p, sizeof p, "%s/libruntime_camodel.so", sim_lib) >= (int)sizeof p)
 		cli_die(EXIT_USAGE, "%s: path too long", dir);
-	if (!is_file(p))
+	if (!io_is_file(p))
 		cli_die(EXIT_UNUSABLE, "no simulator found: %s is missing", p);
 }
 
@@ -782,7 +770,7 @@ static void rescue_interrupted(void)
 	if (n && dest[n - 1] == '\n')
 		dest[--n] = 0;
 	/* Only a directory of this run. */
-	if (strncmp(dest, dev0, strlen(dev0)) || strstr(dest, "/../") || !is_dir(dest))
+	if (strncmp(dest, dev0, strlen(dev0)) || strstr(dest, "/../") || !io_is_dir(dest))
 		return;
 	if (!(d = opendir(tmpd)))
 		return;
@@ -847,7 +835,7 @@ static void scan_launch_dirs(void)
 			if (n->d_name[0] < '0' || n->d_name[0] > '9')
 				continue;
 			snprintf(dp, sizeof dp, "%s/%s/dump", kp, n->d_name);
-			if (!is_dir(dp))
+			if (!io_is_dir(dp))
 				continue;
 			rdp = rel_dup(dp);
 			for (i = 0; i < nkernels; i++)
@@ -1146,7 +1134,7 @@ static void child_env(struct env *env)
 	 * else, when set_env.sh has not put them there. */
 	ld = env_get(env, "LD_LIBRARY_PATH");
 	snprintf(lib64, sizeof lib64, "%s/lib64", root);
-	if (is_dir(lib64) && ld && !strstr(ld, lib64)) {
+	if (io_is_dir(lib64) && ld && !strstr(ld, lib64)) {
 		char *v = xmalloc(strlen(ld) + strlen(lib64) + 2);
 		sprintf(v, "%s:%s", ld, lib64);
 		env_set(env, "LD_LIBRARY_PATH", v);

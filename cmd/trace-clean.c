@@ -170,18 +170,6 @@ static int write_failed(struct run *r)
 
 /* ---- input resolution ---- */
 
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static char *join(const char *a, const char *b)
 {
 	size_t n = strlen(a) + strlen(b) + 2;
@@ -209,7 +197,7 @@ static char *resolve_dir(const char *dir)
 	size_t i;
 	for (i = 0; i < sizeof tries / sizeof tries[0]; i++) {
 		char *p = join(dir, tries[i]);
-		if (is_file(p)) {
+		if (io_is_file(p)) {
 			if (i >= 2)
 				cli_note("%s: no visualize_data.bin; reading %s (no metrics)", dir, p);
 			return p;
@@ -367,7 +355,7 @@ static int open_input(struct run *r, const char *arg)
 	if (!strcmp(arg, "-")) {
 		r->from_stdin = 1;
 		r->input = xstrdup("-");
-	} else if (is_dir(arg)) {
+	} else if (io_is_dir(arg)) {
 		r->input = resolve_dir(arg);
 		if (!r->input) {
 			cli_warn("%s: no visualize_data.bin or trace.json in it or in its simulator/", arg);
@@ -424,7 +412,7 @@ static int mkdirs(const char *path)
 	if (make_dir(p))
 		rc = -1;
 	free(p);
-	return rc || !is_dir(path) ? -1 : 0;
+	return rc || !io_is_dir(path) ? -1 : 0;
 }
 
 /* At exit, unless the set went into place (see put_in_place). */

@@ -659,3 +659,15 @@ void wr_abort(struct wr *w)
 	}
 	wr_free(w);
 }
+
+int io_is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int io_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

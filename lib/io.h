@@ -14,6 +14,10 @@ struct rd;
 
 /* Open a file for reading ("-" or NULL = stdin).  Returns NULL with errno
  * set on failure.  Input starting with an lz4 frame is decompressed. */
+/* Is path (followed through links) a regular file / a directory? */
+int io_is_file(const char *path);
+int io_is_dir(const char *path);
+
 struct rd *rd_open(const char *path);
 struct rd *rd_fdopen(int fd, const char *name);
 /* The next line without its LF (a CR is kept), or NULL at end of input or

@@ -34,7 +34,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "order.h"
 #include "rec.h"
+#include "sync.h"
 #include "tc.h"
 #include "text.h"
 
@@ -802,12 +804,6 @@ struct fkey {
 	size_t id_n;
 	char *label;
 };
-/* A flag's producer pipe, consumer pipe and id, as written (each may be
- * empty). */
-struct flagtext {
-	const char *prod, *cons, *id;
-	size_t prod_n, cons_n, id_n;
-};
 /* A SET or WAIT on its way to be paired. */
 struct frec {
 	uint32_t key;
@@ -861,72 +857,12 @@ static void fkey_ht_grow(void)
 	}
 }
 
-/* Trim blanks at both ends (Python's strip of the established tool). */
-static void trim(const char **s, size_t *n)
-{
-	while (*n && (**s == ' ' || **s == '\t' || **s == '\n' || **s == '\r')) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\n' ||
-	              (*s)[*n - 1] == '\r'))
-		(*n)--;
-}
-
-/* A key name without its blanks ("TRIGGER PIPE" = "TRIGGERPIPE"). */
-static int key_is(const char *k, size_t n, const char *want)
-{
-	size_t i, j = 0, w = strlen(want);
-	for (i = 0; i < n; i++) {
-		if (k[i] == ' ')
-			continue;
-		if (j >= w || k[i] != want[j])
-			return 0;
-		j++;
-	}
-	return j == w;
-}
-
-/* What a flag's detail says, in any field order: PIPE/TRIGGERPIPE/FLAGID
- * (A2/A3/A5), pipe_type/tigger_pipe/event_id (310P).  Only a trace has to
- * be read this way: records carry these texts in their sync fields. */
-static void flag_text(const char *d, size_t dn, struct flagtext *ft)
-{
-	const char *p = d, *end = d + dn;
-
-	memset(ft, 0, sizeof *ft);
-	while (p <= end) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		const char *part_end = comma ? comma : end, *colon = memchr(p, ':', (size_t)(part_end - p));
-		if (colon) {
-			const char *key = p, *val = colon + 1;
-			size_t kn = (size_t)(colon - p), vn = (size_t)(part_end - val);
-			trim(&key, &kn);
-			trim(&val, &vn);
-			if (key_is(key, kn, "PIPE") || key_is(key, kn, "pipe_type")) {
-				ft->prod = val;
-				ft->prod_n = vn;
-			} else if (key_is(key, kn, "TRIGGERPIPE") || key_is(key, kn, "tigger_pipe") ||
-			           key_is(key, kn, "trigger_pipe")) {
-				ft->cons = val;
-				ft->cons_n = vn;
-			} else if (key_is(key, kn, "FLAGID") || key_is(key, kn, "event_id")) {
-				ft->id = val;
-				ft->id_n = vn;
-			}
-		}
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-}
-
 /* The key of a flag of core c: its producer and consumer pipes and its
  * id, as the detail or the record gives them. */
-static uint32_t flag_key(struct core *c, const struct flagtext *ft)
+static uint32_t flag_key(struct core *c, const struct sync_fields *ft)
 {
-	const char *prod = ft->prod, *cons = ft->cons, *id = ft->id;
-	size_t prod_n = ft->prod_n, cons_n = ft->cons_n, id_n = ft->id_n;
+	const char *prod = ft->prod, *cons = ft->cons, *id = ft->flag;
+	size_t prod_n = ft->prod_n, cons_n = ft->cons_n, id_n = ft->flag_n;
 	int lp, lc;
 	uint32_t h, ci = c->idx;
 	struct fkey *k;
@@ -972,11 +908,10 @@ static uint32_t flag_key(struct core *c, const struct flagtext *ft)
 static int frec_cmp(const void *a, const void *b)
 {
 	const struct frec *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	int c = cmp_u64(x->key, y->key);
+	if (!c)
+		c = cmp_f64(x->b, y->b);
+	return c ? c : cmp_u64(x->seq, y->seq);
 }
 
 /* A whole flag (kind 0 SET, 1 WAIT).  Pairing waits for the end: the
@@ -1264,9 +1199,11 @@ int clean_trace_event(const struct jobj *o, uint64_t off)
 			size_t dn;
 			char *tofree;
 			uint32_t key;
-			struct flagtext ft;
+			struct sync_fields ft;
+			/* A trace has no records: its detail text is read by
+			 * the rule instr-parse applies to the log. */
 			args_detail(args ? args : &none, &det, &dn, &tofree);
-			flag_text(det, dn, &ft);
+			sync_parse(det, dn, &ft);
 			key = flag_key(c, &ft);
 			free(tofree);
 			if (phc == 'B')
@@ -1306,7 +1243,7 @@ int clean_record(const struct rinstr *r)
 	}
 	cstats.events++;
 	if (cls == N_FLAG_SET || cls == N_FLAG_WAIT) {
-		struct flagtext ft = { r->prod, r->cons, r->flag, r->prod_n, r->cons_n, r->flag_n };
+		struct sync_fields ft = { r->prod, r->cons, r->flag, r->prod_n, r->cons_n, r->flag_n };
 		uint32_t key = flag_key(c, &ft);
 		/* As timeline-emit draws them: a SET begins one tick before its
 		 * end; the wait's end is its end. */
@@ -1565,27 +1502,23 @@ static int acur_consumer(struct acur *c, double t, struct anchor *out)
 static int anchor_cmp(const void *a, const void *b)
 {
 	const struct anchor *x = a, *y = b;
-	if (x->s != y->s)
-		return x->s < y->s ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	int c = cmp_f64(x->s, y->s);
+	return c ? c : cmp_u64(x->seq, y->seq);
 }
 
 static int crec_cmp(const void *a, const void *b)
 {
 	const struct crec *x = a, *y = b;
-	if (x->track != y->track)
-		return x->track < y->track ? -1 : 1;
-	if (x->t_wait != y->t_wait)
-		return x->t_wait < y->t_wait ? -1 : 1;
-	return 0;       /* a query's answer depends on its time alone */
+	int c = cmp_u64(x->track, y->track);
+	/* A query's answer depends on its time alone: no third key. */
+	return c ? c : cmp_f64(x->t_wait, y->t_wait);
 }
 
 static int prec_cmp(const void *a, const void *b)
 {
 	const struct prec *x = a, *y = b;
-	if (x->t_set != y->t_set)
-		return x->t_set < y->t_set ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	int c = cmp_f64(x->t_set, y->t_set);
+	return c ? c : cmp_u64(x->seq, y->seq);
 }
 
 static struct track *kept_track(struct core *c, int lane)

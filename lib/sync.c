@@ -1,4 +1,5 @@
-/* Synchronisation instructions (see sync.h). */
+/* Synchronisation instructions: their kind and what their detail says
+ * (see sync.h). */
 #include "sync.h"
 
 #include <string.h>
@@ -27,9 +28,11 @@ enum rec_sync sync_kind(const char *name, size_t n)
 	return SYNC_NONE;
 }
 
+/* Blanks around and inside keys and values: a log line has spaces and
+ * tabs; a trace's JSON text may also hold line ends. */
 static int blank(char c)
 {
-	return c == ' ' || c == '\t';
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 static void trim(const char **s, size_t *n)

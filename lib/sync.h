@@ -1,5 +1,6 @@
-/* What a synchronisation instruction's name and detail say, parsed once so
- * that the instruction record carries it (see optrace-records(5), I instr,
+/* What a synchronisation instruction's name and detail say: instr-parse
+ * parses it once so that the instruction record carries it, and trace-clean
+ * reads a trace's text (which has no records) by the same rule (see optrace-records(5), I instr,
  * and optrace-dumps(5), Synchronisation instructions). */
 #ifndef OPTRACE_SYNC_H
 #define OPTRACE_SYNC_H

@@ -30,6 +30,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "io.h"
+#include "keytab.h"
 #include "loss.h"
 #include "mem.h"
 #include "rec.h"
@@ -48,42 +49,14 @@ static struct losses losses;
 
 /* ---- distinct pcs ---- */
 
-static uint64_t *pcs;               /* open addressing; REC_NONE = empty */
-static size_t pcs_cap, pcs_n;
-
-static size_t pc_hash(uint64_t pc)
-{
-	pc ^= pc >> 33;
-	pc *= 0xff51afd7ed558ccdull;
-	pc ^= pc >> 33;
-	return (size_t)pc;
-}
+static struct keytab pcs = { .vsize = 0 };   /* a set: no values */
 
 /* 1 when pc was not in the set (it is now). */
 static int pc_add(uint64_t pc)
 {
-	size_t i;
-	if ((pcs_n + 1) * 2 > pcs_cap) {
-		uint64_t *old = pcs;
-		size_t oldcap = pcs_cap, j;
-		pcs_cap = pcs_cap ? 2 * pcs_cap : 4096;
-		pcs = xmalloc(pcs_cap * sizeof *pcs);
-		memset(pcs, 0xff, pcs_cap * sizeof *pcs);
-		for (j = 0; j < oldcap; j++) {
-			if (old[j] == REC_NONE)
-				continue;
-			for (i = pc_hash(old[j]) & (pcs_cap - 1); pcs[i] != REC_NONE; i = (i + 1) & (pcs_cap - 1))
-				;
-			pcs[i] = old[j];
-		}
-		free(old);
-	}
-	for (i = pc_hash(pc) & (pcs_cap - 1); pcs[i] != REC_NONE; i = (i + 1) & (pcs_cap - 1))
-		if (pcs[i] == pc)
-			return 0;
-	pcs[i] = pc;
-	pcs_n++;
-	return 1;
+	int fresh;
+	keytab_get(&pcs, pc, &fresh);
+	return fresh;
 }
 
 /* ---- the state of the run ---- */
@@ -448,10 +421,10 @@ static void drain(struct filter *f)
 /* Why the code view is empty, as a diag record before the trailer. */
 static int finish(struct filter *f)
 {
-	if (!code_off && pcs_n && !n_mapped) {
+	if (!code_off && pcs.n && !n_mapped) {
 		code_off = 1;
 		snprintf(why, sizeof why, "none of the %zu pcs maps to a source line of %s (another kernel's binary, "
-		         "or a wrong --pc-start?)%s%s", pcs_n, binary, *sym_said ? "; the symbolizer said: " : "",
+		         "or a wrong --pc-start?)%s%s", pcs.n, binary, *sym_said ? "; the symbolizer said: " : "",
 		         sym_said);
 	}
 	if (code_off && !cli_interrupted) {
@@ -477,7 +450,7 @@ static void report(struct filter *f)
 	n_code = n_mapped;
 	if (cli_verbosity >= 2)
 		cli_note("%zu distinct pcs, %llu looked up in %llu batches with %s in %.3f s, %llu mapped to "
-		         "source, %llu below the start pc 0x%llx", pcs_n, (unsigned long long)n_lookups,
+		         "source, %llu below the start pc 0x%llx", pcs.n, (unsigned long long)n_lookups,
 		         (unsigned long long)n_batches, sym_cmd ? sym_cmd : "no symbolizer", lookup_secs,
 		         (unsigned long long)n_code, (unsigned long long)n_below,
 		         (unsigned long long)(start_pc == REC_NONE ? 0 : start_pc));
@@ -488,7 +461,7 @@ static void release_all(void)
 	sym_stop(sym);
 	sym = NULL;
 	loss_free(&losses);
-	free(pcs);
+	keytab_free(&pcs);
 	free(batch);
 	free(held);
 	free(stack.p);

@@ -503,32 +503,30 @@ static void report(struct filter *f)
 	}
 }
 
+enum { OPT_ANNOTATE = 256 };
+
+static int option(struct filter *f, int c, const char *arg)
+{
+	(void)f, (void)arg;
+	if (c != OPT_ANNOTATE)
+		return 0;
+	annotating = 1;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_ANNOTATE = 256 };
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		FILTER_LONGOPTS_END
 	};
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage };
 	struct filter f = { .tool = "icache-merge", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
 	                    .start = start, .record = record, .report = report };
-	int c, status;
-
-	cli_init(argv[0]);
-	loss_init(&losses, "icache-merge", loss_kinds, LOSS_NKINDS);
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
-		if (filter_option(&f, c, optarg))
-			continue;
-		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		case OPT_ANNOTATE: annotating = 1; break;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-
-	status = filter_run(&f, argc, argv, optind);
+	int status = filter_main(&f, &cli, argc, argv);
 	release_all();
 	return status;
 }

@@ -471,41 +471,31 @@ static void release_all(void)
 	rec_dec_free(&dec2);
 }
 
-int main(int argc, char **argv)
-{
-	enum { OPT_BINARY = 256, OPT_PCSTART, OPT_SYMBOLIZER, OPT_BATCH };
-	static const struct option longopts[] = {
-		FILTER_LONGOPTS,
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "pc-start", required_argument, NULL, OPT_PCSTART },
-		{ "symbolizer", required_argument, NULL, OPT_SYMBOLIZER },
-		{ "batch", required_argument, NULL, OPT_BATCH },
-		{ "soc-version", required_argument, NULL, 's' },
-		FILTER_LONGOPTS_END
-	};
-	int c, status;
-	const char *pc_start_arg = NULL;
+enum { OPT_BINARY = 256, OPT_PCSTART, OPT_SYMBOLIZER, OPT_BATCH };
+static const char *pc_start_arg;
 
-	cli_init(argv[0]);
-	loss_init(&losses, "src-map", loss_kinds, LOSS_NKINDS);
-	flt = (struct filter){ .tool = "src-map", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
-	                       .record = record, .drain = drain, .finish = finish, .report = report };
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
-		if (filter_option(&flt, c, optarg))
-			continue;
-		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		case OPT_BINARY: binary = optarg; break;
-		case OPT_PCSTART: pc_start_arg = optarg; break;
-		case OPT_SYMBOLIZER: symbolizer_opt = optarg; break;
-		case OPT_BATCH:
-			batch_max = (size_t)cli_num("--batch", optarg);
-			if (!batch_max || batch_max > 1000000)
-				cli_die(EXIT_USAGE, "option --batch: %zu is not in 1..1000000", batch_max);
-			break;
-		default: usage(stderr); return EXIT_USAGE;
-		}
+static int option(struct filter *f, int c, const char *arg)
+{
+	(void)f;
+	switch (c) {
+	case OPT_BINARY: binary = arg; break;
+	case OPT_PCSTART: pc_start_arg = arg; break;
+	case OPT_SYMBOLIZER: symbolizer_opt = arg; break;
+	case OPT_BATCH:
+		batch_max = (size_t)cli_num("--batch", arg);
+		if (!batch_max || batch_max > 1000000)
+			cli_die(EXIT_USAGE, "option --batch: %zu is not in 1..1000000", batch_max);
+		break;
+	default: return 0;
 	}
+	return 1;
+}
+
+/* The binary and the start pc, and why the code view would be empty,
+ * before reading anything. */
+static int ready(struct filter *f)
+{
+	(void)f;
 	if (!binary) {
 		cli_warn("--binary FILE is required (the kernel's aicore_binary.o)");
 		usage(stderr);
@@ -515,23 +505,39 @@ int main(int argc, char **argv)
 		read_pc_start(pc_start_arg);
 	hold_all = start_pc == REC_NONE;
 
-	/* Why the code view would be empty, before reading anything. */
-	{
-		int d = elf_has_debug(binary, why, sizeof why);
-		if (d <= 0) {
-			code_off = 1;
-		} else if (!(sym_cmd = sym_find(symbolizer_opt))) {
-			code_off = 1;
-			if (symbolizer_opt)
-				snprintf(why, sizeof why, "symbolizer '%s' not found", symbolizer_opt);
-			else
-				snprintf(why, sizeof why, "no symbolizer: neither llvm-symbolizer nor addr2line is in PATH");
-		}
+	if (elf_has_debug(binary, why, sizeof why) <= 0) {
+		code_off = 1;
+	} else if (!(sym_cmd = sym_find(symbolizer_opt))) {
+		code_off = 1;
+		if (symbolizer_opt)
+			snprintf(why, sizeof why, "symbolizer '%s' not found", symbolizer_opt);
+		else
+			snprintf(why, sizeof why, "no symbolizer: neither llvm-symbolizer nor addr2line is in PATH");
 	}
 	if (code_off)
 		hold_all = 0;       /* nothing to look up: just pass through */
+	return -1;
+}
 
-	status = filter_run(&flt, argc, argv, optind);
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		FILTER_LONGOPTS,
+		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "pc-start", required_argument, NULL, OPT_PCSTART },
+		{ "symbolizer", required_argument, NULL, OPT_SYMBOLIZER },
+		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPTS_END
+	};
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage,
+	                                       .ready = ready };
+	int status;
+
+	flt = (struct filter){ .tool = "src-map", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
+	                       .record = record, .drain = drain, .finish = finish, .report = report };
+	status = filter_main(&flt, &cli, argc, argv);
 	release_all();
 	return status;
 }

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "io.h"
+#include "keytab.h"
 #include "loss.h"
 #include "mem.h"
 #include "rec.h"
@@ -178,8 +179,15 @@ static int find_fetch(const char *line, const char *end, uint64_t *tick, uint64_
 
 /* ---- cores ---- */
 
+/* The newest fetch ticks of a pc on a unit (--annotate). */
+struct pcfetch {
+	uint32_t n;                 /* ticks kept, ascending */
+	uint64_t tick[FETCH_KEEP];
+};
+
 struct unit {
 	uint32_t core, subtype, subidx;
+	struct keytab fetch;        /* --annotate: struct pcfetch per pc */
 };
 static struct unit *units;
 static size_t nunits;
@@ -198,58 +206,17 @@ static uint32_t unit_id(uint32_t core, uint32_t subtype, uint32_t subidx)
 	units[nunits].core = core;
 	units[nunits].subtype = subtype;
 	units[nunits].subidx = subidx;
+	units[nunits].fetch = keytab_make(sizeof(struct pcfetch), 0);
 	return (uint32_t)(last = nunits++);
 }
 
 /* ---- --annotate: the newest fetch ticks of each (core, pc) ---- */
 
-struct pcfetch {
-	uint64_t pc;
-	uint32_t unit;              /* UINT32_MAX: empty slot */
-	uint32_t n;                 /* ticks kept, ascending */
-	uint64_t tick[FETCH_KEEP];
-};
-static struct pcfetch *fetches;
-static size_t fetch_cap, fetch_used;
-
-static size_t pc_hash(uint32_t unit, uint64_t pc)
-{
-	uint64_t h = (pc ^ ((uint64_t)unit << 48)) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 20);
-}
-
 static struct pcfetch *pc_slot(uint32_t unit, uint64_t pc, int create)
 {
-	size_t i;
-	if (create && (fetch_used + 1) * 2 > fetch_cap) {
-		struct pcfetch *old = fetches;
-		size_t oldcap = fetch_cap, j;
-		fetch_cap = fetch_cap ? 2 * fetch_cap : 1024;
-		fetches = xmalloc(fetch_cap * sizeof *fetches);
-		for (j = 0; j < fetch_cap; j++)
-			fetches[j].unit = UINT32_MAX;
-		for (j = 0; j < oldcap; j++) {
-			if (old[j].unit == UINT32_MAX)
-				continue;
-			for (i = pc_hash(old[j].unit, old[j].pc) & (fetch_cap - 1); fetches[i].unit != UINT32_MAX;
-			     i = (i + 1) & (fetch_cap - 1))
-				;
-			fetches[i] = old[j];
-		}
-		free(old);
-	}
-	if (!fetch_cap)
-		return NULL;
-	for (i = pc_hash(unit, pc) & (fetch_cap - 1); fetches[i].unit != UINT32_MAX; i = (i + 1) & (fetch_cap - 1))
-		if (fetches[i].unit == unit && fetches[i].pc == pc)
-			return &fetches[i];
-	if (!create)
-		return NULL;
-	fetches[i].unit = unit;
-	fetches[i].pc = pc;
-	fetches[i].n = 0;
-	fetch_used++;
-	return &fetches[i];
+	if (create)
+		return keytab_get(&units[unit].fetch, pc, NULL);
+	return keytab_find(&units[unit].fetch, pc);
 }
 
 /* Keep the tick in the pc's ascending, de-duplicated list (the reference's
@@ -275,6 +242,15 @@ static void remember_fetch(uint32_t unit, uint64_t pc, uint64_t tick)
 }
 
 static uint64_t n_annotated, n_no_fetch, n_evicted;
+
+/* The (unit, pc) pairs with fetches kept. */
+static size_t pcs_tracked(void)
+{
+	size_t i, n = 0;
+	for (i = 0; i < nunits; i++)
+		n += units[i].fetch.n;
+	return n;
+}
 
 static void annotate(struct rec *r)
 {
@@ -446,8 +422,9 @@ static void take_line(struct rec_out *o, const struct rec *in)
 static void release_all(void)
 {
 	loss_free(&losses);
+	for (size_t i = 0; i < nunits; i++)
+		keytab_free(&units[i].fetch);
 	free(units);
-	free(fetches);
 }
 
 static void usage(FILE *f)
@@ -522,36 +499,34 @@ static void report(struct filter *f)
 			cli_note("--annotate: %llu instruction records annotated, %llu without a fetch at or "
 			         "before their start, %llu pcs tracked",
 			         (unsigned long long)n_annotated, (unsigned long long)(n_no_fetch + n_evicted),
-			         (unsigned long long)fetch_used);
+			         (unsigned long long)pcs_tracked());
 	}
+}
+
+enum { OPT_ANNOTATE = 256 };
+
+static int option(struct filter *f, int c, const char *arg)
+{
+	(void)f, (void)arg;
+	if (c != OPT_ANNOTATE)
+		return 0;
+	annotating = 1;
+	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	enum { OPT_ANNOTATE = 256 };
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		FILTER_LONGOPTS_END
 	};
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage };
 	struct filter f = { .tool = "icache-merge", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
 	                    .start = start, .record = record, .report = report };
-	int c, status;
-
-	cli_init(argv[0]);
-	loss_init(&losses, "icache-merge", loss_kinds, LOSS_NKINDS);
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
-		if (filter_option(&f, c, optarg))
-			continue;
-		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		case OPT_ANNOTATE: annotating = 1; break;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-
-	status = filter_run(&f, argc, argv, optind);
+	int status = filter_main(&f, &cli, argc, argv);
 	release_all();
 	return status;
 }

@@ -105,6 +105,24 @@ static void usage(FILE *f)
 	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
 }
 
+/* -v also turns on the notes of the pairing (then left to filter_option). */
+static int option(struct filter *f, int c, const char *arg)
+{
+	(void)arg;
+	if (c == 'v')
+		ip_of(f)->verbose = 1;
+	return 0;
+}
+
+static int ready(struct filter *f)
+{
+	const char *mem = getenv("OPTRACE_SPOOL_MEM");
+	(void)f;
+	if (mem)
+		spool_set_budget((size_t)cli_num("OPTRACE_SPOOL_MEM", mem) << 20);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -112,6 +130,9 @@ int main(int argc, char **argv)
 		{ "soc-version", required_argument, NULL, 's' },
 		FILTER_LONGOPTS_END
 	};
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage,
+	                                       .ready = ready };
 	static struct instr_parse run = {
 		.f = {
 			.tool = "instr-parse",
@@ -122,28 +143,7 @@ int main(int argc, char **argv)
 			.finish = finish,
 		},
 	};
-	struct filter *f = &run.f;
-	const char *mem;
-	int c, status;
-
-	cli_init(argv[0]);
-	loss_init(&run.ip.losses, "instr-parse", loss_kinds, LOSS_NKINDS);
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
-		if (c == 'v')
-			run.ip.verbose = 1;
-		if (filter_option(f, c, optarg))
-			continue;
-		if (c == 'h') {
-			usage(stdout);
-			return EXIT_OK;
-		}
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if ((mem = getenv("OPTRACE_SPOOL_MEM")))
-		spool_set_budget((size_t)cli_num("OPTRACE_SPOOL_MEM", mem) << 20);
-
-	status = filter_run(f, argc, argv, optind);
+	int status = filter_main(&run.f, &cli, argc, argv);
 	ip_free(&run.ip);
 	return status;
 }

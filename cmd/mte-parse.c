@@ -647,6 +647,23 @@ static void usage(FILE *f)
 	        FILTER_USAGE_SOC FILTER_USAGE);
 }
 
+static int option(struct filter *f, int c, const char *arg)
+{
+	(void)f;
+	switch (c) {
+	case 'w': window = cli_num("--window", arg); break;
+	case 'k': keep_small = 1; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+static int ready(struct filter *f)
+{
+	f->ls->by_file = 1;         /* whole-file and per-instruction losses have no line */
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -656,26 +673,15 @@ int main(int argc, char **argv)
 		{ "keep-small", no_argument, NULL, 'k' },
 		FILTER_LONGOPTS_END
 	};
-	int c, status;
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage,
+	                                       .ready = ready };
+	int status;
 
-	cli_init(argv[0]);
-	loss_init(&losses, "mte-parse", loss_kinds, LOSS_NKINDS);
-	losses.by_file = 1;         /* whole-file and per-instruction losses have no line */
 	flt = (struct filter){ .tool = "mte-parse", .ls = &losses, .bad_kind = LOSS_BAD_RECORD,
 	                       .bad_file = LOSS_NOFILE, .start = start, .record = record,
 	                       .finish = finish_output };
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
-		if (filter_option(&flt, c, optarg))
-			continue;
-		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		case 'w': window = cli_num("--window", optarg); break;
-		case 'k': keep_small = 1; break;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-
-	status = filter_run(&flt, argc, argv, optind);
+	status = filter_main(&flt, &cli, argc, argv);
 	release_all();
 	return status;
 }

@@ -89,6 +89,15 @@ static void usage(FILE *f)
 	        FILTER_USAGE);
 }
 
+static int option(struct filter *f, int c, const char *arg)
+{
+	(void)f, (void)arg;
+	if (c != 'c')
+		return 0;
+	count = 1;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -96,23 +105,11 @@ int main(int argc, char **argv)
 		{ "count", no_argument, NULL, 'c' },
 		FILTER_LONGOPTS_END
 	};
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage };
 	struct filter f = { .tool = "rec-cat", .ls = &losses, .bad_kind = LOSS_SKIPPED, .bad_file = 0,
 	                    .verbatim = 1, .record = record, .finish = put_counts };
-	int c, status;
-
-	cli_init(argv[0]);
-	loss_init(&losses, "rec-cat", loss_kinds, LOSS_NKINDS);
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
-		if (filter_option(&f, c, optarg))
-			continue;
-		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		case 'c': count = 1; break;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-
-	status = filter_run(&f, argc, argv, optind);
+	int status = filter_main(&f, &cli, argc, argv);
 	loss_free(&losses);
 	return status;
 }

@@ -30,6 +30,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "io.h"
+#include "keytab.h"
 #include "loss.h"
 #include "mem.h"
 #include "rec.h"
@@ -48,42 +49,14 @@ static struct losses losses;
 
 /* ---- distinct pcs ---- */
 
-static uint64_t *pcs;               /* open addressing; REC_NONE = empty */
-static size_t pcs_cap, pcs_n;
-
-static size_t pc_hash(uint64_t pc)
-{
-	pc ^= pc >> 33;
-	pc *= 0xff51afd7ed558ccdull;
-	pc ^= pc >> 33;
-	return (size_t)pc;
-}
+static struct keytab pcs = { .vsize = 0 };   /* a set: no values */
 
 /* 1 when pc was not in the set (it is now). */
 static int pc_add(uint64_t pc)
 {
-	size_t i;
-	if ((pcs_n + 1) * 2 > pcs_cap) {
-		uint64_t *old = pcs;
-		size_t oldcap = pcs_cap, j;
-		pcs_cap = pcs_cap ? 2 * pcs_cap : 4096;
-		pcs = xmalloc(pcs_cap * sizeof *pcs);
-		memset(pcs, 0xff, pcs_cap * sizeof *pcs);
-		for (j = 0; j < oldcap; j++) {
-			if (old[j] == REC_NONE)
-				continue;
-			for (i = pc_hash(old[j]) & (pcs_cap - 1); pcs[i] != REC_NONE; i = (i + 1) & (pcs_cap - 1))
-				;
-			pcs[i] = old[j];
-		}
-		free(old);
-	}
-	for (i = pc_hash(pc) & (pcs_cap - 1); pcs[i] != REC_NONE; i = (i + 1) & (pcs_cap - 1))
-		if (pcs[i] == pc)
-			return 0;
-	pcs[i] = pc;
-	pcs_n++;
-	return 1;
+	int fresh;
+	keytab_get(&pcs, pc, &fresh);
+	return fresh;
 }
 
 /* ---- the state of the run ---- */
@@ -448,10 +421,10 @@ static void drain(struct filter *f)
 /* Why the code view is empty, as a diag record before the trailer. */
 static int finish(struct filter *f)
 {
-	if (!code_off && pcs_n && !n_mapped) {
+	if (!code_off && pcs.n && !n_mapped) {
 		code_off = 1;
 		snprintf(why, sizeof why, "none of the %zu pcs maps to a source line of %s (another kernel's binary, "
-		         "or a wrong --pc-start?)%s%s", pcs_n, binary, *sym_said ? "; the symbolizer said: " : "",
+		         "or a wrong --pc-start?)%s%s", pcs.n, binary, *sym_said ? "; the symbolizer said: " : "",
 		         sym_said);
 	}
 	if (code_off && !cli_interrupted) {
@@ -477,7 +450,7 @@ static void report(struct filter *f)
 	n_code = n_mapped;
 	if (cli_verbosity >= 2)
 		cli_note("%zu distinct pcs, %llu looked up in %llu batches with %s in %.3f s, %llu mapped to "
-		         "source, %llu below the start pc 0x%llx", pcs_n, (unsigned long long)n_lookups,
+		         "source, %llu below the start pc 0x%llx", pcs.n, (unsigned long long)n_lookups,
 		         (unsigned long long)n_batches, sym_cmd ? sym_cmd : "no symbolizer", lookup_secs,
 		         (unsigned long long)n_code, (unsigned long long)n_below,
 		         (unsigned long long)(start_pc == REC_NONE ? 0 : start_pc));
@@ -488,7 +461,7 @@ static void release_all(void)
 	sym_stop(sym);
 	sym = NULL;
 	loss_free(&losses);
-	free(pcs);
+	keytab_free(&pcs);
 	free(batch);
 	free(held);
 	free(stack.p);
@@ -498,41 +471,31 @@ static void release_all(void)
 	rec_dec_free(&dec2);
 }
 
-int main(int argc, char **argv)
-{
-	enum { OPT_BINARY = 256, OPT_PCSTART, OPT_SYMBOLIZER, OPT_BATCH };
-	static const struct option longopts[] = {
-		FILTER_LONGOPTS,
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "pc-start", required_argument, NULL, OPT_PCSTART },
-		{ "symbolizer", required_argument, NULL, OPT_SYMBOLIZER },
-		{ "batch", required_argument, NULL, OPT_BATCH },
-		{ "soc-version", required_argument, NULL, 's' },
-		FILTER_LONGOPTS_END
-	};
-	int c, status;
-	const char *pc_start_arg = NULL;
+enum { OPT_BINARY = 256, OPT_PCSTART, OPT_SYMBOLIZER, OPT_BATCH };
+static const char *pc_start_arg;
 
-	cli_init(argv[0]);
-	loss_init(&losses, "src-map", loss_kinds, LOSS_NKINDS);
-	flt = (struct filter){ .tool = "src-map", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
-	                       .record = record, .drain = drain, .finish = finish, .report = report };
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
-		if (filter_option(&flt, c, optarg))
-			continue;
-		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		case OPT_BINARY: binary = optarg; break;
-		case OPT_PCSTART: pc_start_arg = optarg; break;
-		case OPT_SYMBOLIZER: symbolizer_opt = optarg; break;
-		case OPT_BATCH:
-			batch_max = (size_t)cli_num("--batch", optarg);
-			if (!batch_max || batch_max > 1000000)
-				cli_die(EXIT_USAGE, "option --batch: %zu is not in 1..1000000", batch_max);
-			break;
-		default: usage(stderr); return EXIT_USAGE;
-		}
+static int option(struct filter *f, int c, const char *arg)
+{
+	(void)f;
+	switch (c) {
+	case OPT_BINARY: binary = arg; break;
+	case OPT_PCSTART: pc_start_arg = arg; break;
+	case OPT_SYMBOLIZER: symbolizer_opt = arg; break;
+	case OPT_BATCH:
+		batch_max = (size_t)cli_num("--batch", arg);
+		if (!batch_max || batch_max > 1000000)
+			cli_die(EXIT_USAGE, "option --batch: %zu is not in 1..1000000", batch_max);
+		break;
+	default: return 0;
 	}
+	return 1;
+}
+
+/* The binary and the start pc, and why the code view would be empty,
+ * before reading anything. */
+static int ready(struct filter *f)
+{
+	(void)f;
 	if (!binary) {
 		cli_warn("--binary FILE is required (the kernel's aicore_binary.o)");
 		usage(stderr);
@@ -542,23 +505,39 @@ int main(int argc, char **argv)
 		read_pc_start(pc_start_arg);
 	hold_all = start_pc == REC_NONE;
 
-	/* Why the code view would be empty, before reading anything. */
-	{
-		int d = elf_has_debug(binary, why, sizeof why);
-		if (d <= 0) {
-			code_off = 1;
-		} else if (!(sym_cmd = sym_find(symbolizer_opt))) {
-			code_off = 1;
-			if (symbolizer_opt)
-				snprintf(why, sizeof why, "symbolizer '%s' not found", symbolizer_opt);
-			else
-				snprintf(why, sizeof why, "no symbolizer: neither llvm-symbolizer nor addr2line is in PATH");
-		}
+	if (elf_has_debug(binary, why, sizeof why) <= 0) {
+		code_off = 1;
+	} else if (!(sym_cmd = sym_find(symbolizer_opt))) {
+		code_off = 1;
+		if (symbolizer_opt)
+			snprintf(why, sizeof why, "symbolizer '%s' not found", symbolizer_opt);
+		else
+			snprintf(why, sizeof why, "no symbolizer: neither llvm-symbolizer nor addr2line is in PATH");
 	}
 	if (code_off)
 		hold_all = 0;       /* nothing to look up: just pass through */
+	return -1;
+}
 
-	status = filter_run(&flt, argc, argv, optind);
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		FILTER_LONGOPTS,
+		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "pc-start", required_argument, NULL, OPT_PCSTART },
+		{ "symbolizer", required_argument, NULL, OPT_SYMBOLIZER },
+		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPTS_END
+	};
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage,
+	                                       .ready = ready };
+	int status;
+
+	flt = (struct filter){ .tool = "src-map", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
+	                       .record = record, .drain = drain, .finish = finish, .report = report };
+	status = filter_main(&flt, &cli, argc, argv);
 	release_all();
 	return status;
 }

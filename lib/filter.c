@@ -251,3 +251,26 @@ stopped:
 		return EXIT_INTR;
 	return problems || (!f->verbatim && !f->up.trailer) ? EXIT_PARTIAL : EXIT_OK;
 }
+
+int filter_main(struct filter *f, const struct filter_cli *cli, int argc, char **argv)
+{
+	int c, status;
+
+	cli_init(argv[0]);
+	loss_init(f->ls, f->tool, cli->loss_kinds, cli->loss_nkinds);
+	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, cli->longopts, NULL)) != -1) {
+		if (cli->option && cli->option(f, c, optarg))
+			continue;
+		if (filter_option(f, c, optarg))
+			continue;
+		if (c == 'h') {
+			cli->usage(stdout);
+			return EXIT_OK;
+		}
+		cli->usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (cli->ready && (status = cli->ready(f)) >= 0)
+		return status;
+	return filter_run(f, argc, argv, optind);
+}

@@ -190,4 +190,32 @@ int filter_option(struct filter *f, int c, const char *arg);
  * exit status of filter_close_output. */
 int filter_run(struct filter *f, int argc, char **argv, int first);
 
+/* ---- the main of a record filter ----
+ *
+ * What sets one filter's command line apart from another's: its options
+ * table (FILTER_LONGOPTS first, FILTER_LONGOPTS_END last), its losses, and
+ * its hooks. */
+struct filter_cli {
+	const struct option *longopts;
+	const struct loss_kind *loss_kinds;  /* loss_init of f->ls under f->tool */
+	int loss_nkinds;
+	/* Sees every option first, with its argument: returns 1 when it took
+	 * it, 0 to leave it to filter_option (an option neither takes, other
+	 * than -h, is a usage error).  May exit through cli_die.  May be
+	 * NULL. */
+	int (*option)(struct filter *f, int c, const char *arg);
+	/* The help text: to stdout for -h, to stderr on a usage error. */
+	void (*usage)(FILE *out);
+	/* After the options, before the run: returns -1 to run, or the exit
+	 * status to end with (usage() already said why).  May be NULL. */
+	int (*ready)(struct filter *f);
+};
+
+/* The whole main of a record filter: cli_init, loss_init, the options
+ * (the tool's hook, then filter_option; -h prints the usage and gives
+ * EXIT_OK, anything else EXIT_USAGE after the usage on stderr), the ready
+ * hook, then filter_run over the operands.  Returns the exit status; the
+ * tool frees its state (and its losses) after. */
+int filter_main(struct filter *f, const struct filter_cli *cli, int argc, char **argv);
+
 #endif

@@ -33,9 +33,12 @@ static struct unit *unit_for(struct ip *ip, uint32_t core, uint32_t subtype, uin
 	u->subidx = subidx;
 	u->block = u->subblock = -1;
 	u->cur_mark = -1;
-	u->keys.vsize = sizeof(struct keyinfo);
-	u->pcregs.vsize = sizeof(struct pcregs);
-	u->rdpc.vsize = sizeof(struct rdtext);
+	/* At most a quarter full so probe runs stay short: on A5 about a
+	 * thousand ids that never pair stay in among the inserts and deletes
+	 * of the ids in flight. */
+	u->keys = keytab_make(sizeof(struct keyinfo), 1);
+	u->pcregs = keytab_make(sizeof(struct pcregs), 1);
+	u->rdpc = keytab_make(sizeof(struct rdtext), 1);
 	u->pops = spool_new();
 	u->execs = spool_new();
 	ip->units[ip->nunits++] = u;
@@ -198,9 +201,7 @@ static void count_in(struct keyinfo *k, int is_pop, uint64_t tick)
 
 static struct keyinfo *count_line(struct unit *u, uint64_t key, int is_pop, uint64_t tick)
 {
-	struct keyinfo *k = table_get(&u->keys, key, NULL);
-	if (!k)
-		cli_die(EXIT_IO, "out of memory");
+	struct keyinfo *k = keytab_get(&u->keys, key, NULL);
 	count_in(k, is_pop, tick);
 	return k;
 }
@@ -376,8 +377,8 @@ void take_line(struct ip *ip, const struct rec *in)
 	/* A line whose rest after the PC is that of a recent line of the pc
 	 * in its log (one cached) parses and derives the same. */
 	if (ip->by_id) {
-		pr = table_find(&u->pcregs, l.pc);
-	} else if ((k = table_find(&u->keys, l.pc))) {
+		pr = keytab_find(&u->pcregs, l.pc);
+	} else if ((k = keytab_find(&u->keys, l.pc))) {
 		pr = &k->regs;
 	}
 	/* Most misses differ in their last register values: the length and
@@ -472,8 +473,8 @@ parsed:
 		if (!ip->by_id) {
 			k = count_line(u, key, 0, l.tick);
 			pr = &k->regs;
-		} else if (!(pr = table_get(&u->pcregs, l.pc, NULL))) {
-			cli_die(EXIT_IO, "out of memory");
+		} else {
+			pr = keytab_get(&u->pcregs, l.pc, NULL);
 		}
 		sl = slots_of(pr);
 		j = lru_slot(sl->xuse);
@@ -519,9 +520,8 @@ parsed:
 		if (k) {
 			pr = &k->regs;
 			fresh = k->npop == 1;
-		} else if (!(pr = table_get(&u->pcregs, l.pc, NULL))) {
-			cli_die(EXIT_IO, "out of memory");
 		} else {
+			pr = keytab_get(&u->pcregs, l.pc, NULL);
 			fresh = !pr->seen_pop;
 		}
 		pr->seen_pop = 1;
@@ -540,12 +540,12 @@ unparsed:
 
 
 
-void free_popcaches(struct table *t, int in_keys)
+void free_popcaches(struct keytab *t, int in_keys)
 {
 	size_t i;
 	for (i = 0; i < t->cap; i++) {
 		uint64_t key;
-		void *v = table_at(t, i, &key);
+		void *v = keytab_at(t, i, &key);
 		struct pcregs *pr;
 		unsigned j;
 		if (!v)

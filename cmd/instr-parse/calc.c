@@ -18,6 +18,9 @@
 
 #ifdef __SSE2__
 #include <emmintrin.h>
+
+#include "scan.h"
+#include "text.h"
 #endif
 
 #define NPOS ((size_t)-1)
@@ -86,19 +89,11 @@ static int has_lit(struct calc_str s, size_t i, const char *lit, size_t len)
 static size_t find_key(struct calc_str s, size_t from, const char *key,
                        size_t klen)
 {
+	const char *q;
 	if (s.n < klen || from > s.n - klen)
 		return NPOS;
-	size_t last = s.n - klen;
-	while (from <= last) {
-		const char *q = memchr(s.p + from, key[0], last - from + 1);
-		if (!q)
-			return NPOS;
-		from = (size_t)(q - s.p);
-		if (memcmp(s.p + from, key, klen) == 0)
-			return from;
-		from++;
-	}
-	return NPOS;
+	q = text_find(s.p + from, s.n - from, key, klen);
+	return q ? (size_t)(q - s.p) : NPOS;
 }
 
 /* Iterate the occurrences of a literal key in s. */
@@ -109,17 +104,6 @@ static size_t find_key(struct calc_str s, size_t from, const char *key,
 
 /* ---- number conversion (std::stoull with the reference's strict check) -- */
 
-static int hex_val(char c)
-{
-	if (is_dig(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Every character must be a hex digit; a value past 64 bits is out_of_range,
  * which the reference turns into "field missing". */
 static int conv_hex(struct calc_str s, size_t b, size_t e, uint64_t *v)
@@ -128,7 +112,7 @@ static int conv_hex(struct calc_str s, size_t b, size_t e, uint64_t *v)
 	if (b >= e)
 		return 0;
 	for (size_t i = b; i < e; i++) {
-		int d = hex_val(s.p[i]);
+		int d = hexval(s.p[i]);
 		if (d < 0 || x > (UINT64_MAX >> 4))
 			return 0;
 		x = (x << 4) | (uint64_t)d;
@@ -159,7 +143,7 @@ static int conv_dec(struct calc_str s, size_t b, size_t e, uint64_t *v)
 static int conv_stoull16(struct calc_str s, size_t b, size_t e, uint64_t *v)
 {
 	if (e - b >= 2 && s.p[b] == '0' && (s.p[b + 1] == 'x' || s.p[b + 1] == 'X')) {
-		if (e - b >= 3 && hex_val(s.p[b + 2]) >= 0)
+		if (e - b >= 3 && hexval(s.p[b + 2]) >= 0)
 			return conv_hex(s, b + 2, e, v);
 		return 0;
 	}
@@ -1306,9 +1290,9 @@ static int gpr_a5(struct calc_str d, struct calc_regs *out)
 			i++;
 			continue;
 		}
-		unsigned v = (unsigned)hex_val(d.p[nb]);
+		unsigned v = (unsigned)hexval(d.p[nb]);
 		if (h == 2)
-			v = (v << 4) | (unsigned)hex_val(d.p[nb + 1]);
+			v = (v << 4) | (unsigned)hexval(d.p[nb + 1]);
 		if (h == 2 && d.p[nb] == '0')
 			v |= GPR_LEADING_ZERO;
 		if (d.p[i + 1] == 'd')

@@ -211,11 +211,11 @@ struct node *node_read(struct unit *u, int all_text)
 	if (!ip->by_id) {
 		/* Every spooled line's pc has its keyinfo, and pass 2 adds
 		 * none: the pointer stays valid. */
-		if (!(n->k = table_find(&u->keys, pc)))
+		if (!(n->k = keytab_find(&u->keys, pc)))
 			spool_damaged();
 		t = &n->k->rd;
-	} else if (!(t = table_get(&u->rdpc, pc, NULL))) {
-		cli_die(EXIT_IO, "out of memory");
+	} else {
+		t = keytab_get(&u->rdpc, pc, NULL);
 	}
 	if (!(flags & POP_SAME)) {
 		uint64_t pn, nn, pre, suf, mid;
@@ -321,7 +321,7 @@ struct node *exec_read(struct unit *u)
 	n->tick = u->rexec.tick += unzz(get_uv(&p, end));
 	n->pc = n->id = u->rexec.key += unzz(get_uv(&p, end));
 	n->k = NULL;
-	if (!ip->by_id && !(n->k = table_find(&u->keys, n->pc)))
+	if (!ip->by_id && !(n->k = keytab_find(&u->keys, n->pc)))
 		spool_damaged();
 	n->line = u->rexec.line += unzz(get_uv(&p, end));
 	n->file = (uint32_t)get_uv(&p, end);
@@ -338,7 +338,7 @@ void free_rdpc(struct unit *u)
 	size_t i;
 	for (i = 0; i < u->keys.cap; i++) {
 		uint64_t key;
-		struct keyinfo *k = table_at(&u->keys, i, &key);
+		struct keyinfo *k = keytab_at(&u->keys, i, &key);
 		if (k) {
 			free(k->rd.text);
 			free(k->rd.alt);
@@ -348,14 +348,13 @@ void free_rdpc(struct unit *u)
 	}
 	for (i = 0; i < u->rdpc.cap; i++) {
 		uint64_t pc;
-		struct rdtext *t = table_at(&u->rdpc, i, &pc);
+		struct rdtext *t = keytab_at(&u->rdpc, i, &pc);
 		if (t) {
 			free(t->text);
 			free(t->alt);
 		}
 	}
-	table_free(&u->rdpc);
-	u->rdpc.vsize = sizeof(struct rdtext);
+	keytab_free(&u->rdpc);
 }
 
 void rewind_unit(struct unit *u)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "scan.h"
+#include "text.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -413,27 +414,6 @@ size_t strip_spaces_wide(char *dst, const char *src, size_t n)
 #endif
 }
 
-/* A short-needle search: memchr for the first byte, then compare.  glibc's
- * memmem pays a set-up cost that dominates on details of ~60 bytes. */
-const char *find_n(const char *hay, size_t n, const char *needle, size_t nl)
-{
-	const char *p = hay, *end = hay + n;
-	if (nl == 0)
-		return hay;
-	while (end - p >= (ptrdiff_t)nl && (p = memchr(p, needle[0], (size_t)(end - p - (ptrdiff_t)nl + 1)))) {
-		if (!memcmp(p + 1, needle + 1, nl - 1))
-			return p;
-		p++;
-	}
-	return NULL;
-}
-
-const char *find(const char *hay, size_t n, const char *needle)
-{
-	return find_n(hay, n, needle, strlen(needle));
-}
-
-#define FIND(h, n, lit) find_n(h, n, lit, sizeof(lit) - 1)
 #define EQ(s, n, lit) ((n) == sizeof(lit) - 1 && !memcmp(s, lit, sizeof(lit) - 1))
 
 int is_usermark(const char *detail, size_t detail_n)
@@ -475,7 +455,7 @@ const char *normalise_pipe(const char *pipe, size_t pipe_n, const char *name, si
 		return "FIXP";
 	if (EQ(pipe, pipe_n, "ISSUE"))
 		return "EVENT";
-	if (FIND(name, name_n, "scalar_ld") || FIND(name, name_n, "scalar_st"))
+	if (TEXT_FIND(name, name_n, "scalar_ld") || TEXT_FIND(name, name_n, "scalar_st"))
 		return "SCALAR";
 	return "ALL";
 }
@@ -486,7 +466,7 @@ void simt_ids(const char *d, size_t n, int *warp, int *sch)
 {
 	const char *end = d + n, *p = d;
 	*warp = *sch = -1;
-	while ((p = find_n(p, (size_t)(end - p), "[warpId:", 8))) {
+	while ((p = text_find(p, (size_t)(end - p), "[warpId:", 8))) {
 		const char *q = p + 8, *s, *last = NULL;
 		uint64_t w;
 		size_t k = scan_dec(q, end, &w);
@@ -494,7 +474,7 @@ void simt_ids(const char *d, size_t n, int *warp, int *sch)
 		if (k < 1 || k > 2 || q + k >= end || q[k] != ']')
 			continue;
 		s = q + k + 1;
-		while ((s = find_n(s, (size_t)(end - s), "[schId:", 7))) {
+		while ((s = text_find(s, (size_t)(end - s), "[schId:", 7))) {
 			if (end - s >= 9 && s[7] >= '0' && s[7] <= '3' && s[8] == ']')
 				last = s;
 			s++;
@@ -511,7 +491,7 @@ void simt_ids(const char *d, size_t n, int *warp, int *sch)
 int simt_threads(const char *d, size_t n)
 {
 	const char *end = d + n, *p = d;
-	while ((p = find_n(p, (size_t)(end - p), "[prdctMask:", 11))) {
+	while ((p = text_find(p, (size_t)(end - p), "[prdctMask:", 11))) {
 		const char *a = p + 11, *q = a, *b, *r;
 		uint64_t pm, em;
 		p++;

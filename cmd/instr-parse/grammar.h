@@ -58,9 +58,6 @@ const char *normalise_pipe(const char *pipe, size_t pipe_n, const char *name, si
 void simt_ids(const char *detail, size_t n, int *warp, int *sch);
 int simt_threads(const char *detail, size_t n);
 
-/* Where needle occurs in hay, or NULL. */
-const char *find(const char *hay, size_t n, const char *needle);
-const char *find_n(const char *hay, size_t n, const char *needle, size_t nl);
 /* Is this the detail of a trace-mark or loop-count write (pipe USERMARK)? */
 int is_usermark(const char *detail, size_t detail_n);
 

@@ -45,7 +45,7 @@ int can_skip_first_run(struct pairing *pg)
 		return 0;
 	for (i = 0; i < pg->keys->cap; i++) {
 		uint64_t key;
-		struct keyinfo *k = table_at(pg->keys, i, &key);
+		struct keyinfo *k = keytab_at(pg->keys, i, &key);
 		uint64_t p1, e1;
 		if (!k || !k->n)
 			continue;
@@ -64,14 +64,12 @@ int can_skip_first_run(struct pairing *pg)
 	}
 	for (i = 0; i < pg->keys->cap; i++) {
 		uint64_t key;
-		struct keyinfo *k = table_at(pg->keys, i, &key);
+		struct keyinfo *k = keytab_at(pg->keys, i, &key);
 		struct pcinfo *pi;
 		int v;
 		if (!k || !k->n)
 			continue;
-		pi = table_get(&pg->pcs, key, NULL);
-		if (!pi)
-			cli_die(EXIT_IO, "out of memory");
+		pi = keytab_get(&pg->pcs, key, NULL);
 		for (v = 0; v < CALC_VEC_NVARS; v++)
 			if ((k->writes >> v) & 1) {
 				pi->vec_val[v] = k->writes_val[v];
@@ -125,12 +123,10 @@ static inline void feed(struct pairing *pg, struct node *n, int is_pop)
 {
 	uint64_t key = pg->ip->by_id ? n->id : n->pc;
 	int fresh = 0;
-	struct keyinfo *k = n->k ? n->k : table_get(pg->keys, key, &fresh);
+	struct keyinfo *k = n->k ? n->k : keytab_get(pg->keys, key, &fresh);
 	struct node **pend;
 	int merge;
 
-	if (!k)
-		cli_die(EXIT_IO, "out of memory");
 	if (pg->ip->by_id && fresh)
 		k->n = UINT64_MAX;
 	pend = is_pop ? &k->pend_pop : &k->pend_exec;
@@ -156,7 +152,7 @@ static inline void feed(struct pairing *pg, struct node *n, int is_pop)
 	}
 	drain_key(pg, k, key);
 	if (pg->ip->by_id && !k->pop_h && !k->exec_h && !k->pend_pop && !k->pend_exec)
-		table_del(pg->keys, key);
+		keytab_del(pg->keys, key);
 }
 
 static void leftovers(struct pairing *pg, struct node **h, struct node **t, enum loss kind)
@@ -206,7 +202,7 @@ static void flush_in_order(struct pairing *pg)
 
 	for (i = 0; i < pg->keys->cap; i++) {
 		uint64_t key;
-		struct keyinfo *k = table_at(pg->keys, i, &key);
+		struct keyinfo *k = keytab_at(pg->keys, i, &key);
 		if (!k || (!k->pend_pop && !k->pend_exec && !k->pop_h && !k->exec_h))
 			continue;
 		if (n == cap) {
@@ -220,22 +216,22 @@ static void flush_in_order(struct pairing *pg)
 	if (n)
 		qsort(h, n, sizeof *h, cmp_held);
 	for (i = 0; i < n; i++)
-		flush_key(pg, table_find(pg->keys, h[i].key), h[i].key);
+		flush_key(pg, keytab_find(pg->keys, h[i].key), h[i].key);
 	free(h);
 	for (i = 0; i < pg->keys->cap; i++) {
 		uint64_t key;
-		struct keyinfo *k = table_at(pg->keys, i, &key);
+		struct keyinfo *k = keytab_at(pg->keys, i, &key);
 		if (k)
 			k->paired = 0;      /* ready for the next run */
 	}
 }
 
-void decide_all(struct table *keys)
+void decide_all(struct keytab *keys)
 {
 	size_t i;
 	for (i = 0; i < keys->cap; i++) {
 		uint64_t key;
-		struct keyinfo *k = table_at(keys, i, &key);
+		struct keyinfo *k = keytab_at(keys, i, &key);
 		if (k)
 			decide(k);
 	}

@@ -18,7 +18,7 @@
 #include "loss.h"
 #include "rec.h"
 #include "spool.h"
-#include "table.h"
+#include "keytab.h"
 
 #define NMARKS 10
 
@@ -173,13 +173,13 @@ struct unit {
 	uint32_t core, subtype, subidx;
 	int block, subblock;        /* logical ids from BLOCKID reads, -1 unknown */
 	struct spool *pops, *execs;
-	struct table keys;          /* pc mode: keyinfo per pc */
-	struct table pcregs;        /* GPR operands per pc, from its first pop */
+	struct keytab keys;          /* pc mode: keyinfo per pc */
+	struct keytab pcregs;        /* GPR operands per pc, from its first pop */
 	struct markset marks[NMARKS];
 	int cur_mark, cur_iv, cur_stop; /* current mark for the NOP rule, -1 none */
 	uint64_t lines;
 	struct spos wpop, wexec, rpop, rexec; /* spool difference bases */
-	struct table rdpc;          /* pass 2: struct rdtext per pc */
+	struct keytab rdpc;          /* pass 2: struct rdtext per pc */
 };
 
 /* ---- pass 2 ---- */
@@ -206,8 +206,8 @@ struct node {
 struct pairing {
 	struct ip *ip;
 	struct unit *u;
-	struct table *keys;         /* pc mode: u->keys; id mode: transient */
-	struct table pcs;           /* pcinfo per pc that pairs */
+	struct keytab *keys;         /* pc mode: u->keys; id mode: transient */
+	struct keytab pcs;           /* pcinfo per pc that pairs */
 	int final;                  /* second run: write records, count losses */
 	struct rec_out *out;
 	uint64_t pairs;
@@ -258,7 +258,7 @@ static inline void node_free(struct ip *ip, struct node *n)
 
 /* cache.c: pass 1. */
 void take_line(struct ip *ip, const struct rec *in);
-void free_popcaches(struct table *t, int in_keys);
+void free_popcaches(struct keytab *t, int in_keys);
 
 /* entry.c: the spool entries. */
 void spool_pop(struct unit *u, const struct popcache *c, int same, const struct iline *l,
@@ -278,7 +278,7 @@ void free_nodes(struct ip *ip);
 
 /* pair.c: pass 2. */
 /* Learn the prune decision of every pc (pc mode). */
-void decide_all(struct table *keys);
+void decide_all(struct keytab *keys);
 /* See can_skip_first_run in pair.c. */
 int can_skip_first_run(struct pairing *pg);
 /* One pairing run over the unit's spools. */

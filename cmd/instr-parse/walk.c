@@ -65,9 +65,7 @@ void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node 
 			pg->rows[pg->nrows] = (struct idrow){ key, p->tick, pc, pg->nrows };
 			pg->nrows++;
 		}
-		pi = table_get(&pg->pcs, pc, &fresh);
-		if (!pi)
-			cli_die(EXIT_IO, "out of memory");
+		pi = keytab_get(&pg->pcs, pc, &fresh);
 		if (!p->name_n)
 			return;         /* text is kept only for state writers */
 		/* The state a writer leaves behind in (pc, start) order is the
@@ -87,11 +85,11 @@ void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node 
 	}
 
 	if (pg->ip->by_id) {
-		pi = table_find(&pg->pcs, pc);
+		pi = keytab_find(&pg->pcs, pc);
 	} else {
 		/* The final run adds no pcinfo: the pointer stays valid. */
 		if (!k->pi)
-			k->pi = table_find(&pg->pcs, pc);
+			k->pi = keytab_find(&pg->pcs, pc);
 		pi = k->pi;
 	}
 	{
@@ -178,8 +176,8 @@ static const struct pcregs *regs_of(const struct unit *u, uint64_t pc)
 {
 	const struct keyinfo *k;
 	if (u->ip->by_id)
-		return table_find(&u->pcregs, pc);
-	k = table_find(&u->keys, pc);
+		return keytab_find(&u->pcregs, pc);
+	k = keytab_find(&u->keys, pc);
 	return k ? &k->regs : NULL;
 }
 
@@ -232,7 +230,7 @@ void whole_core(struct pairing *pg)
 
 	for (i = 0; i < pg->pcs.cap; i++) {
 		uint64_t pc;
-		if (table_at(&pg->pcs, i, &pc))
+		if (keytab_at(&pg->pcs, i, &pc))
 			pcs[n++] = pc;
 	}
 	qsort(pcs, n, sizeof *pcs, cmp_u64);
@@ -241,7 +239,7 @@ void whole_core(struct pairing *pg)
 	 * distinct pcs instead. */
 	memset(&st, 0, sizeof st);
 	for (i = 0; i < n; i++) {
-		struct pcinfo *pi = table_find(&pg->pcs, pcs[i]);
+		struct pcinfo *pi = keytab_find(&pg->pcs, pcs[i]);
 		const struct pcregs *pr = regs_of(pg->u, pcs[i]);
 		int v;
 		has[i] = pr && pr->has;
@@ -259,7 +257,7 @@ void whole_core(struct pairing *pg)
 	else if (n && calc_gpr_walk(regs, n, gpr))
 		cli_die(EXIT_IO, "out of memory");
 	for (i = 0; i < n; i++) {
-		struct pcinfo *pi = table_find(&pg->pcs, pcs[i]);
+		struct pcinfo *pi = keytab_find(&pg->pcs, pcs[i]);
 		const struct pcregs *pr = regs_of(pg->u, pcs[i]);
 		pi->gpr = pr && pr->has && !pg->ip->by_id ? gpr[i] : -1;
 	}
@@ -274,8 +272,8 @@ static void free_tables(struct unit *u)
 	free_popcaches(&u->keys, 1);
 	free_popcaches(&u->pcregs, 0);
 	free_rdpc(u);
-	table_free(&u->keys);
-	table_free(&u->pcregs);
+	keytab_free(&u->keys);
+	keytab_free(&u->pcregs);
 }
 
 void finish_unit(struct unit *u, struct rec_out *o)
@@ -283,15 +281,15 @@ void finish_unit(struct unit *u, struct rec_out *o)
 	struct ip *ip = u->ip;
 	struct pairing pg;
 	struct rec rec;
-	struct table idkeys = { 0 };
+	struct keytab idkeys = { 0 };
 	size_t i;
 	int m;
 
 	memset(&pg, 0, sizeof pg);
 	pg.ip = ip;
 	pg.u = u;
-	pg.pcs.vsize = sizeof(struct pcinfo);
-	idkeys.vsize = KEYINFO_ID_SIZE;
+	pg.pcs = keytab_make(sizeof(struct pcinfo), 1);
+	idkeys = keytab_make(KEYINFO_ID_SIZE, 1);
 	pg.keys = ip->by_id ? &idkeys : &u->keys;
 	if (!ip->by_id)
 		decide_all(&u->keys);
@@ -300,8 +298,7 @@ void finish_unit(struct unit *u, struct rec_out *o)
 		if (pg.final)
 			whole_core(&pg);
 		pair_run(&pg);
-		table_free(&idkeys);
-		idkeys.vsize = KEYINFO_ID_SIZE;
+		keytab_free(&idkeys);
 	}
 	spool_free(u->pops);
 	spool_free(u->execs);
@@ -310,7 +307,7 @@ void finish_unit(struct unit *u, struct rec_out *o)
 	free(pg.dbuf);
 	free(pg.rows);
 	free(pg.rowgpr);
-	table_free(&pg.pcs);
+	keytab_free(&pg.pcs);
 
 	/* Trace marks: closed intervals of valid names. */
 	for (m = 0; m < NMARKS; m++) {

@@ -372,6 +372,29 @@ static int is_addr_line(const char *p, size_t n)
 	return 1;
 }
 
+/* An answer's lines come in pairs, the function's name then its
+ * "file:line": the name waits here for its line. */
+struct fname {
+	char *p;
+	size_t n, cap;
+	int have;
+};
+
+/* Line p (of ln bytes) of an answer: the name of a frame, kept, or the
+ * location that completes the frame of the name kept. */
+static void name_or_frame(struct sym *s, struct fname *fn, const char *p, size_t ln)
+{
+	if (!fn->have) {
+		fn->p = grow(fn->p, &fn->cap, ln + 1, 1);
+		memcpy(fn->p, p, ln);
+		fn->n = ln;
+		fn->have = 1;
+	} else {
+		add_frame(s, fn->p, fn->n, p, ln);
+		fn->have = 0;
+	}
+}
+
 int sym_resolve(struct sym *s, const uint64_t *addr, size_t n,
                 void (*done)(void *ctx, size_t i, const struct frame *f, size_t nf), void *ctx,
                 char *why, size_t whyn)
@@ -381,10 +404,8 @@ int sym_resolve(struct sym *s, const uint64_t *addr, size_t n,
 	/* addr2line: -1 before the first "0x" line; then the index of the
 	 * address being answered (n: the closing one) */
 	long cur = s->gnu ? -1 : 0;
-	int have_func = 0, sentinel_lines = 0, rc = -1;
-	size_t func_at = 0, func_n = 0;
-	char *fbuf = NULL;
-	size_t fcap = 0;
+	int sentinel_lines = 0, rc = -1;
+	struct fname fn = { 0 };
 
 	if (!n)
 		return 0;
@@ -477,7 +498,7 @@ int sym_resolve(struct sym *s, const uint64_t *addr, size_t n,
 				if (s->gnu) {
 					if (cur == (long)n) {
 						sentinel_lines++;
-					} else if (is_addr_line(p, ln) && !have_func) {
+					} else if (is_addr_line(p, ln) && !fn.have) {
 						if (cur >= 0) {
 							done(ctx, (size_t)cur, frames(s), s->nfr);
 							answered++;
@@ -487,31 +508,17 @@ int sym_resolve(struct sym *s, const uint64_t *addr, size_t n,
 						s->ftext_n = 0;
 					} else if (cur < 0) {
 						/* noise before the first answer: ignore */
-					} else if (!have_func) {
-						fbuf = grow(fbuf, &fcap, ln + 1, 1);
-						memcpy(fbuf, p, ln);
-						func_at = 0;
-						func_n = ln;
-						have_func = 1;
 					} else {
-						add_frame(s, fbuf + func_at, func_n, p, ln);
-						have_func = 0;
+						name_or_frame(s, &fn, p, ln);
 					}
 				} else {
-					if (!ln && !have_func) {
+					if (!ln && !fn.have) {
 						done(ctx, answered, frames(s), s->nfr);
 						answered++;
 						s->nfr = 0;
 						s->ftext_n = 0;
-					} else if (!have_func) {
-						fbuf = grow(fbuf, &fcap, ln + 1, 1);
-						memcpy(fbuf, p, ln);
-						func_at = 0;
-						func_n = ln;
-						have_func = 1;
 					} else {
-						add_frame(s, fbuf + func_at, func_n, p, ln);
-						have_func = 0;
+						name_or_frame(s, &fn, p, ln);
 					}
 				}
 				p = nl + 1;
@@ -522,7 +529,7 @@ int sym_resolve(struct sym *s, const uint64_t *addr, size_t n,
 	}
 	rc = 0;
 out:
-	free(fbuf);
+	free(fn.p);
 	free(req);
 	return rc;
 }

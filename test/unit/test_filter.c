@@ -447,6 +447,110 @@ static void test_verbatim(void)
 	free(out);
 }
 
+/* ---- filter_main: the options of a filter's command line ---- */
+
+static struct {
+	FILE *usage_to;
+	const char *extra;          /* --extra's argument */
+	int readied;
+	int ready_status;           /* what the ready hook returns */
+} cl;
+
+static void main_usage(FILE *out)
+{
+	cl.usage_to = out;
+}
+
+static int main_option(struct filter *f, int c, const char *arg)
+{
+	(void)f;
+	if (c != 'x')
+		return 0;
+	cl.extra = arg;
+	return 1;
+}
+
+static int main_ready(struct filter *f)
+{
+	(void)f;
+	cl.readied = 1;
+	return cl.ready_status;
+}
+
+static int pass_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	(void)f, (void)k, (void)r, (void)line, (void)len;
+	return 0;
+}
+
+/* filter_main over the arguments, NULL-terminated, of a verbatim filter. */
+static int main_of(struct filter *f, char **args)
+{
+	static const struct loss_kind kinds[1] = { { "bad records", 1, 1 } };
+	static const struct option longopts[] = {
+		FILTER_LONGOPTS,
+		{ "extra", required_argument, NULL, 'x' },
+		FILTER_LONGOPTS_END
+	};
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = kinds, .loss_nkinds = 1,
+	                                        .option = main_option, .usage = main_usage, .ready = main_ready };
+	static struct losses ls;
+	int argc = 0, status, saved = cli_verbosity;
+	while (args[argc])
+		argc++;
+	memset(f, 0, sizeof *f);
+	f->ls = &ls;
+	f->tool = "tool";
+	f->verbatim = 1;
+	f->record = pass_record;
+	optind = 0;             /* getopt starts over */
+	status = filter_main(f, &cli, argc, args);
+	loss_free(f->ls);
+	cli_verbosity = saved;
+	return status;
+}
+
+static void test_main(void)
+{
+	struct filter f;
+	char *out = strdup(path_of("main.json")), *in = strdup(path_of("main.in")), *s;
+
+	stderr_to("stderr");
+	memset(&cl, 0, sizeof cl);
+	CHECK(main_of(&f, (char *[]){ "tool", "-h", NULL }) == EXIT_OK);
+	CHECK(cl.usage_to == stdout && !cl.readied);
+
+	memset(&cl, 0, sizeof cl);
+	CHECK(main_of(&f, (char *[]){ "tool", "--bogus", NULL }) == EXIT_USAGE);
+	CHECK(cl.usage_to == stderr && !cl.readied);
+	memset(&cl, 0, sizeof cl);
+	CHECK(main_of(&f, (char *[]){ "tool", "--extra", NULL }) == EXIT_USAGE);   /* no argument */
+	CHECK(cl.usage_to == stderr);
+
+	/* The tool's own option and the common ones; the ready hook can end
+	 * the run before any input is read. */
+	memset(&cl, 0, sizeof cl);
+	cl.ready_status = 7;
+	CHECK(main_of(&f, (char *[]){ "tool", "--extra=5", "--json", "-o", out, "missing", NULL }) == 7);
+	CHECK(cl.extra && !strcmp(cl.extra, "5") && cl.readied && !cl.usage_to);
+	CHECK(f.json && f.outpath == out);
+
+	/* A whole run over an operand. */
+	memset(&cl, 0, sizeof cl);
+	cl.ready_status = -1;
+	put_file("main.in", stream_whole);
+	CHECK(main_of(&f, (char *[]){ "tool", "-q", "--json", "-o", out, in, NULL }) == EXIT_PARTIAL);
+	s = slurp("main.json");
+	CHECK(s && strstr(s, "\"name\":\"C\""));
+	free(s);
+
+	stderr_back();
+	unlink(out);
+	unlink(in);
+	free(out);
+	free(in);
+}
+
 /* ---- the exit-time cleanup list ---- */
 
 /* The entries of dir whose name holds s. */
@@ -553,6 +657,7 @@ int main(void)
 	test_sink_input();
 	test_sink();
 	test_verbatim();
+	test_main();
 	test_cleanup();
 	unlink(path_of("one"));
 	unlink(path_of("whole"));

@@ -1035,7 +1035,15 @@ static void usage(FILE *f)
 	        "Exit: 0 ok, 1 input problems, 2 usage, 3 input unusable, 4 I/O error, 130 interrupted.\n");
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct opts {
+	int json, text, lz4, list;
+	const char *out, *soc, *core_spec, *in;
+};
+
+/* The options and the one operand; returns -1 to go on, else the exit
+ * status. */
+static int options(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_VERSION = 256, OPT_JSON, OPT_TEXT, OPT_LZ4, OPT_SOC, OPT_LIST, OPT_COREID, OPT_CORE, OPT_LOG };
 	static const struct option longopts[] = {
@@ -1054,27 +1062,22 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ NULL, 0, NULL, 0 }
 	};
-	int json = 0, text = 0, lz4 = 0, list = 0, c;
-	const char *out = "-", *soc = NULL, *core_spec = NULL, *in;
-	char *soc_note = NULL;
-	int in_dir = 0, in_bundle = 0;
-	size_t i, nempty = 0, nsel = 0;
-	struct stat st;
+	int c;
 
-	cli_init(argv[0]);
+	o->out = "-";
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return EXIT_OK;
 		case OPT_VERSION: cli_version();
-		case 'o': out = optarg; break;
+		case 'o': o->out = optarg; break;
 		case 'q': cli_verbosity = 0; break;
 		case 'v': cli_verbosity = 2; break;
-		case OPT_JSON: json = 1; text = 0; break;
-		case OPT_TEXT: text = 1; json = 0; break;
-		case OPT_LZ4: lz4 = 1; break;
-		case OPT_SOC: soc = cli_soc(optarg)->soc; break;
-		case OPT_LIST: list = 1; break;
-		case OPT_COREID: parse_core_ids(core_spec = optarg); break;
+		case OPT_JSON: o->json = 1; o->text = 0; break;
+		case OPT_TEXT: o->text = 1; o->json = 0; break;
+		case OPT_LZ4: o->lz4 = 1; break;
+		case OPT_SOC: o->soc = cli_soc(optarg)->soc; break;
+		case OPT_LIST: o->list = 1; break;
+		case OPT_COREID: parse_core_ids(o->core_spec = optarg); break;
 		case OPT_CORE: add_want(optarg); break;
 		case OPT_LOG: parse_logs(optarg); break;
 		default:
@@ -1086,24 +1089,32 @@ int main(int argc, char **argv)
 		cli_warn("one dump at a time (got %d operands)", argc - optind);
 		return EXIT_USAGE;
 	}
-	in = optind < argc ? argv[optind] : "-";
-	if (!strcmp(in, "-") && isatty(0)) {
+	o->in = optind < argc ? argv[optind] : "-";
+	if (!strcmp(o->in, "-") && isatty(0)) {
 		cli_warn("no dump given, and standard input is a terminal");
 		fprintf(stderr, "Try 'dump-split --help'.\n");
 		return EXIT_USAGE;
 	}
-	if (!*out)
+	if (!*o->out)
 		cli_die(EXIT_USAGE, "-o: empty file name");
+	return -1;
+}
 
-	/* Find the dump files. */
+/* The dump files of in: a directory, one dump file, a tar bundle (a file
+ * or standard input).  *in_dir and *in_bundle say which. */
+static void find_dumps(const char *in, int *in_dir, int *in_bundle)
+{
+	struct stat st;
+	size_t i;
+
 	if (!strcmp(in, "-")) {
-		in_bundle = 1;
+		*in_bundle = 1;
 		if (!read_bundle(in))
 			cli_die(EXIT_UNUSABLE, "standard input is not a tar bundle");
 	} else if (stat(in, &st) < 0) {
 		cli_die(EXIT_UNUSABLE, "%s: cannot access:", in);
 	} else if (S_ISDIR(st.st_mode)) {
-		in_dir = 1;
+		*in_dir = 1;
 		scan_dir(in);
 	} else {
 		const char *base = strrchr(in, '/');
@@ -1111,7 +1122,7 @@ int main(int argc, char **argv)
 		base = base ? base + 1 : in;
 		if (S_ISREG(st.st_mode) && parse_name(base, &d))
 			add_file(&d, xstrdup(in), xstrdup(in), (uint64_t)st.st_size);
-		else if (!(in_bundle = read_bundle(in)))
+		else if (!(*in_bundle = read_bundle(in)))
 			cli_die(EXIT_UNUSABLE, "%s: not a simulator dump file, dump directory or tar bundle", in);
 	}
 	if (!nfiles && !cli_interrupted)
@@ -1129,11 +1140,17 @@ int main(int argc, char **argv)
 		;
 	if (i == nfiles && nfiles && !cli_interrupted)
 		cli_die(EXIT_UNUSABLE, "%s: every simulator dump file is empty", in);
+}
 
-	/* Select, order, check rotation. */
+/* Select the files the options ask for, order them, check rotation, and
+ * say what is skipped. */
+static void select_files(const struct opts *o)
+{
+	size_t i, nempty = 0, nsel = 0;
+
 	for (i = 0; i < nfiles; i++) {
 		struct dfile *f = &files[i];
-		if (!core_selected(&f->d) || (!list && log_mask && !(log_mask & (1u << f->d.log))))
+		if (!core_selected(&f->d) || (!o->list && log_mask && !(log_mask & (1u << f->d.log))))
 			f->state = ST_UNSEL;
 		else
 			nsel++;
@@ -1142,17 +1159,17 @@ int main(int argc, char **argv)
 		qsort(files, nfiles, sizeof *files, cmp_file);
 	for (i = 0; i < nwant; i++)
 		if (!want_hit[i]) {
-			cli_warn("no core %s in %s", want_names[i], in);
+			cli_warn("no core %s in %s", want_names[i], o->in);
 			status = EXIT_PARTIAL;
 		}
-	if (!nsel && core_spec && !nwant) {
-		cli_warn("--core-id=%s selects no core in %s", core_spec, in);
+	if (!nsel && o->core_spec && !nwant) {
+		cli_warn("--core-id=%s selects no core in %s", o->core_spec, o->in);
 		status = EXIT_PARTIAL;
 	} else if (!nsel && !nwant) {
-		cli_warn("no dump file of the selected log kinds in %s", in);
+		cli_warn("no dump file of the selected log kinds in %s", o->in);
 		status = EXIT_PARTIAL;
 	}
-	if (!list)
+	if (!o->list)
 		check_rotation();
 	for (i = 0; i < nfiles; i++)
 		if (files[i].state == ST_EMPTY) {
@@ -1162,13 +1179,13 @@ int main(int argc, char **argv)
 		}
 	if (nempty)
 		cli_note("skipped %zu empty dump file%s", nempty, nempty == 1 ? "" : "s");
+}
 
-	if (!list && !soc)
-		soc = pick_soc(in_bundle ? NULL : in, in_dir, &soc_note);
-	c = list ? list_cores(out, lz4) : split(in, out, lz4, json, text, soc, soc_note);
-	free(soc_note);
+/* Free what the leak checker would otherwise report. */
+static void free_all(void)
+{
+	size_t i;
 	free_ahead();
-	/* Free what the leak checker would otherwise report. */
 	for (i = 0; i < nfiles; i++) {
 		free(files[i].path);
 		free(files[i].shown);
@@ -1181,5 +1198,23 @@ int main(int argc, char **argv)
 	free(want_cores);
 	free(want_names);
 	free(want_hit);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	char *soc_note = NULL;
+	int in_dir = 0, in_bundle = 0, c;
+
+	cli_init(argv[0]);
+	if ((c = options(argc, argv, &o)) >= 0)
+		return c;
+	find_dumps(o.in, &in_dir, &in_bundle);
+	select_files(&o);
+	if (!o.list && !o.soc)
+		o.soc = pick_soc(in_bundle ? NULL : o.in, in_dir, &soc_note);
+	c = o.list ? list_cores(o.out, o.lz4) : split(o.in, o.out, o.lz4, o.json, o.text, o.soc, soc_note);
+	free(soc_note);
+	free_all();
 	return c;
 }

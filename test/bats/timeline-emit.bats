@@ -1057,3 +1057,14 @@ head_stream() {
 	  '[["VADD",1],["VADD",2],["VMUL",1]]' ]
 	[ "$(jq -c '[.traceEvents[] | select(.ph == "X" and .args.detail == "a") | .tid]' out/core0.veccore0/trace.json)" = '[2]' ]
 }
+
+@test "INSTR_API: a vector utilization of 100 is written 100.0, as any float" {
+	{
+		header
+		ins 0 veccore 0 10 20 0x10 VECTOR VADD 'XD:X1' 0 -1 100 -1 -1
+		ins 0 veccore 1 10 20 0x10 VECTOR VADD 'XD:X1' 0 -1 0.5 -1 -1
+		trailer
+	} | sync_fields > v.jsonl
+	timeline-emit -o out v.jsonl > /dev/null 2>&1
+	instr_api out | grep -q '"Vector Utilization Percentage":\[100.0,0.5\]'
+}

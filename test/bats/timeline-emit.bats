@@ -1068,3 +1068,16 @@ head_stream() {
 	timeline-emit -o out v.jsonl > /dev/null 2>&1
 	instr_api out | grep -q '"Vector Utilization Percentage":\[100.0,0.5\]'
 }
+
+@test "a pipe named WARP_ and no number is an unknown pipe, not warp 0" {
+	{
+		header
+		instr 0 veccore 0 10 20 0x10 WARP_x VADD '' ',"sync":"","prod":"","cons":"","flag":""'
+		instr 0 veccore 0 30 40 0x14 FOO VADD '' ',"sync":"","prod":"","cons":"","flag":""'
+		trailer
+	} > w.jsonl
+	timeline-emit -o out w.jsonl > /dev/null 2>&1
+	# Unknown pipes sort after the known lanes in arrival order (24, 25);
+	# warps sort at 100 + their number.
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "M" and .name == "thread_sort_index") | [.tid, .args.sort_index]]' out/trace.json)" = '[["WARP_x",24],["FOO",25]]' ]
+}

@@ -1058,15 +1058,16 @@ head_stream() {
 	[ "$(jq -c '[.traceEvents[] | select(.ph == "X" and .args.detail == "a") | .tid]' out/core0.veccore0/trace.json)" = '[2]' ]
 }
 
-@test "INSTR_API: a vector utilization of 100 is written 100.0, as any float" {
+@test "INSTR_API: a vector utilization of 100 or 50 is written 100.0 or 50.0, as any float" {
 	{
 		header
 		ins 0 veccore 0 10 20 0x10 VECTOR VADD 'XD:X1' 0 -1 100 -1 -1
 		ins 0 veccore 1 10 20 0x10 VECTOR VADD 'XD:X1' 0 -1 0.5 -1 -1
+		ins 1 veccore 0 10 20 0x10 VECTOR VADD 'XD:X1' 0 -1 50 -1 -1
 		trailer
 	} | sync_fields > v.jsonl
 	timeline-emit -o out v.jsonl > /dev/null 2>&1
-	instr_api out | grep -q '"Vector Utilization Percentage":\[100.0,0.5\]'
+	instr_api out | grep -q '"Vector Utilization Percentage":\[100.0,0.5,50.0\]'
 }
 
 @test "a pipe named WARP_ and no number is an unknown pipe, not warp 0" {

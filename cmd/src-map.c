@@ -35,6 +35,7 @@
 #include "mem.h"
 #include "rec.h"
 #include "sym.h"
+#include "text.h"
 
 #define BATCH_DEFAULT 8192
 #define HOLD_BYTES (8u << 20)       /* held while a batch fills (--pc-start) */
@@ -161,22 +162,6 @@ static void release_held(void)
 /* ---- from frames to a code record: the frames kept run from the innermost
  * to the outermost user frame with a known line (see src-map(1),
  * DESCRIPTION) ---- */
-
-struct sbuf {
-	char *p;
-	size_t n, cap;
-};
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		b->cap = (b->n + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
 
 static struct sbuf stack, kinds, funcs, entry;
 
@@ -464,10 +449,10 @@ static void release_all(void)
 	keytab_free(&pcs);
 	free(batch);
 	free(held);
-	free(stack.p);
-	free(kinds.p);
-	free(funcs.p);
-	free(entry.p);
+	sb_free(&stack);
+	sb_free(&kinds);
+	sb_free(&funcs);
+	sb_free(&entry);
 	rec_dec_free(&dec2);
 }
 

@@ -813,15 +813,6 @@ static const struct loss_kind loss_kinds[] = {
 	{ "bad records skipped", 1, 1 },
 };
 
-static uint64_t us6_to_ticks(uint64_t v, int up)
-{
-	unsigned __int128 t = (unsigned __int128)v * emit.mhz;
-	unsigned __int128 q = t / 1000000;
-	if (up && t % 1000000)
-		q++;
-	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
-}
-
 /* A trace on standard output has been streamed as it was drawn: whatever
  * exit ends the run, leave it a whole JSON document. */
 static void trace_stdout_close(void *unused)
@@ -874,9 +865,9 @@ static void run_start(struct filter *f, const struct chip *ch)
 	logical_names = ch->family == CHIP_A2 || ch->family == CHIP_A3;
 	emit.is_310p = ch->family == CHIP_310P;
 	if (from_b.set)
-		emit.opt.from = from_b.ticks ? from_b.v : us6_to_ticks(from_b.v, 1);
+		emit.opt.from = from_b.ticks ? from_b.v : us6_ticks(from_b.v, emit.mhz, 1);
 	if (to_b.set)
-		emit.opt.to = to_b.ticks ? to_b.v : us6_to_ticks(to_b.v, 0);
+		emit.opt.to = to_b.ticks ? to_b.v : us6_ticks(to_b.v, emit.mhz, 0);
 	if (cli_verbosity >= 2)
 		cli_note("%s, %u MHz%s", ch->soc, emit.mhz, logical_names ? ", logical core names" : "");
 	open_trace();

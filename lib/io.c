@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <lz4frame.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -373,6 +374,23 @@ int io_tmpfd(void)
 		unlink(path);
 	free(path);
 	return fd;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+int io_rm_tree(const char *path)
+{
+	/* Depth first, so a directory is empty when its turn comes. */
+	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 struct wr *wr_fdopen_buf(int fd, const char *name, int flags, size_t bufsize)

@@ -54,6 +54,11 @@ struct wr *wr_fdopen_buf(int fd, const char *name, int flags, size_t bufsize);
 /* An anonymous read-write temporary file in $TMPDIR (or /tmp), already
  * unlinked; -1 with errno on failure. */
 int io_tmpfd(void);
+/* Remove path and, when it is a directory, everything under it, without
+ * following symbolic links (one met is removed, not what it names).
+ * Goes on past what cannot be removed; 0, or -1 with errno when path
+ * cannot be walked at all. */
+int io_rm_tree(const char *path);
 /* Room for at least n bytes; fill it and wr_commit the count used. */
 char *wr_reserve(struct wr *w, size_t n);
 void wr_commit(struct wr *w, size_t n);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "scan.h"
 
 const char *text_find(const char *hay, size_t hn, const char *needle, size_t nn)
@@ -299,4 +300,31 @@ size_t jstr_unescape(const char *s, size_t n, char *out, unsigned flags, size_t 
 	}
 	*used = (size_t)(p - s);
 	return (size_t)(o - out);
+}
+
+/* ---- a growing string ---- */
+
+char *sb_room(struct sbuf *b, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		b->cap = (b->n + n + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	return b->p + b->n;
+}
+
+void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	char *d = sb_room(b, n);
+	if (n)
+		memcpy(d, s, n);
+	b->n += n;
+	b->p[b->n] = 0;
+}
+
+void sb_free(struct sbuf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->n = b->cap = 0;
 }

@@ -1,6 +1,7 @@
 /* Small text rules several tools share: the "Source" text of an
  * instruction in the hot-spot view, short-needle search, doubles as text,
- * the WARP_<n> lane names, and JSON string unescaping.  Hex digits are hexval() in scan.h. */
+ * the WARP_<n> lane names, JSON string unescaping, and a growing string.
+ * Hex digits are hexval() in scan.h. */
 #ifndef OPTRACE_TEXT_H
 #define OPTRACE_TEXT_H
 
@@ -86,5 +87,20 @@ int warp_parse(const char *s, size_t n, int *w);
  * surrogate followed by a \u that is not a low surrogate is an error. */
 enum { JSTR_RAWBYTE = 1, JSTR_STRICT = 2 };
 size_t jstr_unescape(const char *s, size_t n, char *out, unsigned flags, size_t *used);
+
+/* ---- a growing string ----
+ * p holds n bytes and a NUL after them once anything was put (NULL while
+ * empty and never put to); set n to 0 to start over and keep the room. */
+struct sbuf {
+	char *p;
+	size_t n, cap;
+};
+/* Append n bytes of s (s may be NULL when n is 0); ends the run through
+ * cli_die when out of memory. */
+void sb_put(struct sbuf *b, const char *s, size_t n);
+/* Room for n more bytes and a NUL after the n held: where they go
+ * (b->p + b->n), for the caller to write and then add to b->n. */
+char *sb_room(struct sbuf *b, size_t n);
+void sb_free(struct sbuf *b);
 
 #endif

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "emit.h"
 #include "io.h"
+#include "keytab.h"
 #include "rec.h"
 #include "vdata.h"
 
@@ -27,26 +28,10 @@
 static struct srcfile *srcfiles;
 static uint32_t nsrcfiles;
 
-static uint32_t codes_cap, *code_slot, code_mask;
+static uint32_t codes_cap;
+static struct keytab code_ix;   /* pc -> index in emit.codes (arrival order) */
 static uint32_t lines_cap, *line_slot, line_mask;
 static uint32_t files_cap;
-
-static uint32_t hash_bytes(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	size_t i;
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static uint32_t hash_pc(uint64_t pc)
-{
-	pc ^= pc >> 33;
-	pc *= 0xff51afd7ed558ccdull;
-	pc ^= pc >> 33;
-	return (uint32_t)pc;
-}
 
 static char *dup_n(const char *s, size_t n)
 {
@@ -76,7 +61,7 @@ static uint32_t file_intern(const char *s, size_t n)
 /* "file:line" -> its id; the file is what comes before the last ':'. */
 static uint32_t line_intern(const char *s, size_t n, int user)
 {
-	uint32_t h = hash_bytes(s, n), k;
+	uint32_t h = hash_fnv(s, n, HASH_FNV_INIT), k;
 	if (!line_slot || 2 * (emit.nsrclines + 1) > line_mask + 1) {
 		uint32_t cap = line_slot ? 2 * (line_mask + 1) : 256, i;
 		uint32_t *ns = xcalloc(cap, sizeof *ns);
@@ -121,43 +106,23 @@ static uint32_t line_intern(const char *s, size_t n, int user)
 	return emit.nsrclines++;
 }
 
-static uint32_t *code_find_slot(uint64_t pc)
-{
-	uint32_t k;
-	if (!code_slot)
-		return NULL;
-	for (k = hash_pc(pc) & code_mask; code_slot[k]; k = (k + 1) & code_mask)
-		if (emit.codes[code_slot[k] - 1].pc == pc)
-			return &code_slot[k];
-	return &code_slot[k];
-}
-
 void code_take(const struct rec *r)
 {
 	uint64_t pc = r->n[C_PC].u;
 	const char *s = r->s[CS_STACK].p, *kinds = r->s[CS_KINDS].p, *f = r->s[CS_FUNC].p;
 	size_t n = r->s[CS_STACK].n, nk = r->s[CS_KINDS].n, nf = r->s[CS_FUNC].n, e;
 	uint32_t *slot, lines[64];
+	int fresh;
 	struct codeent *c;
 	unsigned nl = 0, inner = 0, found_user = 0;
 
 	if (!n)
 		return;
-	if (!code_slot || 2 * (emit.ncodes + 1) > code_mask + 1) {
-		uint32_t cap = code_slot ? 2 * (code_mask + 1) : 1024, i, k;
-		uint32_t *ns = xcalloc(cap, sizeof *ns);
-		for (i = 0; i < emit.ncodes; i++) {
-			for (k = hash_pc(emit.codes[i].pc) & (cap - 1); ns[k]; k = (k + 1) & (cap - 1))
-				;
-			ns[k] = i + 1;
-		}
-		free(code_slot);
-		code_slot = ns;
-		code_mask = cap - 1;
-	}
-	slot = code_find_slot(pc);
-	if (*slot) {
-		c = &emit.codes[*slot - 1];      /* a second record of a pc: the last wins */
+	if (!code_ix.vsize)
+		code_ix = keytab_make(sizeof(uint32_t), 0);
+	slot = keytab_get(&code_ix, pc, &fresh);
+	if (!fresh) {
+		c = &emit.codes[*slot];          /* a second record of a pc: the last wins */
 		free(c->json);
 		free(c->lines);
 		free(c->func);
@@ -166,7 +131,7 @@ void code_take(const struct rec *r)
 			codes_cap = codes_cap ? 2 * codes_cap : 1024;
 			emit.codes = xrealloc(emit.codes, codes_cap * sizeof *emit.codes);
 		}
-		*slot = emit.ncodes + 1;
+		*slot = emit.ncodes;
 		c = &emit.codes[emit.ncodes++];
 	}
 	memset(c, 0, sizeof *c);
@@ -220,14 +185,14 @@ void code_take(const struct rec *r)
 const struct codeent *code_of(uint64_t pc)
 {
 	static uint32_t last;       /* index + 1: codes moves as it grows */
-	uint32_t *slot;
+	uint32_t k;
 	if (last && last <= emit.ncodes && emit.codes[last - 1].pc == pc)
 		return &emit.codes[last - 1];
-	slot = code_find_slot(pc);
-	if (!slot || !*slot)
+	k = keytab_index(&code_ix, pc);
+	if (k == UINT32_MAX)
 		return NULL;
-	last = *slot;
-	return &emit.codes[last - 1];
+	last = k + 1;
+	return &emit.codes[k];
 }
 
 /* ---- per core, per line: <core>_code_exe.csv ---- */
@@ -270,12 +235,6 @@ void code_stats(struct core *c, uint64_t pc, uint32_t *code_ix, int fresh, uint6
 	}
 }
 
-static uint64_t centi_us(uint64_t ticks)
-{
-	uint64_t q = ticks / emit.mhz, r = ticks % emit.mhz;
-	return q * 100 + (r * 100 + emit.mhz / 2) / emit.mhz;
-}
-
 static const struct core *sort_core;
 
 static int line_by_cycles(const void *a, const void *b)
@@ -310,11 +269,10 @@ void code_csv_rows(struct wr *w, struct core *c)
 	qsort(rows, n, sizeof *rows, line_by_cycles);
 	for (i = 0; i < n; i++) {
 		const struct linestat *l = &c->lines[rows[i]];
-		uint64_t run = centi_us(uacc_total(&l->run));
+		char run[TICK_FMT_MAX];
+		tick_fmt_centi(run, tick_centi_us(uacc_total(&l->run), emit.mhz), 1);
 		put_field(w, emit.srclines[rows[i]].text, emit.srclines[rows[i]].text_n);
-		wr_printf(w, ",%llu,%llu,%llu.%02llu0000\n", (unsigned long long)l->count,
-		          (unsigned long long)l->cycles, (unsigned long long)(run / 100),
-		          (unsigned long long)(run % 100));
+		wr_printf(w, ",%llu,%llu,%s\n", (unsigned long long)l->count, (unsigned long long)l->cycles, run);
 	}
 	free(rows);
 }
@@ -342,14 +300,14 @@ void code_release(void)
 	for (i = 0; i < nsrcfiles; i++)
 		free(srcfiles[i].path);
 	free(emit.codes);
-	free(code_slot);
+	keytab_free(&code_ix);
 	free(emit.srclines);
 	free(line_slot);
 	free(srcfiles);
 	emit.codes = NULL;
 	emit.srclines = NULL;
 	srcfiles = NULL;
-	code_slot = line_slot = NULL;
+	line_slot = NULL;
 	emit.ncodes = emit.nsrclines = nsrcfiles = 0;
 }
 

@@ -9,7 +9,9 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "keytab.h"
 #include "mem.h"
+#include "tick.h"
 
 /* Sums of signed counts (process bytes, scalar-head cycles) stop at the
  * int64 range: garbage ticks near 2^63 must not overflow them. */
@@ -104,8 +106,7 @@ extern const struct calcv calc_none;
 struct pctab {
 	struct pcstat *v;           /* dense */
 	uint32_t n, cap;
-	uint32_t *slot;             /* open addressing: index+1, 0 = empty */
-	uint32_t mask;
+	struct keytab ix;           /* pc -> index in v (v keeps arrival order) */
 };
 struct pipestat {
 	uint64_t count, cycles;
@@ -270,16 +271,11 @@ extern struct emit emit;
 
 /* ---- time: ticks to microseconds ----
  * Times are kept as integer "us6", microseconds times 10^6 (picoseconds),
- * rounded half up from ticks / MHz.  That is exact to 1 ps, far below one
- * tick (540 ps at 1850 MHz), and never loses digits however long the
- * kernel runs, unlike the reference's single-precision floats. */
+ * at the chip's clock (lib/tick.h). */
 
 static inline uint64_t us6(uint64_t ticks)
 {
-	uint64_t q = ticks / emit.mhz, r = ticks % emit.mhz;
-	if (q > UINT64_MAX / 1000000 - 1)
-		return UINT64_MAX;
-	return q * 1000000 + (r * 1000000 + emit.mhz / 2) / emit.mhz;
+	return tick_us6(ticks, emit.mhz);
 }
 
 /* stage.c: the -o DIR set, written aside and moved in whole.  From

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "keytab.h"
 
 const char *const flag_names[FN_N] = {
 	"SET_FLAG", "WAIT_FLAG", "set_event", "wait_event",
@@ -23,27 +24,6 @@ const char *const flag_names[FN_N] = {
 
 static struct flagtab intra;
 static uint64_t intra_ids;
-
-/* Every flag hashes its detail: eight bytes a step. */
-static uint32_t hash(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-	while (n >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-		s += 8;
-		n -= 8;
-	}
-	if (n) {
-		uint64_t w = 0;
-		memcpy(&w, s, n);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	return (uint32_t)h;
-}
 
 static void rehash(struct flagtab *t)
 {
@@ -65,7 +45,7 @@ static void rehash(struct flagtab *t)
 
 struct flagq *flagtab_get(struct flagtab *t, const char *key, size_t n)
 {
-	uint32_t h = hash(key, n), k;
+	uint32_t h = hash_fnv(key, n, HASH_FNV_INIT), k;
 	if (2 * (t->n + 1) > t->cap)
 		rehash(t);
 	for (k = h & (t->cap - 1); t->q[k].key; k = (k + 1) & (t->cap - 1)) {

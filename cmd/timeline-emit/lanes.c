@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "emit.h"
+#include "keytab.h"
+#include "text.h"
 
 static int cap;
 
@@ -50,18 +52,11 @@ static int htab[1 << HBITS];    /* lane + 1, 0 empty */
 static int unknown_lanes;
 static int warp_cache[256];     /* lane + 1 of WARP_<w> */
 
-static uint32_t hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
 static int add(const char *s, size_t n)
 {
 	struct lane *l;
 	size_t i;
+	int w;
 
 	if (emit.nlanes == cap) {
 		cap = cap ? 2 * cap : 64;
@@ -87,9 +82,9 @@ static int add(const char *s, size_t n)
 			break;
 		}
 	if (i == sizeof known / sizeof known[0]) {
-		if (n > 5 && !memcmp(s, "WARP_", 5)) {
-			/* Only lane_warp makes these; the number follows. */
-			int w = atoi(l->name + 5);
+		if (warp_parse(s, n, &w)) {
+			/* lane_warp's names; a pipe merely starting "WARP_"
+			 * is an unknown pipe like any other. */
 			l->warp = w;
 			l->sort_index = 100 + w;
 			l->sub_pid = 1000 + w;
@@ -114,7 +109,7 @@ void lanes_init(void)
 
 int lane_intern(const char *s, size_t n)
 {
-	uint32_t h = hash(s, n), i;
+	uint32_t h = hash_fnv(s, n, HASH_FNV_INIT), i;
 
 	if (!emit.lanes) {
 		size_t k;
@@ -122,7 +117,7 @@ int lane_intern(const char *s, size_t n)
 		for (k = 0; k < LANE_NFIXED; k++) {
 			const char *nm = known[k].name;
 			int id = add(nm, strlen(nm));
-			uint32_t hh = hash(nm, strlen(nm));
+			uint32_t hh = hash_fnv(nm, strlen(nm), HASH_FNV_INIT);
 			for (i = hh; htab[i & ((1u << HBITS) - 1)]; i++)
 				;
 			htab[i & ((1u << HBITS) - 1)] = id + 1;
@@ -148,14 +143,14 @@ int lane_intern(const char *s, size_t n)
 
 int lane_warp(int w)
 {
-	char buf[32];
-	int n;
+	char buf[WARP_NAME_MAX];
+	size_t n;
 
 	if (w >= 0 && w < 256 && warp_cache[w])
 		return warp_cache[w] - 1;
-	n = snprintf(buf, sizeof buf, "WARP_%d", w);
+	n = warp_name(buf, w);
 	{
-		int id = lane_intern(buf, (size_t)n);
+		int id = lane_intern(buf, n);
 		if (w >= 0 && w < 256)
 			warp_cache[w] = id + 1;
 		return id;

@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "emit.h"
+#include "io.h"
 
 static char *stage_path;      /* the staging directory, NULL when none */
 static const char *final_dir; /* DIR as the user named it */
@@ -72,17 +73,6 @@ int stage_begin(const char *dir)
 
 const char *stage_dir(void) { return stage_path; }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)f;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 /* Remove the staging directory and all in it (also what the writers still
  * hold open: their own cleanups have run first, being later on the list). */
 static void stage_abort(void *unused)
@@ -91,7 +81,7 @@ static void stage_abort(void *unused)
 	cli_cleanup_remove(stage_abort, NULL);
 	if (!stage_path)
 		return;
-	nftw(stage_path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	io_rm_tree(stage_path);
 	free(stage_path);
 	stage_path = NULL;
 }

@@ -84,34 +84,15 @@ uint64_t uacc_total(const struct uacc *u)
 
 /* ---- per pc ---- */
 
-static uint32_t pc_hash(uint64_t pc)
-{
-	pc ^= pc >> 33;
-	pc *= 0xff51afd7ed558ccdull;
-	pc ^= pc >> 33;
-	return (uint32_t)pc;
-}
-
 static struct pcstat *pc_get(struct pctab *t, uint64_t pc, int *fresh)
 {
-	uint32_t k;
-	if (2 * (t->n + 1) > t->mask + 1 || !t->slot) {
-		uint32_t cap = t->slot ? 2 * (t->mask + 1) : 64, i;
-		uint32_t *ns = xcalloc(cap, sizeof *ns);
-		for (i = 0; i < t->n; i++) {
-			for (k = pc_hash(t->v[i].pc) & (cap - 1); ns[k]; k = (k + 1) & (cap - 1))
-				;
-			ns[k] = i + 1;
-		}
-		free(t->slot);
-		t->slot = ns;
-		t->mask = cap - 1;
-	}
-	for (k = pc_hash(pc) & t->mask; t->slot[k]; k = (k + 1) & t->mask)
-		if (t->v[t->slot[k] - 1].pc == pc) {
-			*fresh = 0;
-			return &t->v[t->slot[k] - 1];
-		}
+	uint32_t *ix;
+	if (!t->ix.vsize)
+		t->ix = keytab_make(sizeof(uint32_t), 0);
+	ix = keytab_get(&t->ix, pc, fresh);
+	if (!*fresh)
+		return &t->v[*ix];
+	*ix = t->n;
 	if (t->n == t->cap) {
 		uint32_t i;
 		t->cap = t->cap ? 2 * t->cap : 64;
@@ -120,8 +101,6 @@ static struct pcstat *pc_get(struct pctab *t, uint64_t pc, int *fresh)
 		for (i = 0; i < t->n; i++)
 			t->v[i].run.v = t->v[i].runv;
 	}
-	t->slot[k] = t->n + 1;
-	*fresh = 1;
 	{
 		struct pcstat *p = &t->v[t->n++];
 		memset(p, 0, sizeof *p);
@@ -227,13 +206,6 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 	}
 }
 
-/* Hundredths of a microsecond, rounded half up (the reference's round2). */
-static uint64_t centi_us(uint64_t ticks)
-{
-	uint64_t q = ticks / emit.mhz, r = ticks % emit.mhz;
-	return q * 100 + (r * 100 + emit.mhz / 2) / emit.mhz;
-}
-
 static int by_cycles(const void *a, const void *b)
 {
 	const struct pcstat *x = *(const struct pcstat *const *)a, *y = *(const struct pcstat *const *)b;
@@ -282,13 +254,12 @@ static int write_file(const char *path, struct core *c, int code)
 		qsort(rows, c->pcs.n, sizeof *rows, by_cycles);
 		for (i = 0; i < c->pcs.n; i++) {
 			const struct pcstat *p = rows[i];
-			uint64_t run = centi_us(uacc_total(&p->run));
+			char run[TICK_FMT_MAX];
+			tick_fmt_centi(run, tick_centi_us(uacc_total(&p->run), emit.mhz), 1);
 			wr_put(w, p->name, p->name_n);
 			wr_printf(w, ",%llu,", (unsigned long long)p->pc);
 			wr_put(w, emit.lanes[p->lane].name, emit.lanes[p->lane].len);
-			wr_printf(w, ",%llu,%llu,%llu.%02llu0000,", (unsigned long long)p->count,
-			          (unsigned long long)p->cycles, (unsigned long long)(run / 100),
-			          (unsigned long long)(run % 100));
+			wr_printf(w, ",%llu,%llu,%s,", (unsigned long long)p->count, (unsigned long long)p->cycles, run);
 			csv_put_quoted(w, p->detail, p->detail_n);
 			wr_printf(w, ",0x%llx\n", (unsigned long long)p->pc);
 		}
@@ -344,11 +315,9 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 	fprintf(f, "%-20s%-20s%s\n", "core_name", "duration_time(us)", "running_time(us)");
 	for (i = 0; i < n; i++) {
 		const struct core *c = v[i];
-		uint64_t dur = c->ninstr ? centi_us(c->max_end_i - c->min_start) : 0;
-		uint64_t run = centi_us(uacc_total(&c->busy));
-		char a[32], b[32];
-		snprintf(a, sizeof a, "%llu.%02llu", (unsigned long long)(dur / 100), (unsigned long long)(dur % 100));
-		snprintf(b, sizeof b, "%llu.%02llu", (unsigned long long)(run / 100), (unsigned long long)(run % 100));
+		char a[TICK_FMT_MAX], b[TICK_FMT_MAX];
+		tick_fmt_centi(a, c->ninstr ? tick_centi_us(c->max_end_i - c->min_start, emit.mhz) : 0, 0);
+		tick_fmt_centi(b, tick_centi_us(uacc_total(&c->busy), emit.mhz), 0);
 		fprintf(f, "%-20s%-20s%s\n", c->name, a, b);
 	}
 	for (i = 0; i < n; i++) {
@@ -398,7 +367,7 @@ void stats_free(struct core *c)
 		free(c->pcs.v[i].detail);
 	}
 	free(c->pcs.v);
-	free(c->pcs.slot);
+	keytab_free(&c->pcs.ix);
 	for (i = 0; i < c->nlane_alloc; i++)
 		free(c->pipes ? c->pipes[i].busy.v : NULL);
 	free(c->pipes);

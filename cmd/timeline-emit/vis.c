@@ -14,7 +14,6 @@
  * the file under a temporary name and renames it when complete. */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include "cli.h"
 #include "emit.h"
 #include "io.h"
+#include "text.h"
 #include "vdata.h"
 
 static struct vdata_w *vis_w;
@@ -92,81 +92,23 @@ static int core_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* A growing string. */
-struct sbuf {
-	char *p;
-	size_t n, cap;
-};
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
+/* "Source" (see optrace-vdata(5)): name + " " + detail, but for a SET/WAIT
+ * flag whose record carries its pipes and flag id (the sync fields), name
+ * + " " + "<pipe> ID:<flag>" (stats.c keeps that part, see take_instr);
+ * then cut as src_cut does.  A flag is what its record's sync fields say:
+ * without them its detail is not read for pipes (no src_text rewrite). */
+static void source_text(struct sbuf *out, const struct pcstat *p)
 {
-	if (b->n + n + 1 > b->cap) {
-		b->cap = (b->n + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = 0;
-}
-
-/* "Source": name + " " + detail, but for a SET/WAIT flag whose record
- * carries its pipes and flag id (the sync fields), name + " " + "<pipe>
- * ID:<flag>" (stats.c keeps that part, see take_instr); then every
- * ','-separated piece is cut at "=0x", else at ":0x" (register values go),
- * and a last empty piece disappears. */
-static void source_text(struct sbuf *out, struct sbuf *tmp, const struct pcstat *p)
-{
-	const char *s, *end;
-	int first;
-
-	tmp->n = 0;
-	sb_put(tmp, p->name, p->name_n);
-	sb_put(tmp, " ", 1);
-	if (p->sync_src)
-		sb_put(tmp, p->sync_src, p->sync_src_n);
-	else
-		sb_put(tmp, p->detail, p->detail_n);
-	s = tmp->p;
-	end = s + tmp->n;
+	const char *rest = p->sync_src ? p->sync_src : p->detail;
+	size_t rn = p->sync_src ? p->sync_src_n : p->detail_n;
+	char *d;
 
 	out->n = 0;
-	sb_put(out, "", 0);
-	for (first = 1; s < end; first = 0) {
-		const char *c = memchr(s, ',', (size_t)(end - s));
-		const char *e = c ? c : end, *cut;
-		size_t len = (size_t)(e - s);
-		/* "=0x" first, as the reference tries it first. */
-		cut = memmem(s, len, "=0x", 3);
-		if (!cut)
-			cut = memmem(s, len, ":0x", 3);
-		if (!first)
-			sb_put(out, ",", 1);
-		sb_put(out, s, cut ? (size_t)(cut - s) : len);
-		if (!c)
-			break;
-		s = c + 1;      /* at the end: the empty last piece is dropped */
-	}
-}
-
-/* nlohmann's float form: the shortest text that reads back the same
- * value, with ".0" when it would look like an integer. */
-static size_t fmt_double(char *buf, size_t cap, double v)
-{
-	int prec, n = 0;
-	if (!isfinite(v))
-		return (size_t)snprintf(buf, cap, "null");
-	if (v == 0)
-		v = 0;          /* no -0 */
-	for (prec = 1; prec <= 17; prec++) {
-		n = snprintf(buf, cap, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (!strpbrk(buf, ".eE") && (size_t)n + 2 < cap) {
-		memcpy(buf + n, ".0", 3);
-		n += 2;
-	}
-	return (size_t)n;
+	d = sb_room(out, p->name_n + 1 + rn);
+	memcpy(d, p->name, p->name_n);
+	d[p->name_n] = ' ';
+	memcpy(d + p->name_n + 1, rest, rn);
+	out->n = src_cut(d, p->name_n + 1 + rn);
 }
 
 enum col { COL_CCU, COL_CYCLES, COL_GPR, COL_ICACHE, COL_COUNT, COL_BYTES, COL_SCALAR, COL_UBR, COL_UBW, COL_VEC };
@@ -192,8 +134,8 @@ static void put_col(struct json *j, const char *key, enum col col, const struct 
 		case COL_UBR: json_int(j, p ? p->ubr : -1); break;
 		case COL_UBW: json_int(j, p ? p->ubw : -1); break;
 		case COL_VEC: {
-			char b[40];
-			size_t k = fmt_double(b, sizeof b, p ? p->vec : -1.0);
+			char b[DBL_TEXT_MAX];
+			size_t k = dbl_float(b, p ? p->vec : -1.0);
 			json_raw_value(j, b, k);
 			break;
 		}
@@ -209,7 +151,7 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 	struct json j;
 	struct ent *v;
 	const struct pcstat **row;
-	struct sbuf src = { 0 }, tmp = { 0 };
+	struct sbuf src = { 0 };
 	size_t total = 0, i, k;
 	int scalar = 0;
 
@@ -249,7 +191,7 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 		size_t e;
 		for (e = i; e < total && v[e].p->pc == first->pc; e++)
 			row[v[e].core] = v[e].p;
-		source_text(&src, &tmp, first);
+		source_text(&src, first);
 		json_begin_object(&j);
 		json_kv_cstr(&j, "Address", v[i].addr);
 		if (first->code) {
@@ -303,8 +245,7 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 	json_kv_uint(&j, "Vector Utilization Percentage", 4);
 	json_close_all(&j);
 
-	free(src.p);
-	free(tmp.p);
+	sb_free(&src);
 	free(row);
 	free(v);
 	return 1;

@@ -1057,3 +1057,28 @@ head_stream() {
 	  '[["VADD",1],["VADD",2],["VMUL",1]]' ]
 	[ "$(jq -c '[.traceEvents[] | select(.ph == "X" and .args.detail == "a") | .tid]' out/core0.veccore0/trace.json)" = '[2]' ]
 }
+
+@test "INSTR_API: a vector utilization of 100 or 50 is written 100.0 or 50.0, as any float" {
+	{
+		header
+		ins 0 veccore 0 10 20 0x10 VECTOR VADD 'XD:X1' 0 -1 100 -1 -1
+		ins 0 veccore 1 10 20 0x10 VECTOR VADD 'XD:X1' 0 -1 0.5 -1 -1
+		ins 1 veccore 0 10 20 0x10 VECTOR VADD 'XD:X1' 0 -1 50 -1 -1
+		trailer
+	} | sync_fields > v.jsonl
+	timeline-emit -o out v.jsonl > /dev/null 2>&1
+	instr_api out | grep -q '"Vector Utilization Percentage":\[100.0,0.5,50.0\]'
+}
+
+@test "a pipe named WARP_ and no number is an unknown pipe, not warp 0" {
+	{
+		header
+		instr 0 veccore 0 10 20 0x10 WARP_x VADD '' ',"sync":"","prod":"","cons":"","flag":""'
+		instr 0 veccore 0 30 40 0x14 FOO VADD '' ',"sync":"","prod":"","cons":"","flag":""'
+		trailer
+	} > w.jsonl
+	timeline-emit -o out w.jsonl > /dev/null 2>&1
+	# Unknown pipes sort after the known lanes in arrival order (24, 25);
+	# warps sort at 100 + their number.
+	[ "$(jq -c '[.traceEvents[] | select(.ph == "M" and .name == "thread_sort_index") | [.tid, .args.sort_index]]' out/trace.json)" = '[["WARP_x",24],["FOO",25]]' ]
+}

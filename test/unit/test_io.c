@@ -1024,6 +1024,44 @@ static void test_epipe(void)
 	}
 }
 
+/* io_rm_tree: a whole tree goes, a symbolic link in it goes without what
+ * it names. */
+static void test_rm_tree(void)
+{
+	char top[1200], p[1300], keep[1200];
+	struct stat st;
+	int fd;
+
+	snprintf(top, sizeof top, "%s/rmtree", dir);
+	snprintf(keep, sizeof keep, "%s/rmtree-keep", dir);
+	CHECK(mkdir(top, 0700) == 0, "io_rm_tree, line %d", __LINE__);
+	snprintf(p, sizeof p, "%s/a", top);
+	CHECK(mkdir(p, 0700) == 0, "io_rm_tree, line %d", __LINE__);
+	snprintf(p, sizeof p, "%s/a/b", top);
+	CHECK(mkdir(p, 0700) == 0, "io_rm_tree, line %d", __LINE__);
+	snprintf(p, sizeof p, "%s/a/b/f", top);
+	fd = open(p, O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0, "io_rm_tree, line %d", __LINE__);
+	if (fd >= 0)
+		close(fd);
+	fd = open(keep, O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0, "io_rm_tree, line %d", __LINE__);
+	if (fd >= 0)
+		close(fd);
+	snprintf(p, sizeof p, "%s/link", top);
+	CHECK(symlink(keep, p) == 0, "io_rm_tree, line %d", __LINE__);
+	CHECK(io_rm_tree(top) == 0, "io_rm_tree, line %d", __LINE__);
+	CHECK(lstat(top, &st) != 0 && errno == ENOENT, "io_rm_tree, line %d", __LINE__);
+	CHECK(stat(keep, &st) == 0, "io_rm_tree, line %d", __LINE__);
+	unlink(keep);
+	/* A plain file alone, and a path that is not there. */
+	fd = open(keep, O_CREAT | O_WRONLY, 0600);
+	if (fd >= 0)
+		close(fd);
+	CHECK(io_rm_tree(keep) == 0 && stat(keep, &st) != 0, "io_rm_tree, line %d", __LINE__);
+	CHECK(io_rm_tree(keep) == -1 && errno == ENOENT, "io_rm_tree, line %d", __LINE__);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -1050,6 +1088,7 @@ int main(void)
 	test_wr_open();
 	test_wr_special();
 	test_epipe();
+	test_rm_tree();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		printf("test_io.c: note: could not remove %s\n", dir);

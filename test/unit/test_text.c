@@ -1,7 +1,7 @@
 /* Unit tests of lib/text.c: the INSTR_API "Source" text (the rule of
  * optrace-vdata(5), with the flag forms of both chip families), the
  * short-needle search, doubles as text, WARP_<n> lane names and JSON
- * string unescaping.
+ * string unescaping, and the growing string.
  *
  * Prints one line per failing check, then "N passed, N failed"; exits 0
  * only when nothing failed. */
@@ -200,6 +200,33 @@ static void test_unescape(void)
 	}
 }
 
+static void test_sbuf(void)
+{
+	struct sbuf b = { 0 };
+	size_t i;
+
+	sb_put(&b, "", 0);
+	CHECK(b.p && b.n == 0 && b.p[0] == 0);
+	sb_put(&b, "ab", 2);
+	sb_put(&b, NULL, 0);
+	sb_put(&b, "cde", 3);
+	CHECK(b.n == 5 && !strcmp(b.p, "abcde"));
+	/* Starting over keeps the room. */
+	b.n = 0;
+	sb_put(&b, "x", 1);
+	CHECK(b.n == 1 && !strcmp(b.p, "x") && b.cap >= 6);
+	/* Growing past many doublings keeps every byte. */
+	for (i = 0; i < 1000; i++)
+		sb_put(&b, "0123456789", 10);
+	CHECK(b.n == 10001 && b.p[10000] == '9' && b.p[10001] == 0 && !memcmp(b.p + 1, "0123", 4));
+	b.n = 0;
+	memcpy(sb_room(&b, 20000), "yz", 3);
+	b.n += 2;
+	CHECK(b.cap >= 20001 && !strcmp(b.p, "yz"));
+	sb_free(&b);
+	CHECK(!b.p && !b.n && !b.cap);
+}
+
 int main(void)
 {
 	test_source();
@@ -207,6 +234,7 @@ int main(void)
 	test_doubles();
 	test_warp();
 	test_unescape();
+	test_sbuf();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -493,7 +493,7 @@ static void drop_run(void *arg)
 {
 	(void)arg;
 	if (!run_kept && run[0])
-		rm_tree(run);
+		io_rm_tree(run);
 }
 
 static void make_run_dir(void)
@@ -1109,7 +1109,7 @@ static char **child_command(void)
 		return app;
 	config_translate(config_file, tmpd, cfgbin, sizeof cfgbin);
 	if (!find_launcher(buf, sizeof buf)) {
-		rm_tree(run);
+		io_rm_tree(run);
 		cli_die(EXIT_UNUSABLE, "no kernel-launcher found: set OPTRACE_KERNEL_LAUNCHER, or install it in "
 		        "%s/tools/msopt/bin", root);
 	}
@@ -1247,7 +1247,7 @@ static void start_child(char **argv, struct env *env)
 	rc = posix_spawnp(&app_pid, argv[0], &fa, &attr, argv, env->v);
 	if (rc) {
 		errno = rc;
-		rm_tree(run);
+		io_rm_tree(run);
 		cli_die(EXIT_UNUSABLE, "%s: cannot start:", argv[0]);
 	}
 	posix_spawn_file_actions_destroy(&fa);
@@ -1335,7 +1335,7 @@ static int abort_capture(int fd)
 		rec_out_trailer(&live_rec, live_bad, ndropped, 1);
 		wr_close(live_out);
 	}
-	rm_tree(tmpd);
+	io_rm_tree(tmpd);
 	run_kept = 1;
 	cli_warn("aborted; %s is incomplete", run);
 	return EXIT_INTR;
@@ -1380,7 +1380,7 @@ static int finish(const char *command, int timed_out, const char *live_note)
 		cli_warn("the application exited with status %d", WEXITSTATUS(status));
 
 	if (nkernels == 0) {
-		rm_tree(run);
+		io_rm_tree(run);
 		if (sigints)
 			return EXIT_INTR;
 		if (nlaunches == 0)
@@ -1438,7 +1438,7 @@ int main(int argc, char **argv)
 	merge_host_records();
 	rescue_interrupted();
 	scan_launch_dirs();
-	rm_tree(tmpd);
+	io_rm_tree(tmpd);
 	close_live(timed_out);
 	return finish(command[0], timed_out, live_note);
 }

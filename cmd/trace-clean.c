@@ -428,22 +428,11 @@ static void remove_created(void *unused)
 
 /* ---- the output set ---- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 /* At exit, always: what did not go into place, and the older set after it
  * did. */
 static void remove_staging(void *path)
 {
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	io_rm_tree(path);
 }
 
 /* Move the complete set from the staging directory stg into dir (shown as

@@ -34,7 +34,4 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
  * into outdir; 1 if any was written (then CAMODEL_CONFIG_PATH=outdir). */
 int camodel_config(const char *libdir, const char *soc, int pmsampling, const char *outdir);
 
-/* Remove a directory tree (no symlink is followed). */
-int rm_tree(const char *path);
-
 #endif

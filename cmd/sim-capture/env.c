@@ -156,15 +156,3 @@ char *soc_from_ld_path(const char *ldpath, const char *root, char *buf, size_t c
 	}
 	return NULL;
 }
-
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-int rm_tree(const char *path)
-{
-	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}

@@ -7,23 +7,12 @@
 #include "keytab.h"
 
 #include <stdio.h>
+
+#include "unit.h"
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(c) check((c), #c, __LINE__)
-#define CHECK_QUIET(c) do { if (!(c)) check(0, #c, __LINE__); } while (0)
-static void check(int ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		printf("test_keytab.c:%d: failed: %s\n", line, what);
-	}
-}
-
+#define CHECK_QUIET(c) do { if (!(c)) unit_check(0, __FILE__, __LINE__, #c); } while (0)
 struct val {
 	uint64_t a;
 	uint32_t b;
@@ -156,6 +145,5 @@ int main(void)
 	test_index();
 	test_set();
 	test_hash();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_done();
 }

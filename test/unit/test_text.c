@@ -10,20 +10,9 @@
 
 #include <math.h>
 #include <stdio.h>
+
+#include "unit.h"
 #include <string.h>
-
-static int passed, failed;
-
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(int ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		printf("test_text.c:%d: failed: %s\n", line, what);
-	}
-}
 
 /* src_text of name and detail equals want (and its length). */
 static int src_is(const char *name, const char *detail, int p310, const char *want)
@@ -235,6 +224,5 @@ int main(void)
 	test_warp();
 	test_unescape();
 	test_sbuf();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_done();
 }

@@ -6,20 +6,9 @@
 #include "tick.h"
 
 #include <stdio.h>
+
+#include "unit.h"
 #include <string.h>
-
-static int passed, failed;
-
-#define CHECK(c) check((c), #c, __LINE__)
-static void check(int ok, const char *what, int line)
-{
-	if (ok) {
-		passed++;
-	} else {
-		failed++;
-		printf("test_tick.c:%d: failed: %s\n", line, what);
-	}
-}
 
 int main(void)
 {
@@ -57,6 +46,5 @@ int main(void)
 	CHECK(tick_fmt_centi(b, 200, 0) == 4 && !strcmp(b, "2.00"));
 	CHECK(tick_fmt_centi(b, 1234507, 0) == 8 && !strcmp(b, "12345.07"));
 	CHECK(tick_fmt_centi(b, 5, 1) == 8 && !strcmp(b, "0.050000"));
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_done();
 }

@@ -841,9 +841,11 @@ static void open_trace(void)
 		sprintf(path, "%s/trace.json", emit.opt.dir);
 		/* On the exit-time cleanup list until closed (io.c). */
 		trace_w = wr_open(path, 0);
+		int e = errno;
+		free(path);
+		errno = e;
 		if (!trace_w)
 			cli_die(EXIT_IO, "%s/trace.json: cannot create:", stage_final());
-		free(path);
 	} else {
 		trace_w = wr_fdopen(1, "(stdout)", 0);
 		if (!trace_w)

@@ -5,6 +5,8 @@
 # (kernels add_custom and mul_custom) and launches them.  The end-to-end
 # tests with the stand-in simulator are in sim-capture.bats.
 
+load waits
+
 setup() {
 	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
 	app=$top/build/inject-test/inject-app
@@ -25,9 +27,10 @@ capture() {
 	run sim-capture --cann-root="$cann" -o "$out" "$@"
 }
 
-# until_exists FILE: wait for FILE, however long it takes.
-until_exists() {
-	until [ -e "$1" ]; do sleep 0.1; done
+# launched PID: the launch of the run PID makes has begun (its binary is
+# saved before the simulator runs it); fails when PID ended first.
+launched() {
+	wait_for "$1" eval 'ls "$out"/OPPROF_*/device0/add_custom/0/dump/aicore_binary.o >/dev/null 2>&1'
 }
 
 rundir() {
@@ -177,8 +180,7 @@ rundir() {
 @test "Ctrl+C stops the application and keeps what was collected (exit 130)" {
 	FAKE_RT_SLEEP=30 sim-capture --cann-root="$cann" -o "$out" -- "$app" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	# the launch has begun (its binary is saved before the simulator runs it)
-	until ls "$out"/OPPROF_*/device0/add_custom/0/dump/aicore_binary.o >/dev/null 2>&1; do sleep 0.1; done
+	launched $pid
 	kill -INT $pid
 	st=0
 	wait $pid || st=$?
@@ -191,7 +193,7 @@ rundir() {
 	rm -rf "$out"/*
 	FAKE_RT_SLEEP=30 sim-capture --cann-root="$cann" -o "$out" -- "$app" 2> "$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	until ls "$out"/OPPROF_*/device0/add_custom/0/dump/aicore_binary.o >/dev/null 2>&1; do sleep 0.1; done
+	launched $pid
 	kill -TERM $pid
 	st=0
 	wait $pid || st=$?

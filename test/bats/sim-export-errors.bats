@@ -12,6 +12,18 @@ setup() {
 	cd "$tmp" || return 1
 }
 
+# Whatever a failed test left waiting on its fifo is let go, and its
+# process group ended, so that no process outlives the test (bats waits for
+# every process holding its output).
+teardown() {
+	if [ -p "$tmp/block" ]; then
+		exec 9<>"$tmp/block"
+		echo go >&9
+		exec 9>&-
+	fi
+	[ -z "${pid-}" ] || kill -KILL -- -"$pid" 2>/dev/null || true
+}
+
 @test "a dump file that cannot be read (EIO) counts: exit 1, the message, the tree marked" {
 	need_fault
 	mkdir out

@@ -6,6 +6,7 @@
 
 bats_require_minimum_version 1.5.0
 load sim-export-lib
+load waits
 
 setup() {
 	se_setup
@@ -150,6 +151,17 @@ exec "$FAKE_REAL/dump-split" "$@"'
 	[ "$line" = ready ]
 	# Ctrl+C: the signal to the whole group
 	kill -INT -- -"$pid"
+	# (a guard against a hang only: a run still going 300 s after the
+	# signal is shown with its processes, then let go)
+	k=0
+	while alive "$pid" && [ "$k" -lt 6000 ]; do sleep 0.05; k=$((k + 1)); done
+	if alive "$pid"; then
+		echo "sim-export still runs 300 s after SIGINT:"
+		ps -e -o pid,ppid,pgid,stat,args | grep -v ' ps -e' | tail -n 30
+		exec 9<>"$tmp/block"
+		echo go >&9
+		exec 9>&-
+	fi
 	st=0
 	wait "$pid" || st=$?
 	cat "$tmp/stderr"

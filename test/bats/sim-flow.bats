@@ -23,6 +23,14 @@ setup() {
 	export ASCEND_HOME_PATH=$cann
 }
 
+# Whatever a failed interrupt test left waiting on its fifo is let go and
+# its run ended, so that no process outlives the test (bats waits for every
+# process holding its output).
+teardown() {
+	[ ! -p "${T-}/go" ] || echo go 1<>"$T/go"
+	[ -z "${pid-}" ] || kill -KILL -- -"$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+}
+
 rundir() {
 	for r in "${1:-$out}"/OPPROF_*; do
 		[ -d "$r" ] && { printf '%s\n' "$r"; return 0; }
@@ -197,7 +205,7 @@ check_parse_interrupted() {
 	env --default-signal=INT "$T/bin/sim-flow" -o "$out" --launch-count=3 -- "$ops/bin/op_rt" -s add -r 3 \
 		>"$T/log" 2>&1 &
 	pid=$!
-	read -r x < "$T/ready"
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
 	kill -INT "$pid"
 	echo go > "$T/go"
 	status=0
@@ -212,7 +220,7 @@ check_parse_interrupted() {
 	"$T/bin/sim-flow" -o "$out" --launch-count=3 -- "$ops/bin/op_rt" -s add -r 3 >"$T/log" 2>&1 &
 	pid=$!
 	set +m
-	read -r x < "$T/ready"
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
 	kill -INT -- "-$pid"
 	# stopped by the signal or not, whoever still waits on $T/go is let go (no blocking)
 	echo go 1<>"$T/go"
@@ -228,7 +236,7 @@ check_parse_interrupted() {
 	sim-flow -o "$out" -- "$T/app" >"$T/log" 2>&1 &
 	pid=$!
 	set +m
-	read -r x < "$T/ready"
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
 	kill -INT -- "-$pid"
 	echo go 1<>"$T/go"
 	status=0
@@ -259,7 +267,7 @@ check_parse_interrupted() {
 	sim-flow -o "$out" --live -- "$T/app" >"$T/log" 2>&1 &
 	pid=$!
 	set +m
-	read -r x < "$T/ready"
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
 	kill -INT -- "-$pid"
 	echo go 1<>"$T/go"
 	status=0

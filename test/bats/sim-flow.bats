@@ -167,7 +167,9 @@ export_takes() {
 # ---- interrupts --------------------------------------------------------------
 
 # A sim-export that parses the first launch, then on the second says so on
-# $T/ready and waits on $T/go before it ends as interrupted.
+# $T/ready and waits on $T/go before it ends as interrupted (or, with
+# blocking_export done, parses it after all: a signal that came between two
+# of sim-flow's steps).
 blocking_export() {
 	flow_copy
 	mkfifo "$T/ready" "$T/go"
@@ -179,6 +181,7 @@ echo \$((n + 1)) > "$T/calls"
 [ "\$n" -eq 1 ] || exec "$(command -v sim-export)" "\$@"
 echo parsing > "$T/ready"
 read -r x < "$T/go"
+[ "${1:-}" != done ] || exec "$(command -v sim-export)" "\$@"
 exit 130
 EOF
 	chmod +x "$T/bin/sim-export"
@@ -228,6 +231,24 @@ check_parse_interrupted() {
 	wait "$pid" || status=$?
 	output=$(cat "$T/log")
 	check_parse_interrupted
+}
+
+@test "Ctrl+C to sim-flow, a script's background job (SIGINT ignored at its start), between two launches: no later launch is parsed" {
+	blocking_export done
+	perl -e '$SIG{INT} = "IGNORE"; setpgrp(0, 0); exec @ARGV or die "exec: $!"' \
+		"$T/bin/sim-flow" -o "$out" --launch-count=3 -- "$ops/bin/op_rt" -s add -r 3 >"$T/log" 2>&1 &
+	pid=$!
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
+	kill -INT -- "-$pid"
+	echo go 1<>"$T/go"
+	status=0
+	wait "$pid" || status=$?
+	output=$(cat "$T/log")
+	echo "$output"
+	[ "$status" -eq 130 ]
+	r=$(rundir)
+	jq -e '.interrupted == true and .parse.interrupted == true' "$r/manifest.json"
+	jq -e '.kernels | map(.parse) | .[0] == "ok" and .[2] == "missing"' "$r/manifest.json"
 }
 
 @test "Ctrl+C while the application runs: what was captured is parsed, the tree says interrupted, exit 130" {

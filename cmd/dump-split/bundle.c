@@ -7,8 +7,13 @@
 
 #include "mem.h"
 
-/* Bytes handed to libarchive per read callback. */
-#define CHUNK (1u << 16)
+/* Bytes handed to libarchive per read callback.  A member's data comes
+ * back in blocks of at most this size, each written to its extracted copy
+ * by one write: at 64 KiB the kernel time of a plain .tar was a third
+ * above that of the same bytes in 64 KiB blocks read and written without
+ * libarchive; from 512 KiB it is the same, for half a megabyte of memory
+ * more. */
+#define CHUNK (1u << 19)
 
 struct bundle {
 	struct archive *a;

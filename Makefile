@@ -24,7 +24,9 @@ TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge
            mte-parse sim-capture src-map
 SCRIPTS := sim-flow sim-export
 # Libraries only one tool links.
-LDLIBS_dump-split  := -larchive
+# libarchive.a (in libarchive-dev): only its tar reader is linked in,
+# without the shared library's dependencies (libxml2, libcrypto, ICU...).
+LDLIBS_dump-split  := -Wl,-Bstatic -larchive -Wl,-Bdynamic
 LDLIBS_sim-capture := -lcjson
 
 LIBSRC  := $(wildcard lib/*.c)

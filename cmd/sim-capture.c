@@ -151,7 +151,8 @@ static char *check_mstx_include(const char *v)
 	 * none (the reference's split), an empty piece elsewhere is one. */
 	for (p = s;; p++) {
 		if (*p == '|' || !*p) {
-			if (tok == 0 && (*p || p == s || p[-1] != '|'))
+			int trailing = !*p && p[-1] == '|'; /* s is not empty here */
+			if (tok == 0 && !trailing)
 				cli_die(EXIT_USAGE, "invalid include string, include string is too long or use unsupported "
 				        "character in include string. Support characters in one message are: A-Z a-z 0-9 _");
 			tok = 0;
@@ -1259,14 +1260,14 @@ static void child_env(struct env *env)
 		env_set(env, "OPTRACE_KERNEL_NAME", kernel_names);
 	else
 		env_unset(env, "OPTRACE_KERNEL_NAME");
-	/* mstx: the application's mstx library finds the preload library
-	 * (it exports InitInjectionMstx) by name rather than by a search of
-	 * the process, which another tool's library could answer first. */
 	env_set(env, "OPTRACE_MSTX", mstx_on ? "1" : "0");
 	if (mstx_include)
 		env_set(env, "OPTRACE_MSTX_INCLUDE", mstx_include);
 	else
 		env_unset(env, "OPTRACE_MSTX_INCLUDE");
+	/* The application's mstx library then finds the preload library (it
+	 * exports InitInjectionMstx) by name rather than by a search of the
+	 * process, which another tool's library could answer first. */
 	if (mstx_on)
 		env_set(env, "MSTX_INJECTION_PATH", inject_lib);
 	env_set(env, "OPTRACE_SPANS", no_spans ? "0" : "1");

@@ -196,6 +196,10 @@ EOF
 }
 
 @test "the application's mstx library without a tool, and with MSTX_INJECTION_PATH" {
+	for f in mstxRangeStartA mstxRangeEnd mstxMarkA mstxGetToolId; do
+		nm -D --defined-only "$cann/lib64/libms_tools_ext.so" | grep -q " $f\$"
+	done
+	[ -f "$cann/include/mstx/ms_tools_ext.h" ]
 	lib=$cann/tools/simulator/Ascend910B1/lib:$cann/lib64
 	LD_LIBRARY_PATH=$lib CAMODEL_LOG_PATH=$BATS_TEST_TMPDIR/d run "$app"
 	[ "$status" -eq 0 ]
@@ -207,6 +211,7 @@ EOF
 	# the tool named by MSTX_INJECTION_PATH, not preloaded
 	inj=$(dirname "$(command -v sim-capture)")/../lib/liboptrace-inject.so
 	[ -f "$inj" ] || skip "no liboptrace-inject.so next to sim-capture"
+	nm -D --defined-only "$inj" | grep -q ' InitInjectionMstx$'
 	MSTX_INJECTION_PATH=$inj LD_LIBRARY_PATH=$lib CAMODEL_LOG_PATH=$BATS_TEST_TMPDIR/d run "$app"
 	[ "$status" -eq 0 ]
 	[[ $output == *"range warm id 1"* && $output == *"tool 0x1001"* ]]

@@ -238,3 +238,17 @@ EOF
 	[ "$status" -eq 2 ]
 	[[ $output == *"--mstx-include only support when --mstx=on"* ]]
 }
+
+@test "an ACL launch from Python, the mstx library opened with ctypes" {
+	py=$top/build/ops/bin/add_acl.py
+	[ -x "$py" ] || skip "add_acl.py is not built"
+	command -v python3 >/dev/null || skip "no python3"
+	run sim-capture -o "$out" --mstx=on --mstx-include=step2 -- "$py" -r step2
+	[ "$status" -eq 0 ]
+	[ "$(captured)" = 0 ]
+	jq -e '.kernels[0].name == "add_custom" and .mstx_skipped == 0' "$(rundir)/manifest.json"
+	rm -rf "${out:?}"/*
+	run sim-capture -o "$out" --mstx=on --mstx-include=step2 -- "$py" -r warm
+	[ "$status" -eq 3 ]
+	[ -z "$(ls "$out")" ]
+}

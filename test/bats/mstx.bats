@@ -4,7 +4,8 @@
 # sample build/ops/bin/mstx_rt (test/ops/mstx), which calls the stand-in's
 # mstx library (build/cann/lib64/libms_tools_ext.so) around its launches as
 # a plan of steps says: "+MSG" opens a range, "-" closes the last one, "L"
-# launches add_custom, "@STEP" runs the step on a second thread.
+# launches add_custom, "F" forks a child that launches once, "@STEP" runs
+# the step on a second thread.
 
 setup() {
 	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
@@ -251,4 +252,15 @@ EOF
 	run sim-capture -o "$out" --mstx=on --mstx-include=step2 -- "$py" -r warm
 	[ "$status" -eq 3 ]
 	[ -z "$(ls "$out")" ]
+}
+
+@test "a process forked inside a range: its launches are inside" {
+	capture --mstx=on -- "+a F - F L"
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	# three processes, one launch each: only the first child's is captured
+	rec-cat --json "$r/capture.rec" |
+		jq -e -s 'map(select(.kind == "launch")) | length == 3 and (map(.pid) | unique | length) == 3
+		          and (map(select(.order >= 0)) | length == 1)'
+	jq -e '.mstx_skipped == 2 and (.kernels | length) == 1' "$r/manifest.json"
 }

@@ -8,6 +8,7 @@
  *   +MSG   mstxRangeStartA(MSG, stream): a range opens (its id is pushed)
  *   -      mstxRangeEnd of the range opened last (popped)
  *   L      one launch of add_custom, its result checked
+ *   F      fork: the child makes one launch and exits, the parent waits
  *   @STEP  STEP runs on a second thread (one thread for every @ step, each
  *          step still in order: the main thread waits for it)
  * The default, "+warm L - +step2 L - L", makes three launches: the first
@@ -15,6 +16,7 @@
  * Each launch prints "launch N" and the id of each range, so a test can
  * tell which launch was which.  Exit 0 when every result is right. */
 #include <pthread.h>
+#include <sys/wait.h>
 
 #include "runtime/rt.h"
 #include "mstx/ms_tools_ext.h"
@@ -69,6 +71,24 @@ static void step(const char *s)
 		mstxRangeEnd(ids[--nids]);
 	} else if (!strcmp(s, "L")) {
 		launch();
+	} else if (!strcmp(s, "F")) {
+		int st;
+		pid_t pid;
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "mstx_rt: fork failed\n");
+			exit(1);
+		}
+		if (pid == 0) {
+			printf("child ");
+			launch();
+			exit(0);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "mstx_rt: the child failed\n");
+			exit(1);
+		}
 	} else {
 		fprintf(stderr, "mstx_rt: unknown step '%s'\n", s);
 		exit(2);

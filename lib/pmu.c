@@ -552,11 +552,25 @@ static size_t cal_div(uint64_t a, uint64_t b, char *buf)
 	return pmu_fmt_float(b ? (float)a / (float)b : 0.0f, buf);
 }
 
+/* A float to an integer as a cast does, where a cast is defined. */
+static uint64_t f2u(float v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 18446744073709551616.0f)
+		return UINT64_MAX;
+	return (uint64_t)v;
+}
+
 static size_t cal_ratio(const struct pmu_ctx *x, uint64_t v, char *buf)
 {
 	uint64_t cyc = x->cycles;
-	if (!fzero(x->duration) && !fzero(x->tf))
-		cyc = (uint64_t)((float)sat_mul((uint64_t)x->duration, (uint64_t)x->freq) / x->tf);
+	if (!fzero(x->duration) && !fzero(x->tf)) {
+		/* whole microseconds times the clock, over the time factor;
+		 * out-of-range floats are clamped rather than converted */
+		uint64_t us = f2u(x->duration), mhz = x->freq < 0 ? 0 : (uint64_t)x->freq;
+		cyc = f2u((float)sat_mul(us, mhz) / x->tf);
+	}
 	return cal_div(v, cyc, buf);
 }
 

@@ -168,6 +168,11 @@ static void test_mix_duration(void)
 	pmu_counts_set(&c, 518, 0);
 	/* 1024 * 256 bytes in 1.5 us */
 	CHECK(metric_is(&x, "aic_l1_write_bw(GB/s)", "162.760422"));
+	/* a duration no run has (negative, huge) is no crash */
+	pmu_ctx_init(&x, BOARD_A2, "Ascend910B1", &c, 5000, 1650, 24, 1, -1.0f);
+	CHECK(metric_is(&x, "aic_cube_ratio", "0.000000"));
+	pmu_ctx_init(&x, BOARD_A2, "Ascend910B1", &c, 5000, 1650, 24, 1, 1e30f);
+	CHECK(metric_is(&x, "aic_cube_ratio", "0.000000"));
 }
 
 static void test_l2_a2(void)

@@ -843,6 +843,15 @@ static float a5_gb(const struct pmu_ctx *x, unsigned ev, enum pmu_req r)
 	return pmu_data_fp(p5(x, ev), req_a5[r], 0);
 }
 
+/* A usage rate of an A5 part; NA for a SoC the A5 peak tables do not
+ * name, as the reference gives. */
+static size_t a5_usage(float gb, float us, enum pmu_path path, const char *soc, int gm_cj, char *buf)
+{
+	if (chip_find(soc)->family != CHIP_A5)
+		return na(buf);
+	return pmu_bw_usage(gb, us, path, soc, gm_cj, buf);
+}
+
 static size_t a5_metric(const struct pmu_ctx *x, const char *col, char *buf)
 {
 	const char *name = col;
@@ -920,18 +929,18 @@ static size_t a5_metric(const struct pmu_ctx *x, const char *col, char *buf)
 		return pmu_fmt_float((float)x->dbi_ub_to_gm / (float)KIB, buf);
 	}
 	if (!strcmp(col, "GM_to_L1_bw_usage_rate(%)"))
-		return pmu_bw_usage(a5_gb(x, 1058, REQ_GM_TO_L1), t, PATH_GM_TO_L1, x->soc, 0, buf);
+		return a5_usage(a5_gb(x, 1058, REQ_GM_TO_L1), t, PATH_GM_TO_L1, x->soc, 0, buf);
 	if (!strcmp(col, "UB_to_GM_bw_usage_rate(%)")) {
 		if (!x->have_dbi_ub_to_gm)
 			return na(buf);
-		return pmu_bw_usage(ub_gm, t, PATH_UB_TO_GM, x->soc, 0, buf);
+		return a5_usage(ub_gm, t, PATH_UB_TO_GM, x->soc, 0, buf);
 	}
 	if (!strcmp(col, "L0C_to_L1_bw_usage_rate(%)"))
-		return pmu_bw_usage(a5_gb(x, 1806, REQ_L0C_TO_L1), t, PATH_L0C_TO_L1, x->soc, 0, buf);
+		return a5_usage(a5_gb(x, 1806, REQ_L0C_TO_L1), t, PATH_L0C_TO_L1, x->soc, 0, buf);
 	if (!strcmp(col, "L0C_to_GM_bw_usage_rate(%)"))
-		return pmu_bw_usage(a5_gb(x, 1059, REQ_L0C_TO_GM), t, PATH_L0C_TO_GM, x->soc, 0, buf);
+		return a5_usage(a5_gb(x, 1059, REQ_L0C_TO_GM), t, PATH_L0C_TO_GM, x->soc, 0, buf);
 	if (!strcmp(col, "GM_to_UB_bw_usage_rate(%)"))
-		return pmu_bw_usage(pmu_data_fp(a5_gm_to_ub(x), req_a5[REQ_GM_TO_UB], 0), t, PATH_GM_TO_UB, x->soc, 0,
+		return a5_usage(pmu_data_fp(a5_gm_to_ub(x), req_a5[REQ_GM_TO_UB], 0), t, PATH_GM_TO_UB, x->soc, 0,
 		                    buf);
 	if (!strcmp(col, "aic_l0a_read_bw(GB/s)"))
 		return pmu_bandwidth(a5_gb(x, 772, REQ_L0A_TO_CUBE), t, 1, buf);

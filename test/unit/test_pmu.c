@@ -231,6 +231,11 @@ static void test_a5(void)
 	CHECK(metric_is(&x, "aic_main_mem_read_bw(GB/s)", "0.119209"));
 	CHECK(metric_is(&x, "aic_icache_miss_rate", "1.000000"));
 	CHECK(metric_is(&x, "aiv_ub_to_gm_bw(GB/s)", "NA"));
+	/* 0.1192 GB/s of the 958x part's 162.77 */
+	CHECK(metric_is(&x, "GM_to_L1_bw_usage_rate(%)", "0.073238"));
+	x.soc = "Ascend910B1";
+	CHECK(metric_is(&x, "GM_to_L1_bw_usage_rate(%)", "NA"));
+	x.soc = "Ascend950PR_9589";
 	x.have_dbi_ub_to_gm = 1;
 	x.dbi_ub_to_gm = 1024;
 	CHECK(metric_is(&x, "UB_to_GM_datas(KB)", "1.000000"));

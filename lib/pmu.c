@@ -30,6 +30,13 @@ int pmu_counts_set(struct pmu_counts *c, unsigned id, uint64_t val)
 	return 0;
 }
 
+int pmu_counts_merge(struct pmu_counts *c, unsigned id, uint64_t val)
+{
+	if (pmu_counts_get(c, id) != PMU_EMPTY)
+		return 0;
+	return pmu_counts_set(c, id, val);
+}
+
 uint64_t pmu_counts_get(const struct pmu_counts *c, unsigned id)
 {
 	for (unsigned i = 0; i < c->n; i++)
@@ -1236,6 +1243,23 @@ const char *const *pmu_columns(enum board_fmt fmt, enum pmu_group g)
 const char *const *pmu_pipe_dbi_columns(void)
 {
 	return cols_pipe_dbi_a2;
+}
+
+const char *pmu_scalar_wait_name(unsigned event)
+{
+	static const char *const names[16] = {
+		"scalar_wait_id0_time(us)",  "scalar_wait_id1_time(us)",  "scalar_wait_id2_time(us)",
+		"scalar_wait_id3_time(us)",  "scalar_wait_id4_time(us)",  "scalar_wait_id5_time(us)",
+		"scalar_wait_id6_time(us)",  "scalar_wait_id7_time(us)",  "scalar_wait_id8_time(us)",
+		"scalar_wait_id9_time(us)",  "scalar_wait_id10_time(us)", "scalar_wait_id11_time(us)",
+		"scalar_wait_id12_time(us)", "scalar_wait_id13_time(us)", "scalar_wait_id14_time(us)",
+		"scalar_wait_id15_time(us)",
+	};
+	if (event >= 1792 && event <= 1799)
+		return names[event - 1792];
+	if (event >= 1780 && event <= 1787)
+		return names[8 + event - 1780];
+	return NULL;
 }
 
 const char *const *pmu_basic_columns(enum board_fmt fmt)

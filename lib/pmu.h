@@ -36,6 +36,9 @@ void pmu_counts_init(struct pmu_counts *c);
 /* Set (or replace) an event's count; -1 when the table is full. */
 int pmu_counts_set(struct pmu_counts *c, unsigned id, uint64_t val);
 uint64_t pmu_counts_get(const struct pmu_counts *c, unsigned id); /* PMU_EMPTY if absent */
+/* Merging replays: an event already counted keeps its first count (the
+ * reference inserts, it does not overwrite); -1 when the table is full. */
+int pmu_counts_merge(struct pmu_counts *c, unsigned id, uint64_t val);
 
 /* What a metric is computed from. */
 struct pmu_ctx {
@@ -133,6 +136,11 @@ const uint16_t *pmu_l2_events(enum board_fmt fmt);
  * events and the memory-detail columns of pmu_pipe_dbi_columns. */
 const char *const *pmu_columns(enum board_fmt fmt, enum pmu_group g);
 const char *const *pmu_pipe_dbi_columns(void);
+/* "scalar_wait_id<k>_time(us)" of event 1792..1799 (k 0..7) or 1780..1787
+ * (k 8..15), NULL for other events.  910B PipeUtilization has an aic_ (or
+ * aiv_) column of it when a cube (vector) block counted the event non-zero:
+ * the aic_ ones sorted as strings, then the aiv_ ones. */
+const char *pmu_scalar_wait_name(unsigned event);
 /* Does column col belong to a row of this core kind (aic_ to cube rows,
  * aiv_ and the UB data columns to vector rows)? block_id and sub_block_id
  * are the caller's. */

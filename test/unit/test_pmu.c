@@ -381,6 +381,14 @@ static void test_counts(void)
 		CHECK(pmu_counts_set(&c, i + 1, i) == 0);
 	CHECK(pmu_counts_set(&c, 9999, 1) == -1);
 	CHECK(pmu_counts_set(&c, 3, 77) == 0 && pmu_counts_get(&c, 3) == 77);
+	/* a merge keeps the first count */
+	CHECK(pmu_counts_merge(&c, 3, 5) == 0 && pmu_counts_get(&c, 3) == 77);
+	CHECK(pmu_counts_merge(&c, 9999, 1) == -1);
+	pmu_counts_init(&c);
+	CHECK(pmu_counts_merge(&c, 4, 5) == 0 && pmu_counts_get(&c, 4) == 5);
+	CHECK(!strcmp(pmu_scalar_wait_name(1792), "scalar_wait_id0_time(us)"));
+	CHECK(!strcmp(pmu_scalar_wait_name(1787), "scalar_wait_id15_time(us)"));
+	CHECK(pmu_scalar_wait_name(1788) == NULL && pmu_scalar_wait_name(1800) == NULL);
 }
 
 int main(void)

@@ -296,15 +296,16 @@ int board_basic_line(struct board_basic *b, const char *s, size_t len, uint64_t 
 	int64_t num;
 	if (len && s[len - 1] == '\r')
 		len--;
+	/* The line is cut at each '=' and must give two pieces; a '=' at the
+	 * very end starts no piece ("Key=" is one piece, "A=B=" two). */
+	if (len && s[len - 1] == '=')
+		len--;
 	eq = memchr(s, '=', len);
 	if (!eq || memchr(eq + 1, '=', len - (size_t)(eq + 1 - s)))
 		return 0;
 	klen = (size_t)(eq - s);
 	val = eq + 1;
 	vlen = len - klen - 1;
-	/* An empty value splits into one piece only: the line is ignored. */
-	if (!vlen)
-		return 0;
 	if (key_is(s, klen, "Op Name")) {
 		b->have_op_name = 1;
 		return copy_text(b->op_name, val, vlen, lineno, err);

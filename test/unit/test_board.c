@@ -173,6 +173,9 @@ static void test_310p_a5(void)
 	CHECK(index == 3);
 	if (rd)
 		rd_close(rd);
+	/* a layout there is none of */
+	CHECK(board_pmu_decode((enum board_fmt)7, f, BOARD_PMU_REC_SIZE, 2, &r, &e) == -1);
+	CHECK(e.code == BOARD_ERR_TYPE && e.index == 2 && e.offset == 256);
 	/* short input to the byte decoder */
 	CHECK(board_pmu_decode(BOARD_310P, f, 127, 4, &r, &e) == -1);
 	CHECK(e.code == BOARD_ERR_TRUNCATED && e.index == 4 && e.offset == 512);
@@ -348,6 +351,15 @@ static void test_basic(void)
 		                        "Device Id=3\r\nIs MC2=1\r\n";
 		CHECK(board_basic_parse(f, strlen(f), &b, &e) == 0);
 		CHECK(!strcmp(b.op_name, "mul") && b.block_dim == 8 && b.device_id == 3 && b.is_mc2);
+	}
+	/* a final '=' starts no piece: "Pid=7=" gives 7, "Op Name=" nothing,
+	 * "Run Soc Version==" an empty value */
+	board_basic_init(&b);
+	{
+		static const char f[] = "Pid=7=\nOp Name=\nRun Soc Version==\n";
+		CHECK(board_basic_parse(f, strlen(f), &b, &e) == -1);
+		CHECK(b.have_pid && !strcmp(b.pid, "7") && !b.have_op_name);
+		CHECK(b.have_soc && !strcmp(b.soc, ""));
 	}
 	/* a Device Id that is not a number: the line is named */
 	board_basic_init(&b);

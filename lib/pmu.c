@@ -617,10 +617,12 @@ static uint64_t l1_to_gm(uint64_t p19, uint64_t p518, uint64_t p524)
 	return sat_sub(sat_add(sat_mul(4, p19), p518), p524);
 }
 
+/* 100 x hits over all; the reference's 100 x hits is not checked, so it
+ * wraps as an unsigned product does. */
 static size_t cal_hit_rate(const uint64_t *v, size_t nhit, size_t n, char *buf)
 {
 	uint64_t hit = sat_sum(v, nhit), all = sat_sum(v, n);
-	return cal_div(sat_mul(PERCENT, hit), all, buf);
+	return cal_div(PERCENT * hit, all, buf);
 }
 
 static float active_time(const struct pmu_ctx *x, uint64_t cycles)
@@ -720,7 +722,7 @@ static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint6
 		t = sat_add(a[1], a[2]);
 		if (a[0] > t)
 			return na(buf);
-		return cal_div(sat_mul(PERCENT, a[0]), t, buf);
+		return cal_div(PERCENT * a[0], t, buf);
 	case F_AIC_MTE1_ACTIVATE_BANDWIDTH: {
 		/* par: L0A bytes per request and bits, L0B the same; then the
 		 * DBI bytes GM -> L0A, GM -> L0B; then P28, P34, P770.  The
@@ -789,10 +791,14 @@ static size_t table_metric(const struct pmu_ctx *x, const struct formula *tab, c
 
 /* ---- A5 ---- */
 
+/* A5 reads a missing event as 0, and a count of PMU_EMPTY as itself. */
 static uint64_t p5(const struct pmu_ctx *x, unsigned id)
 {
-	uint64_t v = pmu_counts_get(x->ev, id);
-	return v == PMU_EMPTY ? 0 : v;
+	const struct pmu_counts *c = x->ev;
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->id[i] == id)
+			return c->val[i];
+	return 0;
 }
 
 /* A5 columns that read one event as a plain count, and the A5 ratios of

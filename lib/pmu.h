@@ -35,7 +35,9 @@ struct pmu_counts {
 void pmu_counts_init(struct pmu_counts *c);
 /* Set (or replace) an event's count; -1 when the table is full. */
 int pmu_counts_set(struct pmu_counts *c, unsigned id, uint64_t val);
-uint64_t pmu_counts_get(const struct pmu_counts *c, unsigned id); /* PMU_EMPTY if absent */
+/* PMU_EMPTY if absent; a count of PMU_EMPTY itself reads as absent to the
+ * 910B/310P formulas, as in the reference (A5 formulas see it). */
+uint64_t pmu_counts_get(const struct pmu_counts *c, unsigned id);
 /* Merging replays: an event already counted keeps its first count (the
  * reference inserts, it does not overwrite); -1 when the table is full. */
 int pmu_counts_merge(struct pmu_counts *c, unsigned id, uint64_t val);

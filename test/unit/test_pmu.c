@@ -187,6 +187,10 @@ static void test_l2_a2(void)
 	CHECK(metric_is(&x, "aiv_write_hit_rate(%)", "80.000000"));
 	CHECK(metric_is(&x, "aic_read_hit_rate(%)", "80.000000"));
 	CHECK(metric_is(&x, "aiv_r1_read_cache_miss_allocate", "1"));
+	/* 100 x hits is not checked for overflow: 100 x 2^62 wraps to 0 */
+	pmu_counts_set(&c, 1280, 1ull << 62);
+	pmu_counts_set(&c, 1282, 0);
+	CHECK(metric_is(&x, "aic_write_hit_rate(%)", "0.000000"));
 }
 
 static void test_fops(void)
@@ -240,6 +244,10 @@ static void test_a5(void)
 	x.dbi_ub_to_gm = 1024;
 	CHECK(metric_is(&x, "UB_to_GM_datas(KB)", "1.000000"));
 	CHECK(metric_is(&x, "no_such_metric", "NA"));
+	/* a count of 2^64 - 1 is a count on A5, not a missing event */
+	pmu_counts_set(&c, 52, UINT64_MAX);
+	pmu_counts_set(&c, 53, 5);
+	CHECK(metric_is(&x, "aic_icache_miss_rate", "0.000000"));
 	/* no clock: cycles over 0 */
 	x.freq = 0;
 	CHECK(metric_is(&x, "aic_time(us)", "NA"));

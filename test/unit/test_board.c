@@ -396,6 +396,50 @@ static void test_fmt(void)
 	CHECK(board_fmt_of(CHIP_310B) == -1);
 }
 
+/* Random bytes, of random lengths, into every decoder: each answers a
+ * record, a skip or an error with its description, and nothing else
+ * (under the sanitizer build: no read outside the bytes given). */
+static void test_random(void)
+{
+	static const char text[] = "ab=\n1 \rDevice Id=Block Dim=Op Name";
+	uint64_t seed = 0x9E3779B97F4A7C15ull;
+	int bad = 0;
+	for (int round = 0; round < 3000; round++) {
+		unsigned char buf[200];
+		size_t n;
+		struct board_pmu r;
+		struct board_stamp st;
+		struct board_basic b;
+		struct board_err e;
+		uint64_t v[8];
+		char *copy;
+		int rc;
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		n = (size_t)(seed >> 33) % sizeof buf;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			/* text-like bytes half the time, so '=' and LF turn up */
+			buf[i] = (round & 1) ? (unsigned char)text[(seed >> 40) % (sizeof text - 1)] : (unsigned char)(seed >> 56);
+		}
+		/* exact-size copies, so the sanitizer sees any overread */
+		copy = malloc(n ? n : 1);
+		memcpy(copy, buf, n);
+		for (int fmt = BOARD_A2; fmt <= BOARD_A5; fmt++) {
+			rc = board_pmu_decode((enum board_fmt)fmt, copy, n, 0, &r, &e);
+			bad += rc < -1 || rc > 1 || (rc < 0 && !e.what) || (rc > 0 && n < BOARD_PMU_REC_SIZE);
+			rc = board_stamp_decode((enum board_fmt)fmt, copy, n, 0, &st, &e);
+			bad += rc < -1 || rc > 1 || (rc < 0 && !e.what) || (rc > 0 && n < board_stamp_size((enum board_fmt)fmt));
+		}
+		rc = board_l2_decode(copy, n, v, &e);
+		bad += (rc > 0) != (n == BOARD_L2_SIZE);
+		board_basic_init(&b);
+		rc = board_basic_parse(copy, n, &b, &e);
+		bad += (rc != 0 && rc != -1) || (rc < 0 && !e.what);
+		free(copy);
+	}
+	CHECK_MSG(bad == 0, "%d odd answers to random input", bad);
+}
+
 int main(void)
 {
 	test_a2();
@@ -405,5 +449,6 @@ int main(void)
 	test_l2();
 	test_basic();
 	test_fmt();
+	test_random();
 	return unit_done();
 }

@@ -224,7 +224,7 @@ float pmu_peak_bw(const char *soc, int gm_cj, enum pmu_path path)
 	return peak_table(soc, gm_cj)[path];
 }
 
-/* ---- equation helpers ---- */
+/* ---- ratio, bandwidth and data forms ---- */
 
 size_t pmu_ratio(uint64_t a, uint64_t b, char *buf)
 {

@@ -73,7 +73,7 @@ size_t pmu_metric(const struct pmu_ctx *x, const char *name, char *buf);
 size_t pmu_fmt_float(float v, char *buf);
 size_t pmu_fmt_u64(uint64_t v, char *buf);
 
-/* ---- the reference's equation helpers (A5 and pictures) ---- */
+/* ---- ratio, bandwidth and data forms (A5 metrics, pictures) ---- */
 
 /* a / b as text, NA when b is 0. */
 size_t pmu_ratio(uint64_t a, uint64_t b, char *buf);

@@ -1,6 +1,6 @@
 /* Unit tests of lib/pmu.c: the on-board metric formulas on the numbers of
  * the reference's own unit tests (910B, 310P, A5 and the equation
- * helpers), the per-chip constants, the CSV columns and rows.
+ * forms of ratio, bandwidth and usage), the per-chip constants, the CSV columns and rows.
  *
  * Prints one line per failing check, then "N passed, N failed"; exits 0
  * only when nothing failed. */
@@ -253,7 +253,7 @@ static void test_a5(void)
 	CHECK(metric_is(&x, "aic_time(us)", "NA"));
 }
 
-static void test_helpers(void)
+static void test_forms(void)
 {
 	char buf[PMU_VALUE_MAX];
 	pmu_ratio(100, 20, buf);
@@ -409,7 +409,7 @@ int main(void)
 	test_l2_a2();
 	test_fops();
 	test_a5();
-	test_helpers();
+	test_forms();
 	test_lists();
 	test_csv();
 	test_counts();

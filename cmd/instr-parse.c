@@ -97,12 +97,7 @@ static void usage(FILE *f)
 	        "usage: instr-parse [options] [FILE...]\n"
 	        "Pair instr_log and instr_popped_log line records (from dump-split) into\n"
 	        "instruction records; other records pass through.\n"
-	        "  --soc-version=SOC  SoC of the dump (default: the stream header, else %s)\n"
-	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
-	        "  --lz4              compress the output\n"
-	        "  -o FILE            write to FILE (replaced only on success)\n"
-	        "  -q, -v             fewer / more messages\n"
-	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+	        FILTER_USAGE_SOC FILTER_USAGE);
 }
 
 /* -v also turns on the notes of the pairing (then left to filter_option). */

@@ -194,7 +194,9 @@ int filter_run(struct filter *f, int argc, char **argv, int first);
  *
  * What sets one filter's command line apart from another's: its options
  * table (FILTER_LONGOPTS first, FILTER_LONGOPTS_END last), its losses, and
- * its hooks. */
+ * its hooks.  An on/off option of the tool's own can be an entry with a
+ * flag, { "count", no_argument, &count, 1 }: getopt_long sets it, and no
+ * hook sees it. */
 struct filter_cli {
 	const struct option *longopts;
 	const struct loss_kind *loss_kinds;  /* loss_init of f->ls under f->tool */

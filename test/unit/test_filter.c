@@ -452,6 +452,7 @@ static void test_verbatim(void)
 static struct {
 	FILE *usage_to;
 	const char *extra;          /* --extra's argument */
+	int flag;                   /* --flag, set by getopt_long */
 	int readied;
 	int ready_status;           /* what the ready hook returns */
 } cl;
@@ -490,6 +491,7 @@ static int main_of(struct filter *f, char **args)
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
 		{ "extra", required_argument, NULL, 'x' },
+		{ "flag", no_argument, &cl.flag, 1 },
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = kinds, .loss_nkinds = 1,
@@ -534,6 +536,10 @@ static void test_main(void)
 	CHECK(main_of(&f, (char *[]){ "tool", "--extra=5", "--json", "-o", out, "missing", NULL }) == 7);
 	CHECK(cl.extra && !strcmp(cl.extra, "5") && cl.readied && !cl.usage_to);
 	CHECK(f.json && f.outpath == out);
+	memset(&cl, 0, sizeof cl);
+	cl.ready_status = 7;
+	CHECK(main_of(&f, (char *[]){ "tool", "--flag", "missing", NULL }) == 7);
+	CHECK(cl.flag == 1 && cl.readied && !cl.usage_to);
 
 	/* A whole run over an operand. */
 	memset(&cl, 0, sizeof cl);

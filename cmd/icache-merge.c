@@ -507,7 +507,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
-		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPT_SOC,
 		{ "annotate", no_argument, &annotating, 1 },
 		FILTER_LONGOPTS_END
 	};

@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
-		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPT_SOC,
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,

@@ -668,7 +668,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
-		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPT_SOC,
 		{ "window", required_argument, NULL, 'w' },
 		{ "keep-small", no_argument, NULL, 'k' },
 		FILTER_LONGOPTS_END

@@ -512,7 +512,7 @@ int main(int argc, char **argv)
 		{ "pc-start", required_argument, NULL, OPT_PCSTART },
 		{ "symbolizer", required_argument, NULL, OPT_SYMBOLIZER },
 		{ "batch", required_argument, NULL, OPT_BATCH },
-		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPT_SOC,
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,

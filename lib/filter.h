@@ -97,6 +97,8 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
 	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ NULL, 0, NULL, 0 }
+/* --soc-version, for the filters that take it. */
+#define FILTER_LONGOPT_SOC { "soc-version", required_argument, NULL, 's' }
 
 /* The help text of the common options, the same in every tool: a tool's
  * usage() prints its own lines, then FILTER_USAGE_SOC where it takes

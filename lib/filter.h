@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "io.h"
 #include "loss.h"
 #include "chip.h"
@@ -86,17 +87,12 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
  * 's' where the tool has it); FILTER_SHORTOPTS is the getopt string. */
 #define FILTER_SHORTOPTS "ho:qvz"
 #define FILTER_LONGOPTS \
-	{ "help", no_argument, NULL, 'h' }, \
-	{ "version", no_argument, NULL, 'V' }, \
+	CLI_LONGOPTS, \
 	{ "json", no_argument, NULL, 'j' }, \
 	{ "text", no_argument, NULL, 't' }, \
 	{ "bin", no_argument, NULL, 'b' }, \
-	{ "lz4", no_argument, NULL, 'z' }, \
-	{ "output", required_argument, NULL, 'o' }
-#define FILTER_LONGOPTS_END \
-	{ "quiet", no_argument, NULL, 'q' }, \
-	{ "verbose", no_argument, NULL, 'v' }, \
-	{ NULL, 0, NULL, 0 }
+	{ "lz4", no_argument, NULL, 'z' }
+#define FILTER_LONGOPTS_END CLI_LONGOPTS_END
 /* --soc-version, for the filters that take it. */
 #define FILTER_LONGOPT_SOC { "soc-version", required_argument, NULL, 's' }
 

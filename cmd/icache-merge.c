@@ -33,7 +33,7 @@ enum loss { LOSS_UNPARSED, LOSS_BAD_RECORD, LOSS_NKINDS };
 static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	/* text, problem (exit status 1), bad (else dropped, in the trailer) */
 	{ "icache miss lines not in the icache grammar", 1, 1 },
-	{ "records that could not be decoded", 1, 1 },
+	FILTER_LOSS_BAD_RECORD,
 };
 static struct losses losses;
 

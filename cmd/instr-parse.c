@@ -35,7 +35,7 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	{ "executed lines without a popped partner", 0, 0 },
 	{ "pairs dropped because the pop tick is after the exec tick", 0, 0 },
 	{ "micro-op lines merged by the prune rules", 0, 0 },
-	{ "records that could not be decoded", 1, 1 },
+	FILTER_LOSS_BAD_RECORD,
 	{ "trace marks removed (nested, orphan or unclosed)", 1, 0 },
 };
 

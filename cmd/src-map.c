@@ -44,7 +44,7 @@
 
 enum loss { LOSS_BAD_RECORD, LOSS_NKINDS };
 static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
-	{ "records that could not be decoded", 1, 1 },
+	FILTER_LOSS_BAD_RECORD,
 };
 static struct losses losses;
 

@@ -93,6 +93,9 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
 	{ "bin", no_argument, NULL, 'b' }, \
 	{ "lz4", no_argument, NULL, 'z' }
 #define FILTER_LONGOPTS_END CLI_LONGOPTS_END
+/* The loss kind of the records filter_run could not decode (f->bad_kind),
+ * in the tool's table of loss kinds. */
+#define FILTER_LOSS_BAD_RECORD { "records that could not be decoded", 1, 1 }
 /* --soc-version, for the filters that take it. */
 #define FILTER_LONGOPT_SOC { "soc-version", required_argument, NULL, 's' }
 

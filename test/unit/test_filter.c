@@ -559,21 +559,6 @@ static void test_main(void)
 
 /* ---- the exit-time cleanup list ---- */
 
-/* The entries of dir whose name holds s. */
-static int entries_with(const char *s)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strstr(e->d_name, s))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void make_marker(void *arg)
 {
 	put_file((const char *)arg, "ran\n");
@@ -604,7 +589,7 @@ static int open_and_exit(void)
 		return 10;
 	wr_printf(w, "half a record");
 	wr_flush(w);
-	return entries_with(".tmp") == 2 ? 0 : 11;    /* the parent's and ours */
+	return unit_entries(dir, ".tmp") == 2 ? 0 : 11;    /* the parent's and ours */
 }
 
 /* A cleanup registered by a child runs at its exit, not the parent's. */
@@ -628,23 +613,23 @@ static void test_cleanup(void)
 	 * child's own still run at its exit. */
 	filter_open_output(&o, "tool", p, 1, 0, 0, 0);
 	CHECK(in_child(open_and_exit) == 0);
-	CHECK(entries_with(".tmp") == 1);                   /* the parent's, still open */
-	CHECK(entries_with("left.rec") == 0);               /* neither temporary nor target */
+	CHECK(unit_entries(dir, ".tmp") == 1);                   /* the parent's, still open */
+	CHECK(unit_entries(dir, "left.rec") == 0);               /* neither temporary nor target */
 
 	/* A child forked after the parent registered does not run the
 	 * parent's cleanups: the parent's output stays. */
 	cli_cleanup_add(make_marker, "parent-marker");
 	CHECK(in_child(just_exit) == 0);
-	CHECK(entries_with("parent-marker") == 0);
-	CHECK(entries_with(".tmp") == 1);
+	CHECK(unit_entries(dir, "parent-marker") == 0);
+	CHECK(unit_entries(dir, ".tmp") == 1);
 	CHECK(in_child(add_and_exit) == 0);
-	CHECK(entries_with("child-marker") == 1);
-	CHECK(entries_with("parent-marker") == 0);
+	CHECK(unit_entries(dir, "child-marker") == 1);
+	CHECK(unit_entries(dir, "parent-marker") == 0);
 
 	/* Removed, it does not run at all. */
 	cli_cleanup_remove(make_marker, "parent-marker");
 	CHECK(filter_close_output(&o, p, 0, 0, NULL) == EXIT_OK);
-	CHECK(entries_with(".tmp") == 0 && entries_with("kept.json") == 1);
+	CHECK(unit_entries(dir, ".tmp") == 0 && unit_entries(dir, "kept.json") == 1);
 	unlink(p);
 	unlink(path_of("child-marker"));
 	free(p);

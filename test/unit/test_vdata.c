@@ -29,21 +29,6 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* Entries of the work directory other than . and .. */
-static int dir_entries(void)
-{
-	DIR *dp = opendir(unit_dir);
-	struct dirent *e;
-	int n = 0;
-	if (!dp)
-		return -1;
-	while ((e = readdir(dp)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(dp);
-	return n;
-}
-
 static void remove_all(void)
 {
 	DIR *dp = opendir(unit_dir);
@@ -550,15 +535,15 @@ static void test_abort(void)
 	w = vdata_open(p);
 	CHECK_MSG(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "write before abort");
 	vdata_abort(w);
-	CHECK_MSG(!file_exists(p) && dir_entries() == 0, "abort leaves nothing (%d entries)", dir_entries());
+	CHECK_MSG(!file_exists(p) && unit_entries(unit_dir, "") == 0, "abort leaves nothing (%d entries)", unit_entries(unit_dir, ""));
 
 	unit_write_file(p, "old", 3);
 	w = vdata_open(p);
 	CHECK_MSG(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "write over old");
-	CHECK_MSG(dir_entries() == 2, "the temporary file sits beside the target");
+	CHECK_MSG(unit_entries(unit_dir, "") == 2, "the temporary file sits beside the target");
 	vdata_abort(w);
 	b = unit_read_file(p, &len);
-	CHECK_MSG(b && len == 3 && !memcmp(b, "old", 3) && dir_entries() == 1, "abort keeps the old target");
+	CHECK_MSG(b && len == 3 && !memcmp(b, "old", 3) && unit_entries(unit_dir, "") == 1, "abort keeps the old target");
 	free(b);
 	vdata_abort(NULL);
 
@@ -573,14 +558,14 @@ static void test_abort(void)
 	CHECK_MSG(vdata_close(w) == EBADF, "close reports it");
 	close(fd);
 	b = unit_read_file(p, &len);
-	CHECK_MSG(b && len == 3 && !memcmp(b, "old", 3) && dir_entries() == 2, "failed close keeps the old target");
+	CHECK_MSG(b && len == 3 && !memcmp(b, "old", 3) && unit_entries(unit_dir, "") == 2, "failed close keeps the old target");
 	free(b);
 
 	w = vdata_open(p);
 	CHECK_MSG(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0 && vdata_close(w) == 0,
 	      "a good close replaces it");
 	b = unit_read_file(p, &len);
-	CHECK_MSG(b && len == 16 && b[8] == 2 && dir_entries() == 2, "new content in place (%zu bytes)", len);
+	CHECK_MSG(b && len == 16 && b[8] == 2 && unit_entries(unit_dir, "") == 2, "new content in place (%zu bytes)", len);
 	free(b);
 
 	w = vdata_open("/dev/full");

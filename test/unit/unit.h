@@ -9,8 +9,9 @@
  *
  * and what several tests need around them: unit_xorshift, the reproducible
  * random numbers (each test keeps its own state and seed); a private work
- * directory under $TMPDIR or /tmp (unit_workdir, unit_path) and whole files
- * written and read back there (unit_write_file, unit_read_file).  A helper
+ * directory under $TMPDIR or /tmp (unit_workdir, unit_path), whole files
+ * written and read back there (unit_write_file, unit_read_file), and the
+ * entries of a directory counted (unit_entries).  A helper
  * that cannot go on (no memory, a file it cannot write) ends the test with
  * status 2.
  *
@@ -18,6 +19,7 @@
 #ifndef OPTRACE_TEST_UNIT_H
 #define OPTRACE_TEST_UNIT_H
 
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -153,6 +155,22 @@ static inline void *unit_read_file(const char *path, size_t *n)
 	fclose(f);
 	*n = len;
 	return b;
+}
+
+/* The entries of dir other than . and .. whose name holds s ("": all);
+ * -1 when dir cannot be read. */
+static inline int unit_entries(const char *dir, const char *s)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strstr(e->d_name, s))
+			n++;
+	closedir(d);
+	return n;
 }
 
 #endif

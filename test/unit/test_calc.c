@@ -313,9 +313,9 @@ static void test_vec_util(void)
 
 	/* Repeat mode: (popcount(m0)+popcount(m1)) x bits(XT,56,8). */
 	CHECK_NEAR(vu(CALC_A2, "VADD", "XT:X1=0x200000000000000,Dtype:F16,", 0xff, 0xf, 0),
-	        12.0 * 2 * 2 / 65280 * 100, 1e-5);
+		   12.0 * 2 * 2 / 65280 * 100, 1e-5);
 	CHECK_NEAR(vu(CALC_A2, "VADD", "XT:X1=0xff00000000000000,Dtype:B32,", ~0ull, ~0ull, 0),
-	        100.0, 0);
+		   100.0, 0);
 	CHECK_NEAR(vu(CALC_A2, "VADD", "XT:X1=0x0,Dtype:F16,", ~0ull, 0, 0), 0.0, 0);
 	/* Element-count mode: mask1 if non-zero, else mask0. */
 	CHECK_NEAR(vu(CALC_A2, "VMUL", "XT:X1=0,Dtype:F16,", 100, 50, 1), 50.0 * 2 / 65280 * 100, 1e-5);
@@ -323,7 +323,7 @@ static void test_vec_util(void)
 	/* capped at 100; the count is a uint32 (0x1_0000_0010 -> 16) */
 	CHECK_NEAR(vu(CALC_A2, "VMUL", "XT:X1=0,Dtype:F32,", 0xffffffff, 0, 1), 100.0, 0);
 	CHECK_NEAR(vu(CALC_A2, "VMUL", "XT:X1=0,Dtype:F32,", 0x100000010ull, 0, 1),
-	        16.0 * 4 / 65280 * 100, 1e-5);
+		   16.0 * 4 / 65280 * 100, 1e-5);
 
 	/* Class-10 quirk: repeat = bits(XT,0,8) instead of bits(XT,56,8). */
 	const char *xt10 = "XT:X1=0x200000000000005,Dtype:F32,";

@@ -138,7 +138,7 @@ static void expect_lines(struct rd *r, const struct text *t, const char *what)
 		if (len != want || memcmp(line, t->p + t->starts[i], len)) {
 			if (!bad++)
 				CHECK_MSG(0, "%s: line %zu: length %zu, want %zu%s", what, i + 1, len, want,
-				      len == want ? " (bytes differ)" : "");
+					  len == want ? " (bytes differ)" : "");
 		}
 		if (rd_lineno(r) != i + 1 && !bad++)
 			CHECK_MSG(0, "%s: rd_lineno %llu at line %zu", what, (unsigned long long)rd_lineno(r), i + 1);
@@ -326,13 +326,13 @@ static void test_small_cases(void)
 		for (k = 0; k < cases[i].nlines; k++) {
 			line = rd_line(r, &len);
 			CHECK_MSG(line && len == cases[i].lens[k] && !memcmp(line, cases[i].lines[k], len),
-			      "case %zu line %d: got %s length %zu", i, k + 1, line ? "a line of" : "no line",
-			      line ? len : 0);
+				  "case %zu line %d: got %s length %zu", i, k + 1, line ? "a line of" : "no line",
+				  line ? len : 0);
 		}
 		CHECK_MSG(rd_line(r, &len) == NULL, "case %zu: end after %d lines", i, cases[i].nlines);
 		CHECK_MSG(rd_error(r) == 0 && rd_lineno(r) == (uint64_t)cases[i].nlines && rd_offset(r) == cases[i].n,
-		      "case %zu: error %d, lineno %llu, offset %llu", i, rd_error(r),
-		      (unsigned long long)rd_lineno(r), (unsigned long long)rd_offset(r));
+			  "case %zu: error %d, lineno %llu, offset %llu", i, rd_error(r),
+			  (unsigned long long)rd_lineno(r), (unsigned long long)rd_offset(r));
 		rd_close(r);
 	}
 
@@ -506,7 +506,7 @@ static void test_lz4(void)
 		while (r && rd_line(r, &len))
 			lines++;
 		CHECK_MSG(r && rd_error(r) != 0, "an lz4 file cut in half gives rd_error (got %d after %zu lines)",
-		      r ? rd_error(r) : 0, lines);
+			  r ? rd_error(r) : 0, lines);
 		rd_close(r);
 		/* Only the magic. */
 		unit_write_file(cut, b, 4);
@@ -609,8 +609,8 @@ static void test_lz4_sniff_split(void)
 	st = 0;
 	waitpid(kid, &st, 0);
 	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "lz4 magic split over two reads of a pipe (2 bytes, then 1 MiB): reader %s %d",
-	      WIFEXITED(st) ? "exited" : "killed by signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		  "lz4 magic split over two reads of a pipe (2 bytes, then 1 MiB): reader %s %d",
+		  WIFEXITED(st) ? "exited" : "killed by signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 	free(b);
 	text_free(&t);
 }
@@ -631,7 +631,7 @@ static void test_rd_read(void)
 		while ((k = rd_read(r, b + got, chunk)) > 0)
 			got += k;
 		CHECK_MSG(got == t.n && !memcmp(b, t.p, t.n), "rd_read in pieces of %zu (%s): %zu of %zu bytes", chunk,
-		      s < 5 ? "plain" : "lz4", got, t.n);
+			  s < 5 ? "plain" : "lz4", got, t.n);
 		CHECK_MSG(rd_error(r) == 0 && rd_offset(r) == t.n, "rd_read: no error, offset at the end");
 		rd_close(r);
 		free(b);
@@ -671,7 +671,7 @@ static void test_rd_peek(void)
 		struct rd *r = rd_open(w < 4 ? p : z);
 		const char *b = rd_peek(r, want, &n), *again;
 		CHECK_MSG(n >= (want < t.n ? want : t.n) && n <= t.n && !memcmp(b, t.p, n),
-		      "rd_peek %zu (%s): %zu bytes, the first of the input", want, w < 4 ? "plain" : "lz4", n);
+			  "rd_peek %zu (%s): %zu bytes, the first of the input", want, w < 4 ? "plain" : "lz4", n);
 		again = rd_peek(r, 1, &len);
 		CHECK_MSG(len == n && !memcmp(again, t.p, len), "rd_peek again: the same bytes");
 		CHECK_MSG(rd_offset(r) == 0 && rd_lineno(r) == 0, "rd_peek consumes nothing");
@@ -736,19 +736,19 @@ static void test_wr_open(void)
 	CHECK_MSG(wr_flush(w) == 0, "wr_flush");
 	CHECK_MSG(!file_exists(target), "the target does not exist before wr_close");
 	CHECK_MSG(dir_entries(unit_dir, first, sizeof first) == 1 && !strncmp(first, "out.rec", 7) && strcmp(first, "out.rec"),
-	      "a temporary sibling of the target is written (%s)", first);
+		  "a temporary sibling of the target is written (%s)", first);
 	CHECK_MSG(wr_close(w) == 0, "wr_close");
 	CHECK_MSG(file_exists(target), "the target exists after wr_close");
 	CHECK_MSG(dir_entries(unit_dir, first, sizeof first) == 1 && !strcmp(first, "out.rec"),
-	      "only the target is left (%s)", first);
+		  "only the target is left (%s)", first);
 	b = unit_read_file(target, &n);
 	CHECK_MSG(b && n > 1000000 && !memcmp(b, "line 0\nline 1\n", 14) && !memcmp(b + n - 12, "line 199999\n", 12),
-	      "the target holds what was written (%zu bytes)", n);
+		  "the target holds what was written (%zu bytes)", n);
 	free(b);
 	mask = umask(0);
 	umask(mask);
 	CHECK_MSG(stat(target, &st) == 0 && (st.st_mode & 0777) == (0666 & ~mask), "mode %o, want %o",
-	      (unsigned)(st.st_mode & 0777), (unsigned)(0666 & ~mask));
+		  (unsigned)(st.st_mode & 0777), (unsigned)(0666 & ~mask));
 
 	/* Replacing an existing file keeps its permissions, as open(2) with
 	 * O_TRUNC would (a private file must not become world-readable). */
@@ -757,7 +757,7 @@ static void test_wr_open(void)
 	wr_puts(w, "private\n");
 	CHECK_MSG(wr_close(w) == 0, "wr_close over a 0600 file");
 	CHECK_MSG(stat(target, &st) == 0 && (st.st_mode & 0777) == 0600,
-	      "an existing 0600 target keeps mode 0600 when replaced (got %o)", (unsigned)(st.st_mode & 0777));
+		  "an existing 0600 target keeps mode 0600 when replaced (got %o)", (unsigned)(st.st_mode & 0777));
 	chmod(target, 0644);
 
 	/* wr_abort keeps the previous target untouched. */
@@ -794,7 +794,7 @@ static void test_wr_open(void)
 	wr_flush(w);
 	wr_abort(w);
 	CHECK_MSG(!file_exists(target) && dir_entries(unit_dir, first, sizeof first) == 0,
-	      "wr_abort leaves no file (%s)", first);
+		  "wr_abort leaves no file (%s)", first);
 	wr_abort(NULL);
 
 	/* A record bigger than the buffer, and long printf output. */
@@ -822,10 +822,10 @@ static void test_wr_open(void)
 			CHECK_MSG(line && len == 4, "head");
 			line = rd_line(r, &len);
 			CHECK_MSG(line && len == big - 1 && line[0] == 'a' && line[len - 1] == (char)('a' + (big - 2) % 26),
-			      "3 MiB reserved record (flags %d)", fl);
+				  "3 MiB reserved record (flags %d)", fl);
 			line = rd_line(r, &len);
 			CHECK_MSG(line && len == sizeof longs - 1 + 3 && !memcmp(line + len - 3, "|42", 3),
-			      "wr_printf of 3000 bytes (flags %d)", fl);
+				  "wr_printf of 3000 bytes (flags %d)", fl);
 			line = rd_line(r, &len);
 			CHECK_MSG(line && len == 1 && line[0] == 'e', "wr_putc (flags %d)", fl);
 			rd_close(r);

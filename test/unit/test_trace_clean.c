@@ -151,7 +151,7 @@ static void test_values(void)
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		int k = parse(bad[i].text, &stop, &e);
 		CHECK_MSG(k == J_ERR && e.at - bad[i].text == bad[i].at, "invalid: %s: status %d at %d (want %d)",
-		      bad[i].text, k, k == J_ERR ? (int)(e.at - bad[i].text) : -1, bad[i].at);
+			  bad[i].text, k, k == J_ERR ? (int)(e.at - bad[i].text) : -1, bad[i].at);
 	}
 	{
 		/* Nesting is bounded, not a stack overflow. */
@@ -256,7 +256,7 @@ static void test_documents(void)
 		CHECK_MSG(c.elements == 4 && c.objects == 3, "window %zu: %d elements, %d objects", w, c.elements, c.objects);
 		CHECK_MSG(c.values == 4 && !strcmp(c.seen, "ns;op;2;[1,2,3];"), "window %zu: values %s", w, c.seen);
 		CHECK_MSG(c.last_off == (uint64_t)(strstr(doc, "{\"name\":\"c\"") - doc), "window %zu: offset %llu", w,
-		      (unsigned long long)c.last_off);
+			  (unsigned long long)c.last_off);
 	}
 	st = scan_text("[{\"ts\":1},{\"ts\":2}]", 8, &c, &f);
 	CHECK_MSG(st == JS_OK && c.elements == 2, "array document");
@@ -264,10 +264,10 @@ static void test_documents(void)
 	CHECK_MSG(st == JS_SYNTAX && f.off == 31, "error offset %llu (%s)", (unsigned long long)f.off, f.msg);
 	st = scan_text("{\"traceEvents\":[{\"ts\":1}", 8, &c, &f);
 	CHECK_MSG(st == JS_SYNTAX && f.off == 24 && strstr(f.msg, "end of data"), "cut short: %llu %s",
-	      (unsigned long long)f.off, f.msg);
+		  (unsigned long long)f.off, f.msg);
 	st = scan_text("{\"traceEvents\":[]} x", 8, &c, &f);
 	CHECK_MSG(st == JS_SYNTAX && f.off == 19 && strstr(f.msg, "extra data"), "trailing garbage: %llu %s",
-	      (unsigned long long)f.off, f.msg);
+		  (unsigned long long)f.off, f.msg);
 	st = scan_text("", 8, &c, &f);
 	CHECK_MSG(st == JS_SYNTAX, "empty document");
 	st = scan_text("  12", 8, &c, &f);
@@ -332,7 +332,7 @@ static void sort_case(size_t n, size_t run, const char *what)
 		got++;
 	}
 	CHECK_MSG(got == n && !bad && !xs_error(s), "%s: %zu records in, %zu out, %zu out of place", what, n, got,
-	      bad);
+		  bad);
 	CHECK_MSG(xs_next(s) == NULL, "%s: nothing after the end", what);
 	xs_free(s);
 	free(want);

@@ -65,15 +65,15 @@ static void test_names(void)
 	CHECK_MSG(!strcmp(vdata_type_name(VDATA_INSTR_API), "INSTR_API"), "name of 4");
 	CHECK_MSG(!strcmp(vdata_type_name(VDATA_STALL_REASON), "STALL_REASON"), "name of 15");
 	CHECK_MSG(vdata_type_name(0) == NULL && vdata_type_name(0xA) == NULL && vdata_type_name(16) == NULL
-	      && vdata_type_name(-1) == NULL, "types without a name");
+		  && vdata_type_name(-1) == NULL, "types without a name");
 	CHECK_MSG(vdata_type_parse("TRACE") == 2 && vdata_type_parse("trace") == 2, "parse TRACE");
 	CHECK_MSG(vdata_type_parse("api_instr") == 4 && vdata_type_parse("SOURCE") == 1
-	      && vdata_type_parse("API_FILE") == 3, "parse Insight aliases");
+		  && vdata_type_parse("API_FILE") == 3, "parse Insight aliases");
 	CHECK_MSG(vdata_type_parse("4") == 4 && vdata_type_parse("0x0e") == 14 && vdata_type_parse("255") == 255
-	      && vdata_type_parse("0") == 0, "parse numbers");
+		  && vdata_type_parse("0") == 0, "parse numbers");
 	CHECK_MSG(vdata_type_parse("256") == -1 && vdata_type_parse("0x") == -1 && vdata_type_parse("") == -1
-	      && vdata_type_parse("TRACEX") == -1 && vdata_type_parse("-1") == -1 && vdata_type_parse(NULL) == -1,
-	      "parse rejects junk");
+		  && vdata_type_parse("TRACEX") == -1 && vdata_type_parse("-1") == -1 && vdata_type_parse(NULL) == -1,
+		  "parse rejects junk");
 }
 
 /* ---- byte layout ---- */
@@ -110,7 +110,7 @@ static void test_layout_padding(void)
 		}
 		CHECK_MSG(rd_u64(b) == n + pad, "n=%zu: contentSize %llu", n, (unsigned long long)rd_u64(b));
 		CHECK_MSG(b[8] == 2 && b[9] == pad && b[10] == 0x5A && b[11] == 0x5A,
-		      "n=%zu: header bytes %02x %02x %02x %02x", n, b[8], b[9], b[10], b[11]);
+			  "n=%zu: header bytes %02x %02x %02x %02x", n, b[8], b[9], b[10], b[11]);
 		CHECK_MSG(!memcmp(b + 12, payload, n), "n=%zu: payload bytes", n);
 		for (i = 0; i < pad; i++)
 			CHECK_MSG(b[12 + n + i] == 0, "n=%zu: padding byte %zu is %02x", n, i, b[12 + n + i]);
@@ -139,7 +139,7 @@ static void test_layout_blocks(void)
 	memset(longpath, 'p', VDATA_PATH_SIZE);
 	longpath[VDATA_PATH_SIZE] = 0;
 	CHECK_MSG(vdata_block(w, VDATA_CODE, VDATA_VERSION, longpath, src, sizeof src - 1) == ENAMETOOLONG,
-	      "CODE path of 4096 bytes refused");
+		  "CODE path of 4096 bytes refused");
 	CHECK_MSG(vdata_block(w, VDATA_TRACE, 256, NULL, "x", 1) == EINVAL, "version 256 refused");
 	CHECK_MSG(vdata_block(w, 300, VDATA_VERSION, NULL, "x", 1) == EINVAL, "type 300 refused");
 	CHECK_MSG(vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, NULL, 3) == EINVAL, "NULL payload refused");
@@ -163,7 +163,7 @@ static void test_layout_blocks(void)
 		return;
 	}
 	CHECK_MSG(rd_u64(b) == 8 && b[8] == 2 && b[9] == 1 && b[10] == 0x5A && b[11] == 0x5A && b[19] == 0,
-	      "TRACE header");
+		  "TRACE header");
 	at = 20;
 	CHECK_MSG(rd_u64(b + at) == 28, "CODE contentSize %llu excludes the path", (unsigned long long)rd_u64(b + at));
 	CHECK_MSG(b[at + 8] == 1 && b[at + 9] == 3 && b[at + 10] == 0x5A && b[at + 11] == 0x5A, "CODE header bytes");
@@ -180,7 +180,7 @@ static void test_layout_blocks(void)
 	CHECK_MSG(ok && b[at + 12 + 4095] == 0, "4095-byte path stored with its NUL");
 	at += 12 + 4096 + 4;
 	CHECK_MSG(rd_u64(b + at) == 4 && b[at + 8] == 4 && b[at + 9] == 1 && b[at + 10] == 0 && b[at + 11] == 0x5A,
-	      "INSTR_API header has version 0");
+		  "INSTR_API header has version 0");
 	CHECK_MSG(!memcmp(b + at + 12, "[1]", 4), "INSTR_API payload and padding");
 	free(b);
 }
@@ -263,36 +263,36 @@ static void test_round_trip(void)
 	}
 	rc = vdata_next(r, &blk, err, sizeof err);
 	CHECK_MSG(rc == 1 && blk.type == VDATA_TRACE && blk.version == 0x5A && blk.payload_size == BIG
-	      && blk.padding == 1 && blk.content_size == BIG + 1 && blk.offset == 0 && blk.payload_offset == 12
-	      && blk.code_path == NULL, "TRACE block: rc %d type %d size %llu", rc, blk.type,
-	      (unsigned long long)blk.payload_size);
+		  && blk.padding == 1 && blk.content_size == BIG + 1 && blk.offset == 0 && blk.payload_offset == 12
+		  && blk.code_path == NULL, "TRACE block: rc %d type %d size %llu", rc, blk.type,
+		  (unsigned long long)blk.payload_size);
 	CHECK_MSG(read_back(r, big, BIG, 65537), "TRACE payload read back in 64 KiB+1 pieces");
 	CHECK_MSG(vdata_read(r, &one, 1) == 0, "no bytes past the payload");
 	expect_off = 12 + BIG + 1;
 
 	rc = vdata_next(r, &blk, err, sizeof err);
 	CHECK_MSG(rc == 1 && blk.type == VDATA_CODE && blk.code_path && !strcmp(blk.code_path, "/a.cpp")
-	      && blk.payload_size == 2 && blk.offset == expect_off && blk.payload_offset == expect_off + 12 + 4096,
-	      "CODE a: rc %d", rc);
+		  && blk.payload_size == 2 && blk.offset == expect_off && blk.payload_offset == expect_off + 12 + 4096,
+		  "CODE a: rc %d", rc);
 	CHECK_MSG(read_back(r, "A\n", 2, 1), "CODE a read byte by byte");
 	expect_off += 12 + 4096 + 4;
 
 	/* Leave CODE b unread: vdata_next skips it. */
 	rc = vdata_next(r, &blk, err, sizeof err);
 	CHECK_MSG(rc == 1 && blk.type == VDATA_CODE && blk.code_path && !strcmp(blk.code_path, "/b.cpp")
-	      && blk.payload_size == 5 && blk.padding == 3 && blk.offset == expect_off, "CODE b");
+		  && blk.payload_size == 5 && blk.padding == 3 && blk.offset == expect_off, "CODE b");
 	CHECK_MSG(vdata_read(r, &one, 1) == 1 && one == 'B', "first byte of CODE b");
 	expect_off += 12 + 4096 + 8;
 
 	rc = vdata_next(r, &blk, err, sizeof err);
 	CHECK_MSG(rc == 1 && blk.type == VDATA_FILE_API && blk.payload_size == 12 && blk.padding == 0
-	      && blk.offset == expect_off, "FILE_API");
+		  && blk.offset == expect_off, "FILE_API");
 	CHECK_MSG(read_back(r, "{\"Files\":[]}", 12, 4096), "FILE_API payload (buffer larger than the payload)");
 	expect_off += 12 + 12;
 
 	rc = vdata_next(r, &blk, err, sizeof err);
 	CHECK_MSG(rc == 1 && blk.type == VDATA_INSTR_API && blk.version == 0 && blk.payload_size == 1000001
-	      && blk.padding == 3, "INSTR_API");
+		  && blk.padding == 3, "INSTR_API");
 	CHECK_MSG(read_back(r, big, 1000001, 1 << 20), "INSTR_API payload");
 
 	rc = vdata_next(r, &blk, err, sizeof err);
@@ -335,7 +335,7 @@ static void test_from_fd_cases(void)
 	CHECK_MSG(vdata_close(w) == 0, "close");
 	b = unit_read_file(p, &len);
 	CHECK_MSG(b && len == 20 && rd_u64(b) == 8 && b[9] == 1 && !memcmp(b + 12, "{\"k\":2}", 8),
-	      "only the small file was written (%zu bytes)", len);
+		  "only the small file was written (%zu bytes)", len);
 	free(b);
 	remove_all();
 }
@@ -563,7 +563,7 @@ static void test_abort(void)
 
 	w = vdata_open(p);
 	CHECK_MSG(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0 && vdata_close(w) == 0,
-	      "a good close replaces it");
+		  "a good close replaces it");
 	b = unit_read_file(p, &len);
 	CHECK_MSG(b && len == 16 && b[8] == 2 && unit_entries(unit_dir, "") == 2, "new content in place (%zu bytes)", len);
 	free(b);

@@ -1196,10 +1196,8 @@ static void free_all(void)
 		free(files[i].path);
 		free(files[i].shown);
 	}
-	for (i = 0; i < nothers; i++)
-		free(others[i]);
+	free_vec(others, nothers);
 	free(files);
-	free(others);
 	free(ranges);
 	free(want_cores);
 	free(want_names);

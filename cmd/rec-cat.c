@@ -89,24 +89,15 @@ static void usage(FILE *f)
 	        FILTER_USAGE);
 }
 
-static int option(struct filter *f, int c, const char *arg)
-{
-	(void)f, (void)arg;
-	if (c != 'c')
-		return 0;
-	count = 1;
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
-		{ "count", no_argument, NULL, 'c' },
+		{ "count", no_argument, &count, 1 },
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
-	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage };
+	                                       .loss_nkinds = LOSS_NKINDS, .usage = usage };
 	struct filter f = { .tool = "rec-cat", .ls = &losses, .bad_kind = LOSS_SKIPPED, .bad_file = 0,
 	                    .verbatim = 1, .record = record, .finish = put_counts };
 	int status = filter_main(&f, &cli, argc, argv);

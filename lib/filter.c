@@ -259,6 +259,8 @@ int filter_main(struct filter *f, const struct filter_cli *cli, int argc, char *
 	cli_init(argv[0]);
 	loss_init(f->ls, f->tool, cli->loss_kinds, cli->loss_nkinds);
 	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, cli->longopts, NULL)) != -1) {
+		if (c == 0)
+			continue;       /* an entry with a flag: getopt_long set it */
 		if (cli->option && cli->option(f, c, optarg))
 			continue;
 		if (filter_option(f, c, optarg))

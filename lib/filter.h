@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "io.h"
 #include "loss.h"
 #include "chip.h"
@@ -86,17 +87,17 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
  * 's' where the tool has it); FILTER_SHORTOPTS is the getopt string. */
 #define FILTER_SHORTOPTS "ho:qvz"
 #define FILTER_LONGOPTS \
-	{ "help", no_argument, NULL, 'h' }, \
-	{ "version", no_argument, NULL, 'V' }, \
+	CLI_LONGOPTS, \
 	{ "json", no_argument, NULL, 'j' }, \
 	{ "text", no_argument, NULL, 't' }, \
 	{ "bin", no_argument, NULL, 'b' }, \
-	{ "lz4", no_argument, NULL, 'z' }, \
-	{ "output", required_argument, NULL, 'o' }
-#define FILTER_LONGOPTS_END \
-	{ "quiet", no_argument, NULL, 'q' }, \
-	{ "verbose", no_argument, NULL, 'v' }, \
-	{ NULL, 0, NULL, 0 }
+	{ "lz4", no_argument, NULL, 'z' }
+#define FILTER_LONGOPTS_END CLI_LONGOPTS_END
+/* The loss kind of the records filter_run could not decode (f->bad_kind),
+ * in the tool's table of loss kinds. */
+#define FILTER_LOSS_BAD_RECORD { "records that could not be decoded", 1, 1 }
+/* --soc-version, for the filters that take it. */
+#define FILTER_LONGOPT_SOC { "soc-version", required_argument, NULL, 's' }
 
 /* The help text of the common options, the same in every tool: a tool's
  * usage() prints its own lines, then FILTER_USAGE_SOC where it takes
@@ -194,7 +195,9 @@ int filter_run(struct filter *f, int argc, char **argv, int first);
  *
  * What sets one filter's command line apart from another's: its options
  * table (FILTER_LONGOPTS first, FILTER_LONGOPTS_END last), its losses, and
- * its hooks. */
+ * its hooks.  An on/off option of the tool's own can be an entry with a
+ * flag, { "count", no_argument, &count, 1 }: getopt_long sets it, and no
+ * hook sees it. */
 struct filter_cli {
 	const struct option *longopts;
 	const struct loss_kind *loss_kinds;  /* loss_init of f->ls under f->tool */

@@ -452,6 +452,7 @@ static void test_verbatim(void)
 static struct {
 	FILE *usage_to;
 	const char *extra;          /* --extra's argument */
+	int flag;                   /* --flag, set by getopt_long */
 	int readied;
 	int ready_status;           /* what the ready hook returns */
 } cl;
@@ -490,6 +491,7 @@ static int main_of(struct filter *f, char **args)
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
 		{ "extra", required_argument, NULL, 'x' },
+		{ "flag", no_argument, &cl.flag, 1 },
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = kinds, .loss_nkinds = 1,
@@ -534,6 +536,10 @@ static void test_main(void)
 	CHECK(main_of(&f, (char *[]){ "tool", "--extra=5", "--json", "-o", out, "missing", NULL }) == 7);
 	CHECK(cl.extra && !strcmp(cl.extra, "5") && cl.readied && !cl.usage_to);
 	CHECK(f.json && f.outpath == out);
+	memset(&cl, 0, sizeof cl);
+	cl.ready_status = 7;
+	CHECK(main_of(&f, (char *[]){ "tool", "--flag", "missing", NULL }) == 7);
+	CHECK(cl.flag == 1 && cl.readied && !cl.usage_to);
 
 	/* A whole run over an operand. */
 	memset(&cl, 0, sizeof cl);
@@ -552,21 +558,6 @@ static void test_main(void)
 }
 
 /* ---- the exit-time cleanup list ---- */
-
-/* The entries of dir whose name holds s. */
-static int entries_with(const char *s)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strstr(e->d_name, s))
-			n++;
-	closedir(d);
-	return n;
-}
 
 static void make_marker(void *arg)
 {
@@ -598,7 +589,7 @@ static int open_and_exit(void)
 		return 10;
 	wr_printf(w, "half a record");
 	wr_flush(w);
-	return entries_with(".tmp") == 2 ? 0 : 11;    /* the parent's and ours */
+	return unit_entries(dir, ".tmp") == 2 ? 0 : 11;    /* the parent's and ours */
 }
 
 /* A cleanup registered by a child runs at its exit, not the parent's. */
@@ -622,23 +613,23 @@ static void test_cleanup(void)
 	 * child's own still run at its exit. */
 	filter_open_output(&o, "tool", p, 1, 0, 0, 0);
 	CHECK(in_child(open_and_exit) == 0);
-	CHECK(entries_with(".tmp") == 1);                   /* the parent's, still open */
-	CHECK(entries_with("left.rec") == 0);               /* neither temporary nor target */
+	CHECK(unit_entries(dir, ".tmp") == 1);                   /* the parent's, still open */
+	CHECK(unit_entries(dir, "left.rec") == 0);               /* neither temporary nor target */
 
 	/* A child forked after the parent registered does not run the
 	 * parent's cleanups: the parent's output stays. */
 	cli_cleanup_add(make_marker, "parent-marker");
 	CHECK(in_child(just_exit) == 0);
-	CHECK(entries_with("parent-marker") == 0);
-	CHECK(entries_with(".tmp") == 1);
+	CHECK(unit_entries(dir, "parent-marker") == 0);
+	CHECK(unit_entries(dir, ".tmp") == 1);
 	CHECK(in_child(add_and_exit) == 0);
-	CHECK(entries_with("child-marker") == 1);
-	CHECK(entries_with("parent-marker") == 0);
+	CHECK(unit_entries(dir, "child-marker") == 1);
+	CHECK(unit_entries(dir, "parent-marker") == 0);
 
 	/* Removed, it does not run at all. */
 	cli_cleanup_remove(make_marker, "parent-marker");
 	CHECK(filter_close_output(&o, p, 0, 0, NULL) == EXIT_OK);
-	CHECK(entries_with(".tmp") == 0 && entries_with("kept.json") == 1);
+	CHECK(unit_entries(dir, ".tmp") == 0 && unit_entries(dir, "kept.json") == 1);
 	unlink(p);
 	unlink(path_of("child-marker"));
 	free(p);

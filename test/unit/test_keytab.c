@@ -19,13 +19,7 @@ struct val {
 };
 
 static uint64_t rnd_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
+static uint64_t rnd(void) { return unit_xorshift(&rnd_state); }
 
 /* Random inserts and deletes against a plain array of what should be in. */
 static void test_model(unsigned load4)

@@ -51,7 +51,7 @@ static int record(struct filter *f, int k, struct rec *r, const char *line, size
 		return count;
 	}
 	if ((why = unknown_refused(f, line))) {
-		filter_bad_record(f->ls, LOSS_SKIPPED, 0, f->in, why);
+		filter_bad(f, LOSS_SKIPPED, why);
 		return 1;
 	}
 	counts[(unsigned char)line[0]]++;

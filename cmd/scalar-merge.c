@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "io.h"
+#include "keytab.h"
 #include "loss.h"
 #include "mem.h"
 #include "rec.h"
@@ -41,12 +42,11 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 };
 static struct losses losses;
 
-/* ---- per-pc state in an open-addressing table ---- */
+/* ---- per-pc state, in a table by pc ---- */
 
 #define NIL UINT32_MAX
 
 struct pcst {
-	uint64_t pc;
 	uint64_t cover;             /* latest fetch tick read so far of a block covering pc, REC_NONE */
 	uint64_t last_start;        /* start of the pc's last instruction record */
 	uint64_t off;               /* sorted mode: the pc's first issue in the sorted spool */
@@ -78,8 +78,7 @@ enum mode { M_COLLECT, M_STREAM, M_SORTED, M_OFF };
 
 struct unit {
 	uint32_t core, subtype, subidx;
-	struct pcst *slots;         /* pc == UINT64_MAX: empty */
-	size_t cap, n;
+	struct keytab pcs;          /* pc -> struct pcst */
 	uint64_t nccu, nfetch, ninstr, assigned, queued;
 	enum mode mode;             /* M_COLLECT until the first instruction record */
 	int ccu_unordered, fetch_unordered, window_spilled;
@@ -88,68 +87,23 @@ struct unit {
 	struct cent la;             /* the CCU reader's next issue (la_ok) */
 	struct fent fla;            /* the fetch reader's next record (fla_ok) */
 	int la_ok, fla_ok;
-	uint64_t cover_top;         /* the cover of pc UINT64_MAX, which has no entry */
 };
 
 static struct unit **units;
 static size_t nunits;
 static uint64_t window = 1u << 18;  /* --window: issues held before sorting instead */
 
-static inline size_t hash_pc(uint64_t pc, size_t cap)
-{
-	pc ^= pc >> 29;
-	pc *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(pc >> 17) & (cap - 1);
-}
-
-static inline struct pcst *pc_find(const struct unit *u, uint64_t pc)
-{
-	size_t i;
-	if (!u->cap)
-		return NULL;
-	for (i = hash_pc(pc, u->cap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (u->cap - 1))
-		if (u->slots[i].pc == pc)
-			return &u->slots[i];
-	return NULL;
-}
-
-/* A new entry for pc, which has none. */
-static struct pcst *pc_new(struct unit *u, uint64_t pc)
-{
-	size_t i;
-	struct pcst *s;
-	if (2 * (u->n + 1) > u->cap) {
-		size_t ncap = u->cap ? 2 * u->cap : 256, k;
-		struct pcst *old = u->slots;
-		u->slots = xmalloc(ncap * sizeof *u->slots);
-		for (k = 0; k < ncap; k++)
-			u->slots[k].pc = UINT64_MAX;
-		for (k = 0; k < u->cap; k++)
-			if (old[k].pc != UINT64_MAX) {
-				for (i = hash_pc(old[k].pc, ncap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (ncap - 1))
-					;
-				u->slots[i] = old[k];
-			}
-		free(old);
-		u->cap = ncap;
-	}
-	for (i = hash_pc(pc, u->cap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (u->cap - 1))
-		;
-	s = &u->slots[i];
-	memset(s, 0, sizeof *s);
-	s->pc = pc;
-	s->cover = REC_NONE;
-	s->qhead = s->qtail = NIL;
-	u->n++;
-	return s;
-}
-
 /* The pc's entry, created if new.  May move the table: pointers from an
  * earlier call are stale. */
 static inline struct pcst *pc_get(struct unit *u, uint64_t pc)
 {
-	struct pcst *s = pc_find(u, pc);
-	return s ? s : pc_new(u, pc);
+	int fresh;
+	struct pcst *s = keytab_get(&u->pcs, pc, &fresh);
+	if (fresh) {
+		s->cover = REC_NONE;
+		s->qhead = s->qtail = NIL;
+	}
+	return s;
 }
 
 static struct unit *last_unit;
@@ -163,7 +117,7 @@ static struct unit *unit_new(uint32_t core, uint32_t subtype, uint32_t subidx)
 		if (units[i]->core == core && units[i]->subtype == subtype && units[i]->subidx == subidx)
 			return units[i];
 	u = xcalloc(1, sizeof *u);
-	u->cover_top = REC_NONE;
+	u->pcs = keytab_make(sizeof(struct pcst), 0);
 	u->core = core;
 	u->subtype = subtype;
 	u->subidx = subidx;
@@ -363,10 +317,8 @@ static void read_fetches(struct unit *u, uint64_t c)
 	while (u->fla_ok && u->fla.tick < c) {
 		uint64_t a = u->fla.addr, d;
 		for (d = 0; d <= 12 && a <= UINT64_MAX - d; d += 4) {
-			if (a + d != UINT64_MAX)
+			if (d || a != UINT64_MAX)       /* as it always was */
 				pc_get(u, a + d)->cover = u->fla.tick;
-			else if (d)                     /* the table's empty mark */
-				u->cover_top = u->fla.tick;
 		}
 		u->fla_ok = spill_next(&u->fetch, &u->fla);
 	}
@@ -376,9 +328,7 @@ static uint64_t fetch_before(struct unit *u, uint64_t pc, uint64_t c)
 {
 	const struct pcst *p;
 	read_fetches(u, c);
-	if (pc == UINT64_MAX)
-		return u->cover_top;
-	return (p = pc_find(u, pc)) ? p->cover : REC_NONE;
+	return (p = keytab_find(&u->pcs, pc)) ? p->cover : REC_NONE;
 }
 
 /* The same, *p receiving the pc's entry (created if new, which has no
@@ -387,23 +337,24 @@ static uint64_t fetch_before_get(struct unit *u, uint64_t pc, uint64_t c, struct
 {
 	read_fetches(u, c);
 	*p = pc_get(u, pc);
-	return pc == UINT64_MAX ? u->cover_top : (*p)->cover;
+	return (*p)->cover;
 }
 
 /* Scan the sorted spool: where each pc's issues are. */
 static void index_sorted(struct unit *u)
 {
 	struct sent e;
-	uint64_t i = 0;
+	uint64_t i = 0, pc = 0;
 	struct pcst *s = NULL;
 	size_t k;
 
-	for (k = 0; k < u->cap; k++)
-		if (u->slots[k].pc != UINT64_MAX)
-			u->slots[k].next = u->slots[k].count = 0;
+	for (k = 0; k < u->pcs.cap; k++)
+		if ((s = keytab_at(&u->pcs, k, &pc)))
+			s->next = s->count = 0;
+	s = NULL;
 	while (spill_next(&u->sorted, &e)) {
-		if (!s || s->pc != e.pc) {
-			s = pc_get(u, e.pc);
+		if (!s || pc != e.pc) {
+			s = pc_get(u, pc = e.pc);
 			s->off = i;
 			s->count = 0;
 		}
@@ -425,12 +376,13 @@ static void go_sorted(struct unit *u)
 	size_t k;
 
 	spill_init(&all, sizeof e);
-	for (k = 0; k < u->cap; k++) {
-		struct pcst *s = &u->slots[k];
-		if (s->pc == UINT64_MAX)
+	for (k = 0; k < u->pcs.cap; k++) {
+		uint64_t pc;
+		struct pcst *s = keytab_at(&u->pcs, k, &pc);
+		if (!s)
 			continue;
 		while (s->qhead != NIL) {
-			e.pc = s->pc;
+			e.pc = pc;
 			e.seq = seq++;
 			e.ccu = pool[s->qhead].ccu;
 			e.icache = pool[s->qhead].icache;
@@ -780,7 +732,7 @@ static void release_all(void)
 		spill_free(&units[i]->ccu);
 		spill_free(&units[i]->fetch);
 		spill_free(&units[i]->sorted);
-		free(units[i]->slots);
+		keytab_free(&units[i]->pcs);
 		free(units[i]);
 	}
 	free(units);

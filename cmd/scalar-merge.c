@@ -98,7 +98,7 @@ static uint64_t window = 1u << 18;  /* --window: issues held before sorting inst
 static inline struct pcst *pc_get(struct unit *u, uint64_t pc)
 {
 	int fresh;
-	struct pcst *s = keytab_get(&u->pcs, pc, &fresh);
+	struct pcst *s = keytab_get_hot(&u->pcs, pc, &fresh);
 	if (fresh) {
 		s->cover = REC_NONE;
 		s->qhead = s->qtail = NIL;
@@ -328,7 +328,7 @@ static uint64_t fetch_before(struct unit *u, uint64_t pc, uint64_t c)
 {
 	const struct pcst *p;
 	read_fetches(u, c);
-	return (p = keytab_find(&u->pcs, pc)) ? p->cover : REC_NONE;
+	return (p = keytab_find_hot(&u->pcs, pc)) ? p->cover : REC_NONE;
 }
 
 /* The same, *p receiving the pc's entry (created if new, which has no
@@ -628,8 +628,9 @@ static const struct rec_layout *lay_instr, *lay_line, *lay_fetch;
 static int active;                  /* an A2/A3 SoC: the ticks are filled */
 
 /* An instruction record: its ticks, when it takes an issue. */
-static inline int block_instr(struct rec_block *b)
+static int block_instr(struct filter *f, struct rec_block *b)
 {
+	(void)f;
 	struct rec_view v;
 	uint64_t t[2];  /* icache_tick, ccu_tick: side by side in the schema */
 
@@ -646,8 +647,9 @@ static inline int block_instr(struct rec_block *b)
 /* A line record: a CCU line is taken, any other passed on.  Escapes in
  * the numbers (line numbers past 2^16 have them often) are read through;
  * a CCU text with an escape of its own is left to the decoder. */
-static inline int block_line(struct rec_block *b)
+static int block_line(struct filter *f, struct rec_block *b)
 {
+	(void)f;
 	struct rec_view v;
 	const char *text;
 	size_t n;
@@ -665,8 +667,9 @@ static inline int block_line(struct rec_block *b)
 }
 
 /* A fetch record: taken, and passed on. */
-static inline int block_fetch(struct rec_block *b)
+static int block_fetch(struct filter *f, struct rec_block *b)
 {
+	(void)f;
 	struct rec_view v;
 	if (!rec_block_view(b, &v, lay_fetch, 0))
 		return FILTER_DECODE;
@@ -676,11 +679,9 @@ static inline int block_fetch(struct rec_block *b)
 	return FILTER_KEEP;
 }
 
-static int block(struct filter *f, struct rec_block *b)
-{
-	(void)f;
-	return b->line[0] == K_INSTR ? block_instr(b) : b->line[0] == K_LINE ? block_line(b) : block_fetch(b);
-}
+static const struct filter_block blocks[] = {
+	{ K_INSTR, block_instr }, { K_LINE, block_line }, { K_FETCH, block_fetch }, { 0, NULL }
+};
 
 /* ---- the decoder's path ---- */
 
@@ -810,7 +811,7 @@ int main(int argc, char **argv)
 	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage };
 	struct filter f = { .tool = "scalar-merge", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
 	                    .start = start, .record = record, .report = report,
-	                    .block = block, .block_kinds = (const char[]){ K_INSTR, K_LINE, K_FETCH, 0 } };
+	                    .block = blocks };
 	int status;
 
 	lay_instr = rec_layout(K_INSTR);

@@ -207,7 +207,9 @@ static int one(struct filter *f, struct rec_dec *dec, const char *line, size_t l
 /* The input f->in in blocks: the records of the block kinds to the block
  * hook while the output is binary, the others to one().  Returns 0 when
  * the reading is to stop. */
-static int by_blocks(struct filter *f, struct rd *in, struct rec_block *b, const unsigned char *hot_kind,
+typedef int block_hook(struct filter *f, struct rec_block *b);
+
+static int by_blocks(struct filter *f, struct rd *in, struct rec_block *b, block_hook *const *hooks,
                      struct rec_dec *dec, int *started)
 {
 	rec_block_start(b, in);
@@ -216,9 +218,10 @@ static int by_blocks(struct filter *f, struct rd *in, struct rec_block *b, const
 		int hot = *started && f->out.mode == REC_BIN, go = 1;
 
 		while (rec_block_next(b)) {
+			block_hook *hook = hooks[(unsigned char)b->line[0]];
 			int h = FILTER_DECODE;
-			if (hot && b->len && hot_kind[(unsigned char)b->line[0]])
-				h = f->block(f, b);
+			if (hot && hook && b->len)
+				h = hook(f, b);
 			if (h == FILTER_KEEP) {
 				kept++;
 				f->up.trailer = 0;      /* as upstream_record does */
@@ -250,7 +253,7 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 {
 	struct rec_dec dec = { 0 };
 	struct rec_block blk;
-	unsigned char hot_kind[256] = { 0 };
+	block_hook *hooks[256] = { 0 };
 	struct rd **in;
 	int i, nin, started = 0, ok;
 	uint64_t bad, dropped, problems;
@@ -266,10 +269,10 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 	if (!f->sink)
 		filter_open_output(&f->out, f->tool, f->outpath, f->json, f->text, f->bin, f->lz4);
 	if (f->block) {
-		const char *c;
-		for (c = f->block_kinds ? f->block_kinds : ""; *c; c++)
-			hot_kind[(unsigned char)*c] = 1;
-		hot_kind[K_HEADER] = hot_kind[K_TRAILER] = hot_kind[K_SOURCE] = 0;
+		const struct filter_block *e;
+		for (e = f->block; e->kind; e++)
+			hooks[(unsigned char)e->kind] = e->hook;
+		hooks[K_HEADER] = hooks[K_TRAILER] = hooks[K_SOURCE] = NULL;
 		rec_block_init(&blk, f->out.w);
 	}
 
@@ -279,7 +282,7 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 		f->in = in[i];
 		f->input = i;
 		if (f->block) {
-			if (!by_blocks(f, in[i], &blk, hot_kind, &dec, &started))
+			if (!by_blocks(f, in[i], &blk, hooks, &dec, &started))
 				goto stopped;
 		} else {
 			while (!cli_interrupted && (line = rd_line(in[i], &len))) {

@@ -110,6 +110,17 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
 	"  -q, -v             fewer / more messages\n" \
 	"  -h, --help, --version\n"
 
+struct filter;
+/* What a block hook did with its record (see f->block). */
+enum { FILTER_DECODE, FILTER_KEEP, FILTER_DROP };
+
+/* One entry of f->block: the hook of binary records of one kind; the
+ * table ends with kind 0. */
+struct filter_block {
+	int kind;
+	int (*hook)(struct filter *f, struct rec_block *b);
+};
+
 struct filter {
 	/* Set by the tool. */
 	const char *tool;           /* the producer of the header */
@@ -161,19 +172,18 @@ struct filter {
 
 	/* Binary records in blocks (rec_block, rec_view in rec.h), for a
 	 * filter that changes a few numbers of most records or only reads
-	 * them: the input is read in blocks instead of lines, and while the
-	 * output is binary, each record of a kind in block_kinds (a string
-	 * of kind bytes; headers, trailers and sources are never given) is
-	 * first given to the block hook as the block's current record
-	 * (b->line, b->len).  It returns FILTER_KEEP to leave the record in
-	 * the block's run (patched in place or not: rec_block_patch),
-	 * FILTER_DROP to have it taken out of the run (dropped, or written
-	 * by the hook itself), or FILTER_DECODE to have it decoded and
-	 * go the way of every other record (bad records counted, the record
-	 * hook).  Not for a sink.  An interrupt ends the reading between
-	 * blocks, not between records. */
-	int (*block)(struct filter *f, struct rec_block *b);
-	const char *block_kinds;
+	 * them: with f->block set, the input is read in blocks instead of
+	 * lines, and while the output is binary, each record of a kind the
+	 * table names (headers, trailers and sources never) is first given
+	 * to that kind's hook as the block's current record (b->line,
+	 * b->len).  The hook returns FILTER_KEEP to leave the record in the
+	 * block's run (patched in place or not: rec_block_patch),
+	 * FILTER_DROP to have it taken out of the run (dropped, or written by
+	 * the hook itself), or FILTER_DECODE to have it decoded and go the
+	 * way of every other record (bad records counted, the record hook).
+	 * Not for a sink.  An interrupt ends the reading between blocks, not
+	 * between records. */
+	const struct filter_block *block;
 
 	/* The common options, set by filter_option. */
 	int json, text, bin, lz4;
@@ -191,8 +201,6 @@ struct filter {
 	int read_failed;
 	uint64_t problems;          /* besides the losses', for the exit status */
 };
-
-enum { FILTER_DECODE, FILTER_KEEP, FILTER_DROP };
 
 /* Count a bad record of loss kind k (file id f->bad_file) at the current
  * record's line of f->in (filter_bad_record, right under either reading). */

@@ -170,7 +170,7 @@ void filter_bad(struct filter *f, int k, const char *why)
  * bad, absorbed when a header or trailer, else given to the record hook
  * and passed on when it does not take it.  Returns 0 when the reading is
  * to stop (the sink's stop, or the output failed). */
-static int one(struct filter *f, struct rec_dec *dec, const char *line, size_t len, int *started)
+static inline int one(struct filter *f, struct rec_dec *dec, const char *line, size_t len, int *started)
 {
 	const char *why;
 	struct rec r;
@@ -204,9 +204,9 @@ static int one(struct filter *f, struct rec_dec *dec, const char *line, size_t l
 	return !(f->sink ? f->stop : wr_error(f->out.w));
 }
 
-/* The input f->in in blocks: the records of the block kinds to the block
- * hook while the output is binary, the others to one().  Returns 0 when
- * the reading is to stop. */
+/* The input in blocks: once the header is out, the records of the kinds
+ * with a hook to it, the others to one().  Returns 0 when the reading is
+ * to stop. */
 typedef int block_hook(struct filter *f, struct rec_block *b);
 
 static int by_blocks(struct filter *f, struct rd *in, struct rec_block *b, block_hook *const *hooks,
@@ -215,7 +215,7 @@ static int by_blocks(struct filter *f, struct rd *in, struct rec_block *b, block
 	rec_block_start(b, in);
 	while (!cli_interrupted && rec_block_read(b)) {
 		uint64_t kept = 0;
-		int hot = *started && f->out.mode == REC_BIN, go = 1;
+		int hot = *started, go = 1;
 
 		while (rec_block_next(b)) {
 			block_hook *hook = hooks[(unsigned char)b->line[0]];
@@ -237,7 +237,7 @@ static int by_blocks(struct filter *f, struct rd *in, struct rec_block *b, block
 				go = 0;
 				break;
 			}
-			hot = *started && f->out.mode == REC_BIN;
+			hot = *started;
 		}
 		f->out.records += kept;
 		if (!go || wr_error(f->out.w)) {
@@ -255,7 +255,7 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 	struct rec_block blk;
 	block_hook *hooks[256] = { 0 };
 	struct rd **in;
-	int i, nin, started = 0, ok;
+	int i, nin, started = 0, ok, blocks;
 	uint64_t bad, dropped, problems;
 
 	if (!f->outpath)
@@ -268,7 +268,9 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 	}
 	if (!f->sink)
 		filter_open_output(&f->out, f->tool, f->outpath, f->json, f->text, f->bin, f->lz4);
-	if (f->block) {
+	/* Blocks only pay where records can go on as bytes. */
+	blocks = f->block && !f->sink && f->out.mode == REC_BIN;
+	if (blocks) {
 		const struct filter_block *e;
 		for (e = f->block; e->kind; e++)
 			hooks[(unsigned char)e->kind] = e->hook;
@@ -281,7 +283,7 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 		size_t len;
 		f->in = in[i];
 		f->input = i;
-		if (f->block) {
+		if (blocks) {
 			if (!by_blocks(f, in[i], &blk, hooks, &dec, &started))
 				goto stopped;
 		} else {
@@ -319,7 +321,7 @@ stopped:
 	if (!f->opened)
 		filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
-	if (f->block)
+	if (blocks)
 		rec_block_free(&blk);
 	problems += f->problems;
 	if (!f->sink)

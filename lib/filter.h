@@ -173,9 +173,10 @@ struct filter {
 	/* Binary records in blocks (rec_block, rec_view in rec.h), for a
 	 * filter that changes a few numbers of most records or only reads
 	 * them: with f->block set and binary output, the input is read in
-	 * blocks instead of lines, and each record of a kind the table names (headers, trailers and sources never) is first given
-	 * to that kind's hook as the block's current record (b->line,
-	 * b->len).  The hook returns FILTER_KEEP to leave the record in the
+	 * blocks instead of lines, and once the header is out each binary
+	 * record of a kind the table names (headers, trailers and sources
+	 * never) is first given to that kind's hook as the block's current
+	 * record (b->line, b->len).  The hook returns FILTER_KEEP to leave the record in the
 	 * block's run (patched in place or not: rec_block_patch),
 	 * FILTER_DROP to have it taken out of the run (dropped, or written by
 	 * the hook itself), or FILTER_DECODE to have it decoded and go the

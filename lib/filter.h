@@ -52,8 +52,8 @@ struct rd **filter_open_inputs(int argc, char **argv, int first, int *nin);
 /* Close and free what filter_open_inputs returned. */
 void filter_close_inputs(struct rd **in, int nin);
 
-/* Count the bad record of kind k at the reader's line; the first three are
- * warned about as file:line. */
+/* Count the bad record of kind k at the reader's line (rd_lineno: of a
+ * reader read by rd_line); the first three are warned about as file:line. */
 void filter_bad_record(struct losses *ls, int k, uint32_t file, const struct rd *in, const char *why);
 
 /* Warn of a read error of in; returns 1 when there was one. */
@@ -111,6 +111,17 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
 	"  -q, -v             fewer / more messages\n" \
 	"  -h, --help, --version\n"
 
+struct filter;
+/* What a block hook did with its record (see f->block). */
+enum { FILTER_DECODE, FILTER_KEEP, FILTER_DROP };
+
+/* One entry of f->block: the hook of binary records of one kind; the
+ * table ends with kind 0. */
+struct filter_block {
+	int kind;
+	int (*hook)(struct filter *f, struct rec_block *b);
+};
+
 struct filter {
 	/* Set by the tool. */
 	const char *tool;           /* the producer of the header */
@@ -160,6 +171,21 @@ struct filter {
 	 * no problem of its exit status. */
 	int verbatim;
 
+	/* Binary records in blocks (rec_block, rec_view in rec.h), for a
+	 * filter that changes a few numbers of most records or only reads
+	 * them: with f->block set and binary output, the input is read in
+	 * blocks instead of lines, and once the header is out each binary
+	 * record of a kind the table names (headers, trailers and sources
+	 * never) is first given to that kind's hook as the block's current
+	 * record (b->line, b->len).  The hook returns FILTER_KEEP to leave the record in the
+	 * block's run (patched in place or not: rec_block_patch),
+	 * FILTER_DROP to have it taken out of the run (dropped, or written by
+	 * the hook itself), or FILTER_DECODE to have it decoded and go the
+	 * way of every other record (bad records counted, the record hook).
+	 * Not for a sink.  An interrupt ends the reading between blocks, not
+	 * between records. */
+	const struct filter_block *block;
+
 	/* The common options, set by filter_option. */
 	int json, text, bin, lz4;
 	const char *outpath;        /* -o; "-" = stdout, which NULL also means */
@@ -168,6 +194,7 @@ struct filter {
 	/* The run. */
 	const struct rd *in;        /* the input being read, for file:line */
 	int input;                  /* and its index among the operands */
+	uint64_t lineno;            /* the line of the current record in it */
 	struct rec_out out;
 	struct upstream up;
 	const char *header_soc;     /* what the header says (see start) */
@@ -175,6 +202,10 @@ struct filter {
 	int read_failed;
 	uint64_t problems;          /* besides the losses', for the exit status */
 };
+
+/* Count a bad record of loss kind k (file id f->bad_file) at the current
+ * record's line of f->in (filter_bad_record, right under either reading). */
+void filter_bad(struct filter *f, int k, const char *why);
 
 /* Take option c (from getopt_long, with its argument arg) when it is a
  * common one: --json, --text, --bin, --lz4, -o, --soc-version, -q, -v,

@@ -57,6 +57,29 @@ static inline struct keytab keytab_make(size_t vsize, unsigned load4)
 void *keytab_get(struct keytab *t, uint64_t key, int *fresh);
 /* The value of key, NULL when absent. */
 void *keytab_find(const struct keytab *t, uint64_t key);
+
+/* keytab_find and keytab_get with the probe for a present key inline, for
+ * a look-up per record of a hot loop. */
+static inline void *keytab_find_hot(const struct keytab *t, uint64_t key)
+{
+	size_t j;
+	if (!t->cap)
+		return NULL;
+	for (j = (size_t)hash_u64(key) & (t->cap - 1); t->used[j]; j = (j + 1) & (t->cap - 1))
+		if (t->keys[j] == key)
+			return t->vals + j * t->vsize;
+	return NULL;
+}
+static inline void *keytab_get_hot(struct keytab *t, uint64_t key, int *fresh)
+{
+	void *v = keytab_find_hot(t, key);
+	if (v) {
+		if (fresh)
+			*fresh = 0;
+		return v;
+	}
+	return keytab_get(t, key, fresh);
+}
 void keytab_del(struct keytab *t, uint64_t key);
 /* Slot i (0 <= i < cap) in slot order: its value and *key, or NULL for an
  * empty slot.  The order follows the hash: sort before printing. */

@@ -1408,6 +1408,8 @@ static void test_view_layout(void)
 		if (!l)
 			continue;
 		CHECK_MSG(l->off[0] == 1, "%s: first number at %u", l->sc->name, l->off[0]);
+		CHECK_MSG(l->kind == l->sc->kind && l->nstr == l->sc->nstr && l->texts == l->off[l->sc->nnum],
+		          "%s: the kind, texts and their offset at hand", l->sc->name);
 		for (i = 0; i < l->sc->nnum; i++) {
 			struct rec r;
 			uint64_t v = 0, want = l->w[i] == 8 ? 0x0102030405060708ULL : 0x01020304u;

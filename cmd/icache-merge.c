@@ -427,16 +427,12 @@ static void release_all(void)
 	free(units);
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: icache-merge [options] [FILE...]\n"
-	        "Turn icache-log line records (from dump-split) into cache-miss instruction\n"
-	        "records (pipe CACHEMISS) and scalar fetch records; other records pass through.\n"
-	        "  --annotate         set icache_tick of passing instruction records to the\n"
-	        "                     latest fetch tick of their pc at or before their start\n"
-	        FILTER_USAGE_SOC FILTER_USAGE);
-}
+static const char help[] =
+	"usage: icache-merge [options] [FILE...]\n"
+	"Turn icache-log line records (from dump-split) into cache-miss instruction\n"
+	"records (pipe CACHEMISS) and scalar fetch records; other records pass through.\n"
+	"  --annotate         set icache_tick of passing instruction records to the\n"
+	"                     latest fetch tick of their pc at or before their start\n";
 
 static enum grammar grammar_of(enum chip_family f)
 {
@@ -512,7 +508,7 @@ int main(int argc, char **argv)
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
-	                                       .loss_nkinds = LOSS_NKINDS, .usage = usage };
+	                                       .loss_nkinds = LOSS_NKINDS, .help = help, .soc = 1 };
 	struct filter f = { .tool = "icache-merge", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
 	                    .start = start, .record = record, .report = report };
 	int status = filter_main(&f, &cli, argc, argv);

@@ -88,17 +88,13 @@ static int finish(struct filter *f)
 	size_t i;
 	for (i = 0; i < ip->nunits && !wr_error(f->out.w) && !cli_interrupted; i++)
 		finish_unit(ip->units[i], &f->out);
-	return !wr_error(f->out.w);
+	return 1;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: instr-parse [options] [FILE...]\n"
-	        "Pair instr_log and instr_popped_log line records (from dump-split) into\n"
-	        "instruction records; other records pass through.\n"
-	        FILTER_USAGE_SOC FILTER_USAGE);
-}
+static const char help[] =
+	"usage: instr-parse [options] [FILE...]\n"
+	"Pair instr_log and instr_popped_log line records (from dump-split) into\n"
+	"instruction records; other records pass through.\n";
 
 /* -v also turns on the notes of the pairing (then left to filter_option). */
 static int option(struct filter *f, int c, const char *arg)
@@ -126,7 +122,7 @@ int main(int argc, char **argv)
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
-	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .help = help, .soc = 1,
 	                                       .ready = ready };
 	static struct instr_parse run = {
 		.f = {

@@ -630,22 +630,19 @@ static int record(struct filter *f, int k, struct rec *r, const char *line, size
 
 static int finish_output(struct filter *f)
 {
+	(void)f;
 	if (!cli_interrupted)
 		finish();
-	return !wr_error(f->out.w);
+	return 1;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: mte-parse [options] [FILE...]\n"
-	        "Turn MTE log line records (from dump-split) into MTE request records and\n"
-	        "1-us bandwidth records; other records pass through.\n"
-	        "  --window=TICKS     retire an instruction after TICKS quiet ticks (default 1000000;\n"
-	        "                     0 = keep every instruction until the end)\n"
-	        "  --keep-small       also read MTE files of 500 bytes or less (the reference skips them)\n"
-	        FILTER_USAGE_SOC FILTER_USAGE);
-}
+static const char help[] =
+	"usage: mte-parse [options] [FILE...]\n"
+	"Turn MTE log line records (from dump-split) into MTE request records and\n"
+	"1-us bandwidth records; other records pass through.\n"
+	"  --window=TICKS     retire an instruction after TICKS quiet ticks (default 1000000;\n"
+	"                     0 = keep every instruction until the end)\n"
+	"  --keep-small       also read MTE files of 500 bytes or less (the reference skips them)\n";
 
 static int option(struct filter *f, int c, const char *arg)
 {
@@ -674,7 +671,7 @@ int main(int argc, char **argv)
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
-	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .help = help, .soc = 1,
 	                                       .ready = ready };
 	int status;
 

@@ -96,19 +96,15 @@ static int put_counts(struct filter *f)
 	}
 	if (unknown)
 		wr_printf(f->out.w, "unknown\t%llu\n", (unsigned long long)unknown);
-	return !wr_error(f->out.w);
+	return 1;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: rec-cat [--json|--bin|--text] [--lz4] [--count] [-q] [-o FILE] [FILE...]\n"
-	        "Read optrace record streams (binary, JSON Lines, mixed, lz4) and write them\n"
-	        "in one encoding, headers and trailers included.\n"
-	        "  --count            print the number of records of each kind instead\n"
-	        "  --bin              binary records (never to a terminal)\n"
-	        FILTER_USAGE);
-}
+static const char help[] =
+	"usage: rec-cat [--json|--bin|--text] [--lz4] [--count] [-q] [-o FILE] [FILE...]\n"
+	"Read optrace record streams (binary, JSON Lines, mixed, lz4) and write them\n"
+	"in one encoding, headers and trailers included.\n"
+	"  --count            print the number of records of each kind instead\n"
+	"  --bin              binary records (never to a terminal)\n";
 
 int main(int argc, char **argv)
 {
@@ -118,7 +114,7 @@ int main(int argc, char **argv)
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
-	                                       .loss_nkinds = LOSS_NKINDS, .usage = usage };
+	                                       .loss_nkinds = LOSS_NKINDS, .help = help };
 	struct filter f = { .tool = "rec-cat", .ls = &losses, .bad_kind = LOSS_SKIPPED, .bad_file = 0,
 	                    .verbatim = 1, .record = record, .finish = put_counts };
 	int c, n = 0, status;

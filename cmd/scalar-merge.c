@@ -91,7 +91,9 @@ struct unit {
 
 static struct unit **units;
 static size_t nunits;
-static uint64_t window = 1u << 18;  /* --window: issues held before sorting instead */
+#define WINDOW_DEFAULT 262144
+#define WINDOW_DEFAULT_TEXT "262144"   /* the same, for the help text */
+static uint64_t window = WINDOW_DEFAULT;  /* --window: issues held before sorting instead */
 
 /* The pc's entry, created if new.  May move the table: pointers from an
  * earlier call are stale. */
@@ -741,16 +743,12 @@ static void release_all(void)
 	loss_free(&losses);
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: scalar-merge [options] [FILE...]\n"
-	        "Fill the icache and CCU ticks of instruction records (the A2/A3 scalar head\n"
-	        "overhead) from CCU log line records and fetch records; other records pass through.\n"
-	        "  --window=N         CCU issues waiting for their records before the rest are\n"
-	        "                     sorted through a temporary file instead (default %llu)\n"
-	        FILTER_USAGE_SOC FILTER_USAGE, (unsigned long long)window);
-}
+static const char help[] =
+	"usage: scalar-merge [options] [FILE...]\n"
+	"Fill the icache and CCU ticks of instruction records (the A2/A3 scalar head\n"
+	"overhead) from CCU log line records and fetch records; other records pass through.\n"
+	"  --window=N         CCU issues waiting for their records before the rest are\n"
+	"                     sorted through a temporary file instead (default " WINDOW_DEFAULT_TEXT ")\n";
 
 /* What each core got, as notes: missing inputs are not errors. */
 static void notes(void)
@@ -808,7 +806,7 @@ int main(int argc, char **argv)
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
-	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage };
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .help = help, .soc = 1 };
 	struct filter f = { .tool = "scalar-merge", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
 	                    .start = start, .record = record, .report = report,
 	                    .block = blocks };

@@ -38,6 +38,7 @@
 #include "text.h"
 
 #define BATCH_DEFAULT 8192
+#define BATCH_DEFAULT_TEXT "8192"   /* the same, for the help text */
 #define HOLD_BYTES (8u << 20)       /* held while a batch fills (--pc-start) */
 #define SPOOL_BYTES (64u << 20)     /* held in memory before the temporary file */
 #define TOOLKIT "ascend-toolkit"
@@ -332,21 +333,17 @@ static void read_pc_start(const char *arg)
 
 /* ---- main ---- */
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: src-map --binary FILE [options] [FILE...]\n"
-	        "Pass a record stream through, with a code record (the pc's inline stack of\n"
-	        "file:line) ahead of the first record that uses each pc.\n"
-	        "  --binary FILE      the kernel binary (aicore_binary.o), built with -g\n"
-	        "  --pc-start FILE|ADDR  the pc of the binary's address 0: an address, or a\n"
-	        "                     file whose first line is one (pc_start_addr.txt, where\n"
-	        "                     0x0 means none); default: the lowest pc of the stream,\n"
-	        "                     which holds the stream back until its end\n"
-	        "  --symbolizer CMD   llvm-symbolizer or addr2line (default: the first found)\n"
-	        "  --batch N          pcs looked up at a time (default %d)\n"
-	        FILTER_USAGE_SOC FILTER_USAGE, BATCH_DEFAULT);
-}
+static const char help[] =
+	"usage: src-map --binary FILE [options] [FILE...]\n"
+	"Pass a record stream through, with a code record (the pc's inline stack of\n"
+	"file:line) ahead of the first record that uses each pc.\n"
+	"  --binary FILE      the kernel binary (aicore_binary.o), built with -g\n"
+	"  --pc-start FILE|ADDR  the pc of the binary's address 0: an address, or a\n"
+	"                     file whose first line is one (pc_start_addr.txt, where\n"
+	"                     0x0 means none); default: the lowest pc of the stream,\n"
+	"                     which holds the stream back until its end\n"
+	"  --symbolizer CMD   llvm-symbolizer or addr2line (default: the first found)\n"
+	"  --batch N          pcs looked up at a time (default " BATCH_DEFAULT_TEXT ")\n";
 
 static int record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
 {
@@ -480,10 +477,9 @@ static int option(struct filter *f, int c, const char *arg)
  * before reading anything. */
 static int ready(struct filter *f)
 {
-	(void)f;
 	if (!binary) {
 		cli_warn("--binary FILE is required (the kernel's aicore_binary.o)");
-		usage(stderr);
+		filter_help(f, stderr);
 		return EXIT_USAGE;
 	}
 	if (pc_start_arg)
@@ -516,7 +512,7 @@ int main(int argc, char **argv)
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
-	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .help = help, .soc = 1,
 	                                       .ready = ready };
 	int status;
 

@@ -305,7 +305,7 @@ stopped:
 		upstream_check_end(&f->up, f->sink ? NULL : &f->out, f->read_failed || f->stop);
 	ok = !(f->sink ? f->stop : wr_error(f->out.w)) && !f->read_failed;
 	if (ok && f->finish)
-		ok = f->finish(f);
+		ok = f->finish(f) && (f->sink || !wr_error(f->out.w));
 	loss_totals(f->ls, &bad, &dropped, &problems);
 	if (ok) {
 		if (!f->sink && !f->verbatim)
@@ -334,10 +334,24 @@ stopped:
 	return problems || (!f->verbatim && !f->up.trailer) ? EXIT_PARTIAL : EXIT_OK;
 }
 
+void filter_help(const struct filter *f, FILE *out)
+{
+	const struct filter_cli *cli = f->cli;
+	if (cli->usage) {
+		cli->usage(out);
+		return;
+	}
+	fputs(cli->help, out);
+	if (cli->soc)
+		fputs(FILTER_USAGE_SOC, out);
+	fputs(FILTER_USAGE, out);
+}
+
 int filter_main(struct filter *f, const struct filter_cli *cli, int argc, char **argv)
 {
 	int c, status;
 
+	f->cli = cli;
 	cli_init(argv[0]);
 	loss_init(f->ls, f->tool, cli->loss_kinds, cli->loss_nkinds);
 	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, cli->longopts, NULL)) != -1) {
@@ -347,12 +361,8 @@ int filter_main(struct filter *f, const struct filter_cli *cli, int argc, char *
 			continue;
 		if (filter_option(f, c, optarg))
 			continue;
-		if (c == 'h') {
-			cli->usage(stdout);
-			return EXIT_OK;
-		}
-		cli->usage(stderr);
-		return EXIT_USAGE;
+		filter_help(f, c == 'h' ? stdout : stderr);
+		return c == 'h' ? EXIT_OK : EXIT_USAGE;
 	}
 	if (cli->ready && (status = cli->ready(f)) >= 0)
 		return status;

@@ -99,9 +99,9 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
 /* --soc-version, for the filters that take it. */
 #define FILTER_LONGOPT_SOC { "soc-version", required_argument, NULL, 's' }
 
-/* The help text of the common options, the same in every tool: a tool's
- * usage() prints its own lines, then FILTER_USAGE_SOC where it takes
- * --soc-version, then FILTER_USAGE last. */
+/* The help text of the common options, the same in every tool: after the
+ * tool's own lines (struct filter_cli's help), FILTER_USAGE_SOC where it
+ * takes --soc-version, then FILTER_USAGE last. */
 #define FILTER_USAGE_SOC \
 	"  --soc-version=SOC  SoC of the dump (default: the stream header, else " CHIP_DEFAULT_SOC ")\n"
 #define FILTER_USAGE \
@@ -122,6 +122,7 @@ struct filter_block {
 	int (*hook)(struct filter *f, struct rec_block *b);
 };
 
+struct filter_cli;
 struct filter {
 	/* Set by the tool. */
 	const char *tool;           /* the producer of the header */
@@ -147,8 +148,9 @@ struct filter {
 	 * warning of a missing trailer.  May be NULL. */
 	void (*drain)(struct filter *f);
 	/* The input was read and the output is intact: the last records
-	 * before the trailer.  Returns 0 when the output failed, which leaves
-	 * out the trailer and the report.  May be NULL. */
+	 * before the trailer.  Returns 0 when its own work failed; an output
+	 * that failed meanwhile is seen after it.  Either leaves out the
+	 * trailer and the report.  May be NULL. */
 	int (*finish)(struct filter *f);
 	/* After the trailer: the counts on stderr (loss_report when NULL). */
 	void (*report)(struct filter *f);
@@ -190,6 +192,7 @@ struct filter {
 	int json, text, bin, lz4;
 	const char *outpath;        /* -o; "-" = stdout, which NULL also means */
 	const char *soc;            /* --soc-version; NULL when not given */
+	const struct filter_cli *cli;  /* the command line filter_main reads */
 
 	/* The run. */
 	const struct rd *in;        /* the input being read, for file:line */
@@ -238,12 +241,21 @@ struct filter_cli {
 	 * than -h, is a usage error).  May exit through cli_die.  May be
 	 * NULL. */
 	int (*option)(struct filter *f, int c, const char *arg);
-	/* The help text: to stdout for -h, to stderr on a usage error. */
+	/* The help text, to stdout for -h, to stderr on a usage error: the
+	 * tool's usage line, what it does and its own options (help), then
+	 * FILTER_USAGE_SOC when soc is set, then FILTER_USAGE.  A tool with
+	 * other needs gives usage instead, which prints it all. */
+	const char *help;
+	int soc;
 	void (*usage)(FILE *out);
 	/* After the options, before the run: returns -1 to run, or the exit
-	 * status to end with (usage() already said why).  May be NULL. */
+	 * status to end with (having said why, with filter_help for a usage
+	 * error).  May be NULL. */
 	int (*ready)(struct filter *f);
 };
+
+/* The help text of the filter filter_main runs (f->cli) on out. */
+void filter_help(const struct filter *f, FILE *out);
 
 /* The whole main of a record filter: cli_init, loss_init, the options
  * (the tool's hook, then filter_option; -h prints the usage and gives

@@ -145,6 +145,7 @@ struct pcinfo {                 /* what the calculators need of one pc */
 	uint64_t vec_val[CALC_VEC_NVARS], vec_tick[CALC_VEC_NVARS];
 	struct calc_vec_state state_in;
 	int gpr;
+	uint32_t ord;               /* id mode: the pcs in the order they first paired */
 	/* The calculators' results for the pc's latest text and thread count
 	 * (they are functions of the name, the detail and state_in). */
 	uint64_t c_ver;             /* 0: none yet */
@@ -223,8 +224,9 @@ struct pairing {
 };
 
 struct idrow {
-	uint64_t id, tick, pc;
+	uint64_t id, tick;
 	uint64_t seq;               /* position among the run's pairs */
+	uint32_t ord;               /* its pc's pcinfo ord */
 };
 
 

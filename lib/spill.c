@@ -649,14 +649,21 @@ size_t spill_bytes_get(struct spill_bytes *s, void *p, size_t n)
 	return take(s, p, n);
 }
 
-const void *spill_bytes_next(struct spill_bytes *s, size_t n, void *buf)
+size_t spill_bytes_read(struct spill_bytes *s, size_t n, void *buf, const void **p)
 {
 	if (s->rchunk && s->rchunk->len - s->rpos > n) {
-		const char *p = s->rchunk->data + s->rpos;
+		*p = s->rchunk->data + s->rpos;
 		s->rpos += n;
-		return p;
+		return n;
 	}
-	return take(s, buf, n) == n ? buf : NULL;
+	*p = buf;
+	return take(s, buf, n);
+}
+
+const void *spill_bytes_next(struct spill_bytes *s, size_t n, void *buf)
+{
+	const void *p;
+	return spill_bytes_read(s, n, buf, &p) == n ? p : NULL;
 }
 
 size_t spill_bytes_skip(struct spill_bytes *s, size_t n)

@@ -127,6 +127,10 @@ size_t spill_bytes_get(struct spill_bytes *s, void *p, size_t n);
  * in one piece (valid until spill_bytes_free), else copied into buf (room
  * for n).  NULL when fewer than n bytes are left. */
 const void *spill_bytes_next(struct spill_bytes *s, size_t n, void *buf);
+/* The same for reads that may meet the end: up to n bytes at *p (in the
+ * spool's memory, or copied into buf); returns the count, less than n
+ * only at the end. */
+size_t spill_bytes_read(struct spill_bytes *s, size_t n, void *buf, const void **p);
 /* Pass over up to n bytes. */
 size_t spill_bytes_skip(struct spill_bytes *s, size_t n);
 void spill_bytes_free(struct spill_bytes *s);

@@ -193,11 +193,12 @@ static int cmp_idrow(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The rows in (id, tick, seq) order.  Ids are dense (one per instruction
+/* The rows in (id, tick, seq) order (rows itself, or a new array in its
+ * place).  Ids are dense (one per instruction
  * of the core) and arrive nearly in order, so a counting sort by id does
  * it in linear time, the rare rows of one id then put in (tick, seq) order
  * in place; ids too sparse for that go through qsort. */
-static void sort_rows(struct idrow *rows, size_t nr)
+static struct idrow *sort_rows(struct idrow *rows, size_t nr)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, range;
 	uint32_t *at;
@@ -214,7 +215,7 @@ static void sort_rows(struct idrow *rows, size_t nr)
 	if (nr < 2 || range == 0 || range > 4 * (uint64_t)nr + 1024) {
 		if (nr > 1)
 			qsort(rows, nr, sizeof *rows, cmp_idrow);
-		return;
+		return rows;
 	}
 	at = xcalloc((size_t)range + 1, sizeof *at);
 	out = xreallocarray(NULL, nr, sizeof *out);
@@ -234,9 +235,9 @@ static void sort_rows(struct idrow *rows, size_t nr)
 		}
 		out[j] = r;
 	}
-	memcpy(rows, out, nr * sizeof *rows);
-	free(out);
+	free(rows);
 	free(at);
+	return out;
 }
 
 /* Id mode: every record's live-register count, walking the records in
@@ -250,7 +251,7 @@ static void gpr_by_id(struct pairing *pg, const uint32_t *sorted_at, const struc
 	int *gpr = xreallocarray(NULL, nr + 1, sizeof *gpr);
 
 	pg->rowgpr = xreallocarray(NULL, nr + 1, sizeof *pg->rowgpr);
-	sort_rows(pg->rows, nr);
+	pg->rows = sort_rows(pg->rows, nr);
 	for (i = 0; i < nr; i++)
 		idx[i] = sorted_at[pg->rows[i].ord];
 	if (nr && calc_gpr_walk_idx(regs, idx, nr, gpr))

@@ -293,10 +293,9 @@ void trace_mte(const struct rec *r)
 {
 	static const char *const series[6] = { "GM_TO_UB", "GM_TO_L1", "GM_TO_TOTAL",
 	                                       "UB_TO_GM", "L1_TO_GM", "TOTAL_TO_GM" };
-	static int meta_done;
 	int i;
 
-	if (!meta_done) {
+	if (!emit.mte_meta_done) {
 		/* A sort index on every process, this one after the cores. */
 		json_begin_object(&emit.trace);
 		json_kv_cstr(&emit.trace, "name", "process_sort_index");
@@ -308,7 +307,7 @@ void trace_mte(const struct rec *r)
 		json_kv_uint(&emit.trace, "sort_index", 1000000);
 		json_end_object(&emit.trace);
 		json_end_object(&emit.trace);
-		meta_done = 1;
+		emit.mte_meta_done = 1;
 	}
 	for (i = 0; i < 6; i++) {
 		json_begin_object(&emit.trace);

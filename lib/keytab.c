@@ -35,35 +35,16 @@ static void grow(struct keytab *t)
 	*t = nt;
 }
 
-void *keytab_find(const struct keytab *t, uint64_t key)
-{
-	size_t j;
-	if (!t->cap)
-		return NULL;
-	for (j = slot(key, t->cap); t->used[j]; j = (j + 1) & (t->cap - 1))
-		if (t->keys[j] == key)
-			return t->vals + j * t->vsize;
-	return NULL;
-}
-
-void *keytab_get(struct keytab *t, uint64_t key, int *fresh)
+void *keytab_insert(struct keytab *t, uint64_t key, int *fresh)
 {
 	size_t j = 0;
 	unsigned load4 = t->load4 ? t->load4 : 2;
 
-	if (fresh)
-		*fresh = 0;
-	if (t->cap) {
-		/* One probe finds the key or the hole to put it in. */
-		for (j = slot(key, t->cap); t->used[j]; j = (j + 1) & (t->cap - 1))
-			if (t->keys[j] == key)
-				return t->vals + j * t->vsize;
-	}
-	if ((t->n + 1) * 4 > t->cap * load4) {
+	if ((t->n + 1) * 4 > t->cap * load4)
 		grow(t);
-		for (j = slot(key, t->cap); t->used[j]; j = (j + 1) & (t->cap - 1))
-			;
-	}
+	/* The key is absent: the first hole of its probe run takes it. */
+	for (j = slot(key, t->cap); t->used[j]; j = (j + 1) & (t->cap - 1))
+		;
 	t->used[j] = 1;
 	t->keys[j] = key;
 	t->n++;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The hash of the tools' 64-bit keys: pcs and ids are dense and 4-aligned,
  * so the bits are mixed (the finaliser of MurmurHash3) before the low ones
@@ -31,6 +32,25 @@ static inline uint32_t hash_fnv(const char *s, size_t n, uint32_t h)
 	return h;
 }
 
+/* The hash of longer strings (a flag's detail, tens of bytes), eight
+ * bytes a step: a byte loop costs several times as much there. */
+static inline uint32_t hash_words(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return (uint32_t)h;
+}
+
 struct keytab {
 	uint64_t *keys;
 	unsigned char *used;
@@ -51,12 +71,37 @@ static inline struct keytab keytab_make(size_t vsize, unsigned load4)
 	return t;
 }
 
+/* The value of key, NULL when absent.  Inline, as keytab_get's finding
+ * half: the tools look a pc or an id up once or twice per record, where a
+ * call costs a good part of the lookup. */
+static inline void *keytab_find(const struct keytab *t, uint64_t key)
+{
+	size_t j, m;
+	if (!t->cap)
+		return NULL;
+	m = t->cap - 1;
+	for (j = (size_t)hash_u64(key) & m; t->used[j]; j = (j + 1) & m)
+		if (t->keys[j] == key)
+			return t->vals + j * t->vsize;
+	return NULL;
+}
+
+/* keytab_get's half for an absent key: insert it. */
+void *keytab_insert(struct keytab *t, uint64_t key, int *fresh);
+
 /* The value of key, created zero-filled when absent (*fresh, if not NULL,
  * says which).  Ends the run through cli_die when out of memory.  Value
  * pointers stay valid until the next insert. */
-void *keytab_get(struct keytab *t, uint64_t key, int *fresh);
-/* The value of key, NULL when absent. */
-void *keytab_find(const struct keytab *t, uint64_t key);
+static inline void *keytab_get(struct keytab *t, uint64_t key, int *fresh)
+{
+	void *v = keytab_find(t, key);
+	if (v) {
+		if (fresh)
+			*fresh = 0;
+		return v;
+	}
+	return keytab_insert(t, key, fresh);
+}
 void keytab_del(struct keytab *t, uint64_t key);
 /* Slot i (0 <= i < cap) in slot order: its value and *key, or NULL for an
  * empty slot.  The order follows the hash: sort before printing. */

@@ -126,6 +126,21 @@ static void test_hash(void)
 	CHECK(hash_fnv("a", 1, HASH_FNV_INIT) == 0xe40c292cu);
 	CHECK(hash_fnv("bc", 2, hash_fnv("a", 1, HASH_FNV_INIT)) == hash_fnv("abc", 3, HASH_FNV_INIT));
 
+	/* The word hash reads every byte, the tail too, and the length. */
+	{
+		const char *d = "XD:X29=0x7f80,IMM:0x7f80,FLAGID:3,";
+		size_t dn = strlen(d);
+		char e[64];
+		memcpy(e, d, dn);
+		CHECK(hash_words(d, dn) == hash_words(e, dn));
+		e[dn - 2] = '4';
+		CHECK(hash_words(d, dn) != hash_words(e, dn));
+		e[dn - 2] = '3';
+		e[1] = 'E';
+		CHECK(hash_words(d, dn) != hash_words(e, dn));
+		CHECK(hash_words(d, 8) != hash_words(d, 9) && hash_words("", 0) != hash_words("\0", 1));
+	}
+
 	/* The finaliser maps 0 to 0 and spreads neighbours over the low bits. */
 	unsigned seen[64] = { 0 }, used = 0, i;
 	CHECK(hash_u64(0) == 0);

@@ -19,6 +19,7 @@
 #include "mem.h"
 #include "rec.h"
 #include "scan.h"
+#include "text.h"
 
 /* Fetch ticks kept per pc for --annotate (the newest ones). */
 #define FETCH_KEEP 16
@@ -57,43 +58,12 @@ static int lower_hex(int c)
 	return (unsigned)(c - '0') < 10 || (unsigned)(c - 'a') < 6;
 }
 
-/* Always inlined, the literal compared a word at a time (the last word
- * overlapping the one before): with n a constant that is a few loads and
- * compares in place of a memcmp call, several of which run per line. */
-static inline __attribute__((always_inline)) int lit(const char **p, const char *end, const char *s, size_t n)
+/* The literal compared in place (text_eq), not by a memcmp call. */
+static inline int lit(const char **p, const char *end, const char *s, size_t n)
 {
-	const char *q = *p;
-	size_t i;
-	uint64_t a, b;
-	uint32_t c, d;
-	if ((size_t)(end - q) < n)
+	if ((size_t)(end - *p) < n || !text_eq(*p, s, n))
 		return 0;
-	if (n >= 8) {
-		for (i = 0; i + 8 < n; i += 8) {
-			memcpy(&a, q + i, 8);
-			memcpy(&b, s + i, 8);
-			if (a != b)
-				return 0;
-		}
-		memcpy(&a, q + n - 8, 8);
-		memcpy(&b, s + n - 8, 8);
-		if (a != b)
-			return 0;
-	} else if (n >= 4) {
-		memcpy(&c, q, 4);
-		memcpy(&d, s, 4);
-		if (c != d)
-			return 0;
-		memcpy(&c, q + n - 4, 4);
-		memcpy(&d, s + n - 4, 4);
-		if (c != d)
-			return 0;
-	} else {
-		for (i = 0; i < n; i++)
-			if (q[i] != s[i])
-				return 0;
-	}
-	*p = q + n;
+	*p += n;
 	return 1;
 }
 #define LIT(p, end, s) lit(&(p), (end), (s), sizeof(s) - 1)

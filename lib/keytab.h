@@ -51,14 +51,22 @@ static inline uint32_t hash_words(const char *s, size_t n)
 	return (uint32_t)h;
 }
 
+/* The hash of a two-word key (a table index and an id): the first word
+ * spread before the second joins, then the same finaliser. */
+static inline uint64_t hash_u64x2(uint64_t a, uint64_t b)
+{
+	return hash_u64(a * 0x9e3779b97f4a7c15ULL ^ b);
+}
+
 struct keytab {
-	uint64_t *keys;
+	uint64_t *keys;             /* two per slot in a table of pairs */
 	unsigned char *used;
 	char *vals;
 	size_t vsize, cap, n;
 	/* The largest load, in quarters (1: at most a quarter full, short
 	 * probes where many inserts and deletes mix; 0 means 2, half). */
 	unsigned load4;
+	unsigned pairs;             /* keys are (a, b) pairs: the *2 calls */
 };
 
 /* A table of values of vsize bytes (0 for a set of keys: keytab_get's
@@ -107,6 +115,44 @@ void keytab_del(struct keytab *t, uint64_t key);
  * empty slot.  The order follows the hash: sort before printing. */
 void *keytab_at(const struct keytab *t, size_t i, uint64_t *key);
 void keytab_free(struct keytab *t);
+
+/* ---- tables of two-word keys (a, b) ----
+ * The same table with a pair for a key: keytab_make2, then only the *2
+ * calls on it (keytab_free as for any table). */
+static inline struct keytab keytab_make2(size_t vsize, unsigned load4)
+{
+	struct keytab t = keytab_make(vsize, load4);
+	t.pairs = 1;
+	return t;
+}
+
+static inline void *keytab_find2(const struct keytab *t, uint64_t a, uint64_t b)
+{
+	size_t j, m;
+	if (!t->cap)
+		return NULL;
+	m = t->cap - 1;
+	for (j = (size_t)hash_u64x2(a, b) & m; t->used[j]; j = (j + 1) & m)
+		if (t->keys[2 * j] == a && t->keys[2 * j + 1] == b)
+			return t->vals + j * t->vsize;
+	return NULL;
+}
+
+void *keytab_insert2(struct keytab *t, uint64_t a, uint64_t b, int *fresh);
+
+/* The value of (a, b), created zero-filled when absent, as keytab_get. */
+static inline void *keytab_get2(struct keytab *t, uint64_t a, uint64_t b, int *fresh)
+{
+	void *v = keytab_find2(t, a, b);
+	if (v) {
+		if (fresh)
+			*fresh = 0;
+		return v;
+	}
+	return keytab_insert2(t, a, b, fresh);
+}
+
+void keytab_del2(struct keytab *t, uint64_t a, uint64_t b);
 
 /* The common case of a value that is an index into the caller's array:
  * the index of key, or UINT32_MAX when absent. */

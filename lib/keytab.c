@@ -11,7 +11,7 @@ static size_t slot(uint64_t key, size_t cap)
 }
 
 /* The home slot of the key in slot i of keys (of a table of cap slots). */
-static size_t home(const struct keytab *t, const uint64_t *keys, size_t i, size_t cap)
+static inline size_t home(const struct keytab *t, const uint64_t *keys, size_t i, size_t cap)
 {
 	if (t->pairs)
 		return (size_t)hash_u64x2(keys[2 * i], keys[2 * i + 1]) & (cap - 1);
@@ -35,7 +35,7 @@ static inline void move_slot(const struct keytab *t, uint64_t *keys, char *vals,
 		memcpy(vals + to * t->vsize, from_vals + from * t->vsize, t->vsize);
 }
 
-static void grow(struct keytab *t)
+static __attribute__((noinline)) void grow(struct keytab *t)
 {
 	struct keytab nt = *t;
 	size_t i, kw = t->pairs ? 2 : 1;
@@ -60,14 +60,14 @@ static void grow(struct keytab *t)
 }
 
 /* Room for one more key, by the table's load rule. */
-static void make_room(struct keytab *t)
+static inline void make_room(struct keytab *t)
 {
 	unsigned load4 = t->load4 ? t->load4 : 2;
 	if ((t->n + 1) * 4 > t->cap * load4)
 		grow(t);
 }
 
-static void *take_slot(struct keytab *t, size_t j, int *fresh)
+static inline void *take_slot(struct keytab *t, size_t j, int *fresh)
 {
 	t->used[j] = 1;
 	t->n++;
@@ -104,7 +104,7 @@ void *keytab_insert2(struct keytab *t, uint64_t a, uint64_t b, int *fresh)
 
 /* Empty slot j, moving later members of its probe run back into the hole
  * when their home slot is not between the hole and where they stand. */
-static void del_at(struct keytab *t, size_t j)
+static inline void del_at(struct keytab *t, size_t j)
 {
 	size_t k;
 	t->used[j] = 0;

@@ -8,19 +8,6 @@
 #include "mem.h"
 #include "scan.h"
 
-const char *text_find(const char *hay, size_t hn, const char *needle, size_t nn)
-{
-	const char *p = hay, *end = hay + hn;
-	if (!nn)
-		return hay;
-	while ((size_t)(end - p) >= nn && (p = memchr(p, needle[0], (size_t)(end - p) - nn + 1))) {
-		if (!memcmp(p + 1, needle + 1, nn - 1))
-			return p;
-		p++;
-	}
-	return NULL;
-}
-
 /* ---- Source ---- */
 
 static int is_alnum(char c)

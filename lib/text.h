@@ -13,8 +13,20 @@
 
 /* The first n-byte needle in hay (memchr for its first byte, then a
  * compare: glibc's memmem costs more to set up than a detail of ~60 bytes
- * takes to scan); NULL when absent; hay itself for an empty needle. */
-const char *text_find(const char *hay, size_t hn, const char *needle, size_t nn);
+ * takes to scan); NULL when absent; hay itself for an empty needle.
+ * Inline: the parsers call it on every line. */
+static inline const char *text_find(const char *hay, size_t hn, const char *needle, size_t nn)
+{
+	const char *p = hay, *end = hay + hn;
+	if (!nn)
+		return hay;
+	while ((size_t)(end - p) >= nn && (p = memchr(p, needle[0], (size_t)(end - p) - nn + 1))) {
+		if (!memcmp(p + 1, needle + 1, nn - 1))
+			return p;
+		p++;
+	}
+	return NULL;
+}
 #define TEXT_FIND(h, n, lit) text_find((h), (n), (lit), sizeof(lit) - 1)
 
 /* Do the n bytes at q equal those of s?  For the literals of the line

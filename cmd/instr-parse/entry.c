@@ -233,6 +233,7 @@ struct node *node_read(struct unit *u, int all_text)
 			spool_damaged();
 		memset(t->pipe, 0, sizeof t->pipe);
 		memcpy(t->pipe, p, pn);
+		t->pipe_n = (uint8_t)pn;
 		p += pn;
 		nn = get_uv(&p, end);
 		if ((uint64_t)(end - p) < nn)
@@ -289,6 +290,7 @@ struct node *node_read(struct unit *u, int all_text)
 	n->ver = t->ver;
 	memcpy(n->pipe, t->pipe, sizeof t->pipe);
 	n->pipe[sizeof t->pipe] = 0;
+	n->pipe_n = t->pipe_n;
 	if (!all_text && !t->writes_vec) {
 		n->name_n = n->detail_n = 0;
 		return n;

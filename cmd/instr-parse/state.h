@@ -114,6 +114,7 @@ struct rdtext {
 	size_t altcap;
 	uint32_t name_n, detail_n;
 	char pipe[10];
+	uint8_t pipe_n;
 	int16_t warp, sch;
 	uint8_t writes_vec, valid;
 	uint64_t ver;               /* a new value whenever the text changes */
@@ -193,6 +194,7 @@ struct node {
 	uint32_t file;
 	int warp, sch, threads;
 	char pipe[12];
+	size_t pipe_n;
 	char *text;                 /* name then detail */
 	size_t name_n, detail_n, cap;
 	uint64_t ver;               /* pops: the version of the pc's text */

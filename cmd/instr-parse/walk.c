@@ -149,7 +149,7 @@ void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node 
 		r.n[I_UBWRITE].i = pi->c_wr;
 		r.n[I_ICACHE].u = REC_NONE;
 		r.n[I_CCU].u = REC_NONE;
-		rec_text_set(&r, IS_PIPE, p->pipe, strlen(p->pipe));
+		rec_text_set(&r, IS_PIPE, p->pipe, p->pipe_n);
 		rec_text_set(&r, IS_NAME, name.p, name.n);
 		rec_text_set(&r, IS_DETAIL, detail.p, detail.n);
 		r.n[I_SYNC].u = pi->c_sync;

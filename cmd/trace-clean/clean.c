@@ -34,7 +34,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "order.h"
 #include "rec.h"
 #include "sync.h"
 #include "tc.h"
@@ -905,13 +904,18 @@ static uint32_t flag_key(struct core *c, const struct sync_fields *ft)
 	return nfkeys++;
 }
 
+/* Keys compared in turn, leaving at the first that differs: the results
+ * of order.h's cmp_u64 and cmp_f64 (a NaN neither less nor greater),
+ * fewer instructions in sorts that call these millions of times. */
+#define ORDER_BY(a, b) do { if ((a) < (b)) return -1; if ((a) > (b)) return 1; } while (0)
+
 static int frec_cmp(const void *a, const void *b)
 {
 	const struct frec *x = a, *y = b;
-	int c = cmp_u64(x->key, y->key);
-	if (!c)
-		c = cmp_f64(x->b, y->b);
-	return c ? c : cmp_u64(x->seq, y->seq);
+	ORDER_BY(x->key, y->key);
+	ORDER_BY(x->b, y->b);
+	ORDER_BY(x->seq, y->seq);
+	return 0;
 }
 
 /* A whole flag (kind 0 SET, 1 WAIT).  Pairing waits for the end: the
@@ -1502,23 +1506,26 @@ static int acur_consumer(struct acur *c, double t, struct anchor *out)
 static int anchor_cmp(const void *a, const void *b)
 {
 	const struct anchor *x = a, *y = b;
-	int c = cmp_f64(x->s, y->s);
-	return c ? c : cmp_u64(x->seq, y->seq);
+	ORDER_BY(x->s, y->s);
+	ORDER_BY(x->seq, y->seq);
+	return 0;
 }
 
 static int crec_cmp(const void *a, const void *b)
 {
 	const struct crec *x = a, *y = b;
-	int c = cmp_u64(x->track, y->track);
+	ORDER_BY(x->track, y->track);
 	/* A query's answer depends on its time alone: no third key. */
-	return c ? c : cmp_f64(x->t_wait, y->t_wait);
+	ORDER_BY(x->t_wait, y->t_wait);
+	return 0;
 }
 
 static int prec_cmp(const void *a, const void *b)
 {
 	const struct prec *x = a, *y = b;
-	int c = cmp_f64(x->t_set, y->t_set);
-	return c ? c : cmp_u64(x->seq, y->seq);
+	ORDER_BY(x->t_set, y->t_set);
+	ORDER_BY(x->seq, y->seq);
+	return 0;
 }
 
 static struct track *kept_track(struct core *c, int lane)

@@ -193,11 +193,11 @@ static int cmp_idrow(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The rows in (id, tick, seq) order (rows itself, or a new array in its
- * place).  Ids are dense (one per instruction
- * of the core) and arrive nearly in order, so a counting sort by id does
- * it in linear time, the rare rows of one id then put in (tick, seq) order
- * in place; ids too sparse for that go through qsort. */
+/* The rows in (id, tick, seq) order: rows itself, or a new array in its
+ * place.  Ids are dense (one per instruction of the core) and arrive
+ * nearly in order, so a counting sort by id does it in linear time, the
+ * rare rows of one id then put in (tick, seq) order in place; ids too
+ * sparse for that go through qsort. */
 static struct idrow *sort_rows(struct idrow *rows, size_t nr)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, range;

@@ -24,7 +24,9 @@ TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge
            mte-parse sim-capture src-map
 SCRIPTS := sim-flow sim-export
 # Libraries only one tool links.
-LDLIBS_dump-split  := -larchive
+# libarchive.a (in libarchive-dev): only its tar reader is linked in,
+# without the shared library's dependencies (libxml2, libcrypto, ICU...).
+LDLIBS_dump-split  := -Wl,-Bstatic -larchive -Wl,-Bdynamic
 LDLIBS_sim-capture := -lcjson
 
 LIBSRC  := $(wildcard lib/*.c)
@@ -191,6 +193,8 @@ install: build/bin/.ok
 	install -m 644 man/*.5 $(MANDIR)/man5/
 	install -m 644 man/*.7 $(MANDIR)/man7/
 	install -m 644 pipelines/batch.mk $(DESTDIR)$(PREFIX)/share/optrace/
+	@# the index man -k reads (not for a staged install under DESTDIR)
+	@[ -n "$(DESTDIR)" ] || ! command -v mandb >/dev/null 2>&1 || mandb -q "$(MANDIR)" 2>/dev/null || true
 
 # ---- fuzzing: not part of check (test/fuzz/README) ----
 #   make fuzz [FUZZ_TIME=seconds per target] [FUZZ_TARGETS="grammar tar rec"]

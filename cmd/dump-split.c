@@ -361,25 +361,29 @@ static void extract(struct bundle *b, const char *bundle, const char *member,
 /* Returns 0 when the input is not a tar archive at all. */
 static int read_bundle(const char *in)
 {
-	struct rd *r = rd_open(in);
-	const char *bundle = strcmp(in, "-") ? in : "(stdin)";
+	int is_stdin = !strcmp(in, "-");
+	int fd = is_stdin ? 0 : open(in, O_RDONLY | O_CLOEXEC);
+	const char *bundle = is_stdin ? "(stdin)" : in;
 	char *dir = NULL;             /* the directory of the first dump member */
 	size_t dirlen = 0, elsewhere = 0;
+	struct rd *r = fd < 0 ? NULL : rd_fdopen(fd, bundle);
 	struct bundle *b;
 	struct bundle_member m;
 	int k;
 
 	if (!r)
 		cli_die(EXIT_UNUSABLE, "%s: cannot open:", in);
-	b = bundle_open(r);
+	b = bundle_open_fd(r, fd);
 	k = bundle_next(b, &m);
 	if (k < 0 && !bundle_started(b)) {
-		if (rd_error(r) > 0) {
-			errno = rd_error(r);
+		if (bundle_read_error(b) > 0) {
+			errno = bundle_read_error(b);
 			cli_die(EXIT_UNUSABLE, "%s: cannot read:", bundle);
 		}
 		bundle_close(b);
 		rd_close(r);
+		if (!is_stdin)
+			close(fd);
 		return 0;
 	}
 	for (; k > 0 && !cli_interrupted; k = bundle_next(b, &m)) {
@@ -424,8 +428,8 @@ static int read_bundle(const char *in)
 		         "and skipped %zu dump file%s elsewhere", bundle, *dir ? dir : "./",
 		         elsewhere, elsewhere == 1 ? "" : "s");
 	if (k < 0 && !bundle_truncated(b) && !cli_interrupted) {
-		if (rd_error(r))
-			cli_warn("%s: read error: %s", bundle, rd_strerror(r));
+		if (bundle_read_error(b))
+			cli_warn("%s: read error: %s", bundle, bundle_read_strerror(b));
 		else
 			cli_warn("%s: %s; using the members before it", bundle, bundle_why(b));
 		status = EXIT_PARTIAL;
@@ -433,6 +437,8 @@ static int read_bundle(const char *in)
 	free(dir);
 	bundle_close(b);
 	rd_close(r);
+	if (!is_stdin)
+		close(fd);
 	return 1;
 }
 
@@ -1190,10 +1196,8 @@ static void free_all(void)
 		free(files[i].path);
 		free(files[i].shown);
 	}
-	for (i = 0; i < nothers; i++)
-		free(others[i]);
+	free_vec(others, nothers);
 	free(files);
-	free(others);
 	free(ranges);
 	free(want_cores);
 	free(want_names);

@@ -34,7 +34,7 @@ enum loss { LOSS_UNPARSED, LOSS_BAD_RECORD, LOSS_NKINDS };
 static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	/* text, problem (exit status 1), bad (else dropped, in the trailer) */
 	{ "icache miss lines not in the icache grammar", 1, 1 },
-	{ "records that could not be decoded", 1, 1 },
+	FILTER_LOSS_BAD_RECORD,
 };
 static struct losses losses;
 
@@ -505,27 +505,16 @@ static void report(struct filter *f)
 	}
 }
 
-enum { OPT_ANNOTATE = 256 };
-
-static int option(struct filter *f, int c, const char *arg)
-{
-	(void)f, (void)arg;
-	if (c != OPT_ANNOTATE)
-		return 0;
-	annotating = 1;
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
-		{ "soc-version", required_argument, NULL, 's' },
-		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+		FILTER_LONGOPT_SOC,
+		{ "annotate", no_argument, &annotating, 1 },
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
-	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage };
+	                                       .loss_nkinds = LOSS_NKINDS, .usage = usage };
 	struct filter f = { .tool = "icache-merge", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
 	                    .start = start, .record = record, .report = report };
 	int status = filter_main(&f, &cli, argc, argv);

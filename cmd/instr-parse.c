@@ -35,7 +35,7 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	{ "executed lines without a popped partner", 0, 0 },
 	{ "pairs dropped because the pop tick is after the exec tick", 0, 0 },
 	{ "micro-op lines merged by the prune rules", 0, 0 },
-	{ "records that could not be decoded", 1, 1 },
+	FILTER_LOSS_BAD_RECORD,
 	{ "trace marks removed (nested, orphan or unclosed)", 1, 0 },
 };
 
@@ -97,12 +97,7 @@ static void usage(FILE *f)
 	        "usage: instr-parse [options] [FILE...]\n"
 	        "Pair instr_log and instr_popped_log line records (from dump-split) into\n"
 	        "instruction records; other records pass through.\n"
-	        "  --soc-version=SOC  SoC of the dump (default: the stream header, else %s)\n"
-	        "  --json | --text    output encoding (default binary; text on a terminal)\n"
-	        "  --lz4              compress the output\n"
-	        "  -o FILE            write to FILE (replaced only on success)\n"
-	        "  -q, -v             fewer / more messages\n"
-	        "  -h, --help, --version\n", CHIP_DEFAULT_SOC);
+	        FILTER_USAGE_SOC FILTER_USAGE);
 }
 
 /* -v also turns on the notes of the pairing (then left to filter_option). */
@@ -127,7 +122,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
-		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPT_SOC,
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,

@@ -44,7 +44,7 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	{ "lines for an instruction already retired (more than --window ticks after its previous line)", 1, 0 },
 	{ "MTE files of 500 bytes or less skipped, as the reference does (--keep-small reads them)", 0, 0 },
 	{ "requests in buckets beyond 60,000,000 us left out of the chart", 0, 0 },
-	{ "records that could not be decoded", 1, 1 },
+	FILTER_LOSS_BAD_RECORD,
 };
 static struct losses losses;
 
@@ -587,7 +587,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
-		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPT_SOC,
 		{ "window", required_argument, NULL, 'w' },
 		{ "keep-small", no_argument, NULL, 'k' },
 		FILTER_LONGOPTS_END

@@ -2,7 +2,9 @@
  *
  * A verbatim filter on the record runtime (lib/filter.h): every record goes
  * out as it came, headers and trailers included; what rec-cat adds is the
- * judgement of lines of kinds this version does not know, and --count. */
+ * judgement of lines of kinds this version does not know, and --count.
+ * Binary records of known kinds, to binary, are read in blocks and passed
+ * on as runs of bytes (the block hook of lib/filter.h). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,12 +53,31 @@ static int record(struct filter *f, int k, struct rec *r, const char *line, size
 		return count;
 	}
 	if ((why = unknown_refused(f, line))) {
-		filter_bad_record(f->ls, LOSS_SKIPPED, 0, f->in, why);
+		filter_bad(f, LOSS_SKIPPED, why);
 		return 1;
 	}
 	counts[(unsigned char)line[0]]++;
 	return count;
 }
+
+/* A binary record of a known kind, to binary: it goes on as it came once
+ * its view says it is well formed, as its decoding and encoding would
+ * write it again (the records of a kind the view does not cover, and bad
+ * ones, take the decoder). */
+static const struct rec_layout *layouts[256];
+
+static int block(struct filter *f, struct rec_block *b)
+{
+	struct rec_view v;
+	unsigned char c = (unsigned char)b->line[0];
+	if (!rec_block_view(b, &v, layouts[c], 0))
+		return FILTER_DECODE;
+	known_input = f->input;
+	counts[c]++;
+	return count ? FILTER_DROP : FILTER_KEEP;
+}
+
+static struct filter_block blocks[256];
 
 /* --count: one "name<TAB>count" line per kind read, the unknown ones
  * together. */
@@ -89,27 +110,24 @@ static void usage(FILE *f)
 	        FILTER_USAGE);
 }
 
-static int option(struct filter *f, int c, const char *arg)
-{
-	(void)f, (void)arg;
-	if (c != 'c')
-		return 0;
-	count = 1;
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
-		{ "count", no_argument, NULL, 'c' },
+		{ "count", no_argument, &count, 1 },
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
-	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage };
+	                                       .loss_nkinds = LOSS_NKINDS, .usage = usage };
 	struct filter f = { .tool = "rec-cat", .ls = &losses, .bad_kind = LOSS_SKIPPED, .bad_file = 0,
 	                    .verbatim = 1, .record = record, .finish = put_counts };
-	int status = filter_main(&f, &cli, argc, argv);
+	int c, n = 0, status;
+
+	for (c = 1; c < 256; c++)
+		if ((layouts[c] = rec_layout(c)))
+			blocks[n++] = (struct filter_block){ c, block };
+	f.block = blocks;
+	status = filter_main(&f, &cli, argc, argv);
 	loss_free(&losses);
 	return status;
 }

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "io.h"
+#include "keytab.h"
 #include "loss.h"
 #include "mem.h"
 #include "rec.h"
@@ -41,12 +42,11 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 };
 static struct losses losses;
 
-/* ---- per-pc state in an open-addressing table ---- */
+/* ---- per-pc state, in a table by pc ---- */
 
 #define NIL UINT32_MAX
 
 struct pcst {
-	uint64_t pc;
 	uint64_t cover;             /* latest fetch tick read so far of a block covering pc, REC_NONE */
 	uint64_t last_start;        /* start of the pc's last instruction record */
 	uint64_t off;               /* sorted mode: the pc's first issue in the sorted spool */
@@ -78,8 +78,7 @@ enum mode { M_COLLECT, M_STREAM, M_SORTED, M_OFF };
 
 struct unit {
 	uint32_t core, subtype, subidx;
-	struct pcst *slots;         /* pc == UINT64_MAX: empty */
-	size_t cap, n;
+	struct keytab pcs;          /* pc -> struct pcst */
 	uint64_t nccu, nfetch, ninstr, assigned, queued;
 	enum mode mode;             /* M_COLLECT until the first instruction record */
 	int ccu_unordered, fetch_unordered, window_spilled;
@@ -88,68 +87,23 @@ struct unit {
 	struct cent la;             /* the CCU reader's next issue (la_ok) */
 	struct fent fla;            /* the fetch reader's next record (fla_ok) */
 	int la_ok, fla_ok;
-	uint64_t cover_top;         /* the cover of pc UINT64_MAX, which has no entry */
 };
 
 static struct unit **units;
 static size_t nunits;
 static uint64_t window = 1u << 18;  /* --window: issues held before sorting instead */
 
-static inline size_t hash_pc(uint64_t pc, size_t cap)
-{
-	pc ^= pc >> 29;
-	pc *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(pc >> 17) & (cap - 1);
-}
-
-static inline struct pcst *pc_find(const struct unit *u, uint64_t pc)
-{
-	size_t i;
-	if (!u->cap)
-		return NULL;
-	for (i = hash_pc(pc, u->cap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (u->cap - 1))
-		if (u->slots[i].pc == pc)
-			return &u->slots[i];
-	return NULL;
-}
-
-/* A new entry for pc, which has none. */
-static struct pcst *pc_new(struct unit *u, uint64_t pc)
-{
-	size_t i;
-	struct pcst *s;
-	if (2 * (u->n + 1) > u->cap) {
-		size_t ncap = u->cap ? 2 * u->cap : 256, k;
-		struct pcst *old = u->slots;
-		u->slots = xmalloc(ncap * sizeof *u->slots);
-		for (k = 0; k < ncap; k++)
-			u->slots[k].pc = UINT64_MAX;
-		for (k = 0; k < u->cap; k++)
-			if (old[k].pc != UINT64_MAX) {
-				for (i = hash_pc(old[k].pc, ncap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (ncap - 1))
-					;
-				u->slots[i] = old[k];
-			}
-		free(old);
-		u->cap = ncap;
-	}
-	for (i = hash_pc(pc, u->cap); u->slots[i].pc != UINT64_MAX; i = (i + 1) & (u->cap - 1))
-		;
-	s = &u->slots[i];
-	memset(s, 0, sizeof *s);
-	s->pc = pc;
-	s->cover = REC_NONE;
-	s->qhead = s->qtail = NIL;
-	u->n++;
-	return s;
-}
-
 /* The pc's entry, created if new.  May move the table: pointers from an
  * earlier call are stale. */
 static inline struct pcst *pc_get(struct unit *u, uint64_t pc)
 {
-	struct pcst *s = pc_find(u, pc);
-	return s ? s : pc_new(u, pc);
+	int fresh;
+	struct pcst *s = keytab_get_hot(&u->pcs, pc, &fresh);
+	if (fresh) {
+		s->cover = REC_NONE;
+		s->qhead = s->qtail = NIL;
+	}
+	return s;
 }
 
 static struct unit *last_unit;
@@ -163,7 +117,7 @@ static struct unit *unit_new(uint32_t core, uint32_t subtype, uint32_t subidx)
 		if (units[i]->core == core && units[i]->subtype == subtype && units[i]->subidx == subidx)
 			return units[i];
 	u = xcalloc(1, sizeof *u);
-	u->cover_top = REC_NONE;
+	u->pcs = keytab_make(sizeof(struct pcst), 0);
 	u->core = core;
 	u->subtype = subtype;
 	u->subidx = subidx;
@@ -363,10 +317,8 @@ static void read_fetches(struct unit *u, uint64_t c)
 	while (u->fla_ok && u->fla.tick < c) {
 		uint64_t a = u->fla.addr, d;
 		for (d = 0; d <= 12 && a <= UINT64_MAX - d; d += 4) {
-			if (a + d != UINT64_MAX)
+			if (d || a != UINT64_MAX)       /* as it always was */
 				pc_get(u, a + d)->cover = u->fla.tick;
-			else if (d)                     /* the table's empty mark */
-				u->cover_top = u->fla.tick;
 		}
 		u->fla_ok = spill_next(&u->fetch, &u->fla);
 	}
@@ -376,9 +328,7 @@ static uint64_t fetch_before(struct unit *u, uint64_t pc, uint64_t c)
 {
 	const struct pcst *p;
 	read_fetches(u, c);
-	if (pc == UINT64_MAX)
-		return u->cover_top;
-	return (p = pc_find(u, pc)) ? p->cover : REC_NONE;
+	return (p = keytab_find_hot(&u->pcs, pc)) ? p->cover : REC_NONE;
 }
 
 /* The same, *p receiving the pc's entry (created if new, which has no
@@ -387,23 +337,24 @@ static uint64_t fetch_before_get(struct unit *u, uint64_t pc, uint64_t c, struct
 {
 	read_fetches(u, c);
 	*p = pc_get(u, pc);
-	return pc == UINT64_MAX ? u->cover_top : (*p)->cover;
+	return (*p)->cover;
 }
 
 /* Scan the sorted spool: where each pc's issues are. */
 static void index_sorted(struct unit *u)
 {
 	struct sent e;
-	uint64_t i = 0;
+	uint64_t i = 0, pc = 0;
 	struct pcst *s = NULL;
 	size_t k;
 
-	for (k = 0; k < u->cap; k++)
-		if (u->slots[k].pc != UINT64_MAX)
-			u->slots[k].next = u->slots[k].count = 0;
+	for (k = 0; k < u->pcs.cap; k++)
+		if ((s = keytab_at(&u->pcs, k, &pc)))
+			s->next = s->count = 0;
+	s = NULL;
 	while (spill_next(&u->sorted, &e)) {
-		if (!s || s->pc != e.pc) {
-			s = pc_get(u, e.pc);
+		if (!s || pc != e.pc) {
+			s = pc_get(u, pc = e.pc);
 			s->off = i;
 			s->count = 0;
 		}
@@ -425,12 +376,13 @@ static void go_sorted(struct unit *u)
 	size_t k;
 
 	spill_init(&all, sizeof e);
-	for (k = 0; k < u->cap; k++) {
-		struct pcst *s = &u->slots[k];
-		if (s->pc == UINT64_MAX)
+	for (k = 0; k < u->pcs.cap; k++) {
+		uint64_t pc;
+		struct pcst *s = keytab_at(&u->pcs, k, &pc);
+		if (!s)
 			continue;
 		while (s->qhead != NIL) {
-			e.pc = s->pc;
+			e.pc = pc;
 			e.seq = seq++;
 			e.ccu = pool[s->qhead].ccu;
 			e.icache = pool[s->qhead].icache;
@@ -663,179 +615,112 @@ static void take_fetch(uint64_t core, uint64_t subtype, uint64_t subidx, uint64_
  * Most of the stream is instruction records, and scalar-merge changes at
  * most two numbers in each; the rest are CCU lines, which it only reads,
  * and records it passes on.  The input is read in blocks of whole records
- * (rec_block), and a binary record is looked at where it lies (rec_view):
- * the records left unchanged are written as runs of the block, a CCU line
- * is taken out of its run, and an instruction record that gets its ticks
- * has them patched (rec_block_patch: in place, or between two runs when
- * their escaped width differs from that of the numbers they replace).
+ * (the block hook of filter_run), and a binary record is looked at where
+ * it lies (rec_view): the records left unchanged are written as runs of
+ * the block, a CCU line is taken out of its run, and an instruction record
+ * that gets its ticks has them patched (rec_block_patch: in place, or
+ * between two runs when their escaped width differs from that of the
+ * numbers they replace).
  * Anything else (JSON, the header and trailer, a record that does not add
  * up, more escapes than a view holds) takes the decoder. */
 
-/* What a record of the block came to: left in the run (KEEP), taken out of
- * it (DROP), or to be decoded (NO). */
-enum hot { HOT_NO, HOT_KEEP, HOT_DROP };
-
 static const struct rec_layout *lay_instr, *lay_line, *lay_fetch;
+static int active;                  /* an A2/A3 SoC: the ticks are filled */
 
 /* An instruction record: its ticks, when it takes an issue. */
-static inline enum hot hot_instr(struct rec_block *b, int active)
+static int block_instr(struct filter *f, struct rec_block *b)
 {
+	(void)f;
 	struct rec_view v;
 	uint64_t t[2];  /* icache_tick, ccu_tick: side by side in the schema */
 
 	if (!rec_block_view(b, &v, lay_instr, 1))
-		return HOT_NO;
+		return FILTER_DECODE;
 	if (active && !rec_view_text_is(&v, IS_PIPE, "CACHEMISS", 9) &&
 	    assign_ticks(unit_for((uint32_t)rec_view_num(&v, I_CORE), (uint32_t)rec_view_num(&v, I_SUBTYPE),
 	                          (uint32_t)rec_view_num(&v, I_SUBIDX)),
 	                 rec_view_num(&v, I_PC), rec_view_num(&v, I_START), &t[1], &t[0]))
 		rec_block_patch(b, &v, I_ICACHE, 2, t);
-	return HOT_KEEP;
+	return FILTER_KEEP;
 }
 
 /* A line record: a CCU line is taken, any other passed on.  Escapes in
  * the numbers (line numbers past 2^16 have them often) are read through;
  * a CCU text with an escape of its own is left to the decoder. */
-static inline enum hot hot_line(struct rec_block *b, int active)
+static int block_line(struct filter *f, struct rec_block *b)
 {
+	(void)f;
 	struct rec_view v;
 	const char *text;
 	size_t n;
 
 	if (!rec_block_view(b, &v, lay_line, 0))
-		return HOT_NO;
+		return FILTER_DECODE;
 	if (active && rec_view_num(&v, L_LOG) == LOG_CCU) {
 		if (!rec_view_text(&v, LS_TEXT, &text, &n))
-			return HOT_NO;
+			return FILTER_DECODE;
 		take_ccu(rec_view_num(&v, L_CORE), rec_view_num(&v, L_SUBTYPE), rec_view_num(&v, L_SUBIDX),
 		         rec_view_num(&v, L_FILE), rec_view_num(&v, L_LINE), text, n);
-		return HOT_DROP;
+		return FILTER_DROP;
 	}
-	return HOT_KEEP;
+	return FILTER_KEEP;
 }
 
 /* A fetch record: taken, and passed on. */
-static inline enum hot hot_fetch(struct rec_block *b, int active)
+static int block_fetch(struct filter *f, struct rec_block *b)
 {
+	(void)f;
 	struct rec_view v;
 	if (!rec_block_view(b, &v, lay_fetch, 0))
-		return HOT_NO;
+		return FILTER_DECODE;
 	if (active)
 		take_fetch(rec_view_num(&v, S_CORE), rec_view_num(&v, S_SUBTYPE), rec_view_num(&v, S_SUBIDX),
 		           rec_view_num(&v, S_TICK), rec_view_num(&v, S_PC));
-	return HOT_KEEP;
+	return FILTER_KEEP;
 }
+
+static const struct filter_block blocks[] = {
+	{ K_INSTR, block_instr }, { K_LINE, block_line }, { K_FETCH, block_fetch }, { 0, NULL }
+};
 
 /* ---- the decoder's path ---- */
 
-/* The output side of a run, and what it learnt from its inputs so far. */
-struct stream {
-	struct rec_out o;
-	struct upstream up;
-	struct rec_dec dec;
-	const char *soc;            /* --soc-version */
-	int started, active;
-};
-
-/* One record the block path did not take, at line lineno of in. */
-static void decoded(struct stream *x, struct rd *in, uint64_t lineno, const char *line, size_t len)
+/* A record the block path did not take (or any record, when the output is
+ * not binary). */
+static int record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
 {
-	const char *why;
-	struct rec r;
-	int k = rec_decode(&x->dec, line, len, &r, &why);
-
-	if (k == DEC_BAD) {
-		/* filter_bad_record, with the line number of the block */
-		loss_add(&losses, LOSS_BAD_RECORD, 0, 0, why);
-		if (losses.count[LOSS_BAD_RECORD] <= 3)
-			cli_warn_at(rd_name(in), lineno, "bad record: %s", why);
-		return;
-	}
-	if (upstream_record(&x->up, k, &r))
-		return;
-	if (!x->started) {
-		const struct chip *chip = upstream_chip(&x->up, x->soc);
-		x->active = chip->family == CHIP_A2 || chip->family == CHIP_A3;
-		if (!x->active)
-			cli_note("%s is not an A2/A3 SoC: no scalar overhead, records pass through", chip->soc);
-		rec_out_header(&x->o, chip->soc, chip->mhz, x->up.origin ? x->up.origin : rd_name(in));
-		x->started = 1;
-	}
-	if (k == DEC_UNKNOWN) {
-		rec_out_raw(&x->o, line, len);
-		return;
-	}
-	switch (x->active ? r.sc->kind : 0) {
-	case K_TRAILER:
-		break;
-	case K_SOURCE:
-		loss_source(&losses, &r);
-		break;
+	(void)f, (void)line, (void)len;
+	if (k != DEC_OK || !active)
+		return 0;
+	switch (r->sc->kind) {
 	case K_LINE:
-		if (r.n[L_LOG].u == LOG_CCU) {
-			take_ccu(r.n[L_CORE].u, r.n[L_SUBTYPE].u, r.n[L_SUBIDX].u, r.n[L_FILE].u, r.n[L_LINE].u,
-			         r.s[LS_TEXT].p, r.s[LS_TEXT].n);
-			return;
+		if (r->n[L_LOG].u == LOG_CCU) {
+			take_ccu(r->n[L_CORE].u, r->n[L_SUBTYPE].u, r->n[L_SUBIDX].u, r->n[L_FILE].u, r->n[L_LINE].u,
+			         r->s[LS_TEXT].p, r->s[LS_TEXT].n);
+			return 1;
 		}
 		break;
 	case K_FETCH:
-		take_fetch(r.n[S_CORE].u, r.n[S_SUBTYPE].u, r.n[S_SUBIDX].u, r.n[S_TICK].u, r.n[S_PC].u);
+		take_fetch(r->n[S_CORE].u, r->n[S_SUBTYPE].u, r->n[S_SUBIDX].u, r->n[S_TICK].u, r->n[S_PC].u);
 		break;
 	case K_INSTR:
 		/* Cache misses (icache-merge writes them while the icache log
 		 * passes) take no overhead and do not mean the core's
 		 * instructions have begun. */
-		if (is_cachemiss(r.s[IS_PIPE].p, r.s[IS_PIPE].n))
+		if (is_cachemiss(r->s[IS_PIPE].p, r->s[IS_PIPE].n))
 			break;
-		assign(unit_for((uint32_t)r.n[I_CORE].u, (uint32_t)r.n[I_SUBTYPE].u, (uint32_t)r.n[I_SUBIDX].u), &r);
+		assign(unit_for((uint32_t)r->n[I_CORE].u, (uint32_t)r->n[I_SUBTYPE].u, (uint32_t)r->n[I_SUBIDX].u), r);
 		break;
 	}
-	if (r.sc->kind == K_TRAILER) {
-		upstream_trailer(&x->up, &r);
-		return;
-	}
-	rec_out_put(&x->o, &r);
+	return 0;
 }
 
-/* ---- the input in blocks ---- */
-
-static struct rec_block blk;
-
-/* Every record of in, block by block.  Returns 1 on a read error.  An
- * interrupt stops the reading between blocks: the records read are
- * written (as they were when rd_line handed them out), a record cut short
- * by it is not. */
-static int pass(struct stream *x, struct rd *in)
+static void start(struct filter *f, const struct chip *chip)
 {
-	rec_block_start(&blk, in);
-	while (!cli_interrupted && !wr_error(x->o.w) && rec_block_read(&blk)) {
-		uint64_t kept = 0;
-		int hot = x->started && x->o.mode == REC_BIN;
-
-		while (rec_block_next(&blk)) {
-			enum hot h = HOT_NO;
-			if (hot && blk.len)
-				h = blk.line[0] == K_INSTR ? hot_instr(&blk, x->active)
-				  : blk.line[0] == K_LINE ? hot_line(&blk, x->active)
-				  : blk.line[0] == K_FETCH ? hot_fetch(&blk, x->active) : HOT_NO;
-			if (h == HOT_KEEP) {
-				kept++;
-			} else {
-				rec_block_take(&blk);
-				if (h == HOT_NO) {
-					decoded(x, in, blk.lineno, blk.line, blk.len);
-					hot = x->started && x->o.mode == REC_BIN;
-					if (wr_error(x->o.w))
-						break;
-				}
-			}
-			if (h != HOT_NO)
-				x->up.trailer = 0;      /* as upstream_record does */
-		}
-		x->o.records += kept;
-	}
-	rec_block_end(&blk);
-	return filter_read_error(in);
+	(void)f;
+	active = chip->family == CHIP_A2 || chip->family == CHIP_A3;
+	if (!active)
+		cli_note("%s is not an A2/A3 SoC: no scalar overhead, records pass through", chip->soc);
 }
 
 /* ---- main ---- */
@@ -848,12 +733,11 @@ static void release_all(void)
 		spill_free(&units[i]->ccu);
 		spill_free(&units[i]->fetch);
 		spill_free(&units[i]->sorted);
-		free(units[i]->slots);
+		keytab_free(&units[i]->pcs);
 		free(units[i]);
 	}
 	free(units);
 	free(pool);
-	rec_block_free(&blk);
 	loss_free(&losses);
 }
 
@@ -900,6 +784,21 @@ static void notes(void)
 	}
 }
 
+static int option(struct filter *f, int c, const char *arg)
+{
+	(void)f;
+	if (c != 'w')
+		return 0;
+	window = cli_num("--window", arg);
+	return 1;
+}
+
+static void report(struct filter *f)
+{
+	notes();
+	loss_report(f->ls);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -908,52 +807,17 @@ int main(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		FILTER_LONGOPTS_END
 	};
-	struct filter opt = { 0 };
-	int c, i, nin;
-	int read_failed = 0;
-	uint64_t bad, dropped, problems;
-	const char *out;
-	struct stream x = { 0 };
-	struct rd **in;
-
-	cli_init(argv[0]);
-	loss_init(&losses, "scalar-merge", loss_kinds, LOSS_NKINDS);
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, longopts, NULL)) != -1) {
-		if (filter_option(&opt, c, optarg))
-			continue;
-		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		case 'w': window = cli_num("--window", optarg); break;
-		default: usage(stderr); return EXIT_USAGE;
-		}
-	}
-	out = opt.outpath ? opt.outpath : "-";
-	x.soc = opt.soc;
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .usage = usage };
+	struct filter f = { .tool = "scalar-merge", .ls = &losses, .bad_kind = LOSS_BAD_RECORD, .bad_file = 0,
+	                    .start = start, .record = record, .report = report,
+	                    .block = blocks };
+	int status;
 
 	lay_instr = rec_layout(K_INSTR);
 	lay_line = rec_layout(K_LINE);
 	lay_fetch = rec_layout(K_FETCH);
-	in = filter_open_inputs(argc, argv, optind, &nin);
-	filter_open_output(&x.o, "scalar-merge", out, opt.json, opt.text, opt.bin, opt.lz4);
-	rec_block_init(&blk, x.o.w);
-
-	for (i = 0; i < nin && !cli_interrupted && !wr_error(x.o.w); i++)
-		if (pass(&x, in[i]))
-			read_failed = 1;
-	if (!x.started) {
-		const struct chip *chip = upstream_chip(&x.up, x.soc);
-		rec_out_header(&x.o, chip->soc, chip->mhz, x.up.origin ? x.up.origin : "");
-	}
-	upstream_check_end(&x.up, &x.o, read_failed);
-	loss_totals(&losses, &bad, &dropped, &problems);
-	if (!wr_error(x.o.w) && !read_failed) {
-		upstream_put_trailer(&x.up, &losses, &x.o, bad, dropped);
-		notes();
-		loss_report(&losses);
-	}
+	status = filter_main(&f, &cli, argc, argv);
 	release_all();
-	upstream_free(&x.up);
-	filter_close_inputs(in, nin);
-	rec_dec_free(&x.dec);
-	return filter_close_output(&x.o, out, read_failed, problems, &x.up);
+	return status;
 }

@@ -42,6 +42,8 @@ static const char usage_text[] =
 	"      --kernel-name=N|N2  capture kernels whose name starts with or matches (*) a token\n"
 	"      --launch-count=N    capture at most N launches per process (1..5000, default 1)\n"
 	"      --launch-skip-before-match=N  never capture the first N launches of a process (0..1000)\n"
+	"      --mstx=on|off       capture only inside the application's mstx ranges (default off)\n"
+	"      --mstx-include=M|M2 with --mstx=on: only inside ranges with one of these messages\n"
 	"      --timeout=MIN       stop the application after MIN minutes (1..2880; Ns: seconds)\n"
 	"      --dump=on|off       keep the simulator's dump files (default on; off with --live)\n"
 	"      --live              stream the simulator's events as records on stdout, no dumps\n"
@@ -61,6 +63,8 @@ static const char *out_dir, *soc_opt, *kernel_names, *core_ids, *cann_root, *con
 static unsigned long launch_count = 1, launch_skip;
 static unsigned long timeout_s;
 static int dump_on = -1, live, replay, no_spans;
+static int mstx_on;
+static char *mstx_include; /* --mstx-include, blanks removed; NULL when none */
 static char **app;
 
 static volatile sig_atomic_t sigints;
@@ -122,6 +126,46 @@ static void check_kernel_names(const char *s)
 			cli_die(EXIT_USAGE, "--kernel-name=%s: '%c' is not allowed (A-Z a-z 0-9 _ *)", s, *p);
 		tok++;
 	}
+}
+
+/* --mstx-include: the reference's normalisation (every blank removed) and
+ * checks, in its order and words.  Returns the list, or NULL when empty. */
+static char *check_mstx_include(const char *v)
+{
+	char *s = xstrdup(v), *o = s;
+	const char *p;
+	size_t tok = 0;
+	for (p = s; *p; p++)
+		if (*p != ' ')
+			*o++ = *p;
+	*o = 0;
+	if (!*s) {
+		free(s);
+		return NULL;
+	}
+	if (!mstx_on)
+		cli_die(EXIT_USAGE, "--mstx-include only support when --mstx=on");
+	if (strlen(s) >= 1023)
+		cli_die(EXIT_USAGE, "--mstx-include input length exceeds limitation");
+	/* Messages are the '|'-separated pieces; a '|' at the very end adds
+	 * none (the reference's split), an empty piece elsewhere is one. */
+	for (p = s;; p++) {
+		if (*p == '|' || !*p) {
+			int trailing = !*p && p[-1] == '|'; /* s is not empty here */
+			if (tok == 0 && !trailing)
+				cli_die(EXIT_USAGE, "invalid include string, include string is too long or use unsupported "
+				        "character in include string. Support characters in one message are: A-Z a-z 0-9 _");
+			tok = 0;
+			if (!*p)
+				break;
+			continue;
+		}
+		if (!(*p == '_' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			cli_die(EXIT_USAGE, "invalid include string, include string is too long or use unsupported "
+			        "character in include string. Support characters in one message are: A-Z a-z 0-9 _");
+		tok++;
+	}
+	return s;
 }
 
 static void check_core_ids(const char *s)
@@ -206,10 +250,17 @@ static void parse_timeout(const char *s)
 	}
 }
 
+/* Options are taken first and checked after, in the reference's order
+ * (the application, then --kernel-name, --launch-count, --mstx,
+ * --mstx-include, --aic-metrics, --core-id, --dump), whatever their order
+ * on the command line; then the options the reference does not have and
+ * the combinations. */
 static void parse_args(int argc, char **argv)
 {
 	int i;
 	const char *v;
+	const char *count_s = NULL, *skip_s = NULL, *timeout_str = NULL, *dump_s = NULL, *mstx_s = NULL;
+	const char *include_s = NULL;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {
@@ -241,23 +292,22 @@ static void parse_args(int argc, char **argv)
 			 * installed, which the error then lists. */
 			soc_opt = !*v ? NULL : chip_find(v)->family != CHIP_UNKNOWN ? chip_find(v)->soc : v;
 		} else if (take(a, "--kernel-name", &i, argc, argv, &v)) {
-			check_kernel_names(v);
 			kernel_names = v;
 		} else if (take(a, "--launch-count", &i, argc, argv, &v)) {
-			launch_count = ranged("--launch-count", v, 1, 5000);
+			count_s = v;
 		} else if (take(a, "--launch-skip-before-match", &i, argc, argv, &v)) {
-			launch_skip = ranged("--launch-skip-before-match", v, 0, 1000);
+			skip_s = v;
 		} else if (take(a, "--timeout", &i, argc, argv, &v)) {
-			parse_timeout(v);
+			timeout_str = v;
 		} else if (take(a, "--dump", &i, argc, argv, &v)) {
-			if (strcmp(v, "on") && strcmp(v, "off"))
-				cli_die(EXIT_USAGE, "--dump should be on or off");
-			dump_on = !strcmp(v, "on");
+			dump_s = v;
+		} else if (take(a, "--mstx", &i, argc, argv, &v)) {
+			mstx_s = v;
+		} else if (take(a, "--mstx-include", &i, argc, argv, &v)) {
+			include_s = v;
 		} else if (take(a, "--aic-metrics", &i, argc, argv, &v)) {
-			check_metrics(v, "--aic-metrics");
 			aic_metrics = v;
 		} else if (take(a, "--core-id", &i, argc, argv, &v)) {
-			check_core_ids(v);
 			core_ids = v;
 		} else if (take(a, "--cann-root", &i, argc, argv, &v)) {
 			cann_root = v;
@@ -276,8 +326,34 @@ static void parse_args(int argc, char **argv)
 		fputs(usage_text, stderr);
 		exit(EXIT_USAGE);
 	}
-	if (config_file && kernel_names)
-		cli_die(EXIT_USAGE, "--kernel-name only works with an application, not with --config");
+	if (kernel_names) {
+		if (config_file)
+			cli_die(EXIT_USAGE, "--kernel-name only works with an application, not with --config");
+		check_kernel_names(kernel_names);
+	}
+	if (count_s)
+		launch_count = ranged("--launch-count", count_s, 1, 5000);
+	/* An empty value keeps the default, as with the reference. */
+	if (mstx_s && *mstx_s) {
+		if (strcmp(mstx_s, "on") && strcmp(mstx_s, "off"))
+			cli_die(EXIT_USAGE, "--mstx should use on/off");
+		mstx_on = !strcmp(mstx_s, "on");
+	}
+	if (include_s)
+		mstx_include = check_mstx_include(include_s);
+	if (aic_metrics)
+		check_metrics(aic_metrics, "--aic-metrics");
+	if (core_ids)
+		check_core_ids(core_ids);
+	if (dump_s) {
+		if (strcmp(dump_s, "on") && strcmp(dump_s, "off"))
+			cli_die(EXIT_USAGE, "--dump should be on or off");
+		dump_on = !strcmp(dump_s, "on");
+	}
+	if (skip_s)
+		launch_skip = ranged("--launch-skip-before-match", skip_s, 0, 1000);
+	if (timeout_str)
+		parse_timeout(timeout_str);
 	if (config_file && soc_opt)
 		cli_die(EXIT_USAGE, "--soc-version does not apply to --config: the simulator comes from LD_LIBRARY_PATH");
 	if (live && dump_on == 1)
@@ -559,7 +635,7 @@ struct kernel {
 };
 static struct kernel *kernels;
 static size_t nkernels;
-static unsigned long long nlaunches, nspans, ndropped;
+static unsigned long long nlaunches, nspans, ndropped, nmstx_skipped;
 static char *launched_names;
 
 /* What could not be written: capture.rec (records_err, an errno), and the
@@ -729,10 +805,17 @@ static void merge_host_records(void)
 				nspans++;
 			} else if (rc.sc->kind == K_DIAG && rc.s[DS_TOOL].n == 14 &&
 			           !memcmp(rc.s[DS_TOOL].p, "optrace-inject", 14)) {
-				/* Something of a captured launch that the library
-				 * could not write (a full disk...). */
-				add_problem(rc.s[DS_FILE].p, rc.s[DS_FILE].n, rc.s[DS_MESSAGE].p, rc.s[DS_MESSAGE].n);
-				rc.s[DS_FILE].p = rel(rc.s[DS_FILE].p, rc.s[DS_FILE].n, &rc.s[DS_FILE].n);
+				if (rc.n[D_LEVEL].u == 2) {
+					/* A note: a launch outside the mstx ranges. */
+					if (rc.s[DS_MESSAGE].n >= 5 && !memcmp(rc.s[DS_MESSAGE].p, "mstx:", 5))
+						nmstx_skipped += rc.n[D_COUNT].u;
+				} else {
+					/* Something of a captured launch that the
+					 * library could not write (a full disk...). */
+					add_problem(rc.s[DS_FILE].p, rc.s[DS_FILE].n, rc.s[DS_MESSAGE].p,
+					            rc.s[DS_MESSAGE].n);
+					rc.s[DS_FILE].p = rel(rc.s[DS_FILE].p, rc.s[DS_FILE].n, &rc.s[DS_FILE].n);
+				}
 			}
 			if (w)
 				rec_out_put(&out, &rc);
@@ -891,6 +974,11 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 	json_kv_uint(&j, "launch_count", launch_count);
 	if (launch_skip)
 		json_kv_uint(&j, "launch_skip_before_match", launch_skip);
+	if (mstx_on) {
+		json_kv_cstr(&j, "mstx", "on");
+		if (mstx_include)
+			json_kv_cstr(&j, "mstx_include", mstx_include);
+	}
 	if (core_ids)
 		json_kv_cstr(&j, "core_id", core_ids);
 	if (aic_metrics)
@@ -898,6 +986,8 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 	if (ge_output[0])
 		json_kv_cstr(&j, "ge_output", ge_output);
 	json_kv_uint(&j, "launches", nlaunches);
+	if (mstx_on)
+		json_kv_uint(&j, "mstx_skipped", nmstx_skipped);
 	json_key(&j, "kernels");
 	json_begin_array(&j);
 	for (i = 0; i < nkernels; i++) {
@@ -1170,6 +1260,16 @@ static void child_env(struct env *env)
 		env_set(env, "OPTRACE_KERNEL_NAME", kernel_names);
 	else
 		env_unset(env, "OPTRACE_KERNEL_NAME");
+	env_set(env, "OPTRACE_MSTX", mstx_on ? "1" : "0");
+	if (mstx_include)
+		env_set(env, "OPTRACE_MSTX_INCLUDE", mstx_include);
+	else
+		env_unset(env, "OPTRACE_MSTX_INCLUDE");
+	/* The application's mstx library then finds the preload library (it
+	 * exports InitInjectionMstx) by name rather than by a search of the
+	 * process, which another tool's library could answer first. */
+	if (mstx_on)
+		env_set(env, "MSTX_INJECTION_PATH", inject_lib);
 	env_set(env, "OPTRACE_SPANS", no_spans ? "0" : "1");
 	env_set(env, "OPTRACE_REPLAY", replay ? "1" : "0");
 	env_set(env, "OPTRACE_MTE", pmsampling_on(aic_metrics) ? "1" : "0");
@@ -1385,6 +1485,13 @@ static int finish(const char *command, int timed_out, const char *live_note)
 			return EXIT_INTR;
 		if (nlaunches == 0)
 			cli_die(EXIT_UNUSABLE, "no kernel launched by %s", command);
+		if (mstx_on && nmstx_skipped >= nlaunches) {
+			if (mstx_include)
+				cli_die(EXIT_UNUSABLE, "no kernel launched inside an mstx range of --mstx-include=%s "
+				        "(launched outside: %s)", mstx_include, launched_names ? launched_names : "");
+			cli_die(EXIT_UNUSABLE, "no kernel launched inside an mstx range of its thread (launched outside: %s)",
+			        launched_names ? launched_names : "");
+		}
 		if (kernel_names)
 			cli_die(EXIT_UNUSABLE, "no kernel matched --kernel-name=%s (launched: %s)", kernel_names,
 			        launched_names ? launched_names : "");
@@ -1392,6 +1499,9 @@ static int finish(const char *command, int timed_out, const char *live_note)
 	}
 	write_manifest(status, timed_out, live_note);
 	run_kept = 1;
+	if (cli_verbosity && nmstx_skipped)
+		cli_note("%llu launch%s outside the mstx ranges not captured", nmstx_skipped,
+		         nmstx_skipped == 1 ? "" : "es");
 	if (cli_verbosity)
 		cli_note("%zu launch%s captured in %s", nkernels, nkernels == 1 ? "" : "es", run);
 	if (ndropped || live_bad)

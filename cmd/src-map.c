@@ -44,7 +44,7 @@
 
 enum loss { LOSS_BAD_RECORD, LOSS_NKINDS };
 static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
-	{ "records that could not be decoded", 1, 1 },
+	FILTER_LOSS_BAD_RECORD,
 };
 static struct losses losses;
 
@@ -512,7 +512,7 @@ int main(int argc, char **argv)
 		{ "pc-start", required_argument, NULL, OPT_PCSTART },
 		{ "symbolizer", required_argument, NULL, OPT_SYMBOLIZER },
 		{ "batch", required_argument, NULL, OPT_BATCH },
-		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPT_SOC,
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,

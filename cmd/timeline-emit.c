@@ -1235,20 +1235,16 @@ static void release_all(void)
 static int options(struct filter *f, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "output", required_argument, NULL, 'o' },
+		CLI_LONGOPTS,
 		{ "core-id", required_argument, NULL, 'c' },
 		{ "from", required_argument, NULL, 'f' },
 		{ "to", required_argument, NULL, 't' },
 		{ "max-size", required_argument, NULL, 'm' },
 		{ "force", no_argument, NULL, 'F' },
-		{ "soc-version", required_argument, NULL, 's' },
+		FILTER_LONGOPT_SOC,
 		{ "report", optional_argument, NULL, 'R' },
 		{ "aic-metrics", required_argument, NULL, 'A' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
+		FILTER_LONGOPTS_END
 	};
 	int c, force = 0, size_given = 0;
 

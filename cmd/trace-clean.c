@@ -110,16 +110,12 @@ static void usage(FILE *f)
 static const char *options(struct run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "output", required_argument, NULL, 'o' },
+		CLI_LONGOPTS,
 		{ "output-dir", required_argument, NULL, 'o' },
 		{ "keep-scalar", no_argument, NULL, 'S' },
 		{ "raw-metrics", no_argument, NULL, 'R' },
 		{ "no-copy-raw", no_argument, NULL, 'N' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
+		CLI_LONGOPTS_END
 	};
 	int c;
 

@@ -47,6 +47,7 @@ static size_t nstubs, capstubs;
 static struct func *funcs;
 static size_t nfuncs, capfuncs;
 static uint64_t launches;
+static uint64_t considered; /* --mstx=on: launches inside the ranges */
 static unsigned long granted;
 
 void inj_cap_fork(int phase)
@@ -447,22 +448,51 @@ static int make_dirs(struct inj_launch *l)
 	return mkdir(l->dir, 0750);
 }
 
+/* A launch outside the mstx ranges: a note record for sim-capture, which
+ * counts them (manifest.json, mstx_skipped); the message starts "mstx:". */
+static void outside_mstx(const struct inj_launch *l)
+{
+	struct rec r;
+	char msg[1200];
+	int n = snprintf(msg, sizeof msg, "mstx: launch %llu (%s) not captured: outside the mstx ranges%s",
+	                 (unsigned long long)l->index, l->name[0] ? l->name : "unnamed",
+	                 inj.mstx_include ? " of --mstx-include" : "");
+	rec_init(&r, K_DIAG);
+	r.n[D_LEVEL].u = 2;
+	r.n[D_COUNT].u = 1;
+	rec_text_set(&r, DS_TOOL, "optrace-inject", 14);
+	rec_text_set(&r, DS_FILE, "", 0);
+	rec_text_set(&r, DS_MESSAGE, msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : strlen(msg));
+	inj_emit(&r);
+}
+
 void inj_launch_begin(struct inj_launch *l)
 {
 	char path[4200];
 	int take = 0;
+	uint64_t nth;
 	l->index = __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
 	l->order = -1;
-	/* The first --launch-skip-before-match launches of the process are
-	 * never captured, whatever their name (see optrace-capture(5), THE RUN
-	 * DIRECTORY: every launch counts). */
-	if (inj.capdir && !inj.disabled && l->index >= inj.skip && selected(l->name)) {
-		pthread_mutex_lock(&reg_mu);
-		if (granted < inj.count) {
-			granted++;
-			take = 1;
+	/* With --mstx=on a launch outside the thread's ranges is not even
+	 * considered: it does not count for --launch-skip-before-match (the
+	 * reference asks its host for nothing then).  The first
+	 * --launch-skip-before-match launches considered are never captured,
+	 * whatever their name (see optrace-capture(5), THE RUN DIRECTORY:
+	 * every launch counts). */
+	if (inj.capdir && !inj.disabled) {
+		if (!inj_mstx_in_range()) {
+			outside_mstx(l);
+		} else {
+			nth = inj.mstx ? __atomic_fetch_add(&considered, 1, __ATOMIC_RELAXED) : l->index;
+			if (nth >= inj.skip && selected(l->name)) {
+				pthread_mutex_lock(&reg_mu);
+				if (granted < inj.count) {
+					granted++;
+					take = 1;
+				}
+				pthread_mutex_unlock(&reg_mu);
+			}
 		}
-		pthread_mutex_unlock(&reg_mu);
 	}
 	if (take) {
 		if (make_dirs(l)) {

@@ -386,6 +386,7 @@ void *inj_orig(int lib, const char *name, void **cache, void *self)
 
 static void fork_prepare(void)
 {
+	inj_mstx_fork(0);
 	inj_cap_fork(0);
 	pthread_mutex_lock(&out_mu);
 }
@@ -394,6 +395,7 @@ static void fork_parent(void)
 {
 	pthread_mutex_unlock(&out_mu);
 	inj_cap_fork(1);
+	inj_mstx_fork(1);
 }
 
 static void fork_child(void)
@@ -402,6 +404,7 @@ static void fork_child(void)
 	 * records stay the parent's. */
 	pthread_mutex_init(&out_mu, NULL);
 	inj_cap_fork(2);
+	inj_mstx_fork(2);
 	olen = 0;
 	if (ofd >= 0)
 		close(ofd);
@@ -418,21 +421,25 @@ static const char *env(const char *k)
 	return v && *v ? v : NULL;
 }
 
-static void split_names(const char *s)
+/* A '|'-separated list as a NULL-terminated array (empty tokens dropped). */
+static char **split_list(const char *s)
 {
 	size_t n = 1, i = 0;
 	const char *p;
-	char *copy, *tok, *save;
+	char *copy, *tok, *save, **list;
 	for (p = s; *p; p++)
 		n += *p == '|';
-	inj.names = calloc(n + 1, sizeof *inj.names);
+	list = calloc(n + 1, sizeof *list);
 	copy = strdup(s);
-	if (!inj.names || !copy) {
+	if (!list || !copy) {
+		free(list);
+		free(copy);
 		inj_fail("out of memory", ENOMEM);
-		return;
+		return NULL;
 	}
 	for (tok = strtok_r(copy, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
-		inj.names[i++] = tok;
+		list[i++] = tok;
+	return list;
 }
 
 static void do_init(void)
@@ -452,7 +459,10 @@ static void do_init(void)
 	if ((e = env("OPTRACE_LAUNCH_SKIP")))
 		inj.skip = strtoul(e, NULL, 10);
 	if ((e = env("OPTRACE_KERNEL_NAME")))
-		split_names(e);
+		inj.names = split_list(e);
+	inj.mstx = (e = env("OPTRACE_MSTX")) && !strcmp(e, "1");
+	if (inj.mstx && (e = env("OPTRACE_MSTX_INCLUDE")))
+		inj.mstx_include = split_list(e);
 	rec_schema(K_HEADER); /* index the schemas before any thread races */
 	last_flush = inj_now();
 	if (pthread_atfork(fork_prepare, fork_parent, fork_child))

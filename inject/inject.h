@@ -65,6 +65,8 @@ struct inj_state {
 	char **names;        /* --kernel-name tokens (NULL = any) */
 	unsigned long count; /* --launch-count */
 	unsigned long skip;  /* --launch-skip-before-match */
+	int mstx;            /* --mstx=on: capture only inside the application's mstx ranges */
+	char **mstx_include; /* --mstx-include messages (NULL = any) */
 };
 extern struct inj_state inj __attribute__((visibility("hidden")));
 
@@ -143,6 +145,12 @@ void inj_alloc_forget(const void *ptr);
 uint32_t inj_bin_magic(int bin);
 void inj_launch_save_args(struct inj_launch *l, const void *args, uint32_t size,
                           const rtArgsEx_t *ex);
+
+/* ---- mstx ranges (mstx.c) ---- */
+/* 1 when the calling thread is inside one of its mstx ranges that counts
+ * (always 1 without --mstx=on). */
+int inj_mstx_in_range(void);
+void inj_mstx_fork(int phase); /* 0 prepare, 1 parent, 2 child */
 
 /* ---- ELF symbols (elf.c) ---- */
 struct inj_sym {

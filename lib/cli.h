@@ -18,6 +18,17 @@ enum {
 
 #define OPTRACE_VERSION "0.1.0"
 
+/* The long options of every tool (getopt_long's struct option): -h,
+ * --version and -o first in a tool's table, -q, -v and the end last. */
+#define CLI_LONGOPTS \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }, \
+	{ "output", required_argument, NULL, 'o' }
+#define CLI_LONGOPTS_END \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "verbose", no_argument, NULL, 'v' }, \
+	{ NULL, 0, NULL, 0 }
+
 extern const char *cli_prog;   /* tool name for messages */
 extern int cli_verbosity;      /* 0 quiet, 1 normal, 2 verbose */
 extern volatile sig_atomic_t cli_interrupted;

@@ -159,11 +159,103 @@ static void start(struct filter *f, const char *origin)
 		rec_out_header(&f->out, f->header_soc, f->header_mhz, f->up.origin ? f->up.origin : origin);
 }
 
+void filter_bad(struct filter *f, int k, const char *why)
+{
+	loss_add(f->ls, k, f->bad_file, 0, why);
+	if (f->ls->count[k] <= 3)
+		cli_warn_at(rd_name(f->in), f->lineno, "bad record: %s", why);
+}
+
+/* One record of the input the way of every record: decoded, counted when
+ * bad, absorbed when a header or trailer, else given to the record hook
+ * and passed on when it does not take it.  Returns 0 when the reading is
+ * to stop (the sink's stop, or the output failed). */
+static inline int one(struct filter *f, struct rec_dec *dec, const char *line, size_t len, int *started)
+{
+	const char *why;
+	struct rec r;
+	int k = rec_decode(dec, line, len, &r, &why);
+
+	if (k == DEC_BAD) {
+		filter_bad(f, f->bad_kind, why);
+		return 1;
+	}
+	if (upstream_record(&f->up, k, &r) && !f->verbatim)
+		return 1;
+	if (!*started) {
+		start(f, rd_name(f->in));
+		*started = 1;
+	}
+	if (k == DEC_OK && r.sc->kind == K_TRAILER) {
+		upstream_trailer(&f->up, &r);
+		if (!f->verbatim)
+			return 1;
+	}
+	if (k == DEC_OK && r.sc->kind == K_SOURCE)
+		loss_source(f->ls, &r);
+	if (!f->record(f, k, &r, line, len) && !f->sink) {
+		if (k == DEC_OK)
+			rec_out_put(&f->out, &r);
+		else
+			rec_out_raw(&f->out, line, len);
+	}
+	/* The rest would go nowhere; the reader has no error while it still
+	 * gives lines. */
+	return !(f->sink ? f->stop : wr_error(f->out.w));
+}
+
+/* The input in blocks: once the header is out, the records of the kinds
+ * with a hook to it, the others to one().  Returns 0 when the reading is
+ * to stop. */
+typedef int block_hook(struct filter *f, struct rec_block *b);
+
+static int by_blocks(struct filter *f, struct rd *in, struct rec_block *b, block_hook *const *hooks,
+                     struct rec_dec *dec, int *started)
+{
+	rec_block_start(b, in);
+	while (!cli_interrupted && rec_block_read(b)) {
+		uint64_t kept = 0;
+		int hot = *started, go = 1;
+
+		while (rec_block_next(b)) {
+			block_hook *hook = hooks[(unsigned char)b->line[0]];
+			int h = FILTER_DECODE;
+			if (hot && hook && b->len)
+				h = hook(f, b);
+			if (h == FILTER_KEEP) {
+				kept++;
+				f->up.trailer = 0;      /* as upstream_record does */
+				continue;
+			}
+			rec_block_take(b);
+			if (h == FILTER_DROP) {
+				f->up.trailer = 0;
+				continue;
+			}
+			f->lineno = b->lineno;
+			if (!one(f, dec, b->line, b->len, started)) {
+				go = 0;
+				break;
+			}
+			hot = *started;
+		}
+		f->out.records += kept;
+		if (!go || wr_error(f->out.w)) {
+			rec_block_end(b);
+			return 0;
+		}
+	}
+	rec_block_end(b);
+	return 1;
+}
+
 int filter_run(struct filter *f, int argc, char **argv, int first)
 {
 	struct rec_dec dec = { 0 };
+	struct rec_block blk;
+	block_hook *hooks[256] = { 0 };
 	struct rd **in;
-	int i, nin, started = 0, ok;
+	int i, nin, started = 0, ok, blocks;
 	uint64_t bad, dropped, problems;
 
 	if (!f->outpath)
@@ -176,42 +268,30 @@ int filter_run(struct filter *f, int argc, char **argv, int first)
 	}
 	if (!f->sink)
 		filter_open_output(&f->out, f->tool, f->outpath, f->json, f->text, f->bin, f->lz4);
+	/* Blocks only pay where records can go on as bytes. */
+	blocks = f->block && !f->sink && f->out.mode == REC_BIN;
+	if (blocks) {
+		const struct filter_block *e;
+		for (e = f->block; e->kind; e++)
+			hooks[(unsigned char)e->kind] = e->hook;
+		hooks[K_HEADER] = hooks[K_TRAILER] = hooks[K_SOURCE] = NULL;
+		rec_block_init(&blk, f->out.w);
+	}
 
 	for (i = 0; i < nin && !cli_interrupted; i++) {
-		const char *line, *why;
+		const char *line;
 		size_t len;
-		struct rec r;
 		f->in = in[i];
 		f->input = i;
-		while (!cli_interrupted && (line = rd_line(in[i], &len))) {
-			int k = rec_decode(&dec, line, len, &r, &why);
-			if (k == DEC_BAD) {
-				filter_bad_record(f->ls, f->bad_kind, f->bad_file, in[i], why);
-				continue;
-			}
-			if (upstream_record(&f->up, k, &r) && !f->verbatim)
-				continue;
-			if (!started) {
-				start(f, rd_name(in[i]));
-				started = 1;
-			}
-			if (k == DEC_OK && r.sc->kind == K_TRAILER) {
-				upstream_trailer(&f->up, &r);
-				if (!f->verbatim)
-					continue;
-			}
-			if (k == DEC_OK && r.sc->kind == K_SOURCE)
-				loss_source(f->ls, &r);
-			if (!f->record(f, k, &r, line, len) && !f->sink) {
-				if (k == DEC_OK)
-					rec_out_put(&f->out, &r);
-				else
-					rec_out_raw(&f->out, line, len);
-			}
-			/* The rest would go nowhere; the reader has no error
-			 * while it still gives lines. */
-			if (f->sink ? f->stop : wr_error(f->out.w))
+		if (blocks) {
+			if (!by_blocks(f, in[i], &blk, hooks, &dec, &started))
 				goto stopped;
+		} else {
+			while (!cli_interrupted && (line = rd_line(in[i], &len))) {
+				f->lineno = rd_lineno(in[i]);
+				if (!one(f, &dec, line, len, &started))
+					goto stopped;
+			}
 		}
 		if (filter_read_error(in[i]))
 			f->read_failed = 1;
@@ -241,6 +321,8 @@ stopped:
 	if (!f->opened)
 		filter_close_inputs(in, nin);
 	rec_dec_free(&dec);
+	if (blocks)
+		rec_block_free(&blk);
 	problems += f->problems;
 	if (!f->sink)
 		return filter_close_output(&f->out, f->outpath, f->read_failed, problems,
@@ -259,6 +341,8 @@ int filter_main(struct filter *f, const struct filter_cli *cli, int argc, char *
 	cli_init(argv[0]);
 	loss_init(f->ls, f->tool, cli->loss_kinds, cli->loss_nkinds);
 	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS, cli->longopts, NULL)) != -1) {
+		if (c == 0)
+			continue;       /* an entry with a flag: getopt_long set it */
 		if (cli->option && cli->option(f, c, optarg))
 			continue;
 		if (filter_option(f, c, optarg))

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "io.h"
 #include "loss.h"
 #include "chip.h"
@@ -51,8 +52,8 @@ struct rd **filter_open_inputs(int argc, char **argv, int first, int *nin);
 /* Close and free what filter_open_inputs returned. */
 void filter_close_inputs(struct rd **in, int nin);
 
-/* Count the bad record of kind k at the reader's line; the first three are
- * warned about as file:line. */
+/* Count the bad record of kind k at the reader's line (rd_lineno: of a
+ * reader read by rd_line); the first three are warned about as file:line. */
 void filter_bad_record(struct losses *ls, int k, uint32_t file, const struct rd *in, const char *why);
 
 /* Warn of a read error of in; returns 1 when there was one. */
@@ -86,17 +87,17 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
  * 's' where the tool has it); FILTER_SHORTOPTS is the getopt string. */
 #define FILTER_SHORTOPTS "ho:qvz"
 #define FILTER_LONGOPTS \
-	{ "help", no_argument, NULL, 'h' }, \
-	{ "version", no_argument, NULL, 'V' }, \
+	CLI_LONGOPTS, \
 	{ "json", no_argument, NULL, 'j' }, \
 	{ "text", no_argument, NULL, 't' }, \
 	{ "bin", no_argument, NULL, 'b' }, \
-	{ "lz4", no_argument, NULL, 'z' }, \
-	{ "output", required_argument, NULL, 'o' }
-#define FILTER_LONGOPTS_END \
-	{ "quiet", no_argument, NULL, 'q' }, \
-	{ "verbose", no_argument, NULL, 'v' }, \
-	{ NULL, 0, NULL, 0 }
+	{ "lz4", no_argument, NULL, 'z' }
+#define FILTER_LONGOPTS_END CLI_LONGOPTS_END
+/* The loss kind of the records filter_run could not decode (f->bad_kind),
+ * in the tool's table of loss kinds. */
+#define FILTER_LOSS_BAD_RECORD { "records that could not be decoded", 1, 1 }
+/* --soc-version, for the filters that take it. */
+#define FILTER_LONGOPT_SOC { "soc-version", required_argument, NULL, 's' }
 
 /* The help text of the common options, the same in every tool: a tool's
  * usage() prints its own lines, then FILTER_USAGE_SOC where it takes
@@ -109,6 +110,17 @@ int filter_close_output(struct rec_out *o, const char *path, int read_failed,
 	"  -o FILE            write to FILE (replaced only on success)\n" \
 	"  -q, -v             fewer / more messages\n" \
 	"  -h, --help, --version\n"
+
+struct filter;
+/* What a block hook did with its record (see f->block). */
+enum { FILTER_DECODE, FILTER_KEEP, FILTER_DROP };
+
+/* One entry of f->block: the hook of binary records of one kind; the
+ * table ends with kind 0. */
+struct filter_block {
+	int kind;
+	int (*hook)(struct filter *f, struct rec_block *b);
+};
 
 struct filter {
 	/* Set by the tool. */
@@ -159,6 +171,21 @@ struct filter {
 	 * no problem of its exit status. */
 	int verbatim;
 
+	/* Binary records in blocks (rec_block, rec_view in rec.h), for a
+	 * filter that changes a few numbers of most records or only reads
+	 * them: with f->block set and binary output, the input is read in
+	 * blocks instead of lines, and once the header is out each binary
+	 * record of a kind the table names (headers, trailers and sources
+	 * never) is first given to that kind's hook as the block's current
+	 * record (b->line, b->len).  The hook returns FILTER_KEEP to leave the record in the
+	 * block's run (patched in place or not: rec_block_patch),
+	 * FILTER_DROP to have it taken out of the run (dropped, or written by
+	 * the hook itself), or FILTER_DECODE to have it decoded and go the
+	 * way of every other record (bad records counted, the record hook).
+	 * Not for a sink.  An interrupt ends the reading between blocks, not
+	 * between records. */
+	const struct filter_block *block;
+
 	/* The common options, set by filter_option. */
 	int json, text, bin, lz4;
 	const char *outpath;        /* -o; "-" = stdout, which NULL also means */
@@ -167,6 +194,7 @@ struct filter {
 	/* The run. */
 	const struct rd *in;        /* the input being read, for file:line */
 	int input;                  /* and its index among the operands */
+	uint64_t lineno;            /* the line of the current record in it */
 	struct rec_out out;
 	struct upstream up;
 	const char *header_soc;     /* what the header says (see start) */
@@ -174,6 +202,10 @@ struct filter {
 	int read_failed;
 	uint64_t problems;          /* besides the losses', for the exit status */
 };
+
+/* Count a bad record of loss kind k (file id f->bad_file) at the current
+ * record's line of f->in (filter_bad_record, right under either reading). */
+void filter_bad(struct filter *f, int k, const char *why);
 
 /* Take option c (from getopt_long, with its argument arg) when it is a
  * common one: --json, --text, --bin, --lz4, -o, --soc-version, -q, -v,
@@ -194,7 +226,9 @@ int filter_run(struct filter *f, int argc, char **argv, int first);
  *
  * What sets one filter's command line apart from another's: its options
  * table (FILTER_LONGOPTS first, FILTER_LONGOPTS_END last), its losses, and
- * its hooks. */
+ * its hooks.  An on/off option of the tool's own can be an entry with a
+ * flag, { "count", no_argument, &count, 1 }: getopt_long sets it, and no
+ * hook sees it. */
 struct filter_cli {
 	const struct option *longopts;
 	const struct loss_kind *loss_kinds;  /* loss_init of f->ls under f->tool */

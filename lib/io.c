@@ -263,6 +263,19 @@ size_t rd_read(struct rd *r, void *buf, size_t n)
 		size_t avail = r->end - r->pos;
 		if (!avail) {
 			r->pos = r->end = 0;
+			if (!r->lz && n - got >= 4096 && !r->err && !r->eof) {
+				/* A large read of plain bytes goes straight to
+				 * the caller's buffer, not through ours. */
+				ssize_t k = read_full(r->fd, (char *)buf + got, n - got, &r->intr);
+				if (k < 0)
+					r->err = errno;
+				else if (k == 0)
+					r->eof = 1;
+				if (k <= 0)
+					break;
+				got += (size_t)k;
+				continue;
+			}
 			if (!fill(r))
 				break;
 			continue;

@@ -28,7 +28,9 @@ const char *rd_line(struct rd *r, size_t *len);
  * tells its input's kind by its first bytes still reads it whole.  *n
  * receives the count; valid until the next call. */
 const char *rd_peek(struct rd *r, size_t want, size_t *n);
-/* Up to n raw (decompressed) bytes; 0 at end or error. */
+/* Up to n raw (decompressed) bytes; 0 at end or error.  Plain (not lz4)
+ * bytes past what the reader holds are read straight into buf when 4 KiB
+ * or more are asked for: a reader of blocks copies nothing twice. */
 size_t rd_read(struct rd *r, void *buf, size_t n);
 /* Line number of the last line returned (1-based). */
 uint64_t rd_lineno(const struct rd *r);

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "loss.h"
+#include "mem.h"
 
 void loss_init(struct losses *ls, const char *tool, const struct loss_kind *kinds, int nkinds)
 {
@@ -18,10 +19,7 @@ void loss_init(struct losses *ls, const char *tool, const struct loss_kind *kind
 
 void loss_free(struct losses *ls)
 {
-	size_t i;
-	for (i = 0; i < ls->npath; i++)
-		free(ls->path[i]);
-	free(ls->path);
+	free_vec(ls->path, ls->npath);
 	ls->path = NULL;
 	ls->npath = 0;
 }

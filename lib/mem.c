@@ -54,3 +54,11 @@ char *xstrndup(const char *s, size_t n)
 	p[n] = 0;
 	return p;
 }
+
+void free_vec(char **v, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

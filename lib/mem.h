@@ -14,6 +14,8 @@ void *xrealloc(void *p, size_t n);
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* Frees the n pointers of v (strings, most often; NULL ones too), then v. */
+void free_vec(char **v, size_t n);
 /* The memory error itself, for code that allocates by other means. */
 _Noreturn void xnomem(void);
 

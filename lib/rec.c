@@ -982,6 +982,9 @@ const struct rec_layout *rec_layout(int kind)
 		pos += w[i];
 	}
 	l->off[sc->nnum] = pos;
+	l->kind = sc->kind;
+	l->texts = pos;
+	l->nstr = sc->nstr;
 	l->sc = sc;
 	return l;
 }

@@ -184,6 +184,11 @@ struct rec_layout {
 	const struct rec_schema *sc;
 	uint32_t off[REC_MAXNUM + 1];
 	unsigned char w[REC_MAXNUM];    /* 4 or 8 */
+	/* The schema's, at hand for the view: its kind byte, where its texts
+	 * begin (off[nnum]) and how many there are. */
+	char kind;
+	uint32_t texts;
+	int nstr;
 };
 /* NULL for a kind this build does not know. */
 const struct rec_layout *rec_layout(int kind);
@@ -333,9 +338,8 @@ int rec_block_view_esc(const struct rec_block *b, struct rec_view *v, const stru
 static inline int rec_block_view(const struct rec_block *b, struct rec_view *v, const struct rec_layout *lay,
                                  int unescape)
 {
-	const struct rec_schema *sc = lay->sc;
-	size_t pos = lay->off[sc->nnum], len = b->len;
-	int i;
+	size_t pos = lay->texts, len = b->len;
+	int i, nstr = lay->nstr;
 
 	if (b->esc)
 		return rec_block_view_esc(b, v, lay, unescape);
@@ -343,9 +347,9 @@ static inline int rec_block_view(const struct rec_block *b, struct rec_view *v, 
 	v->line = v->raw = b->line;
 	v->len = len;
 	v->nesc = 0;
-	if (len < pos || b->line[0] != sc->kind)
+	if (len < pos || b->line[0] != lay->kind)
 		return 0;
-	for (i = 0; i < sc->nstr; i++) {
+	for (i = 0; i < nstr; i++) {
 		uint32_t k;
 		if (len - pos < 4)
 			return 0;
@@ -379,8 +383,15 @@ static inline void rec_block_patch(struct rec_block *b, const struct rec_view *v
 			if (rec_needs_esc(l->w[first + i] == 8 ? vals[i] : vals[i] & 0xffffffffu))
 				break;
 		if (i == n) {
-			for (i = 0; i < n; i++)
-				memcpy(b->line + l->off[first + i], &vals[i], l->w[first + i]);
+			for (i = 0; i < n; i++) {
+				char *at = b->line + l->off[first + i];
+				if (l->w[first + i] == 8) {
+					memcpy(at, &vals[i], 8);
+				} else {
+					uint32_t y = (uint32_t)vals[i];
+					memcpy(at, &y, 4);
+				}
+			}
 			return;
 		}
 	}

@@ -8,6 +8,18 @@
 #include "mem.h"
 #include "scan.h"
 
+size_t text_lookup(const void *table, size_t nent, size_t size, const char *s, size_t n)
+{
+	const char *e = table;
+	size_t i;
+	for (i = 0; i < nent; i++, e += size) {
+		const char *name = *(const char *const *)(const void *)e;
+		if (strlen(name) == n && !memcmp(name, s, n))
+			break;
+	}
+	return i;
+}
+
 /* ---- Source ---- */
 
 static int is_alnum(char c)

@@ -1,5 +1,6 @@
 /* Small text rules several tools share: the "Source" text of an
- * instruction in the hot-spot view, short-needle search, doubles as text,
+ * instruction in the hot-spot view, short-needle search, names looked up in
+ * a table, doubles as text,
  * the WARP_<n> lane names, JSON string unescaping, and a growing string.
  * Hex digits are hexval() in scan.h. */
 #ifndef OPTRACE_TEXT_H
@@ -63,6 +64,13 @@ static inline __attribute__((always_inline)) int text_eq(const char *q, const ch
 			return 0;
 	return 1;
 }
+
+/* The index of the entry of a table spelt by the n bytes at s: the table
+ * holds nent entries of size bytes, each starting with its name (a const
+ * char *, or the entry is that pointer); nent when none is.  TEXT_LOOKUP
+ * takes an array. */
+size_t text_lookup(const void *table, size_t nent, size_t size, const char *s, size_t n);
+#define TEXT_LOOKUP(tab, s, n) text_lookup((tab), sizeof(tab) / sizeof((tab)[0]), sizeof((tab)[0]), (s), (n))
 
 /* ---- the "Source" column of INSTR_API (see optrace-vdata(5)) ----
  *

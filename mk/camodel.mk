@@ -64,6 +64,14 @@ $(CANN)/lib64/libascendcl.so: build/camodel/obj/ascendcl.o $(CANN)/lib64/libacl_
 	$(CC) -shared -Wl,-soname,libascendcl.so -o $@ $< -L$(CANN)/lib64 -lacl_rt_impl '-Wl,-rpath,$$ORIGIN'
 CAMODEL_TREE += $(CANN)/lib64/libacl_rt_impl.so $(CANN)/lib64/libascendcl.so
 
+# mstx: lib64/libms_tools_ext.so, which hands the application's ranges to a
+# profiling tool (README section 10).
+DEP_OBJS_MK += build/camodel/obj/mstx.o
+$(CANN)/lib64/libms_tools_ext.so: build/camodel/obj/mstx.o
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libms_tools_ext.so -o $@ $< -ldl -lpthread
+CAMODEL_TREE += $(CANN)/lib64/libms_tools_ext.so
+
 # ---- sample operators ----
 # Kernels are -g shared objects (test/camodel/README section 2); each has a
 # .json beside it naming its kernel type, as aclrtBinaryLoadFromFile reads.
@@ -74,7 +82,7 @@ OPS_RTLINK    := -L$(CANN)/tools/simulator/Ascend910B1/lib -lruntime_camodel
 OPS_ACLLINK   := -L$(CANN)/lib64 -lascendcl -lm
 OPS_KHDR      := test/camodel/include/camodel_kernel.h
 OPS_KERNELS   := add_custom add_custom_trace matmul_custom mixed_custom simt_custom count_custom
-OPS_BINS      := add_rt op_rt op_acl
+OPS_BINS      := add_rt op_rt op_acl mstx_rt
 OPS_ALL       := $(OPS_KERNELS:%=$(OPS)/kernels/%.o) $(OPS_KERNELS:%=$(OPS)/kernels/%.json) \
                  $(OPS_BINS:%=$(OPS)/bin/%)
 
@@ -107,6 +115,9 @@ $(OPS)/bin/add_rt: test/ops/vadd/add_rt.c test/ops/common/host.h $(CAMODEL_TREE)
 $(OPS)/bin/op_rt: test/ops/host/op_rt.c test/ops/common/host.h test/ops/common/samples.h $(CAMODEL_TREE)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPS_HFLAGS) -o $@ $< $(OPS_RTLINK) -lm
+$(OPS)/bin/mstx_rt: test/ops/mstx/mstx_rt.c test/ops/common/host.h $(CAMODEL_TREE)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPS_HFLAGS) -o $@ $< $(OPS_RTLINK) -L$(CANN)/lib64 -lms_tools_ext -lpthread
 $(OPS)/bin/op_acl: test/ops/host/op_acl.c test/ops/common/host.h test/ops/common/samples.h $(CAMODEL_TREE)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPS_HFLAGS) -o $@ $< $(OPS_ACLLINK)

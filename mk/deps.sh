@@ -24,6 +24,8 @@ command -v jq >/dev/null 2>&1       || tests="$tests jq"
 command -v lz4 >/dev/null 2>&1      || tests="$tests lz4"
 command -v tar >/dev/null 2>&1      || tests="$tests tar"
 command -v addr2line >/dev/null 2>&1 || tests="$tests binutils"
+command -v groff >/dev/null 2>&1    || tests="$tests groff"
+command -v mandb >/dev/null 2>&1    || tests="$tests man-db"
 
 case $mode in
 build)

@@ -28,6 +28,9 @@ struct bundle_member {
 
 /* Start reading an archive from r (which stays owned by the caller). */
 struct bundle *bundle_open(struct rd *r);
+/* The same, r having been opened on fd with rd_fdopen: when the input is
+ * not lz4, the bytes after those r has read ahead come straight from fd. */
+struct bundle *bundle_open_fd(struct rd *r, int fd);
 /* The next member: 1, 0 at the end of the archive, -1 on a damaged or
  * truncated archive (bundle_why says how).  A -1 with bundle_started()
  * false: the input is not a tar archive at all. */
@@ -40,6 +43,10 @@ int bundle_truncated(const struct bundle *b);
 /* Did the input start as a tar archive? */
 int bundle_started(const struct bundle *b);
 const char *bundle_why(const struct bundle *b);
+/* 0, or the errno of a failed read of the input (lz4 errors: rd_error),
+ * and its message. */
+int bundle_read_error(const struct bundle *b);
+const char *bundle_read_strerror(const struct bundle *b);
 void bundle_close(struct bundle *b);
 
 #endif

@@ -75,10 +75,7 @@ void env_unset(struct env *e, const char *key)
 
 void env_free(struct env *e)
 {
-	size_t i;
-	for (i = 0; i < e->n; i++)
-		free(e->v[i]);
-	free(e->v);
+	free_vec(e->v, e->n);
 	e->v = NULL;
 	e->n = e->cap = 0;
 }

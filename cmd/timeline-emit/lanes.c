@@ -72,16 +72,14 @@ static int add(const char *s, size_t n)
 	l->json_n = (size_t)(jw_str(l->json, s, n) - l->json);
 	l->warp = -1;
 	l->cname = "thread_state_stopped";
-	for (i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (strlen(known[i].name) == n && !memcmp(known[i].name, s, n)) {
-			l->sort_index = known[i].sort;
-			l->sub_pid = known[i].pid;
-			l->cname = known[i].cname;
-			l->compute = known[i].compute;
-			l->scalar = known[i].scalar;
-			break;
-		}
-	if (i == sizeof known / sizeof known[0]) {
+	i = TEXT_LOOKUP(known, s, n);
+	if (i < sizeof known / sizeof known[0]) {
+		l->sort_index = known[i].sort;
+		l->sub_pid = known[i].pid;
+		l->cname = known[i].cname;
+		l->compute = known[i].compute;
+		l->scalar = known[i].scalar;
+	} else {
 		if (warp_parse(s, n, &w)) {
 			/* lane_warp's names; a pipe merely starting "WARP_"
 			 * is an unknown pipe like any other. */

@@ -142,14 +142,14 @@ static int lane_lookup(const char *s, size_t n)
 {
 	uint32_t h;
 	size_t i;
+	int w;
 	struct lanedef *l;
 
-	for (i = 0; i < sizeof lane_alias / sizeof lane_alias[0]; i++)
-		if (strlen(lane_alias[i].alias) == n && !memcmp(lane_alias[i].alias, s, n)) {
-			s = lane_alias[i].name;
-			n = strlen(s);
-			break;
-		}
+	i = TEXT_LOOKUP(lane_alias, s, n);
+	if (i < sizeof lane_alias / sizeof lane_alias[0]) {
+		s = lane_alias[i].name;
+		n = strlen(s);
+	}
 	if (!lane_ht || 2 * (uint32_t)nlanes >= lane_ht_mask)
 		lane_ht_grow();
 	h = hash_bytes(s, n, 2166136261u) & lane_ht_mask;
@@ -169,22 +169,16 @@ static int lane_lookup(const char *s, size_t n)
 	l->n = n;
 	l->cname = "grey";
 	l->order = -1;
-	for (i = 0; i < sizeof known_lanes / sizeof known_lanes[0]; i++)
-		if (strlen(known_lanes[i].name) == n && !memcmp(known_lanes[i].name, s, n)) {
-			l->order = known_lanes[i].order;
-			l->drop = known_lanes[i].drop;
-			l->what = known_lanes[i].what;
-			l->cname = known_lanes[i].cname;
-		}
-	if (l->order < 0 && n > 5 && n <= 9 && !memcmp(s, "WARP_", 5)) {
-		/* SIMT warps sort by number, after the pipes. */
-		int w = 0;
-		for (i = 5; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-			w = w * 10 + (s[i] - '0');
-		if (i == n && ORDER_WARP + w <= ORDER_WARP_MAX) {
-			l->order = ORDER_WARP + w;
-			l->cname = "good";
-		}
+	i = TEXT_LOOKUP(known_lanes, s, n);
+	if (i < sizeof known_lanes / sizeof known_lanes[0]) {
+		l->order = known_lanes[i].order;
+		l->drop = known_lanes[i].drop;
+		l->what = known_lanes[i].what;
+		l->cname = known_lanes[i].cname;
+	} else if (n <= 9 && warp_parse(s, n, &w) && s[5] != '-' && ORDER_WARP + w <= ORDER_WARP_MAX) {
+		/* SIMT warps (up to four digits) sort by number, after the pipes. */
+		l->order = ORDER_WARP + w;
+		l->cname = "good";
 	}
 	if (l->order < 0) {
 		if (other_order > ORDER_OTHER_MAX) {

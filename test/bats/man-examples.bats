@@ -42,3 +42,22 @@ examples() {
 		[ -z "$output" ] || { echo "$page: $output"; return 1; }
 	done
 }
+
+@test "man -k optrace lists every page, once installed" {
+	command -v mandb >/dev/null && command -v apropos >/dev/null || skip "man-db is not installed"
+	m=$BATS_TEST_TMPDIR/man
+	n=0
+	for page in "$top"/man/*.[157]; do
+		mkdir -p "$m/man${page##*.}"
+		cp "$page" "$m/man${page##*.}/"
+		n=$((n + 1))
+	done
+	mandb -q "$m" 2>/dev/null
+	run env MANPATH="$m" apropos optrace
+	[ "$status" -eq 0 ]
+	for page in "$top"/man/*.[157]; do
+		b=${page##*/}
+		grep -q "^${b%.*} (${b##*.})" <<<"$output" || { echo "man -k optrace does not list ${b%.*}(${b##*.})"; echo "$output"; return 1; }
+	done
+	[ "$(wc -l <<<"$output")" -eq "$n" ]
+}

@@ -305,3 +305,32 @@ for r in rows: print(json.dumps(r[1:], separators=(",", ":")))'
 	echo "$output" | grep -q 'bad.bin:6: bad record'
 	rec-cat --json "$tmp/got.bin" | cmp "$tmp/exp" -
 }
+
+@test "bad records read in blocks: warned about at their own line of their own input, as the other filters do" {
+	# 3000 instruction records (about 470 KB binary: several blocks), one
+	# in three with escaped ticks
+	{
+		header
+		fetch 1 0x1000
+		ccu '[info] 2: is_single_issue instr, pc:0x1000'
+		for i in $(seq 1 3000); do instr $((i % 3 ? i * 16 : 2570 + i * 65536)) 0x1000; done
+		trailer
+	} >"$tmp/in"
+	rec-cat --bin "$tmp/in" >"$tmp/a.bin"
+	[ "$(grep -ac $'\x1a' "$tmp/a.bin")" -ge 900 ]
+	# bad records at lines 1500 (too short), 2800 (a bad escape) and 3004
+	# (trailing bytes after the last field), in the second input
+	awk 'NR == 1500 { printf "I\001\002\n" } NR == 2799 { printf "I\032Q\n" }
+	     NR == 3002 { printf "%s", $0 "x\n"; next } { print }' "$tmp/a.bin" >"$tmp/bad.bin"
+	[ "$(sed -n '1500p;2800p' "$tmp/bad.bin" | wc -c)" -eq 8 ]
+	for enc in "" --json; do
+		run bash -c "scalar-merge $enc '$tmp/a.bin' '$tmp/bad.bin' 2>&1 >/dev/null"
+		[ "$status" -eq 1 ]
+		[ "${lines[0]}" = "scalar-merge: $tmp/bad.bin:1500: bad record: record too short" ]
+		[ "${lines[1]}" = "scalar-merge: $tmp/bad.bin:2800: bad record: bad escape" ]
+		[ "${lines[2]}" = "scalar-merge: $tmp/bad.bin:3004: bad record: trailing bytes after the last field" ]
+	done
+	# the line numbers instr-parse (which reads line by line) gives
+	run bash -c "instr-parse '$tmp/bad.bin' 2>&1 >/dev/null | grep 'bad record' | sed 's/^instr-parse: //'"
+	[ "$output" = "$(scalar-merge "$tmp/bad.bin" 2>&1 >/dev/null | grep 'bad record' | sed 's/^scalar-merge: //')" ]
+}

@@ -23,6 +23,14 @@ setup() {
 	export ASCEND_HOME_PATH=$cann
 }
 
+# Whatever a failed interrupt test left waiting on its fifo is let go and
+# its run ended, so that no process outlives the test (bats waits for every
+# process holding its output).
+teardown() {
+	[ ! -p "${T-}/go" ] || echo go 1<>"$T/go"
+	[ -z "${pid-}" ] || kill -KILL -- -"$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+}
+
 rundir() {
 	for r in "${1:-$out}"/OPPROF_*; do
 		[ -d "$r" ] && { printf '%s\n' "$r"; return 0; }
@@ -159,7 +167,9 @@ export_takes() {
 # ---- interrupts --------------------------------------------------------------
 
 # A sim-export that parses the first launch, then on the second says so on
-# $T/ready and waits on $T/go before it ends as interrupted.
+# $T/ready and waits on $T/go before it ends as interrupted (or, with
+# blocking_export done, parses it after all: a signal that came between two
+# of sim-flow's steps).
 blocking_export() {
 	flow_copy
 	mkfifo "$T/ready" "$T/go"
@@ -171,6 +181,7 @@ echo \$((n + 1)) > "$T/calls"
 [ "\$n" -eq 1 ] || exec "$(command -v sim-export)" "\$@"
 echo parsing > "$T/ready"
 read -r x < "$T/go"
+[ "${1:-}" != done ] || exec "$(command -v sim-export)" "\$@"
 exit 130
 EOF
 	chmod +x "$T/bin/sim-export"
@@ -197,7 +208,7 @@ check_parse_interrupted() {
 	env --default-signal=INT "$T/bin/sim-flow" -o "$out" --launch-count=3 -- "$ops/bin/op_rt" -s add -r 3 \
 		>"$T/log" 2>&1 &
 	pid=$!
-	read -r x < "$T/ready"
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
 	kill -INT "$pid"
 	echo go > "$T/go"
 	status=0
@@ -212,7 +223,7 @@ check_parse_interrupted() {
 	"$T/bin/sim-flow" -o "$out" --launch-count=3 -- "$ops/bin/op_rt" -s add -r 3 >"$T/log" 2>&1 &
 	pid=$!
 	set +m
-	read -r x < "$T/ready"
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
 	kill -INT -- "-$pid"
 	# stopped by the signal or not, whoever still waits on $T/go is let go (no blocking)
 	echo go 1<>"$T/go"
@@ -222,13 +233,31 @@ check_parse_interrupted() {
 	check_parse_interrupted
 }
 
+@test "Ctrl+C to sim-flow, a script's background job (SIGINT ignored at its start), between two launches: no later launch is parsed" {
+	blocking_export done
+	perl -e '$SIG{INT} = "IGNORE"; setpgrp(0, 0); exec @ARGV or die "exec: $!"' \
+		"$T/bin/sim-flow" -o "$out" --launch-count=3 -- "$ops/bin/op_rt" -s add -r 3 >"$T/log" 2>&1 &
+	pid=$!
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
+	kill -INT -- "-$pid"
+	echo go 1<>"$T/go"
+	status=0
+	wait "$pid" || status=$?
+	output=$(cat "$T/log")
+	echo "$output"
+	[ "$status" -eq 130 ]
+	r=$(rundir)
+	jq -e '.interrupted == true and .parse.interrupted == true' "$r/manifest.json"
+	jq -e '.kernels | map(.parse) | .[0] == "ok" and .[2] == "missing"' "$r/manifest.json"
+}
+
 @test "Ctrl+C while the application runs: what was captured is parsed, the tree says interrupted, exit 130" {
 	hold_app
 	set -m
 	sim-flow -o "$out" -- "$T/app" >"$T/log" 2>&1 &
 	pid=$!
 	set +m
-	read -r x < "$T/ready"
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
 	kill -INT -- "-$pid"
 	echo go 1<>"$T/go"
 	status=0
@@ -259,7 +288,7 @@ check_parse_interrupted() {
 	sim-flow -o "$out" --live -- "$T/app" >"$T/log" 2>&1 &
 	pid=$!
 	set +m
-	read -r x < "$T/ready"
+	read -r -t 300 x <>"$T/ready"  # (the limit guards against a hang only)
 	kill -INT -- "-$pid"
 	echo go 1<>"$T/go"
 	status=0

@@ -100,13 +100,9 @@ static int dump(const char *path, struct wr *out, int want, int verbose)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_LONGOPTS,
 		{ "payload", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
+		CLI_LONGOPTS_END
 	};
 	const char *outpath = "-";
 	int c, i, want = -1, status = EXIT_OK;

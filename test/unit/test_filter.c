@@ -1,7 +1,7 @@
 /* Unit tests of the record filters' skeleton (lib/filter.c): the upstream
  * header and trailer, the bad-record warnings, opening inputs, the guarded
- * output with the exit status it ends in, the whole run of a sink and of a
- * verbatim filter, and the exit-time cleanup list (lib/cli.c) the outputs
+ * output with the exit status it ends in, the whole run of a sink, of a
+ * verbatim filter and of one with block hooks, and the exit-time cleanup list (lib/cli.c) the outputs
  * rely on.
  *
  * Prints one line per failing check, then "N passed, N failed"; exits 0 only
@@ -447,11 +447,143 @@ static void test_verbatim(void)
 	free(out);
 }
 
+/* ---- filter_run with block hooks ---- */
+
+static struct { int instr, line, fetch, decoded; } hooked;
+
+/* Instruction records get ccu_tick 7, line records are dropped, fetch
+ * records are left to the decoder. */
+static int hook_instr(struct filter *f, struct rec_block *b)
+{
+	struct rec_view v;
+	uint64_t t = 7;
+	(void)f;
+	if (!rec_block_view(b, &v, rec_layout(K_INSTR), 1))
+		return FILTER_DECODE;
+	hooked.instr++;
+	rec_block_patch(b, &v, I_CCU, 1, &t);
+	return FILTER_KEEP;
+}
+
+static int hook_line(struct filter *f, struct rec_block *b)
+{
+	(void)f, (void)b;
+	hooked.line++;
+	return FILTER_DROP;
+}
+
+static int hook_fetch(struct filter *f, struct rec_block *b)
+{
+	(void)f, (void)b;
+	hooked.fetch++;
+	return FILTER_DECODE;
+}
+
+static int block_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	(void)f, (void)k, (void)r, (void)line, (void)len;
+	hooked.decoded++;
+	return 0;
+}
+
+static void put_bin(FILE *out, const struct rec *r)
+{
+	char buf[4096];
+	fwrite(buf, 1, rec_bin_encode(buf, r), out);
+}
+
+static void test_block(void)
+{
+	static const struct loss_kind kinds[1] = { { "bad records", 1, 1 } };
+	static const struct filter_block blocks[] = {
+		{ K_INSTR, hook_instr }, { K_LINE, hook_line }, { K_FETCH, hook_fetch }, { K_HEADER, hook_line },
+		{ 0, NULL }
+	};
+	char *in = strdup(path_of("block.bin")), *out = strdup(path_of("block.out"));
+	char *argv[] = { "tool", in, NULL };
+	struct rec r;
+	struct rd *rd;
+	const char *line, *why;
+	size_t len;
+	struct rec_dec dec = { 0 };
+	int i, json, n_instr = 0, n_line = 0, n_fetch = 0, ccu7 = 0;
+	FILE *fp = fopen(in, "w");
+	char *err;
+
+	/* Line 1 the header, then 3000 records (several blocks: 1998
+	 * instructions, 500 lines, 500 fetches), a bad one at line 2000 and
+	 * another at line 2999; every tenth pc needs an escape. */
+	header(&r, "Ascend910B1", "o", 1800);
+	put_bin(fp, &r);
+	for (i = 2; i <= 3001; i++) {
+		if (i == 2000 || i == 2999) {
+			fputs("I\001\002\n", fp);
+			continue;
+		}
+		rec_init(&r, i % 3 ? K_INSTR : i % 2 ? K_LINE : K_FETCH);
+		r.n[I_PC].u = i % 10 ? (uint64_t)i * 4 : 0x0a1a0a1a;
+		rec_text_set(&r, 0, "SCALAR", 6);
+		put_bin(fp, &r);
+	}
+	trailer(&r, 0, 0, 0);
+	put_bin(fp, &r);
+	fclose(fp);
+
+	for (json = 0; json <= 1; json++) {
+		struct losses ls;
+		struct filter f = { .tool = "tool", .ls = &ls, .record = block_record, .block = blocks };
+		memset(&hooked, 0, sizeof hooked);
+		f.outpath = out;
+		f.json = json;
+		f.bin = !json;
+		loss_init(&ls, "tool", kinds, 1);
+		stderr_to("stderr");
+		CHECK(filter_run(&f, 2, argv, 1) == EXIT_PARTIAL);
+		stderr_back();
+		loss_free(&ls);
+		err = slurp("stderr");
+		CHECK_MSG(err && strstr(err, "block.bin:2000: bad record") && strstr(err, "block.bin:2999: bad record"),
+		          "json %d: %s", json, err ? err : "");
+		free(err);
+		/* The hooks only while the output is binary and the header is
+		 * out (the first instruction, after which it is written, is
+		 * decoded); headers and trailers never. */
+		CHECK(json ? !hooked.instr && !hooked.line && !hooked.fetch : hooked.instr == 1997 && hooked.line == 500);
+		CHECK_MSG(json || hooked.fetch + 1 == hooked.decoded, "fetch %d decoded %d instr %d line %d", hooked.fetch, hooked.decoded, hooked.instr, hooked.line);
+
+		n_instr = n_line = n_fetch = ccu7 = 0;
+		CHECK((rd = rd_open(out)) != NULL);
+		while (rd && (line = rd_line(rd, &len))) {
+			CHECK(rec_decode(&dec, line, len, &r, &why) == DEC_OK);
+			if (r.sc->kind == K_INSTR) {
+				n_instr++;
+				ccu7 += r.n[I_CCU].u == 7;
+			}
+			n_line += r.sc->kind == K_LINE;
+			n_fetch += r.sc->kind == K_FETCH;
+			/* its records: the diag record of the bad ones too */
+			if (r.sc->kind == K_TRAILER)
+				CHECK_MSG(r.n[T_RECORDS].u == (json ? 2999u : 2499u) && r.n[T_BAD].u == 2, "records %llu bad %llu", (unsigned long long)r.n[T_RECORDS].u, (unsigned long long)r.n[T_BAD].u);
+		}
+		if (rd)
+			rd_close(rd);
+		CHECK(n_instr == 1998 && n_fetch == 500);
+		CHECK_MSG(json ? n_line == 500 && ccu7 == 0 : n_line == 0 && ccu7 == 1997, "json %d line %d ccu7 %d instr %d fetch %d", json, n_line, ccu7, n_instr, n_fetch);
+	}
+	rec_dec_free(&dec);
+	unlink(in);
+	unlink(out);
+	unlink(path_of("stderr"));
+	free(in);
+	free(out);
+}
+
 /* ---- filter_main: the options of a filter's command line ---- */
 
 static struct {
 	FILE *usage_to;
 	const char *extra;          /* --extra's argument */
+	int flag;                   /* --flag, set by getopt_long */
 	int readied;
 	int ready_status;           /* what the ready hook returns */
 } cl;
@@ -490,6 +622,7 @@ static int main_of(struct filter *f, char **args)
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
 		{ "extra", required_argument, NULL, 'x' },
+		{ "flag", no_argument, &cl.flag, 1 },
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = kinds, .loss_nkinds = 1,
@@ -534,6 +667,10 @@ static void test_main(void)
 	CHECK(main_of(&f, (char *[]){ "tool", "--extra=5", "--json", "-o", out, "missing", NULL }) == 7);
 	CHECK(cl.extra && !strcmp(cl.extra, "5") && cl.readied && !cl.usage_to);
 	CHECK(f.json && f.outpath == out);
+	memset(&cl, 0, sizeof cl);
+	cl.ready_status = 7;
+	CHECK(main_of(&f, (char *[]){ "tool", "--flag", "missing", NULL }) == 7);
+	CHECK(cl.flag == 1 && cl.readied && !cl.usage_to);
 
 	/* A whole run over an operand. */
 	memset(&cl, 0, sizeof cl);
@@ -552,21 +689,6 @@ static void test_main(void)
 }
 
 /* ---- the exit-time cleanup list ---- */
-
-/* The entries of dir whose name holds s. */
-static int entries_with(const char *s)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strstr(e->d_name, s))
-			n++;
-	closedir(d);
-	return n;
-}
 
 static void make_marker(void *arg)
 {
@@ -598,7 +720,7 @@ static int open_and_exit(void)
 		return 10;
 	wr_printf(w, "half a record");
 	wr_flush(w);
-	return entries_with(".tmp") == 2 ? 0 : 11;    /* the parent's and ours */
+	return unit_entries(dir, ".tmp") == 2 ? 0 : 11;    /* the parent's and ours */
 }
 
 /* A cleanup registered by a child runs at its exit, not the parent's. */
@@ -622,23 +744,23 @@ static void test_cleanup(void)
 	 * child's own still run at its exit. */
 	filter_open_output(&o, "tool", p, 1, 0, 0, 0);
 	CHECK(in_child(open_and_exit) == 0);
-	CHECK(entries_with(".tmp") == 1);                   /* the parent's, still open */
-	CHECK(entries_with("left.rec") == 0);               /* neither temporary nor target */
+	CHECK(unit_entries(dir, ".tmp") == 1);                   /* the parent's, still open */
+	CHECK(unit_entries(dir, "left.rec") == 0);               /* neither temporary nor target */
 
 	/* A child forked after the parent registered does not run the
 	 * parent's cleanups: the parent's output stays. */
 	cli_cleanup_add(make_marker, "parent-marker");
 	CHECK(in_child(just_exit) == 0);
-	CHECK(entries_with("parent-marker") == 0);
-	CHECK(entries_with(".tmp") == 1);
+	CHECK(unit_entries(dir, "parent-marker") == 0);
+	CHECK(unit_entries(dir, ".tmp") == 1);
 	CHECK(in_child(add_and_exit) == 0);
-	CHECK(entries_with("child-marker") == 1);
-	CHECK(entries_with("parent-marker") == 0);
+	CHECK(unit_entries(dir, "child-marker") == 1);
+	CHECK(unit_entries(dir, "parent-marker") == 0);
 
 	/* Removed, it does not run at all. */
 	cli_cleanup_remove(make_marker, "parent-marker");
 	CHECK(filter_close_output(&o, p, 0, 0, NULL) == EXIT_OK);
-	CHECK(entries_with(".tmp") == 0 && entries_with("kept.json") == 1);
+	CHECK(unit_entries(dir, ".tmp") == 0 && unit_entries(dir, "kept.json") == 1);
 	unlink(p);
 	unlink(path_of("child-marker"));
 	free(p);
@@ -657,6 +779,7 @@ int main(void)
 	test_sink_input();
 	test_sink();
 	test_verbatim();
+	test_block();
 	test_main();
 	test_cleanup();
 	unlink(path_of("one"));

@@ -10,6 +10,7 @@
  * that it removes at the end; uses the lz4 command when it is installed. */
 #include "cli.h"
 #include "io.h"
+#include "mem.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,95 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unit.h"
+
 #define MiB (1u << 20)
 
-static int passed, failed;
-static char dir[1024];
-
-static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void check_(int ok, int line, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("test_io.c:%d: ", line);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-#define CHECK(ok, ...) check_((ok) ? 1 : 0, __LINE__, __VA_ARGS__)
-
-static void *xmalloc(size_t n)
-{
-	void *p;
-	if (n > ((size_t)1 << 40)) {
-		printf("test_io.c: allocation of %zu bytes\n", n);
-		exit(2);
-	}
-	p = malloc(n ? n : 1);
-	if (!p) {
-		perror("malloc");
-		exit(2);
-	}
-	return p;
-}
-
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static const char *path_in(const char *name)
-{
-	static char buf[8][1200];
-	static int k;
-	k = (k + 1) % 8;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f)) {
-		perror(path);
-		exit(2);
-	}
-}
-
-static char *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, len = 0, k;
-	char *b;
-	if (!f) {
-		*n = 0;
-		return NULL;
-	}
-	b = xmalloc(cap);
-	while ((k = fread(b + len, 1, cap - len, f)) > 0) {
-		len += k;
-		if (len == cap) {
-			char *nb = xmalloc(cap * 2);
-			memcpy(nb, b, len);
-			free(b);
-			b = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	*n = len;
-	return b;
-}
+static uint64_t rnd(void) { return unit_xorshift(&rng); }
 
 static int file_exists(const char *path)
 {
@@ -214,22 +132,22 @@ static void expect_lines(struct rd *r, const struct text *t, const char *what)
 		size_t want = t->starts[i + 1] - t->starts[i] - 1;
 		line = rd_line(r, &len);
 		if (!line) {
-			CHECK(0, "%s: input ends at line %zu of %zu (rd_error %d)", what, i + 1, t->nlines, rd_error(r));
+			CHECK_MSG(0, "%s: input ends at line %zu of %zu (rd_error %d)", what, i + 1, t->nlines, rd_error(r));
 			return;
 		}
 		if (len != want || memcmp(line, t->p + t->starts[i], len)) {
 			if (!bad++)
-				CHECK(0, "%s: line %zu: length %zu, want %zu%s", what, i + 1, len, want,
-				      len == want ? " (bytes differ)" : "");
+				CHECK_MSG(0, "%s: line %zu: length %zu, want %zu%s", what, i + 1, len, want,
+					  len == want ? " (bytes differ)" : "");
 		}
 		if (rd_lineno(r) != i + 1 && !bad++)
-			CHECK(0, "%s: rd_lineno %llu at line %zu", what, (unsigned long long)rd_lineno(r), i + 1);
+			CHECK_MSG(0, "%s: rd_lineno %llu at line %zu", what, (unsigned long long)rd_lineno(r), i + 1);
 	}
-	CHECK(!bad, "%s: %zu lines read back identical", what, t->nlines);
-	CHECK(rd_line(r, &len) == NULL, "%s: no line after the last", what);
-	CHECK(rd_line(r, &len) == NULL, "%s: still no line", what);
-	CHECK(rd_error(r) == 0, "%s: rd_error %d", what, rd_error(r));
-	CHECK(rd_offset(r) == t->n, "%s: rd_offset %llu, want %zu", what, (unsigned long long)rd_offset(r), t->n);
+	CHECK_MSG(!bad, "%s: %zu lines read back identical", what, t->nlines);
+	CHECK_MSG(rd_line(r, &len) == NULL, "%s: no line after the last", what);
+	CHECK_MSG(rd_line(r, &len) == NULL, "%s: still no line", what);
+	CHECK_MSG(rd_error(r) == 0, "%s: rd_error %d", what, rd_error(r));
+	CHECK_MSG(rd_offset(r) == t->n, "%s: rd_offset %llu, want %zu", what, (unsigned long long)rd_offset(r), t->n);
 }
 
 /* A child process that writes buf to fd in pieces of varying size. */
@@ -280,14 +198,14 @@ static void test_lines_file(void)
 {
 	struct text t = make_text(6 * MiB, 0);
 	struct rd *r;
-	const char *p = path_in("lines.txt");
+	const char *p = unit_path("lines.txt");
 
-	write_file(p, t.p, t.n);
+	unit_write_file(p, t.p, t.n);
 	r = rd_open(p);
-	CHECK(r != NULL, "rd_open %s", p);
+	CHECK_MSG(r != NULL, "rd_open %s", p);
 	if (r) {
-		CHECK(!rd_is_lz4(r), "plain text is not lz4");
-		CHECK(!strcmp(rd_name(r), p), "rd_name is the path");
+		CHECK_MSG(!rd_is_lz4(r), "plain text is not lz4");
+		CHECK_MSG(!strcmp(rd_name(r), p), "rd_name is the path");
 		expect_lines(r, &t, "6 MiB text file across the 1 MiB buffer marks");
 		rd_close(r);
 	}
@@ -295,7 +213,7 @@ static void test_lines_file(void)
 
 	/* Binary bytes (everything but LF), also CR and NUL. */
 	t = make_text(3 * MiB, 1);
-	write_file(p, t.p, t.n);
+	unit_write_file(p, t.p, t.n);
 	r = rd_open(p);
 	if (r) {
 		expect_lines(r, &t, "3 MiB of binary lines");
@@ -314,7 +232,7 @@ static void test_lines_file(void)
 			expect_lines(r, &t, "binary lines through a pipe, odd short writes");
 			rd_close(r);
 			close(fds[0]);
-			CHECK(wait_ok(pid), "feeder exited 0");
+			CHECK_MSG(wait_ok(pid), "feeder exited 0");
 		}
 	}
 	text_free(&t);
@@ -326,27 +244,27 @@ static void test_long_lines(void)
 	char *b = xmalloc(n + 16), *rest;
 	const char *line;
 	struct rd *r;
-	const char *p = path_in("long.txt");
+	const char *p = unit_path("long.txt");
 
 	for (i = 0; i < n; i++)
 		b[i] = (char)('a' + i % 26);
 	memcpy(b + n, "\nshort\n", 7);
-	write_file(p, b, n + 7);
+	unit_write_file(p, b, n + 7);
 	r = rd_open(p);
 	line = rd_line(r, &len);
-	CHECK(line && len == n && !memcmp(line, b, n), "a single 5 MB line (got %zu bytes)", line ? len : 0);
+	CHECK_MSG(line && len == n && !memcmp(line, b, n), "a single 5 MB line (got %zu bytes)", line ? len : 0);
 	line = rd_line(r, &len);
-	CHECK(line && len == 5 && !memcmp(line, "short", 5), "the line after a 5 MB line");
-	CHECK(!rd_line(r, &len) && rd_lineno(r) == 2, "two lines");
+	CHECK_MSG(line && len == 5 && !memcmp(line, "short", 5), "the line after a 5 MB line");
+	CHECK_MSG(!rd_line(r, &len) && rd_lineno(r) == 2, "two lines");
 	rd_close(r);
 
 	/* 5 MB without any LF at all. */
-	write_file(p, b, n);
+	unit_write_file(p, b, n);
 	r = rd_open(p);
 	line = rd_line(r, &len);
-	CHECK(line && len == n && !memcmp(line, b, n), "a 5 MB last line without LF");
-	CHECK(!rd_line(r, &len), "then the end");
-	CHECK(rd_offset(r) == n, "rd_offset %llu", (unsigned long long)rd_offset(r));
+	CHECK_MSG(line && len == n && !memcmp(line, b, n), "a 5 MB last line without LF");
+	CHECK_MSG(!rd_line(r, &len), "then the end");
+	CHECK_MSG(rd_offset(r) == n, "rd_offset %llu", (unsigned long long)rd_offset(r));
 	rd_close(r);
 
 	/* Lines of exactly 1 MiB and 2 MiB (LF right after a buffer's worth). */
@@ -356,15 +274,15 @@ static void test_long_lines(void)
 	memset(rest + MiB + 1, 'y', 2 * MiB);
 	rest[3 * MiB + 1] = '\n';
 	rest[3 * MiB + 2] = 'z';
-	write_file(p, rest, 3 * MiB + 3);
+	unit_write_file(p, rest, 3 * MiB + 3);
 	r = rd_open(p);
 	line = rd_line(r, &len);
-	CHECK(line && len == MiB && line[0] == 'x' && line[len - 1] == 'x', "a line of exactly 1 MiB");
+	CHECK_MSG(line && len == MiB && line[0] == 'x' && line[len - 1] == 'x', "a line of exactly 1 MiB");
 	line = rd_line(r, &len);
-	CHECK(line && len == 2 * MiB && line[0] == 'y' && line[len - 1] == 'y', "a line of exactly 2 MiB");
+	CHECK_MSG(line && len == 2 * MiB && line[0] == 'y' && line[len - 1] == 'y', "a line of exactly 2 MiB");
 	line = rd_line(r, &len);
-	CHECK(line && len == 1 && line[0] == 'z', "a last line 'z' without LF");
-	CHECK(!rd_line(r, &len), "end");
+	CHECK_MSG(line && len == 1 && line[0] == 'z', "a last line 'z' without LF");
+	CHECK_MSG(!rd_line(r, &len), "end");
 	rd_close(r);
 	free(rest);
 	free(b);
@@ -393,39 +311,39 @@ static void test_small_cases(void)
 		{ "\x04\x22\n", 3, 1, { "\x04\x22" }, { 2 } },
 	};
 	size_t i;
-	const char *p = path_in("small.txt");
+	const char *p = unit_path("small.txt");
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct rd *r;
 		const char *line;
 		size_t len;
 		int k;
-		write_file(p, cases[i].in, cases[i].n);
+		unit_write_file(p, cases[i].in, cases[i].n);
 		r = rd_open(p);
-		CHECK(r != NULL, "case %zu: rd_open", i);
+		CHECK_MSG(r != NULL, "case %zu: rd_open", i);
 		if (!r)
 			continue;
 		for (k = 0; k < cases[i].nlines; k++) {
 			line = rd_line(r, &len);
-			CHECK(line && len == cases[i].lens[k] && !memcmp(line, cases[i].lines[k], len),
-			      "case %zu line %d: got %s length %zu", i, k + 1, line ? "a line of" : "no line",
-			      line ? len : 0);
+			CHECK_MSG(line && len == cases[i].lens[k] && !memcmp(line, cases[i].lines[k], len),
+				  "case %zu line %d: got %s length %zu", i, k + 1, line ? "a line of" : "no line",
+				  line ? len : 0);
 		}
-		CHECK(rd_line(r, &len) == NULL, "case %zu: end after %d lines", i, cases[i].nlines);
-		CHECK(rd_error(r) == 0 && rd_lineno(r) == (uint64_t)cases[i].nlines && rd_offset(r) == cases[i].n,
-		      "case %zu: error %d, lineno %llu, offset %llu", i, rd_error(r),
-		      (unsigned long long)rd_lineno(r), (unsigned long long)rd_offset(r));
+		CHECK_MSG(rd_line(r, &len) == NULL, "case %zu: end after %d lines", i, cases[i].nlines);
+		CHECK_MSG(rd_error(r) == 0 && rd_lineno(r) == (uint64_t)cases[i].nlines && rd_offset(r) == cases[i].n,
+			  "case %zu: error %d, lineno %llu, offset %llu", i, rd_error(r),
+			  (unsigned long long)rd_lineno(r), (unsigned long long)rd_offset(r));
 		rd_close(r);
 	}
 
 	/* Errors. */
 	errno = 0;
-	CHECK(rd_open(path_in("does-not-exist")) == NULL && errno == ENOENT, "rd_open of a missing file: ENOENT");
+	CHECK_MSG(rd_open(unit_path("does-not-exist")) == NULL && errno == ENOENT, "rd_open of a missing file: ENOENT");
 	{
 		struct wr *w;
 		errno = 0;
-		w = wr_open(path_in("no-such-dir/out"), 0);
-		CHECK(w == NULL && errno == ENOENT, "wr_open in a missing directory: ENOENT");
+		w = wr_open(unit_path("no-such-dir/out"), 0);
+		CHECK_MSG(w == NULL && errno == ENOENT, "wr_open in a missing directory: ENOENT");
 		if (w)
 			wr_abort(w);
 	}
@@ -444,14 +362,14 @@ static void test_small_cases(void)
 			close(fds[1]);
 			r = rd_fdopen(fds[0], "slow pipe");
 			line = rd_line(r, &len);
-			CHECK(line && len == 2 && !memcmp(line, "ab", 2), "slow pipe: line 1");
+			CHECK_MSG(line && len == 2 && !memcmp(line, "ab", 2), "slow pipe: line 1");
 			line = rd_line(r, &len);
-			CHECK(line && len == 2 && !memcmp(line, "cd", 2), "slow pipe: line 2");
+			CHECK_MSG(line && len == 2 && !memcmp(line, "cd", 2), "slow pipe: line 2");
 			line = rd_line(r, &len);
-			CHECK(line && len == 6 && !memcmp(line, "efghij", 6), "slow pipe: line 3");
+			CHECK_MSG(line && len == 6 && !memcmp(line, "efghij", 6), "slow pipe: line 3");
 			line = rd_line(r, &len);
-			CHECK(line && len == 1 && line[0] == 'k', "slow pipe: last line without LF");
-			CHECK(!rd_line(r, &len) && !rd_error(r), "slow pipe: end");
+			CHECK_MSG(line && len == 1 && line[0] == 'k', "slow pipe: last line without LF");
+			CHECK_MSG(!rd_line(r, &len) && !rd_error(r), "slow pipe: end");
 			rd_close(r);
 			close(fds[0]);
 			wait_ok(pid);
@@ -485,20 +403,20 @@ static int write_lz4(const char *path, const struct text *t)
 static void test_lz4(void)
 {
 	struct text t = make_text(5 * MiB, 0);
-	const char *plain = path_in("plain.txt"), *z1 = path_in("wr.lz4"), *z2 = path_in("cmd.lz4");
+	const char *plain = unit_path("plain.txt"), *z1 = unit_path("wr.lz4"), *z2 = unit_path("cmd.lz4");
 	char cmd[9000];
 	struct rd *r;
 	size_t n;
 	char *b;
 
-	write_file(plain, t.p, t.n);
-	CHECK(write_lz4(z1, &t) == 0, "wr_open(WR_LZ4) + wr_close");
-	b = read_file(z1, &n);
-	CHECK(b && n >= 4 && !memcmp(b, "\x04\x22\x4d\x18", 4), "WR_LZ4 output starts with the lz4 frame magic");
-	CHECK(n < t.n / 2, "WR_LZ4 output is compressed (%zu of %zu bytes)", n, t.n);
+	unit_write_file(plain, t.p, t.n);
+	CHECK_MSG(write_lz4(z1, &t) == 0, "wr_open(WR_LZ4) + wr_close");
+	b = unit_read_file(z1, &n);
+	CHECK_MSG(b && n >= 4 && !memcmp(b, "\x04\x22\x4d\x18", 4), "WR_LZ4 output starts with the lz4 frame magic");
+	CHECK_MSG(n < t.n / 2, "WR_LZ4 output is compressed (%zu of %zu bytes)", n, t.n);
 	free(b);
 	r = rd_open(z1);
-	CHECK(r && rd_is_lz4(r), "rd_open sees lz4");
+	CHECK_MSG(r && rd_is_lz4(r), "rd_open sees lz4");
 	if (r) {
 		expect_lines(r, &t, "lz4 written by wr_open(WR_LZ4)");
 		rd_close(r);
@@ -509,12 +427,12 @@ static void test_lz4(void)
 		static const size_t pieces[] = { 3, 1, 7, 65536, 4093, 1 };
 		int fds[2];
 		pid_t pid;
-		b = read_file(z1, &n);
+		b = unit_read_file(z1, &n);
 		if (b && pipe(fds) == 0) {
 			pid = feeder(fds[1], b, n, pieces, 6, 20);
 			close(fds[1]);
 			r = rd_fdopen(fds[0], "lz4 pipe");
-			CHECK(rd_is_lz4(r), "lz4 sniffed through a pipe");
+			CHECK_MSG(rd_is_lz4(r), "lz4 sniffed through a pipe");
 			expect_lines(r, &t, "lz4 through a pipe, odd short writes");
 			rd_close(r);
 			close(fds[0]);
@@ -527,16 +445,16 @@ static void test_lz4(void)
 		printf("test_io.c: note: no lz4 command, skipping the lz4(1) checks\n");
 	} else {
 		snprintf(cmd, sizeof cmd, "lz4 -q -f '%s' '%s'", plain, z2);
-		CHECK(system(cmd) == 0, "%s", cmd);
+		CHECK_MSG(system(cmd) == 0, "%s", cmd);
 		r = rd_open(z2);
-		CHECK(r && rd_is_lz4(r), "rd_open sees the lz4 command's output as lz4");
+		CHECK_MSG(r && rd_is_lz4(r), "rd_open sees the lz4 command's output as lz4");
 		if (r) {
 			expect_lines(r, &t, "lz4 written by the lz4 command");
 			rd_close(r);
 		}
 		/* What wr_open(WR_LZ4) writes, the lz4 command reads. */
 		snprintf(cmd, sizeof cmd, "lz4 -dc '%s' | cmp -s - '%s'", z1, plain);
-		CHECK(system(cmd) == 0, "lz4 -dc of the WR_LZ4 file equals the plain text");
+		CHECK_MSG(system(cmd) == 0, "lz4 -dc of the WR_LZ4 file equals the plain text");
 
 		/* Concatenated frames read as one stream. */
 		snprintf(cmd, sizeof cmd, "printf 'tail1\\ntail2' | lz4 -q -c > '%s.2' && cat '%s' '%s.2' > '%s.cat'",
@@ -554,53 +472,53 @@ static void test_lz4(void)
 					if (!rd_line(r, &len))
 						ok = 0;
 				line = rd_line(r, &len);
-				CHECK(ok && line && len == 5 && !memcmp(line, "tail1", 5), "second lz4 frame: line 1");
+				CHECK_MSG(ok && line && len == 5 && !memcmp(line, "tail1", 5), "second lz4 frame: line 1");
 				line = rd_line(r, &len);
-				CHECK(line && len == 5 && !memcmp(line, "tail2", 5), "second lz4 frame: line 2");
-				CHECK(!rd_line(r, &len) && rd_error(r) == 0, "concatenated frames end cleanly");
+				CHECK_MSG(line && len == 5 && !memcmp(line, "tail2", 5), "second lz4 frame: line 2");
+				CHECK_MSG(!rd_line(r, &len) && rd_error(r) == 0, "concatenated frames end cleanly");
 				rd_close(r);
 			}
 		}
 
 		/* A damaged compressed file is an error, not silent garbage. */
-		b = read_file(z2, &n);
+		b = unit_read_file(z2, &n);
 		if (b && n > 1000) {
-			const char *bad = path_in("bad.lz4");
+			const char *bad = unit_path("bad.lz4");
 			size_t i, len;
 			b[n / 2] = (char)(b[n / 2] ^ 0x55);
-			write_file(bad, b, n);
+			unit_write_file(bad, b, n);
 			r = rd_open(bad);
 			for (i = 0; r && rd_line(r, &len); i++)
 				;
-			CHECK(r && rd_error(r) != 0, "a corrupt lz4 file gives rd_error (got %d)", r ? rd_error(r) : 0);
+			CHECK_MSG(r && rd_error(r) != 0, "a corrupt lz4 file gives rd_error (got %d)", r ? rd_error(r) : 0);
 			rd_close(r);
 		}
 		free(b);
 	}
 
 	/* A compressed file cut short is an error, not a quiet end. */
-	b = read_file(z1, &n);
+	b = unit_read_file(z1, &n);
 	if (b && n > 100) {
-		const char *cut = path_in("cut.lz4");
+		const char *cut = unit_path("cut.lz4");
 		size_t len, lines = 0;
-		write_file(cut, b, n / 2);
+		unit_write_file(cut, b, n / 2);
 		r = rd_open(cut);
 		while (r && rd_line(r, &len))
 			lines++;
-		CHECK(r && rd_error(r) != 0, "an lz4 file cut in half gives rd_error (got %d after %zu lines)",
-		      r ? rd_error(r) : 0, lines);
+		CHECK_MSG(r && rd_error(r) != 0, "an lz4 file cut in half gives rd_error (got %d after %zu lines)",
+			  r ? rd_error(r) : 0, lines);
 		rd_close(r);
 		/* Only the magic. */
-		write_file(cut, b, 4);
+		unit_write_file(cut, b, 4);
 		r = rd_open(cut);
-		CHECK(r && !rd_line(r, &len) && rd_error(r) != 0, "an lz4 file of only the magic is an error");
+		CHECK_MSG(r && !rd_line(r, &len) && rd_error(r) != 0, "an lz4 file of only the magic is an error");
 		rd_close(r);
 		/* Without the end mark (the last 4 bytes). */
-		write_file(cut, b, n - 4);
+		unit_write_file(cut, b, n - 4);
 		r = rd_open(cut);
 		while (r && rd_line(r, &len))
 			;
-		CHECK(r && rd_error(r) != 0, "an lz4 file without its end mark is an error");
+		CHECK_MSG(r && rd_error(r) != 0, "an lz4 file without its end mark is an error");
 		rd_close(r);
 	}
 	free(b);
@@ -609,12 +527,12 @@ static void test_lz4(void)
 	{
 		struct wr *w = wr_open(z1, WR_LZ4);
 		size_t len;
-		CHECK(w && wr_close(w) == 0, "empty lz4 stream written");
-		b = read_file(z1, &n);
-		CHECK(b && n >= 4 && !memcmp(b, "\x04\x22\x4d\x18", 4), "an empty WR_LZ4 file is still an lz4 frame");
+		CHECK_MSG(w && wr_close(w) == 0, "empty lz4 stream written");
+		b = unit_read_file(z1, &n);
+		CHECK_MSG(b && n >= 4 && !memcmp(b, "\x04\x22\x4d\x18", 4), "an empty WR_LZ4 file is still an lz4 frame");
 		free(b);
 		r = rd_open(z1);
-		CHECK(r && rd_is_lz4(r) && !rd_line(r, &len) && rd_error(r) == 0, "empty lz4 stream reads as empty");
+		CHECK_MSG(r && rd_is_lz4(r) && !rd_line(r, &len) && rd_error(r) == 0, "empty lz4 stream reads as empty");
 		rd_close(r);
 	}
 	text_free(&t);
@@ -626,7 +544,7 @@ static void test_lz4(void)
 static void test_lz4_sniff_split(void)
 {
 	struct text t;
-	const char *z = path_in("sniff.lz4");
+	const char *z = unit_path("sniff.lz4");
 	char *b;
 	size_t n;
 	pid_t kid;
@@ -635,11 +553,11 @@ static void test_lz4_sniff_split(void)
 	/* Incompressible lines, so the compressed data is several MiB. */
 	t = make_text(3 * MiB, 1);
 	if (write_lz4(z, &t) != 0) {
-		CHECK(0, "write_lz4 for the sniff test");
+		CHECK_MSG(0, "write_lz4 for the sniff test");
 		text_free(&t);
 		return;
 	}
-	b = read_file(z, &n);
+	b = unit_read_file(z, &n);
 	fflush(stdout);
 	kid = fork();
 	if (kid == 0) {
@@ -690,9 +608,9 @@ static void test_lz4_sniff_split(void)
 	}
 	st = 0;
 	waitpid(kid, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	      "lz4 magic split over two reads of a pipe (2 bytes, then 1 MiB): reader %s %d",
-	      WIFEXITED(st) ? "exited" : "killed by signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "lz4 magic split over two reads of a pipe (2 bytes, then 1 MiB): reader %s %d",
+		  WIFEXITED(st) ? "exited" : "killed by signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 	free(b);
 	text_free(&t);
 }
@@ -700,11 +618,11 @@ static void test_lz4_sniff_split(void)
 static void test_rd_read(void)
 {
 	struct text t = make_text(3 * MiB, 1);
-	const char *p = path_in("read.bin"), *z = path_in("read.lz4");
+	const char *p = unit_path("read.bin"), *z = unit_path("read.lz4");
 	static const size_t sizes[] = { 1, 7, 4096, MiB + 3, 3 * MiB };
 	size_t s;
 
-	write_file(p, t.p, t.n);
+	unit_write_file(p, t.p, t.n);
 	write_lz4(z, &t);
 	for (s = 0; s < 2 * sizeof sizes / sizeof sizes[0]; s++) {
 		size_t chunk = sizes[s % 5], got = 0, k;
@@ -712,9 +630,9 @@ static void test_rd_read(void)
 		struct rd *r = rd_open(s < 5 ? p : z);
 		while ((k = rd_read(r, b + got, chunk)) > 0)
 			got += k;
-		CHECK(got == t.n && !memcmp(b, t.p, t.n), "rd_read in pieces of %zu (%s): %zu of %zu bytes", chunk,
-		      s < 5 ? "plain" : "lz4", got, t.n);
-		CHECK(rd_error(r) == 0 && rd_offset(r) == t.n, "rd_read: no error, offset at the end");
+		CHECK_MSG(got == t.n && !memcmp(b, t.p, t.n), "rd_read in pieces of %zu (%s): %zu of %zu bytes", chunk,
+			  s < 5 ? "plain" : "lz4", got, t.n);
+		CHECK_MSG(rd_error(r) == 0 && rd_offset(r) == t.n, "rd_read: no error, offset at the end");
 		rd_close(r);
 		free(b);
 	}
@@ -727,10 +645,10 @@ static void test_rd_read(void)
 		for (i = 0; i < 3; i++)
 			rd_line(r, &len);
 		from = t.starts[3];
-		CHECK(rd_offset(r) == from, "rd_offset after 3 lines: %llu, want %zu", (unsigned long long)rd_offset(r), from);
+		CHECK_MSG(rd_offset(r) == from, "rd_offset after 3 lines: %llu, want %zu", (unsigned long long)rd_offset(r), from);
 		while ((k = rd_read(r, b + got, 100000)) > 0)
 			got += k;
-		CHECK(got == t.n - from && !memcmp(b, t.p + from, got), "rd_line, then rd_read the rest");
+		CHECK_MSG(got == t.n - from && !memcmp(b, t.p + from, got), "rd_line, then rd_read the rest");
 		rd_close(r);
 		free(b);
 	}
@@ -742,21 +660,21 @@ static void test_rd_read(void)
 static void test_rd_peek(void)
 {
 	struct text t = make_text(3 * MiB, 0);
-	const char *p = path_in("peek.txt"), *z = path_in("peek.lz4");
+	const char *p = unit_path("peek.txt"), *z = unit_path("peek.lz4");
 	static const size_t wants[] = { 1, 4096, 2 * MiB + 5, 8 * MiB };
 	size_t w;
 
-	write_file(p, t.p, t.n);
+	unit_write_file(p, t.p, t.n);
 	write_lz4(z, &t);
 	for (w = 0; w < 2 * sizeof wants / sizeof wants[0]; w++) {
 		size_t want = wants[w % 4], n, len;
 		struct rd *r = rd_open(w < 4 ? p : z);
 		const char *b = rd_peek(r, want, &n), *again;
-		CHECK(n >= (want < t.n ? want : t.n) && n <= t.n && !memcmp(b, t.p, n),
-		      "rd_peek %zu (%s): %zu bytes, the first of the input", want, w < 4 ? "plain" : "lz4", n);
+		CHECK_MSG(n >= (want < t.n ? want : t.n) && n <= t.n && !memcmp(b, t.p, n),
+			  "rd_peek %zu (%s): %zu bytes, the first of the input", want, w < 4 ? "plain" : "lz4", n);
 		again = rd_peek(r, 1, &len);
-		CHECK(len == n && !memcmp(again, t.p, len), "rd_peek again: the same bytes");
-		CHECK(rd_offset(r) == 0 && rd_lineno(r) == 0, "rd_peek consumes nothing");
+		CHECK_MSG(len == n && !memcmp(again, t.p, len), "rd_peek again: the same bytes");
+		CHECK_MSG(rd_offset(r) == 0 && rd_lineno(r) == 0, "rd_peek consumes nothing");
 		expect_lines(r, &t, w < 4 ? "every line after rd_peek" : "every line after rd_peek (lz4)");
 		rd_close(r);
 	}
@@ -772,26 +690,26 @@ static void test_rd_peek(void)
 			close(fds[1]);
 			r = rd_fdopen(fds[0], "pipe");
 			b = rd_peek(r, 100000, &n);
-			CHECK(n >= 100000 && !memcmp(b, t.p, n), "rd_peek through a pipe, odd short writes: %zu bytes", n);
+			CHECK_MSG(n >= 100000 && !memcmp(b, t.p, n), "rd_peek through a pipe, odd short writes: %zu bytes", n);
 			expect_lines(r, &t, "every line through a pipe after rd_peek");
 			rd_close(r);
 			close(fds[0]);
-			CHECK(wait_ok(pid), "feeder exited 0");
+			CHECK_MSG(wait_ok(pid), "feeder exited 0");
 		}
 	}
 	{
 		/* At the end: what there is, and nothing for an empty input. */
 		struct rd *r;
 		size_t n;
-		write_file(p, "ab\n", 3);
+		unit_write_file(p, "ab\n", 3);
 		r = rd_open(p);
 		rd_peek(r, 100, &n);
-		CHECK(n == 3 && !rd_error(r), "rd_peek past the end: %zu bytes", n);
+		CHECK_MSG(n == 3 && !rd_error(r), "rd_peek past the end: %zu bytes", n);
 		rd_close(r);
-		write_file(p, "", 0);
+		unit_write_file(p, "", 0);
 		r = rd_open(p);
 		rd_peek(r, 100, &n);
-		CHECK(n == 0 && !rd_error(r), "rd_peek of an empty file: %zu bytes", n);
+		CHECK_MSG(n == 0 && !rd_error(r), "rd_peek of an empty file: %zu bytes", n);
 		rd_close(r);
 	}
 	text_free(&t);
@@ -799,7 +717,7 @@ static void test_rd_peek(void)
 
 static void test_wr_open(void)
 {
-	const char *target = path_in("out.rec");
+	const char *target = unit_path("out.rec");
 	char first[256], *b;
 	size_t n;
 	struct wr *w;
@@ -809,63 +727,63 @@ static void test_wr_open(void)
 
 	/* The target appears only at wr_close. */
 	w = wr_open(target, 0);
-	CHECK(w != NULL, "wr_open %s", target);
+	CHECK_MSG(w != NULL, "wr_open %s", target);
 	if (!w)
 		return;
-	CHECK(!strcmp(wr_name(w), target), "wr_name is the target");
+	CHECK_MSG(!strcmp(wr_name(w), target), "wr_name is the target");
 	for (k = 0; k < 200000; k++)
 		wr_printf(w, "line %d\n", k);
-	CHECK(wr_flush(w) == 0, "wr_flush");
-	CHECK(!file_exists(target), "the target does not exist before wr_close");
-	CHECK(dir_entries(dir, first, sizeof first) == 1 && !strncmp(first, "out.rec", 7) && strcmp(first, "out.rec"),
-	      "a temporary sibling of the target is written (%s)", first);
-	CHECK(wr_close(w) == 0, "wr_close");
-	CHECK(file_exists(target), "the target exists after wr_close");
-	CHECK(dir_entries(dir, first, sizeof first) == 1 && !strcmp(first, "out.rec"),
-	      "only the target is left (%s)", first);
-	b = read_file(target, &n);
-	CHECK(b && n > 1000000 && !memcmp(b, "line 0\nline 1\n", 14) && !memcmp(b + n - 12, "line 199999\n", 12),
-	      "the target holds what was written (%zu bytes)", n);
+	CHECK_MSG(wr_flush(w) == 0, "wr_flush");
+	CHECK_MSG(!file_exists(target), "the target does not exist before wr_close");
+	CHECK_MSG(dir_entries(unit_dir, first, sizeof first) == 1 && !strncmp(first, "out.rec", 7) && strcmp(first, "out.rec"),
+		  "a temporary sibling of the target is written (%s)", first);
+	CHECK_MSG(wr_close(w) == 0, "wr_close");
+	CHECK_MSG(file_exists(target), "the target exists after wr_close");
+	CHECK_MSG(dir_entries(unit_dir, first, sizeof first) == 1 && !strcmp(first, "out.rec"),
+		  "only the target is left (%s)", first);
+	b = unit_read_file(target, &n);
+	CHECK_MSG(b && n > 1000000 && !memcmp(b, "line 0\nline 1\n", 14) && !memcmp(b + n - 12, "line 199999\n", 12),
+		  "the target holds what was written (%zu bytes)", n);
 	free(b);
 	mask = umask(0);
 	umask(mask);
-	CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == (0666 & ~mask), "mode %o, want %o",
-	      (unsigned)(st.st_mode & 0777), (unsigned)(0666 & ~mask));
+	CHECK_MSG(stat(target, &st) == 0 && (st.st_mode & 0777) == (0666 & ~mask), "mode %o, want %o",
+		  (unsigned)(st.st_mode & 0777), (unsigned)(0666 & ~mask));
 
 	/* Replacing an existing file keeps its permissions, as open(2) with
 	 * O_TRUNC would (a private file must not become world-readable). */
 	chmod(target, 0600);
 	w = wr_open(target, 0);
 	wr_puts(w, "private\n");
-	CHECK(wr_close(w) == 0, "wr_close over a 0600 file");
-	CHECK(stat(target, &st) == 0 && (st.st_mode & 0777) == 0600,
-	      "an existing 0600 target keeps mode 0600 when replaced (got %o)", (unsigned)(st.st_mode & 0777));
+	CHECK_MSG(wr_close(w) == 0, "wr_close over a 0600 file");
+	CHECK_MSG(stat(target, &st) == 0 && (st.st_mode & 0777) == 0600,
+		  "an existing 0600 target keeps mode 0600 when replaced (got %o)", (unsigned)(st.st_mode & 0777));
 	chmod(target, 0644);
 
 	/* wr_abort keeps the previous target untouched. */
-	write_file(target, "old\n", 4);
+	unit_write_file(target, "old\n", 4);
 	w = wr_open(target, 0);
 	wr_puts(w, "new content\n");
 	wr_flush(w);
-	b = read_file(target, &n);
-	CHECK(b && n == 4 && !memcmp(b, "old\n", 4), "the old target is untouched while writing");
+	b = unit_read_file(target, &n);
+	CHECK_MSG(b && n == 4 && !memcmp(b, "old\n", 4), "the old target is untouched while writing");
 	free(b);
 	wr_abort(w);
-	b = read_file(target, &n);
-	CHECK(b && n == 4 && !memcmp(b, "old\n", 4), "wr_abort keeps the old target");
+	b = unit_read_file(target, &n);
+	CHECK_MSG(b && n == 4 && !memcmp(b, "old\n", 4), "wr_abort keeps the old target");
 	free(b);
-	CHECK(dir_entries(dir, first, sizeof first) == 1, "wr_abort removes the temporary file (%s)", first);
+	CHECK_MSG(dir_entries(unit_dir, first, sizeof first) == 1, "wr_abort removes the temporary file (%s)", first);
 
 	/* wr_close replaces it. */
 	w = wr_open(target, WR_LZ4);
 	wr_puts(w, "new content\n");
-	CHECK(wr_close(w) == 0, "wr_close over an existing target");
+	CHECK_MSG(wr_close(w) == 0, "wr_close over an existing target");
 	{
 		struct rd *r = rd_open(target);
 		const char *line;
 		size_t len;
 		line = r ? rd_line(r, &len) : NULL;
-		CHECK(line && len == 11 && !memcmp(line, "new content", 11), "wr_close replaced the target (lz4)");
+		CHECK_MSG(line && len == 11 && !memcmp(line, "new content", 11), "wr_close replaced the target (lz4)");
 		rd_close(r);
 	}
 	unlink(target);
@@ -875,8 +793,8 @@ static void test_wr_open(void)
 	wr_puts(w, "discard me\n");
 	wr_flush(w);
 	wr_abort(w);
-	CHECK(!file_exists(target) && dir_entries(dir, first, sizeof first) == 0,
-	      "wr_abort leaves no file (%s)", first);
+	CHECK_MSG(!file_exists(target) && dir_entries(unit_dir, first, sizeof first) == 0,
+		  "wr_abort leaves no file (%s)", first);
 	wr_abort(NULL);
 
 	/* A record bigger than the buffer, and long printf output. */
@@ -898,18 +816,18 @@ static void test_wr_open(void)
 			longs[sizeof longs - 1] = 0;
 			wr_printf(w, "%s|%d\n", longs, 42);
 			wr_putc(w, 'e');
-			CHECK(wr_close(w) == 0, "wr_close after a 3 MiB reserve (flags %d)", fl);
+			CHECK_MSG(wr_close(w) == 0, "wr_close after a 3 MiB reserve (flags %d)", fl);
 			r = rd_open(target);
 			line = rd_line(r, &len);
-			CHECK(line && len == 4, "head");
+			CHECK_MSG(line && len == 4, "head");
 			line = rd_line(r, &len);
-			CHECK(line && len == big - 1 && line[0] == 'a' && line[len - 1] == (char)('a' + (big - 2) % 26),
-			      "3 MiB reserved record (flags %d)", fl);
+			CHECK_MSG(line && len == big - 1 && line[0] == 'a' && line[len - 1] == (char)('a' + (big - 2) % 26),
+				  "3 MiB reserved record (flags %d)", fl);
 			line = rd_line(r, &len);
-			CHECK(line && len == sizeof longs - 1 + 3 && !memcmp(line + len - 3, "|42", 3),
-			      "wr_printf of 3000 bytes (flags %d)", fl);
+			CHECK_MSG(line && len == sizeof longs - 1 + 3 && !memcmp(line + len - 3, "|42", 3),
+				  "wr_printf of 3000 bytes (flags %d)", fl);
 			line = rd_line(r, &len);
-			CHECK(line && len == 1 && line[0] == 'e', "wr_putc (flags %d)", fl);
+			CHECK_MSG(line && len == 1 && line[0] == 'e', "wr_putc (flags %d)", fl);
 			rd_close(r);
 		}
 		unlink(target);
@@ -919,7 +837,7 @@ static void test_wr_open(void)
 /* Targets that are not regular files. */
 static void test_wr_special(void)
 {
-	const char *fifo = path_in("fifo"), *sub = path_in("subdir");
+	const char *fifo = unit_path("fifo"), *sub = unit_path("subdir");
 	struct wr *w;
 	struct stat st;
 	struct rd *r;
@@ -928,13 +846,13 @@ static void test_wr_special(void)
 	mkdir(sub, 0755);
 	errno = 0;
 	w = wr_open(sub, 0);
-	CHECK(w == NULL && errno == EISDIR, "wr_open of a directory: EISDIR (errno %d)", errno);
+	CHECK_MSG(w == NULL && errno == EISDIR, "wr_open of a directory: EISDIR (errno %d)", errno);
 	if (w)
 		wr_abort(w);
 	r = rd_open(sub);
 	{
 		size_t len;
-		CHECK(r == NULL || (!rd_line(r, &len) && rd_error(r) != 0), "rd_open of a directory is an error");
+		CHECK_MSG(r == NULL || (!rd_line(r, &len) && rd_error(r) != 0), "rd_open of a directory is an error");
 	}
 	rd_close(r);
 	rmdir(sub);
@@ -959,18 +877,18 @@ static void test_wr_special(void)
 		}
 		close(fds[1]);
 		w = wr_open(fifo, 0);
-		CHECK(w != NULL, "wr_open of a FIFO");
+		CHECK_MSG(w != NULL, "wr_open of a FIFO");
 		if (w) {
 			char b[64];
 			ssize_t k;
 			wr_puts(w, "through the fifo\n");
-			CHECK(wr_close(w) == 0, "wr_close of a FIFO");
+			CHECK_MSG(wr_close(w) == 0, "wr_close of a FIFO");
 			k = read(fds[0], b, sizeof b);
-			CHECK(k == 17 && !memcmp(b, "through the fifo\n", 17), "the FIFO's reader got the data");
+			CHECK_MSG(k == 17 && !memcmp(b, "through the fifo\n", 17), "the FIFO's reader got the data");
 		}
 		close(fds[0]);
 		waitpid(pid, NULL, 0);
-		CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO is still a FIFO");
+		CHECK_MSG(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO is still a FIFO");
 		unlink(fifo);
 	}
 }
@@ -991,12 +909,12 @@ static void test_epipe(void)
 		close(fds[0]);
 		w = wr_fdopen(fds[1], "closed pipe", fl);
 		wr_puts(w, "hello\n");
-		CHECK(wr_flush(w) == EPIPE, "wr_flush to a closed pipe: EPIPE (flags %d)", fl);
-		CHECK(wr_error(w) == EPIPE, "wr_error is EPIPE (flags %d, got %d)", fl, wr_error(w));
+		CHECK_MSG(wr_flush(w) == EPIPE, "wr_flush to a closed pipe: EPIPE (flags %d)", fl);
+		CHECK_MSG(wr_error(w) == EPIPE, "wr_error is EPIPE (flags %d, got %d)", fl, wr_error(w));
 		for (i = 0; i < 64; i++)
 			wr_put(w, block, sizeof block);
-		CHECK(wr_error(w) == EPIPE, "wr_error stays EPIPE (flags %d)", fl);
-		CHECK(wr_close(w) == EPIPE, "wr_close reports EPIPE (flags %d)", fl);
+		CHECK_MSG(wr_error(w) == EPIPE, "wr_error stays EPIPE (flags %d)", fl);
+		CHECK_MSG(wr_close(w) == EPIPE, "wr_close reports EPIPE (flags %d)", fl);
 		close(fds[1]);
 	}
 
@@ -1016,8 +934,8 @@ static void test_epipe(void)
 			int i;
 			for (i = 0; i < 100000 && !wr_error(w); i++)
 				wr_printf(w, "record %d\n", i);
-			CHECK(wr_error(w) == EPIPE, "writing to a reader that exits: EPIPE (after %d records)", i);
-			CHECK(wr_close(w) == EPIPE, "wr_close: EPIPE");
+			CHECK_MSG(wr_error(w) == EPIPE, "writing to a reader that exits: EPIPE (after %d records)", i);
+			CHECK_MSG(wr_close(w) == EPIPE, "wr_close: EPIPE");
 		}
 		close(fds[1]);
 		waitpid(pid, NULL, 0);
@@ -1032,48 +950,41 @@ static void test_rm_tree(void)
 	struct stat st;
 	int fd;
 
-	snprintf(top, sizeof top, "%s/rmtree", dir);
-	snprintf(keep, sizeof keep, "%s/rmtree-keep", dir);
-	CHECK(mkdir(top, 0700) == 0, "io_rm_tree, line %d", __LINE__);
+	snprintf(top, sizeof top, "%s/rmtree", unit_dir);
+	snprintf(keep, sizeof keep, "%s/rmtree-keep", unit_dir);
+	CHECK_MSG(mkdir(top, 0700) == 0, "io_rm_tree, line %d", __LINE__);
 	snprintf(p, sizeof p, "%s/a", top);
-	CHECK(mkdir(p, 0700) == 0, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(mkdir(p, 0700) == 0, "io_rm_tree, line %d", __LINE__);
 	snprintf(p, sizeof p, "%s/a/b", top);
-	CHECK(mkdir(p, 0700) == 0, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(mkdir(p, 0700) == 0, "io_rm_tree, line %d", __LINE__);
 	snprintf(p, sizeof p, "%s/a/b/f", top);
 	fd = open(p, O_CREAT | O_WRONLY, 0600);
-	CHECK(fd >= 0, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(fd >= 0, "io_rm_tree, line %d", __LINE__);
 	if (fd >= 0)
 		close(fd);
 	fd = open(keep, O_CREAT | O_WRONLY, 0600);
-	CHECK(fd >= 0, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(fd >= 0, "io_rm_tree, line %d", __LINE__);
 	if (fd >= 0)
 		close(fd);
 	snprintf(p, sizeof p, "%s/link", top);
-	CHECK(symlink(keep, p) == 0, "io_rm_tree, line %d", __LINE__);
-	CHECK(io_rm_tree(top) == 0, "io_rm_tree, line %d", __LINE__);
-	CHECK(lstat(top, &st) != 0 && errno == ENOENT, "io_rm_tree, line %d", __LINE__);
-	CHECK(stat(keep, &st) == 0, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(symlink(keep, p) == 0, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(io_rm_tree(top) == 0, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(lstat(top, &st) != 0 && errno == ENOENT, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(stat(keep, &st) == 0, "io_rm_tree, line %d", __LINE__);
 	unlink(keep);
 	/* A plain file alone, and a path that is not there. */
 	fd = open(keep, O_CREAT | O_WRONLY, 0600);
 	if (fd >= 0)
 		close(fd);
-	CHECK(io_rm_tree(keep) == 0 && stat(keep, &st) != 0, "io_rm_tree, line %d", __LINE__);
-	CHECK(io_rm_tree(keep) == -1 && errno == ENOENT, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(io_rm_tree(keep) == 0 && stat(keep, &st) != 0, "io_rm_tree, line %d", __LINE__);
+	CHECK_MSG(io_rm_tree(keep) == -1 && errno == ENOENT, "io_rm_tree, line %d", __LINE__);
 }
 
 int main(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char cmd[4200];
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	snprintf(dir, sizeof dir, "%s/test_io.XXXXXX", tmp);
-	if (!mkdtemp(dir)) {
-		perror(dir);
-		return 2;
-	}
+	unit_workdir("test_io");
 	test_small_cases();
 	test_lines_file();
 	test_long_lines();
@@ -1082,16 +993,15 @@ int main(void)
 	test_lz4();
 	test_lz4_sniff_split();
 	/* test_wr_open counts the files of the directory: start empty. */
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'/* '%s'/.[!.]* 2>/dev/null", dir, dir);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'/* '%s'/.[!.]* 2>/dev/null", unit_dir, unit_dir);
 	if (system(cmd) != 0) { /* ignore */
 	}
 	test_wr_open();
 	test_wr_special();
 	test_epipe();
 	test_rm_tree();
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", unit_dir);
 	if (system(cmd) != 0)
-		printf("test_io.c: note: could not remove %s\n", dir);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+		printf("test_io.c: note: could not remove %s\n", unit_dir);
+	return unit_done();
 }

@@ -19,13 +19,7 @@ struct val {
 };
 
 static uint64_t rnd_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
+static uint64_t rnd(void) { return unit_xorshift(&rnd_state); }
 
 /* Random inserts and deletes against a plain array of what should be in. */
 static void test_model(unsigned load4)
@@ -45,7 +39,8 @@ static void test_model(unsigned load4)
 	for (i = 0; i < STEPS; i++) {
 		size_t k = (size_t)(rnd() % NKEY);
 		if (rnd() % 3) {
-			struct val *v = keytab_get(&t, keys[k], &fresh);
+			/* the inline probe on every other step */
+			struct val *v = i % 2 ? keytab_get(&t, keys[k], &fresh) : keytab_get_hot(&t, keys[k], &fresh);
 			if (fresh != !in[k] || (fresh && (v->a || v->b)))
 				bad++;
 			if (fresh)
@@ -63,6 +58,8 @@ static void test_model(unsigned load4)
 			size_t j;
 			for (j = 0; j < NKEY; j++) {
 				struct val *v = keytab_find(&t, keys[j]);
+				if (v != keytab_find_hot(&t, keys[j]))
+					bad++;
 				if (in[j] ? !v || v->a != (keys[j] ^ 0x5555) || v->b != j : v != NULL)
 					bad++;
 			}

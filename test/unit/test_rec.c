@@ -10,6 +10,7 @@
  * TEST_SEED=n) so a failure can be reproduced.  Every line handed to
  * rec_decode sits in a heap block of exactly its length, without LF or NUL,
  * so that ASan reports any read past the record. */
+#include "mem.h"
 #include "rec.h"
 
 #include <errno.h>
@@ -21,21 +22,6 @@
 #include <unistd.h>
 
 #include "unit.h"
-
-static void *xmalloc(size_t n)
-{
-	void *p;
-	if (n > ((size_t)1 << 40)) {
-		printf("test_rec.c: allocation of %zu bytes\n", n);
-		exit(2);
-	}
-	p = malloc(n ? n : 1);
-	if (!p) {
-		perror("malloc");
-		exit(2);
-	}
-	return p;
-}
 
 /* An exact-size heap copy of a line (no LF, no NUL). */
 static char *dup_exact(const void *p, size_t n)
@@ -49,13 +35,7 @@ static char *dup_exact(const void *p, size_t n)
 /* ---- random numbers ---- */
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t rnd(void) { return unit_xorshift(&rng); }
 static uint64_t rnd_n(uint64_t n) { return rnd() % n; }
 
 /* Values whose bytes are full of LF and ESC, and the usual edges. */
@@ -1428,6 +1408,8 @@ static void test_view_layout(void)
 		if (!l)
 			continue;
 		CHECK_MSG(l->off[0] == 1, "%s: first number at %u", l->sc->name, l->off[0]);
+		CHECK_MSG(l->kind == l->sc->kind && l->nstr == l->sc->nstr && l->texts == l->off[l->sc->nnum],
+		          "%s: the kind, texts and their offset at hand", l->sc->name);
 		for (i = 0; i < l->sc->nnum; i++) {
 			struct rec r;
 			uint64_t v = 0, want = l->w[i] == 8 ? 0x0102030405060708ULL : 0x01020304u;

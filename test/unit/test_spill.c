@@ -18,13 +18,7 @@
 #include "unit.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t rnd(void) { return unit_xorshift(&rng); }
 
 struct r16 { uint64_t key, seq; };
 struct r40 { uint64_t key, seq, a, b; uint32_t c, pad; };

@@ -95,6 +95,26 @@ static void test_find(void)
 	CHECK(text_find(h, 2, "XD:", 3) == NULL);
 }
 
+/* Tables of names: entries that start with the name, and bare names. */
+static void test_lookup(void)
+{
+	static const struct {
+		const char *name;
+		int v;
+	} tab[] = { { "MTE2", 1 }, { "MTE", 2 }, { "", 3 }, { "VECTOR", 4 } };
+	static const char *const bare[] = { "set_event", "wait_event" };
+	const char *s = "MTE2VECTORx";
+	CHECK(TEXT_LOOKUP(tab, s, 4) == 0);
+	CHECK(TEXT_LOOKUP(tab, s, 3) == 1);      /* the whole slice, not a prefix */
+	CHECK(TEXT_LOOKUP(tab, s, 0) == 2);
+	CHECK(TEXT_LOOKUP(tab, s + 4, 6) == 3 && tab[3].v == 4);
+	CHECK(TEXT_LOOKUP(tab, s + 4, 7) == 4);  /* none: the count */
+	CHECK(TEXT_LOOKUP(tab, "MTE1", 4) == 4);
+	CHECK(TEXT_LOOKUP(bare, "wait_event", 10) == 1);
+	CHECK(TEXT_LOOKUP(bare, "wait_even", 9) == 2);
+	CHECK(text_lookup(tab, 0, sizeof tab[0], s, 4) == 0);
+}
+
 static int dbl_is(size_t (*f)(char *, double), double v, const char *want)
 {
 	char b[DBL_TEXT_MAX];
@@ -220,6 +240,7 @@ int main(void)
 {
 	test_source();
 	test_find();
+	test_lookup();
 	test_doubles();
 	test_warp();
 	test_unescape();

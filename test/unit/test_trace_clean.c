@@ -21,37 +21,13 @@
 
 #include "../../cmd/trace-clean/tc.h"
 
+#include "unit.h"
+
 /* XS_FANIN (tc.h): how many runs the spill merges at once; the sorts below
  * go past it. */
 
-static int passed, failed;
-
-static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void check_(int ok, int line, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("test_trace_clean.c:%d: ", line);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-#define CHECK(ok, ...) check_((ok) ? 1 : 0, __LINE__, __VA_ARGS__)
-
 static uint64_t rs = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
-}
+static uint64_t rnd(void) { return unit_xorshift(&rs); }
 
 /* Numbers are checked by the hundred thousand: count the misreads and
  * keep the first, one check per batch. */
@@ -70,7 +46,7 @@ static void num_is(const char *s)
 
 static void numbers_done(const char *what)
 {
-	CHECK(!misread, "%s: %ld misread, first: %s", what, misread, first_misread);
+	CHECK_MSG(!misread, "%s: %ld misread, first: %s", what, misread, first_misread);
 	misread = 0;
 }
 
@@ -127,7 +103,7 @@ static void test_numbers(void)
 		num_is(buf);
 	}
 	numbers_done("decimal strings");
-	CHECK((jnum("1e400", 5, &ok), !ok), "1e400 is not finite");
+	CHECK_MSG((jnum("1e400", 5, &ok), !ok), "1e400 is not finite");
 }
 
 /* Parse s whole: the status, and where it stopped. */
@@ -162,20 +138,20 @@ static void test_values(void)
 
 	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
 		size_t n = strlen(good[i]), cut;
-		CHECK(parse(good[i], &stop, &e) == J_OK && stop == good[i] + n - 1, "valid: %s", good[i]);
+		CHECK_MSG(parse(good[i], &stop, &e) == J_OK && stop == good[i] + n - 1, "valid: %s", good[i]);
 		/* Every proper prefix asks for more. */
 		for (cut = 0; cut + 1 < n; cut++) {
 			char tmp[256];
 			struct jval v;
 			const char *p = tmp;
 			memcpy(tmp, good[i], cut);
-			CHECK(jval_parse(&p, tmp + cut, &v, 0, &e) == J_MORE, "prefix %zu of %s wants more", cut, good[i]);
+			CHECK_MSG(jval_parse(&p, tmp + cut, &v, 0, &e) == J_MORE, "prefix %zu of %s wants more", cut, good[i]);
 		}
 	}
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		int k = parse(bad[i].text, &stop, &e);
-		CHECK(k == J_ERR && e.at - bad[i].text == bad[i].at, "invalid: %s: status %d at %d (want %d)",
-		      bad[i].text, k, k == J_ERR ? (int)(e.at - bad[i].text) : -1, bad[i].at);
+		CHECK_MSG(k == J_ERR && e.at - bad[i].text == bad[i].at, "invalid: %s: status %d at %d (want %d)",
+			  bad[i].text, k, k == J_ERR ? (int)(e.at - bad[i].text) : -1, bad[i].at);
 	}
 	{
 		/* Nesting is bounded, not a stack overflow. */
@@ -184,7 +160,7 @@ static void test_values(void)
 		for (k = 0; k < J_MAXDEPTH + 2; k++)
 			deep[k] = '[';
 		deep[k] = 0;
-		CHECK(parse(deep, &stop, &e) == J_ERR && !strcmp(e.msg, "nesting too deep"), "deep nesting refused");
+		CHECK_MSG(parse(deep, &stop, &e) == J_ERR && !strcmp(e.msg, "nesting too deep"), "deep nesting refused");
 		free(deep);
 	}
 }
@@ -199,10 +175,10 @@ static void test_decode(void)
 	static const char s[] = "\"a\\u00e9\\ud83d\\ude00\\n\\\"z\\/\" ";
 
 	p = s;
-	CHECK(jval_parse(&p, s + sizeof s - 1, &v, 0, &e) == J_OK && v.esc, "escaped string");
+	CHECK_MSG(jval_parse(&p, s + sizeof s - 1, &v, 0, &e) == J_OK && v.esc, "escaped string");
 	n = jstr_decode(&v, out);
-	CHECK(n == 11 && !memcmp(out, "a\xc3\xa9\xf0\x9f\x98\x80\n\"z/", 11), "decoded: %.*s", (int)n, out);
-	CHECK(jstr_eq(&v, "a\xc3\xa9\xf0\x9f\x98\x80\n\"z/", 11), "jstr_eq on an escaped string");
+	CHECK_MSG(n == 11 && !memcmp(out, "a\xc3\xa9\xf0\x9f\x98\x80\n\"z/", 11), "decoded: %.*s", (int)n, out);
+	CHECK_MSG(jstr_eq(&v, "a\xc3\xa9\xf0\x9f\x98\x80\n\"z/", 11), "jstr_eq on an escaped string");
 }
 
 /* ---- documents through a small window ---- */
@@ -276,26 +252,26 @@ static void test_documents(void)
 
 	for (w = 8; w <= 4096; w *= 2) {
 		st = scan_text(doc, w, &c, &f);
-		CHECK(st == JS_OK, "window %zu: status %d (%s)", w, st, st ? f.msg : "");
-		CHECK(c.elements == 4 && c.objects == 3, "window %zu: %d elements, %d objects", w, c.elements, c.objects);
-		CHECK(c.values == 4 && !strcmp(c.seen, "ns;op;2;[1,2,3];"), "window %zu: values %s", w, c.seen);
-		CHECK(c.last_off == (uint64_t)(strstr(doc, "{\"name\":\"c\"") - doc), "window %zu: offset %llu", w,
-		      (unsigned long long)c.last_off);
+		CHECK_MSG(st == JS_OK, "window %zu: status %d (%s)", w, st, st ? f.msg : "");
+		CHECK_MSG(c.elements == 4 && c.objects == 3, "window %zu: %d elements, %d objects", w, c.elements, c.objects);
+		CHECK_MSG(c.values == 4 && !strcmp(c.seen, "ns;op;2;[1,2,3];"), "window %zu: values %s", w, c.seen);
+		CHECK_MSG(c.last_off == (uint64_t)(strstr(doc, "{\"name\":\"c\"") - doc), "window %zu: offset %llu", w,
+			  (unsigned long long)c.last_off);
 	}
 	st = scan_text("[{\"ts\":1},{\"ts\":2}]", 8, &c, &f);
-	CHECK(st == JS_OK && c.elements == 2, "array document");
+	CHECK_MSG(st == JS_OK && c.elements == 2, "array document");
 	st = scan_text("{\"traceEvents\":[{\"ts\":1},{\"ts\" 2}]}", 8, &c, &f);
-	CHECK(st == JS_SYNTAX && f.off == 31, "error offset %llu (%s)", (unsigned long long)f.off, f.msg);
+	CHECK_MSG(st == JS_SYNTAX && f.off == 31, "error offset %llu (%s)", (unsigned long long)f.off, f.msg);
 	st = scan_text("{\"traceEvents\":[{\"ts\":1}", 8, &c, &f);
-	CHECK(st == JS_SYNTAX && f.off == 24 && strstr(f.msg, "end of data"), "cut short: %llu %s",
-	      (unsigned long long)f.off, f.msg);
+	CHECK_MSG(st == JS_SYNTAX && f.off == 24 && strstr(f.msg, "end of data"), "cut short: %llu %s",
+		  (unsigned long long)f.off, f.msg);
 	st = scan_text("{\"traceEvents\":[]} x", 8, &c, &f);
-	CHECK(st == JS_SYNTAX && f.off == 19 && strstr(f.msg, "extra data"), "trailing garbage: %llu %s",
-	      (unsigned long long)f.off, f.msg);
+	CHECK_MSG(st == JS_SYNTAX && f.off == 19 && strstr(f.msg, "extra data"), "trailing garbage: %llu %s",
+		  (unsigned long long)f.off, f.msg);
 	st = scan_text("", 8, &c, &f);
-	CHECK(st == JS_SYNTAX, "empty document");
+	CHECK_MSG(st == JS_SYNTAX, "empty document");
 	st = scan_text("  12", 8, &c, &f);
-	CHECK(st == JS_SYNTAX && f.off == 2, "a number is not a document");
+	CHECK_MSG(st == JS_SYNTAX && f.off == 2, "a number is not a document");
 	{
 		/* One value larger than the window's limit. */
 		size_t n = (1u << 20) + 100, k;
@@ -305,7 +281,7 @@ static void test_documents(void)
 			big[k] = 'x';
 		strcpy(big + n, "\"]}");
 		st = scan_text(big, 8, &c, &f);
-		CHECK(st == JS_BIG, "a value past the window limit: %d", st);
+		CHECK_MSG(st == JS_BIG, "a value past the window limit: %d", st);
 		free(big);
 	}
 }
@@ -346,18 +322,18 @@ static void sort_case(size_t n, size_t run, const char *what)
 		want[i].seq = i;
 		xs_add(s, &want[i]);
 	}
-	CHECK(xs_count(s) == n, "%s: %zu records, count %llu", what, n, (unsigned long long)xs_count(s));
+	CHECK_MSG(xs_count(s) == n, "%s: %zu records, count %llu", what, n, (unsigned long long)xs_count(s));
 	qsort(want, n, sizeof *want, xr_cmp);
 	e = xs_sort(s);
-	CHECK(e == 0, "%s: sort: %s", what, strerror(e));
+	CHECK_MSG(e == 0, "%s: sort: %s", what, strerror(e));
 	while ((r = xs_next(s)) != NULL) {
 		if (got >= n || xr_cmp(r, &want[got]))
 			bad++;
 		got++;
 	}
-	CHECK(got == n && !bad && !xs_error(s), "%s: %zu records in, %zu out, %zu out of place", what, n, got,
-	      bad);
-	CHECK(xs_next(s) == NULL, "%s: nothing after the end", what);
+	CHECK_MSG(got == n && !bad && !xs_error(s), "%s: %zu records in, %zu out, %zu out of place", what, n, got,
+		  bad);
+	CHECK_MSG(xs_next(s) == NULL, "%s: nothing after the end", what);
 	xs_free(s);
 	free(want);
 }
@@ -385,7 +361,7 @@ static void test_sort(void)
 		fprintf(stderr, "(a warning expected:) ");
 		sort_case(5000, 16, "without a temporary file");
 		fd = xs_tmpfd();
-		CHECK(fd == -1, "xs_tmpfd after a failure: %d", fd);
+		CHECK_MSG(fd == -1, "xs_tmpfd after a failure: %d", fd);
 		if (old) {
 			setenv("TMPDIR", old, 1);
 			free(old);
@@ -403,17 +379,17 @@ static void test_pio(void)
 	int e;
 
 	if (fd < 0) {
-		CHECK(0, "io_tmpfd: %s", strerror(errno));
+		CHECK_MSG(0, "io_tmpfd: %s", strerror(errno));
 		return;
 	}
 	for (i = 0; i < sizeof buf; i++)
 		buf[i] = (char)i;
 	e = xs_pwrite(fd, buf, sizeof buf, 4096);
-	CHECK(e == 0, "xs_pwrite: %s", strerror(e));
+	CHECK_MSG(e == 0, "xs_pwrite: %s", strerror(e));
 	e = xs_pread(fd, back, sizeof back, 4096);
-	CHECK(e == 0 && !memcmp(buf, back, sizeof buf), "xs_pread: %s", strerror(e));
+	CHECK_MSG(e == 0 && !memcmp(buf, back, sizeof buf), "xs_pread: %s", strerror(e));
 	e = xs_pread(fd, back, sizeof back, 4096 + 32);
-	CHECK(e == EIO, "xs_pread past the end: %d", e);
+	CHECK_MSG(e == EIO, "xs_pread past the end: %d", e);
 	close(fd);
 }
 
@@ -425,6 +401,5 @@ int main(void)
 	test_documents();
 	test_pio();
 	test_sort();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_done();
 }

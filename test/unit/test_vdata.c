@@ -9,6 +9,7 @@
  * when nothing failed.  Works in a private directory under $TMPDIR (or /tmp)
  * that it removes at the end (it holds one 20 MB file at a time). */
 #include "vdata.h"
+#include "mem.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,79 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int passed, failed;
-static char dir[1024];
-
-static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void check_(int ok, int line, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("test_vdata.c:%d: ", line);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-#define CHECK(ok, ...) check_((ok) ? 1 : 0, __LINE__, __VA_ARGS__)
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		perror("malloc");
-		exit(2);
-	}
-	return p;
-}
-
-static const char *path_in(const char *name)
-{
-	static char buf[8][1200];
-	static int k;
-	k = (k + 1) % 8;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
-}
-
-static void write_file(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f)) {
-		perror(path);
-		exit(2);
-	}
-}
-
-static unsigned char *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, len = 0, k;
-	unsigned char *b;
-	if (!f) {
-		*n = 0;
-		return NULL;
-	}
-	b = xmalloc(cap);
-	while ((k = fread(b + len, 1, cap - len, f)) > 0) {
-		len += k;
-		if (len == cap) {
-			unsigned char *nb = xmalloc(cap * 2);
-			memcpy(nb, b, len);
-			free(b);
-			b = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	*n = len;
-	return b;
-}
+#include "unit.h"
 
 static int file_exists(const char *path)
 {
@@ -100,30 +29,15 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* Entries of the work directory other than . and .. */
-static int dir_entries(void)
-{
-	DIR *dp = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-	if (!dp)
-		return -1;
-	while ((e = readdir(dp)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(dp);
-	return n;
-}
-
 static void remove_all(void)
 {
-	DIR *dp = opendir(dir);
+	DIR *dp = opendir(unit_dir);
 	struct dirent *e;
 	if (!dp)
 		return;
 	while ((e = readdir(dp)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlink(path_in(e->d_name));
+			unlink(unit_path(e->d_name));
 	closedir(dp);
 }
 
@@ -147,19 +61,19 @@ static void wr_u64(unsigned char *p, uint64_t v)
 
 static void test_names(void)
 {
-	CHECK(!strcmp(vdata_type_name(VDATA_CODE), "CODE"), "name of 1");
-	CHECK(!strcmp(vdata_type_name(VDATA_INSTR_API), "INSTR_API"), "name of 4");
-	CHECK(!strcmp(vdata_type_name(VDATA_STALL_REASON), "STALL_REASON"), "name of 15");
-	CHECK(vdata_type_name(0) == NULL && vdata_type_name(0xA) == NULL && vdata_type_name(16) == NULL
-	      && vdata_type_name(-1) == NULL, "types without a name");
-	CHECK(vdata_type_parse("TRACE") == 2 && vdata_type_parse("trace") == 2, "parse TRACE");
-	CHECK(vdata_type_parse("api_instr") == 4 && vdata_type_parse("SOURCE") == 1
-	      && vdata_type_parse("API_FILE") == 3, "parse Insight aliases");
-	CHECK(vdata_type_parse("4") == 4 && vdata_type_parse("0x0e") == 14 && vdata_type_parse("255") == 255
-	      && vdata_type_parse("0") == 0, "parse numbers");
-	CHECK(vdata_type_parse("256") == -1 && vdata_type_parse("0x") == -1 && vdata_type_parse("") == -1
-	      && vdata_type_parse("TRACEX") == -1 && vdata_type_parse("-1") == -1 && vdata_type_parse(NULL) == -1,
-	      "parse rejects junk");
+	CHECK_MSG(!strcmp(vdata_type_name(VDATA_CODE), "CODE"), "name of 1");
+	CHECK_MSG(!strcmp(vdata_type_name(VDATA_INSTR_API), "INSTR_API"), "name of 4");
+	CHECK_MSG(!strcmp(vdata_type_name(VDATA_STALL_REASON), "STALL_REASON"), "name of 15");
+	CHECK_MSG(vdata_type_name(0) == NULL && vdata_type_name(0xA) == NULL && vdata_type_name(16) == NULL
+		  && vdata_type_name(-1) == NULL, "types without a name");
+	CHECK_MSG(vdata_type_parse("TRACE") == 2 && vdata_type_parse("trace") == 2, "parse TRACE");
+	CHECK_MSG(vdata_type_parse("api_instr") == 4 && vdata_type_parse("SOURCE") == 1
+		  && vdata_type_parse("API_FILE") == 3, "parse Insight aliases");
+	CHECK_MSG(vdata_type_parse("4") == 4 && vdata_type_parse("0x0e") == 14 && vdata_type_parse("255") == 255
+		  && vdata_type_parse("0") == 0, "parse numbers");
+	CHECK_MSG(vdata_type_parse("256") == -1 && vdata_type_parse("0x") == -1 && vdata_type_parse("") == -1
+		  && vdata_type_parse("TRACEX") == -1 && vdata_type_parse("-1") == -1 && vdata_type_parse(NULL) == -1,
+		  "parse rejects junk");
 }
 
 /* ---- byte layout ---- */
@@ -168,7 +82,7 @@ static void test_layout_padding(void)
 {
 	size_t n;
 	for (n = 0; n <= 8; n++) {
-		const char *p = path_in("pad.bin");
+		const char *p = unit_path("pad.bin");
 		char payload[8];
 		struct vdata_w *w = vdata_open(p);
 		size_t len, pad = (4 - n % 4) % 4, i;
@@ -177,36 +91,36 @@ static void test_layout_padding(void)
 
 		for (i = 0; i < n; i++)
 			payload[i] = (char)('a' + i);
-		CHECK(w != NULL, "open for n=%zu: %s", n, strerror(errno));
+		CHECK_MSG(w != NULL, "open for n=%zu: %s", n, strerror(errno));
 		if (!w)
 			return;
 		rc = vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, payload, n);
-		CHECK(rc == 0, "block n=%zu: %d", n, rc);
-		CHECK(vdata_close(w) == 0, "close n=%zu", n);
-		b = read_file(p, &len);
+		CHECK_MSG(rc == 0, "block n=%zu: %d", n, rc);
+		CHECK_MSG(vdata_close(w) == 0, "close n=%zu", n);
+		b = unit_read_file(p, &len);
 		if (n == 0) {
-			CHECK(b && len == 0, "empty payload writes nothing (%zu bytes)", len);
+			CHECK_MSG(b && len == 0, "empty payload writes nothing (%zu bytes)", len);
 			free(b);
 			continue;
 		}
-		CHECK(b && len == 12 + n + pad, "n=%zu: file is %zu bytes, want %zu", n, len, 12 + n + pad);
+		CHECK_MSG(b && len == 12 + n + pad, "n=%zu: file is %zu bytes, want %zu", n, len, 12 + n + pad);
 		if (!b || len != 12 + n + pad) {
 			free(b);
 			continue;
 		}
-		CHECK(rd_u64(b) == n + pad, "n=%zu: contentSize %llu", n, (unsigned long long)rd_u64(b));
-		CHECK(b[8] == 2 && b[9] == pad && b[10] == 0x5A && b[11] == 0x5A,
-		      "n=%zu: header bytes %02x %02x %02x %02x", n, b[8], b[9], b[10], b[11]);
-		CHECK(!memcmp(b + 12, payload, n), "n=%zu: payload bytes", n);
+		CHECK_MSG(rd_u64(b) == n + pad, "n=%zu: contentSize %llu", n, (unsigned long long)rd_u64(b));
+		CHECK_MSG(b[8] == 2 && b[9] == pad && b[10] == 0x5A && b[11] == 0x5A,
+			  "n=%zu: header bytes %02x %02x %02x %02x", n, b[8], b[9], b[10], b[11]);
+		CHECK_MSG(!memcmp(b + 12, payload, n), "n=%zu: payload bytes", n);
 		for (i = 0; i < pad; i++)
-			CHECK(b[12 + n + i] == 0, "n=%zu: padding byte %zu is %02x", n, i, b[12 + n + i]);
+			CHECK_MSG(b[12 + n + i] == 0, "n=%zu: padding byte %zu is %02x", n, i, b[12 + n + i]);
 		free(b);
 	}
 }
 
 static void test_layout_blocks(void)
 {
-	const char *p = path_in("layout.bin");
+	const char *p = unit_path("layout.bin");
 	static const char src[] = "int main() { return 0; }\n";   /* 25 bytes, padding 3 */
 	char longpath[VDATA_PATH_SIZE + 1];
 	struct vdata_w *w = vdata_open(p);
@@ -215,59 +129,59 @@ static void test_layout_blocks(void)
 	int ok;
 
 	if (!w) {
-		CHECK(0, "open: %s", strerror(errno));
+		CHECK_MSG(0, "open: %s", strerror(errno));
 		return;
 	}
 	/* Insight identifies the file by bytes 10-11 of the first block. */
-	CHECK(vdata_block(w, VDATA_INSTR_API, 0, NULL, "{}", 2) == EINVAL, "first block with version 0 refused");
-	CHECK(vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{\"a\":1}", 7) == 0, "TRACE block");
-	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, NULL, src, sizeof src - 1) == EINVAL, "CODE without path");
+	CHECK_MSG(vdata_block(w, VDATA_INSTR_API, 0, NULL, "{}", 2) == EINVAL, "first block with version 0 refused");
+	CHECK_MSG(vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{\"a\":1}", 7) == 0, "TRACE block");
+	CHECK_MSG(vdata_block(w, VDATA_CODE, VDATA_VERSION, NULL, src, sizeof src - 1) == EINVAL, "CODE without path");
 	memset(longpath, 'p', VDATA_PATH_SIZE);
 	longpath[VDATA_PATH_SIZE] = 0;
-	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, longpath, src, sizeof src - 1) == ENAMETOOLONG,
-	      "CODE path of 4096 bytes refused");
-	CHECK(vdata_block(w, VDATA_TRACE, 256, NULL, "x", 1) == EINVAL, "version 256 refused");
-	CHECK(vdata_block(w, 300, VDATA_VERSION, NULL, "x", 1) == EINVAL, "type 300 refused");
-	CHECK(vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, NULL, 3) == EINVAL, "NULL payload refused");
-	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/src/k.cpp", src, sizeof src - 1) == 0, "CODE block");
+	CHECK_MSG(vdata_block(w, VDATA_CODE, VDATA_VERSION, longpath, src, sizeof src - 1) == ENAMETOOLONG,
+		  "CODE path of 4096 bytes refused");
+	CHECK_MSG(vdata_block(w, VDATA_TRACE, 256, NULL, "x", 1) == EINVAL, "version 256 refused");
+	CHECK_MSG(vdata_block(w, 300, VDATA_VERSION, NULL, "x", 1) == EINVAL, "type 300 refused");
+	CHECK_MSG(vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, NULL, 3) == EINVAL, "NULL payload refused");
+	CHECK_MSG(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/src/k.cpp", src, sizeof src - 1) == 0, "CODE block");
 	longpath[VDATA_PATH_SIZE - 1] = 0;   /* 4095 bytes + NUL: just fits */
-	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, longpath, "abcd", 4) == 0, "CODE with 4095-byte path");
-	CHECK(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "", 0) == 0, "empty FILE_API skipped");
-	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/src/empty.h", "", 0) == 0, "empty CODE skipped");
-	CHECK(vdata_block(w, VDATA_INSTR_API, VDATA_VERSION_INSTR_API, NULL, "[1]", 3) == 0, "INSTR_API block");
-	CHECK(vdata_close(w) == 0, "close");
+	CHECK_MSG(vdata_block(w, VDATA_CODE, VDATA_VERSION, longpath, "abcd", 4) == 0, "CODE with 4095-byte path");
+	CHECK_MSG(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "", 0) == 0, "empty FILE_API skipped");
+	CHECK_MSG(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/src/empty.h", "", 0) == 0, "empty CODE skipped");
+	CHECK_MSG(vdata_block(w, VDATA_INSTR_API, VDATA_VERSION_INSTR_API, NULL, "[1]", 3) == 0, "INSTR_API block");
+	CHECK_MSG(vdata_close(w) == 0, "close");
 
-	b = read_file(p, &len);
+	b = unit_read_file(p, &len);
 	if (!b) {
-		CHECK(0, "no file");
+		CHECK_MSG(0, "no file");
 		return;
 	}
 	/* TRACE: 12 + 7 + 1 */
-	CHECK(len == 20 + (12 + 4096 + 28) + (12 + 4096 + 4) + (12 + 4), "file size %zu", len);
+	CHECK_MSG(len == 20 + (12 + 4096 + 28) + (12 + 4096 + 4) + (12 + 4), "file size %zu", len);
 	if (len != 20 + (12 + 4096 + 28) + (12 + 4096 + 4) + (12 + 4)) {
 		free(b);
 		return;
 	}
-	CHECK(rd_u64(b) == 8 && b[8] == 2 && b[9] == 1 && b[10] == 0x5A && b[11] == 0x5A && b[19] == 0,
-	      "TRACE header");
+	CHECK_MSG(rd_u64(b) == 8 && b[8] == 2 && b[9] == 1 && b[10] == 0x5A && b[11] == 0x5A && b[19] == 0,
+		  "TRACE header");
 	at = 20;
-	CHECK(rd_u64(b + at) == 28, "CODE contentSize %llu excludes the path", (unsigned long long)rd_u64(b + at));
-	CHECK(b[at + 8] == 1 && b[at + 9] == 3 && b[at + 10] == 0x5A && b[at + 11] == 0x5A, "CODE header bytes");
-	CHECK(!memcmp(b + at + 12, "/src/k.cpp", 10), "CODE path");
+	CHECK_MSG(rd_u64(b + at) == 28, "CODE contentSize %llu excludes the path", (unsigned long long)rd_u64(b + at));
+	CHECK_MSG(b[at + 8] == 1 && b[at + 9] == 3 && b[at + 10] == 0x5A && b[at + 11] == 0x5A, "CODE header bytes");
+	CHECK_MSG(!memcmp(b + at + 12, "/src/k.cpp", 10), "CODE path");
 	for (ok = 1, i = 10; i < VDATA_PATH_SIZE; i++)
 		ok &= b[at + 12 + i] == 0;
-	CHECK(ok, "CODE path field NUL-padded to 4096 bytes");
-	CHECK(!memcmp(b + at + 12 + 4096, src, 25), "CODE text");
-	CHECK(!b[at + 4108 + 25] && !b[at + 4108 + 26] && !b[at + 4108 + 27], "CODE padding");
+	CHECK_MSG(ok, "CODE path field NUL-padded to 4096 bytes");
+	CHECK_MSG(!memcmp(b + at + 12 + 4096, src, 25), "CODE text");
+	CHECK_MSG(!b[at + 4108 + 25] && !b[at + 4108 + 26] && !b[at + 4108 + 27], "CODE padding");
 	at += 12 + 4096 + 28;
-	CHECK(rd_u64(b + at) == 4 && b[at + 9] == 0, "second CODE header");
+	CHECK_MSG(rd_u64(b + at) == 4 && b[at + 9] == 0, "second CODE header");
 	for (ok = 1, i = 0; i < VDATA_PATH_SIZE - 1; i++)
 		ok &= b[at + 12 + i] == 'p';
-	CHECK(ok && b[at + 12 + 4095] == 0, "4095-byte path stored with its NUL");
+	CHECK_MSG(ok && b[at + 12 + 4095] == 0, "4095-byte path stored with its NUL");
 	at += 12 + 4096 + 4;
-	CHECK(rd_u64(b + at) == 4 && b[at + 8] == 4 && b[at + 9] == 1 && b[at + 10] == 0 && b[at + 11] == 0x5A,
-	      "INSTR_API header has version 0");
-	CHECK(!memcmp(b + at + 12, "[1]", 4), "INSTR_API payload and padding");
+	CHECK_MSG(rd_u64(b + at) == 4 && b[at + 8] == 4 && b[at + 9] == 1 && b[at + 10] == 0 && b[at + 11] == 0x5A,
+		  "INSTR_API header has version 0");
+	CHECK_MSG(!memcmp(b + at + 12, "[1]", 4), "INSTR_API payload and padding");
 	free(b);
 }
 
@@ -307,7 +221,7 @@ static int read_back(struct vdata_r *r, const char *want, size_t n, size_t piece
 
 static void test_round_trip(void)
 {
-	const char *p = path_in("rt.bin"), *src = path_in("trace.json");
+	const char *p = unit_path("rt.bin"), *src = unit_path("trace.json");
 	char *big = xmalloc(BIG), err[256], one;
 	struct vdata_w *w;
 	struct vdata_r *r;
@@ -324,68 +238,68 @@ static void test_round_trip(void)
 		exit(2);
 	}
 	w = vdata_open(p);
-	CHECK(w != NULL, "open");
+	CHECK_MSG(w != NULL, "open");
 	if (!w) {
 		close(fd);
 		free(big);
 		return;
 	}
 	rc = vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, fd);
-	CHECK(rc == 0, "TRACE from fd: %s", strerror(rc));
-	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/a.cpp", "A\n", 2) == 0, "CODE a");
-	CHECK(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/b.cpp", "BBBB\n", 5) == 0, "CODE b");
-	CHECK(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "{\"Files\":[]}", 12) == 0, "FILE_API");
-	CHECK(vdata_block(w, VDATA_INSTR_API, 0, NULL, big, 1000001) == 0, "INSTR_API");
-	CHECK(vdata_block(w, 0x20, 7, NULL, "x", 1) == 0, "unnamed type 0x20");
-	CHECK(vdata_close(w) == 0, "close");
+	CHECK_MSG(rc == 0, "TRACE from fd: %s", strerror(rc));
+	CHECK_MSG(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/a.cpp", "A\n", 2) == 0, "CODE a");
+	CHECK_MSG(vdata_block(w, VDATA_CODE, VDATA_VERSION, "/b.cpp", "BBBB\n", 5) == 0, "CODE b");
+	CHECK_MSG(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "{\"Files\":[]}", 12) == 0, "FILE_API");
+	CHECK_MSG(vdata_block(w, VDATA_INSTR_API, 0, NULL, big, 1000001) == 0, "INSTR_API");
+	CHECK_MSG(vdata_block(w, 0x20, 7, NULL, "x", 1) == 0, "unnamed type 0x20");
+	CHECK_MSG(vdata_close(w) == 0, "close");
 	close(fd);
 	unlink(src);
 
 	r = vdata_ropen(p, err, sizeof err);
-	CHECK(r != NULL, "ropen: %s", err);
+	CHECK_MSG(r != NULL, "ropen: %s", err);
 	if (!r) {
 		free(big);
 		return;
 	}
 	rc = vdata_next(r, &blk, err, sizeof err);
-	CHECK(rc == 1 && blk.type == VDATA_TRACE && blk.version == 0x5A && blk.payload_size == BIG
-	      && blk.padding == 1 && blk.content_size == BIG + 1 && blk.offset == 0 && blk.payload_offset == 12
-	      && blk.code_path == NULL, "TRACE block: rc %d type %d size %llu", rc, blk.type,
-	      (unsigned long long)blk.payload_size);
-	CHECK(read_back(r, big, BIG, 65537), "TRACE payload read back in 64 KiB+1 pieces");
-	CHECK(vdata_read(r, &one, 1) == 0, "no bytes past the payload");
+	CHECK_MSG(rc == 1 && blk.type == VDATA_TRACE && blk.version == 0x5A && blk.payload_size == BIG
+		  && blk.padding == 1 && blk.content_size == BIG + 1 && blk.offset == 0 && blk.payload_offset == 12
+		  && blk.code_path == NULL, "TRACE block: rc %d type %d size %llu", rc, blk.type,
+		  (unsigned long long)blk.payload_size);
+	CHECK_MSG(read_back(r, big, BIG, 65537), "TRACE payload read back in 64 KiB+1 pieces");
+	CHECK_MSG(vdata_read(r, &one, 1) == 0, "no bytes past the payload");
 	expect_off = 12 + BIG + 1;
 
 	rc = vdata_next(r, &blk, err, sizeof err);
-	CHECK(rc == 1 && blk.type == VDATA_CODE && blk.code_path && !strcmp(blk.code_path, "/a.cpp")
-	      && blk.payload_size == 2 && blk.offset == expect_off && blk.payload_offset == expect_off + 12 + 4096,
-	      "CODE a: rc %d", rc);
-	CHECK(read_back(r, "A\n", 2, 1), "CODE a read byte by byte");
+	CHECK_MSG(rc == 1 && blk.type == VDATA_CODE && blk.code_path && !strcmp(blk.code_path, "/a.cpp")
+		  && blk.payload_size == 2 && blk.offset == expect_off && blk.payload_offset == expect_off + 12 + 4096,
+		  "CODE a: rc %d", rc);
+	CHECK_MSG(read_back(r, "A\n", 2, 1), "CODE a read byte by byte");
 	expect_off += 12 + 4096 + 4;
 
 	/* Leave CODE b unread: vdata_next skips it. */
 	rc = vdata_next(r, &blk, err, sizeof err);
-	CHECK(rc == 1 && blk.type == VDATA_CODE && blk.code_path && !strcmp(blk.code_path, "/b.cpp")
-	      && blk.payload_size == 5 && blk.padding == 3 && blk.offset == expect_off, "CODE b");
-	CHECK(vdata_read(r, &one, 1) == 1 && one == 'B', "first byte of CODE b");
+	CHECK_MSG(rc == 1 && blk.type == VDATA_CODE && blk.code_path && !strcmp(blk.code_path, "/b.cpp")
+		  && blk.payload_size == 5 && blk.padding == 3 && blk.offset == expect_off, "CODE b");
+	CHECK_MSG(vdata_read(r, &one, 1) == 1 && one == 'B', "first byte of CODE b");
 	expect_off += 12 + 4096 + 8;
 
 	rc = vdata_next(r, &blk, err, sizeof err);
-	CHECK(rc == 1 && blk.type == VDATA_FILE_API && blk.payload_size == 12 && blk.padding == 0
-	      && blk.offset == expect_off, "FILE_API");
-	CHECK(read_back(r, "{\"Files\":[]}", 12, 4096), "FILE_API payload (buffer larger than the payload)");
+	CHECK_MSG(rc == 1 && blk.type == VDATA_FILE_API && blk.payload_size == 12 && blk.padding == 0
+		  && blk.offset == expect_off, "FILE_API");
+	CHECK_MSG(read_back(r, "{\"Files\":[]}", 12, 4096), "FILE_API payload (buffer larger than the payload)");
 	expect_off += 12 + 12;
 
 	rc = vdata_next(r, &blk, err, sizeof err);
-	CHECK(rc == 1 && blk.type == VDATA_INSTR_API && blk.version == 0 && blk.payload_size == 1000001
-	      && blk.padding == 3, "INSTR_API");
-	CHECK(read_back(r, big, 1000001, 1 << 20), "INSTR_API payload");
+	CHECK_MSG(rc == 1 && blk.type == VDATA_INSTR_API && blk.version == 0 && blk.payload_size == 1000001
+		  && blk.padding == 3, "INSTR_API");
+	CHECK_MSG(read_back(r, big, 1000001, 1 << 20), "INSTR_API payload");
 
 	rc = vdata_next(r, &blk, err, sizeof err);
-	CHECK(rc == 1 && blk.type == 0x20 && blk.version == 7 && blk.payload_size == 1, "type 0x20");
+	CHECK_MSG(rc == 1 && blk.type == 0x20 && blk.version == 7 && blk.payload_size == 1, "type 0x20");
 	rc = vdata_next(r, &blk, err, sizeof err);
-	CHECK(rc == 0, "clean end: %d %s", rc, rc < 0 ? err : "");
-	CHECK(vdata_next(r, &blk, err, sizeof err) == 0, "end stays end");
+	CHECK_MSG(rc == 0, "clean end: %d %s", rc, rc < 0 ? err : "");
+	CHECK_MSG(vdata_next(r, &blk, err, sizeof err) == 0, "end stays end");
 	vdata_rclose(r);
 	unlink(p);
 	free(big);
@@ -393,35 +307,35 @@ static void test_round_trip(void)
 
 static void test_from_fd_cases(void)
 {
-	const char *p = path_in("fd.bin"), *empty = path_in("empty"), *src = path_in("src");
+	const char *p = unit_path("fd.bin"), *empty = unit_path("empty"), *src = unit_path("src");
 	struct vdata_w *w = vdata_open(p);
 	int pfd[2], fd;
 	unsigned char *b;
 	size_t len;
 
 	if (!w) {
-		CHECK(0, "open");
+		CHECK_MSG(0, "open");
 		return;
 	}
-	write_file(empty, "", 0);
-	write_file(src, "{\"k\":2}", 7);
+	unit_write_file(empty, "", 0);
+	unit_write_file(src, "{\"k\":2}", 7);
 	fd = open(empty, O_RDONLY);
-	CHECK(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, fd) == 0, "empty file: nothing");
+	CHECK_MSG(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, fd) == 0, "empty file: nothing");
 	close(fd);
 	if (pipe(pfd) == 0) {
-		CHECK(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, pfd[0]) == EINVAL, "pipe refused");
+		CHECK_MSG(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, pfd[0]) == EINVAL, "pipe refused");
 		close(pfd[0]);
 		close(pfd[1]);
 	}
 	fd = open(src, O_RDONLY);
-	CHECK(vdata_block_from_fd(w, VDATA_CODE, VDATA_VERSION, fd) == EINVAL, "CODE from fd refused");
-	CHECK(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, -1) == EBADF, "bad fd");
-	CHECK(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, fd) == 0, "small file");
+	CHECK_MSG(vdata_block_from_fd(w, VDATA_CODE, VDATA_VERSION, fd) == EINVAL, "CODE from fd refused");
+	CHECK_MSG(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, -1) == EBADF, "bad fd");
+	CHECK_MSG(vdata_block_from_fd(w, VDATA_TRACE, VDATA_VERSION, fd) == 0, "small file");
 	close(fd);
-	CHECK(vdata_close(w) == 0, "close");
-	b = read_file(p, &len);
-	CHECK(b && len == 20 && rd_u64(b) == 8 && b[9] == 1 && !memcmp(b + 12, "{\"k\":2}", 8),
-	      "only the small file was written (%zu bytes)", len);
+	CHECK_MSG(vdata_close(w) == 0, "close");
+	b = unit_read_file(p, &len);
+	CHECK_MSG(b && len == 20 && rd_u64(b) == 8 && b[9] == 1 && !memcmp(b + 12, "{\"k\":2}", 8),
+		  "only the small file was written (%zu bytes)", len);
 	free(b);
 	remove_all();
 }
@@ -432,7 +346,7 @@ static void test_from_fd_cases(void)
  * INSTR_API "[1,2,3]" (pad 1).  Offsets of the three headers in h[]. */
 static unsigned char *make_valid(size_t *len, uint64_t h[3])
 {
-	const char *p = path_in("valid.bin");
+	const char *p = unit_path("valid.bin");
 	struct vdata_w *w = vdata_open(p);
 	unsigned char *b;
 	if (!w) {
@@ -446,7 +360,7 @@ static unsigned char *make_valid(size_t *len, uint64_t h[3])
 		perror(p);
 		exit(2);
 	}
-	b = read_file(p, len);
+	b = unit_read_file(p, len);
 	unlink(p);
 	h[0] = 0;
 	h[1] = 12 + 8;
@@ -462,13 +376,13 @@ static unsigned char *make_valid(size_t *len, uint64_t h[3])
  * the error text in err and errno in *e; -1 if it ended cleanly. */
 static int walk(const unsigned char *b, size_t len, char *err, size_t errlen, int *e)
 {
-	const char *p = path_in("bad.bin");
+	const char *p = unit_path("bad.bin");
 	struct vdata_r *r;
 	struct vdata_blk blk;
 	char buf[64];
 	int n = 0, rc;
 
-	write_file(p, b, len);
+	unit_write_file(p, b, len);
 	r = vdata_ropen(p, err, errlen);
 	if (!r)
 		return -2;
@@ -500,11 +414,13 @@ static void expect_bad(const char *what, const unsigned char *b, size_t len, int
 	char err[256] = "", prefix[64];
 	int e = 0, n = walk(b, len, err, sizeof err, &e);
 	snprintf(prefix, sizeof prefix, "offset %llu: ", (unsigned long long)off);
-	check_(n == good, line, "%s: %d good blocks before the error, want %d (%s)", what, n, good, err);
-	check_(!strncmp(err, prefix, strlen(prefix)), line, "%s: message \"%s\" does not start \"%s\"", what,
-	       err, prefix);
-	check_(strstr(err, words) != NULL, line, "%s: message \"%s\" lacks \"%s\"", what, err, words);
-	check_(e == EBADMSG, line, "%s: errno %d, want EBADMSG", what, e);
+	unit_checkf(n == good, __FILE__, line, "%s: %d good blocks before the error, want %d (%s)", what, n,
+	            good, err);
+	unit_checkf(!strncmp(err, prefix, strlen(prefix)), __FILE__, line,
+	            "%s: message \"%s\" does not start \"%s\"", what, err, prefix);
+	unit_checkf(strstr(err, words) != NULL, __FILE__, line, "%s: message \"%s\" lacks \"%s\"", what, err,
+	            words);
+	unit_checkf(e == EBADMSG, __FILE__, line, "%s: errno %d, want EBADMSG", what, e);
 }
 #define EXPECT_BAD(what, b, len, good, off, words) expect_bad(what, b, len, good, off, words, __LINE__)
 
@@ -516,8 +432,8 @@ static void test_corruption(void)
 	char err[256];
 	int e;
 
-	CHECK(walk(v, len, err, sizeof err, &e) == -1, "the valid file reads cleanly: %s", err);
-	CHECK(walk(v, 0, err, sizeof err, &e) == -1, "an empty file reads cleanly");
+	CHECK_MSG(walk(v, len, err, sizeof err, &e) == -1, "the valid file reads cleanly: %s", err);
+	CHECK_MSG(walk(v, 0, err, sizeof err, &e) == -1, "an empty file reads cleanly");
 
 #define FRESH() memcpy(b, v, len)
 	FRESH();
@@ -587,7 +503,7 @@ static void test_corruption(void)
 	wr_u64(b + h[1], 0);
 	b[h[1] + 9] = 0;
 	memmove(b + h[1] + 12 + 4096, b + h[2], 12 + 8);
-	CHECK(walk(b, h[1] + 12 + 4096 + 20, err, sizeof err, &e) == -1, "empty CODE text accepted: %s", err);
+	CHECK_MSG(walk(b, h[1] + 12 + 4096 + 20, err, sizeof err, &e) == -1, "empty CODE text accepted: %s", err);
 #undef FRESH
 	free(b);
 	free(v);
@@ -596,12 +512,12 @@ static void test_corruption(void)
 static void test_ropen_errors(void)
 {
 	char err[256] = "";
-	struct vdata_r *r = vdata_ropen(path_in("missing.bin"), err, sizeof err);
-	CHECK(!r && errno == ENOENT && strstr(err, "cannot open"), "missing file: %s", err);
-	r = vdata_ropen(dir, err, sizeof err);
-	CHECK(!r && errno == EISDIR, "directory: %s", err);
+	struct vdata_r *r = vdata_ropen(unit_path("missing.bin"), err, sizeof err);
+	CHECK_MSG(!r && errno == ENOENT && strstr(err, "cannot open"), "missing file: %s", err);
+	r = vdata_ropen(unit_dir, err, sizeof err);
+	CHECK_MSG(!r && errno == EISDIR, "directory: %s", err);
 	r = vdata_ropen("/dev/null", err, sizeof err);
-	CHECK(!r && errno == ESPIPE && strstr(err, "not a regular file"), "device: %s", err);
+	CHECK_MSG(!r && errno == ESPIPE && strstr(err, "not a regular file"), "device: %s", err);
 	vdata_rclose(NULL);
 }
 
@@ -609,7 +525,7 @@ static void test_ropen_errors(void)
 
 static void test_abort(void)
 {
-	const char *p = path_in("out.bin"), *src = path_in("wo");
+	const char *p = unit_path("out.bin"), *src = unit_path("wo");
 	struct vdata_w *w;
 	unsigned char *b;
 	size_t len;
@@ -617,39 +533,39 @@ static void test_abort(void)
 
 	remove_all();
 	w = vdata_open(p);
-	CHECK(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "write before abort");
+	CHECK_MSG(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "write before abort");
 	vdata_abort(w);
-	CHECK(!file_exists(p) && dir_entries() == 0, "abort leaves nothing (%d entries)", dir_entries());
+	CHECK_MSG(!file_exists(p) && unit_entries(unit_dir, "") == 0, "abort leaves nothing (%d entries)", unit_entries(unit_dir, ""));
 
-	write_file(p, "old", 3);
+	unit_write_file(p, "old", 3);
 	w = vdata_open(p);
-	CHECK(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "write over old");
-	CHECK(dir_entries() == 2, "the temporary file sits beside the target");
+	CHECK_MSG(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "write over old");
+	CHECK_MSG(unit_entries(unit_dir, "") == 2, "the temporary file sits beside the target");
 	vdata_abort(w);
-	b = read_file(p, &len);
-	CHECK(b && len == 3 && !memcmp(b, "old", 3) && dir_entries() == 1, "abort keeps the old target");
+	b = unit_read_file(p, &len);
+	CHECK_MSG(b && len == 3 && !memcmp(b, "old", 3) && unit_entries(unit_dir, "") == 1, "abort keeps the old target");
 	free(b);
 	vdata_abort(NULL);
 
 	/* A block that fails half-way poisons the writer: close discards. */
-	write_file(src, "{\"x\":1}", 7);
+	unit_write_file(src, "{\"x\":1}", 7);
 	fd = open(src, O_WRONLY);   /* fstat works, pread does not */
 	w = vdata_open(p);
-	CHECK(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "first block");
+	CHECK_MSG(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0, "first block");
 	rc = vdata_block_from_fd(w, VDATA_FILE_API, VDATA_VERSION, fd);
-	CHECK(rc == EBADF, "unreadable fd: %d", rc);
-	CHECK(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "{}", 2) == EBADF, "the error sticks");
-	CHECK(vdata_close(w) == EBADF, "close reports it");
+	CHECK_MSG(rc == EBADF, "unreadable fd: %d", rc);
+	CHECK_MSG(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "{}", 2) == EBADF, "the error sticks");
+	CHECK_MSG(vdata_close(w) == EBADF, "close reports it");
 	close(fd);
-	b = read_file(p, &len);
-	CHECK(b && len == 3 && !memcmp(b, "old", 3) && dir_entries() == 2, "failed close keeps the old target");
+	b = unit_read_file(p, &len);
+	CHECK_MSG(b && len == 3 && !memcmp(b, "old", 3) && unit_entries(unit_dir, "") == 2, "failed close keeps the old target");
 	free(b);
 
 	w = vdata_open(p);
-	CHECK(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0 && vdata_close(w) == 0,
-	      "a good close replaces it");
-	b = read_file(p, &len);
-	CHECK(b && len == 16 && b[8] == 2 && dir_entries() == 2, "new content in place (%zu bytes)", len);
+	CHECK_MSG(w && vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, "{}", 2) == 0 && vdata_close(w) == 0,
+		  "a good close replaces it");
+	b = unit_read_file(p, &len);
+	CHECK_MSG(b && len == 16 && b[8] == 2 && unit_entries(unit_dir, "") == 2, "new content in place (%zu bytes)", len);
 	free(b);
 
 	w = vdata_open("/dev/full");
@@ -657,21 +573,16 @@ static void test_abort(void)
 		char blk[5000];
 		memset(blk, '1', sizeof blk);
 		vdata_block(w, VDATA_TRACE, VDATA_VERSION, NULL, blk, sizeof blk);
-		CHECK(vdata_close(w) == ENOSPC, "write error reported by close");
+		CHECK_MSG(vdata_close(w) == ENOSPC, "write error reported by close");
 	}
-	CHECK(vdata_open(path_in("no/such/dir.bin")) == NULL && errno == ENOENT, "open in a missing directory");
-	CHECK(vdata_close(NULL) == EINVAL, "close(NULL)");
+	CHECK_MSG(vdata_open(unit_path("no/such/dir.bin")) == NULL && errno == ENOENT, "open in a missing directory");
+	CHECK_MSG(vdata_close(NULL) == EINVAL, "close(NULL)");
 	remove_all();
 }
 
 int main(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof dir, "%s/test_vdata.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		perror(dir);
-		return 2;
-	}
+	unit_workdir("test_vdata");
 	test_names();
 	test_layout_padding();
 	test_layout_blocks();
@@ -681,7 +592,6 @@ int main(void)
 	test_ropen_errors();
 	test_abort();
 	remove_all();
-	rmdir(dir);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	rmdir(unit_dir);
+	return unit_done();
 }

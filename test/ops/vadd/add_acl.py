@@ -2,8 +2,10 @@
 """Vector add launched from Python through ACL with ctypes (the framework
 path): aclrtBinaryLoadFromFile, aclrtKernelArgs*, aclrtLaunchKernelWithConfig.
 
-    add_acl.py [-n LOOPS] [-b BLOCKDIM] [-k KERNEL.o]
+    add_acl.py [-n LOOPS] [-b BLOCKDIM] [-k KERNEL.o] [-r MESSAGE]
 
+-r puts the launch inside an mstx range of that message, through
+libms_tools_ext.so opened with ctypes (as Python frameworks do).
 libascendcl.so is found through LD_LIBRARY_PATH, else $ASCEND_HOME_PATH/lib64.
 Exit 0 when z == x + y."""
 import array
@@ -11,31 +13,33 @@ import ctypes
 import os
 import sys
 
-def load_acl():
+def load_lib(name):
     try:
-        return ctypes.CDLL("libascendcl.so")
+        return ctypes.CDLL(name)
     except OSError:
         home = os.environ.get("ASCEND_HOME_PATH", "")
-        return ctypes.CDLL(os.path.join(home, "lib64", "libascendcl.so"))
+        return ctypes.CDLL(os.path.join(home, "lib64", name))
 
 def main(argv):
-    loops, blocks = 1, 2
+    loops, blocks, mstx_message = 1, 2, None
     kernel = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "add_custom.o")
     args = list(argv)
     while args:
         opt = args.pop(0)
-        if opt in ("-n", "-b", "-k") and args:
+        if opt in ("-n", "-b", "-k", "-r") and args:
             val = args.pop(0)
             if opt == "-n":
                 loops = int(val)
             elif opt == "-b":
                 blocks = int(val)
+            elif opt == "-r":
+                mstx_message = val
             else:
                 kernel = val
         else:
-            sys.stderr.write("usage: add_acl.py [-n LOOPS] [-b BLOCKDIM] [-k KERNEL]\n")
+            sys.stderr.write("usage: add_acl.py [-n LOOPS] [-b BLOCKDIM] [-k KERNEL] [-r MESSAGE]\n")
             return 2
-    acl = load_acl()
+    acl = load_lib("libascendcl.so")
     vp = ctypes.c_void_p
     for name, res, params in (
             ("aclInit", ctypes.c_int, [ctypes.c_char_p]),
@@ -87,8 +91,16 @@ def main(argv):
     ptrs = (ctypes.c_uint64 * 4)(*[d.value for d in dev])
     check(acl.aclrtKernelArgsAppend(argsh, ctypes.addressof(ptrs), 32, ctypes.byref(param)), "aclrtKernelArgsAppend")
     check(acl.aclrtKernelArgsFinalize(argsh), "aclrtKernelArgsFinalize")
+    range_id = None
+    if mstx_message is not None:
+        mstx = load_lib("libms_tools_ext.so")
+        mstx.mstxRangeStartA.restype, mstx.mstxRangeStartA.argtypes = ctypes.c_uint64, [ctypes.c_char_p, vp]
+        mstx.mstxRangeEnd.restype, mstx.mstxRangeEnd.argtypes = None, [ctypes.c_uint64]
+        range_id = mstx.mstxRangeStartA(mstx_message.encode(), stream)
     check(acl.aclrtLaunchKernelWithConfig(func, blocks, stream, None, argsh, None), "aclrtLaunchKernelWithConfig")
     check(acl.aclrtSynchronizeStream(stream), "aclrtSynchronizeStream")
+    if range_id is not None:
+        mstx.mstxRangeEnd(range_id)
     addr, _ = z.buffer_info()
     check(acl.aclrtMemcpy(addr, 4 * n, dev[2], 4 * n, 2), "aclrtMemcpy")
     for d in dev:

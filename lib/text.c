@@ -14,6 +14,10 @@ size_t text_lookup(const void *table, size_t nent, size_t size, const char *s, s
 	size_t i;
 	for (i = 0; i < nent; i++, e += size) {
 		const char *name = *(const char *const *)(const void *)e;
+		/* The first byte first (the end of an empty name): most
+		 * entries differ there, and it spares their strlen. */
+		if (n ? name[0] != s[0] : name[0] != 0)
+			continue;
 		if (strlen(name) == n && !memcmp(name, s, n))
 			break;
 	}

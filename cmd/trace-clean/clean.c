@@ -138,26 +138,39 @@ static int lane_of(const char *s, size_t n)
 	return last;
 }
 
+/* The lane named s, or -1 with *hole its free slot in the table. */
+static int lane_probe(const char *s, size_t n, uint32_t *hole)
+{
+	uint32_t h = hash_bytes(s, n, 2166136261u) & lane_ht_mask;
+	while (lane_ht[h]) {
+		const struct lanedef *l = &lanes[lane_ht[h] - 1];
+		if (l->n == n && !memcmp(l->name, s, n))
+			return lane_ht[h] - 1;
+		h = (h + 1) & lane_ht_mask;
+	}
+	*hole = h;
+	return -1;
+}
+
 static int lane_lookup(const char *s, size_t n)
 {
-	uint32_t h;
+	uint32_t h = 0;
 	size_t i;
-	int w;
+	int w, found;
 	struct lanedef *l;
 
+	if (!lane_ht || 2 * (uint32_t)nlanes >= lane_ht_mask)
+		lane_ht_grow();
+	/* The table holds names after their alias only, so a name found
+	 * there is no alias: the aliases are looked at on a miss. */
+	if ((found = lane_probe(s, n, &h)) >= 0)
+		return found;
 	i = TEXT_LOOKUP(lane_alias, s, n);
 	if (i < sizeof lane_alias / sizeof lane_alias[0]) {
 		s = lane_alias[i].name;
 		n = strlen(s);
-	}
-	if (!lane_ht || 2 * (uint32_t)nlanes >= lane_ht_mask)
-		lane_ht_grow();
-	h = hash_bytes(s, n, 2166136261u) & lane_ht_mask;
-	while (lane_ht[h]) {
-		l = &lanes[lane_ht[h] - 1];
-		if (l->n == n && !memcmp(l->name, s, n))
-			return lane_ht[h] - 1;
-		h = (h + 1) & lane_ht_mask;
+		if ((found = lane_probe(s, n, &h)) >= 0)
+			return found;
 	}
 	if (nlanes == lanes_cap) {
 		lanes_cap = lanes_cap ? 2 * lanes_cap : 32;

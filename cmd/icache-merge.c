@@ -19,6 +19,7 @@
 #include "mem.h"
 #include "rec.h"
 #include "scan.h"
+#include "text.h"
 
 /* Fetch ticks kept per pc for --annotate (the newest ones). */
 #define FETCH_KEEP 16
@@ -57,9 +58,10 @@ static int lower_hex(int c)
 	return (unsigned)(c - '0') < 10 || (unsigned)(c - 'a') < 6;
 }
 
-static int lit(const char **p, const char *end, const char *s, size_t n)
+/* The literal compared in place (text_eq), not by a memcmp call. */
+static inline int lit(const char **p, const char *end, const char *s, size_t n)
 {
-	if ((size_t)(end - *p) < n || memcmp(*p, s, n))
+	if ((size_t)(end - *p) < n || !text_eq(*p, s, n))
 		return 0;
 	*p += n;
 	return 1;

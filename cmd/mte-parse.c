@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "io.h"
+#include "keytab.h"
 #include "loss.h"
 #include "mem.h"
 #include "rec.h"
@@ -46,92 +47,6 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	FILTER_LOSS_BAD_RECORD,
 };
 static struct losses losses;
-
-/* ---- a hash of (a, b) -> index: linear probing, backward-shift delete ---- */
-
-struct hslot {
-	uint64_t a, b;
-	uint32_t v, used;
-};
-struct htab {
-	struct hslot *s;
-	size_t cap, n;              /* cap a power of two */
-};
-
-static size_t hmix(uint64_t a, uint64_t b)
-{
-	uint64_t x = a * 0x9e3779b97f4a7c15u ^ (b + 0x632be59bd9b4e019u);
-	x ^= x >> 29;
-	x *= 0xbf58476d1ce4e5b9u;
-	x ^= x >> 32;
-	return (size_t)x;
-}
-
-static struct hslot *hfind(const struct htab *h, uint64_t a, uint64_t b)
-{
-	size_t i;
-	if (!h->cap)
-		return NULL;
-	for (i = hmix(a, b) & (h->cap - 1); h->s[i].used; i = (i + 1) & (h->cap - 1))
-		if (h->s[i].a == a && h->s[i].b == b)
-			return &h->s[i];
-	return NULL;
-}
-
-static void hgrow(struct htab *h)
-{
-	struct htab n = { 0 };
-	size_t i;
-	n.cap = h->cap ? 2 * h->cap : 1024;
-	n.s = xcalloc(n.cap, sizeof *n.s);
-	for (i = 0; i < h->cap; i++)
-		if (h->s[i].used) {
-			size_t j = hmix(h->s[i].a, h->s[i].b) & (n.cap - 1);
-			while (n.s[j].used)
-				j = (j + 1) & (n.cap - 1);
-			n.s[j] = h->s[i];
-		}
-	n.n = h->n;
-	free(h->s);
-	*h = n;
-}
-
-/* The slot of (a, b), added with v = NIL when absent. */
-static struct hslot *hget(struct htab *h, uint64_t a, uint64_t b)
-{
-	size_t i;
-	if (2 * (h->n + 1) > h->cap)
-		hgrow(h);
-	for (i = hmix(a, b) & (h->cap - 1); h->s[i].used; i = (i + 1) & (h->cap - 1))
-		if (h->s[i].a == a && h->s[i].b == b)
-			return &h->s[i];
-	h->s[i].a = a;
-	h->s[i].b = b;
-	h->s[i].v = NIL;
-	h->s[i].used = 1;
-	h->n++;
-	return &h->s[i];
-}
-
-static void hdel(struct htab *h, struct hslot *s)
-{
-	size_t i = (size_t)(s - h->s), j = i, mask = h->cap - 1;
-	h->s[i].used = 0;
-	h->n--;
-	for (;;) {
-		size_t home;
-		j = (j + 1) & mask;
-		if (!h->s[j].used)
-			return;
-		home = hmix(h->s[j].a, h->s[j].b) & mask;
-		/* Move j back into the hole unless its home lies in (i, j]. */
-		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
-			continue;
-		h->s[i] = h->s[j];
-		h->s[j].used = 0;
-		i = j;
-	}
-}
 
 /* ---- tables ---- */
 
@@ -160,7 +75,10 @@ static struct instr *instrs;
 static uint32_t ninstrs, capinstrs, free_instr = NIL;
 static struct req *reqs;
 static uint32_t nreqs, capreqs, free_req = NIL;
-static struct htab instr_tab, req_tab;
+/* (file index, instr_id) -> index into instrs, (instr index, request id)
+ * -> index into reqs. */
+static struct keytab instr_tab = { .vsize = sizeof(uint32_t), .pairs = 1 },
+                     req_tab = { .vsize = sizeof(uint32_t), .pairs = 1 };
 static struct mfile *files;
 static uint32_t nfiles;
 
@@ -291,7 +209,7 @@ static void free_reqs(struct instr *in)
 	uint32_t r = in->req_head;
 	while (r != NIL) {
 		uint32_t next = reqs[r].next;
-		hdel(&req_tab, hfind(&req_tab, (uint64_t)(in - instrs), reqs[r].id));
+		keytab_del2(&req_tab, (uint64_t)(in - instrs), reqs[r].id);
 		reqs[r].next = free_req;
 		free_req = r;
 		r = next;
@@ -330,7 +248,7 @@ static void retire(struct instr *in, int emit)
 static void forget(struct mfile *f, uint32_t i)
 {
 	list_unlink(f, i);
-	hdel(&instr_tab, hfind(&instr_tab, (uint64_t)(f - files), instrs[i].id));
+	keytab_del2(&instr_tab, (uint64_t)(f - files), instrs[i].id);
 	instrs[i].next = free_instr;
 	free_instr = i;
 }
@@ -474,7 +392,8 @@ static void take_line(const struct rec *in)
 	uint64_t lineno = in->n[L_LINE].u;
 	struct mfile *f = file_for(fid);
 	struct mline m;
-	struct hslot *hs;
+	uint32_t *hs;
+	int fresh;
 	struct instr *ins;
 	uint32_t idx;
 	int is_b, k;
@@ -503,10 +422,10 @@ static void take_line(const struct rec *in)
 	}
 	if (m.tick > f->now)
 		f->now = m.tick;
-	hs = hget(&instr_tab, (uint64_t)(f - files), m.instr_id);
-	if (hs->v == NIL) {
+	hs = keytab_get2(&instr_tab, (uint64_t)(f - files), m.instr_id, &fresh);
+	if (fresh) {
 		idx = new_instr();
-		hs->v = idx;
+		*hs = idx;
 		ins = &instrs[idx];
 		memset(ins, 0, sizeof *ins);
 		ins->id = m.instr_id;
@@ -516,7 +435,7 @@ static void take_line(const struct rec *in)
 		ins->req_head = ins->req_tail = NIL;
 		list_append(f, idx);
 	} else {
-		idx = hs->v;
+		idx = *hs;
 		ins = &instrs[idx];
 		if (ins->retired) {
 			/* Classifying a known instruction changes nothing. */
@@ -530,11 +449,11 @@ static void take_line(const struct rec *in)
 	ins->last = m.tick > ins->last ? m.tick : ins->last;
 	if (is_b) {
 		uint64_t rid = m.has_req ? m.req_id : m.gid;
-		struct hslot *rs = hget(&req_tab, idx, rid);
+		uint32_t *rs = keytab_get2(&req_tab, idx, rid, &fresh);
 		struct req *r;
-		if (rs->v == NIL) {
+		if (fresh) {
 			uint32_t ri = new_req();
-			rs->v = ri;
+			*rs = ri;
 			r = &reqs[ri];
 			r->id = rid;
 			r->tick = m.tick;
@@ -546,7 +465,7 @@ static void take_line(const struct rec *in)
 				ins->req_head = ri;
 			ins->req_tail = ri;
 		} else {
-			r = &reqs[rs->v];
+			r = &reqs[*rs];
 			if (!r->bytes)
 				r->bytes = m.size;
 			if (m.tick > r->tick)
@@ -602,8 +521,8 @@ static void release_all(void)
 {
 	free(instrs);
 	free(reqs);
-	free(instr_tab.s);
-	free(req_tab.s);
+	keytab_free(&instr_tab);
+	keytab_free(&req_tab);
 	free(files);
 	free(chart);
 	loss_free(&losses);

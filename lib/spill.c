@@ -483,7 +483,7 @@ void spill_sort_free(struct spill_sort *s)
  * once a spool has spilled, the rest follows it to the file so that the
  * read order stays the write order. */
 
-#define CHUNK (1u << 20)
+#define CHUNK SPILL_CHUNK
 
 static const char *tmpdir(void)
 {
@@ -496,18 +496,13 @@ static const char *tmpdir(void)
  * the page cache of $TMPDIR as cheaply), so peak memory stays flat. */
 static size_t budget = 8u << 20, in_use;
 
-struct chunk {
-	struct chunk *next;
-	size_t len;
-	char data[];
-};
 /* Chunks given back are kept for reuse: touching fresh pages again costs
  * more than the copying itself. */
-static struct chunk *spare;
+static struct spill_chunk *spare;
 
-static struct chunk *chunk_take(void)
+static struct spill_chunk *chunk_take(void)
 {
-	struct chunk *c = spare;
+	struct spill_chunk *c = spare;
 	if (c) {
 		spare = c->next;
 		return c;
@@ -518,19 +513,11 @@ static struct chunk *chunk_take(void)
 void spill_bytes_release(void)
 {
 	while (spare) {
-		struct chunk *c = spare;
+		struct spill_chunk *c = spare;
 		spare = c->next;
 		free(c);
 	}
 }
-
-struct spill_bytes {
-	struct chunk *head, *tail, *rchunk;
-	size_t rpos;
-	int fd;
-	struct wr *w;
-	struct rd *r;
-};
 
 void spill_bytes_budget(size_t bytes) { budget = bytes; }
 
@@ -554,7 +541,7 @@ static void bytes_to_file(struct spill_bytes *s, const void *p, size_t n)
 	wr_put(s->w, p, n);
 }
 
-void spill_bytes_put(struct spill_bytes *s, const void *p, size_t n)
+void spill_bytes_put_slow(struct spill_bytes *s, const void *p, size_t n)
 {
 	const char *c = p;
 	if (s->w) {
@@ -564,7 +551,7 @@ void spill_bytes_put(struct spill_bytes *s, const void *p, size_t n)
 	while (n) {
 		size_t room = s->tail ? CHUNK - s->tail->len : 0, k;
 		if (!room) {
-			struct chunk *ch;
+			struct spill_chunk *ch;
 			if (in_use + CHUNK > budget || !(ch = chunk_take())) {
 				bytes_to_file(s, c, n);
 				return;
@@ -649,14 +636,15 @@ size_t spill_bytes_get(struct spill_bytes *s, void *p, size_t n)
 	return take(s, p, n);
 }
 
-const void *spill_bytes_next(struct spill_bytes *s, size_t n, void *buf)
+size_t spill_bytes_read_slow(struct spill_bytes *s, size_t n, void *buf, const void **p)
 {
 	if (s->rchunk && s->rchunk->len - s->rpos > n) {
-		const char *p = s->rchunk->data + s->rpos;
+		*p = s->rchunk->data + s->rpos;
 		s->rpos += n;
-		return p;
+		return n;
 	}
-	return take(s, buf, n) == n ? buf : NULL;
+	*p = buf;
+	return take(s, buf, n);
 }
 
 size_t spill_bytes_skip(struct spill_bytes *s, size_t n)
@@ -666,7 +654,7 @@ size_t spill_bytes_skip(struct spill_bytes *s, size_t n)
 
 void spill_bytes_free(struct spill_bytes *s)
 {
-	struct chunk *c, *next;
+	struct spill_chunk *c, *next;
 	if (!s)
 		return;
 	for (c = s->head; c; c = next) {

@@ -114,19 +114,69 @@ void spill_sort_free(struct spill_sort *s);
 
 /* ---- byte spools ---- */
 
-struct spill_bytes;
+/* Bytes are kept in chunks of SPILL_CHUNK within the budget, the rest in
+ * the spool's temporary file.  The layout is here only for the inline
+ * fast paths below (a put or read within one chunk): use the calls. */
+#define SPILL_CHUNK (1u << 20)
+struct spill_chunk {
+	struct spill_chunk *next;
+	size_t len;
+	char data[];
+};
+struct wr;
+struct rd;
+struct spill_bytes {
+	struct spill_chunk *head, *tail, *rchunk;
+	size_t rpos;
+	int fd;
+	struct wr *w;               /* the file, once the spool has spilled */
+	struct rd *r;
+};
+
 /* Bytes all byte spools together may keep in memory (default 8 MiB). */
 void spill_bytes_budget(size_t bytes);
 struct spill_bytes *spill_bytes_new(void);
-void spill_bytes_put(struct spill_bytes *s, const void *p, size_t n);
+/* The slow halves of the inline calls below. */
+void spill_bytes_put_slow(struct spill_bytes *s, const void *p, size_t n);
+size_t spill_bytes_read_slow(struct spill_bytes *s, size_t n, void *buf, const void **p);
+
+/* Append n bytes.  Inline for the common case, room in the last chunk:
+ * the callers spool an entry of a few bytes per line. */
+static inline void spill_bytes_put(struct spill_bytes *s, const void *p, size_t n)
+{
+	struct spill_chunk *t = s->tail;
+	if (t && !s->w && n <= SPILL_CHUNK - t->len) {
+		memcpy(t->data + t->len, p, n);
+		t->len += n;
+		return;
+	}
+	spill_bytes_put_slow(s, p, n);
+}
 /* Switch from writing to reading, or read again, from the start. */
 void spill_bytes_rewind(struct spill_bytes *s);
 /* Up to n bytes; returns the count (less only at the end). */
 size_t spill_bytes_get(struct spill_bytes *s, void *p, size_t n);
-/* The next n bytes: a pointer into the spool's memory when they lie there
- * in one piece (valid until spill_bytes_free), else copied into buf (room
- * for n).  NULL when fewer than n bytes are left. */
-const void *spill_bytes_next(struct spill_bytes *s, size_t n, void *buf);
+/* The next n bytes, for reads that may meet the end: up to n bytes at *p
+ * (in the spool's memory when they lie there in one piece, valid until
+ * spill_bytes_free, else copied into buf, room for n); returns the count,
+ * less than n only at the end.  Inline when they lie in the current
+ * chunk. */
+static inline size_t spill_bytes_read(struct spill_bytes *s, size_t n, void *buf, const void **p)
+{
+	struct spill_chunk *c = s->rchunk;
+	if (c && c->len - s->rpos > n) {
+		*p = c->data + s->rpos;
+		s->rpos += n;
+		return n;
+	}
+	return spill_bytes_read_slow(s, n, buf, p);
+}
+/* The same, NULL when fewer than n bytes are left. */
+static inline const void *spill_bytes_next(struct spill_bytes *s, size_t n, void *buf)
+{
+	const void *p;
+	return spill_bytes_read(s, n, buf, &p) == n ? p : NULL;
+}
 /* Pass over up to n bytes. */
 size_t spill_bytes_skip(struct spill_bytes *s, size_t n);
 void spill_bytes_free(struct spill_bytes *s);

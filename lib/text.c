@@ -8,25 +8,16 @@
 #include "mem.h"
 #include "scan.h"
 
-const char *text_find(const char *hay, size_t hn, const char *needle, size_t nn)
-{
-	const char *p = hay, *end = hay + hn;
-	if (!nn)
-		return hay;
-	while ((size_t)(end - p) >= nn && (p = memchr(p, needle[0], (size_t)(end - p) - nn + 1))) {
-		if (!memcmp(p + 1, needle + 1, nn - 1))
-			return p;
-		p++;
-	}
-	return NULL;
-}
-
 size_t text_lookup(const void *table, size_t nent, size_t size, const char *s, size_t n)
 {
 	const char *e = table;
 	size_t i;
 	for (i = 0; i < nent; i++, e += size) {
 		const char *name = *(const char *const *)(const void *)e;
+		/* The first byte first (the end of an empty name): most
+		 * entries differ there, and it spares their strlen. */
+		if (n ? name[0] != s[0] : name[0] != 0)
+			continue;
 		if (strlen(name) == n && !memcmp(name, s, n))
 			break;
 	}

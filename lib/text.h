@@ -7,14 +7,63 @@
 #define OPTRACE_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "rec.h"
 
 /* The first n-byte needle in hay (memchr for its first byte, then a
  * compare: glibc's memmem costs more to set up than a detail of ~60 bytes
- * takes to scan); NULL when absent; hay itself for an empty needle. */
-const char *text_find(const char *hay, size_t hn, const char *needle, size_t nn);
+ * takes to scan); NULL when absent; hay itself for an empty needle.
+ * Inline: the parsers call it on every line. */
+static inline const char *text_find(const char *hay, size_t hn, const char *needle, size_t nn)
+{
+	const char *p = hay, *end = hay + hn;
+	if (!nn)
+		return hay;
+	while ((size_t)(end - p) >= nn && (p = memchr(p, needle[0], (size_t)(end - p) - nn + 1))) {
+		if (!memcmp(p + 1, needle + 1, nn - 1))
+			return p;
+		p++;
+	}
+	return NULL;
+}
 #define TEXT_FIND(h, n, lit) text_find((h), (n), (lit), sizeof(lit) - 1)
+
+/* Do the n bytes at q equal those of s?  For the literals of the line
+ * parsers, n a constant: always inlined, a word at a time (the last word
+ * overlapping the one before), a few loads and compares where a memcmp
+ * call would cost several times as much. */
+static inline __attribute__((always_inline)) int text_eq(const char *q, const char *s, size_t n)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+	size_t i;
+	if (n >= 8) {
+		for (i = 0; i + 8 < n; i += 8) {
+			memcpy(&a, q + i, 8);
+			memcpy(&b, s + i, 8);
+			if (a != b)
+				return 0;
+		}
+		memcpy(&a, q + n - 8, 8);
+		memcpy(&b, s + n - 8, 8);
+		return a == b;
+	}
+	if (n >= 4) {
+		memcpy(&c, q, 4);
+		memcpy(&d, s, 4);
+		if (c != d)
+			return 0;
+		memcpy(&c, q + n - 4, 4);
+		memcpy(&d, s + n - 4, 4);
+		return c == d;
+	}
+	for (i = 0; i < n; i++)
+		if (q[i] != s[i])
+			return 0;
+	return 1;
+}
 
 /* The index of the entry of a table spelt by the n bytes at s: the table
  * holds nent entries of size bytes, each starting with its name (a const

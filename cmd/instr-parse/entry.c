@@ -173,9 +173,10 @@ void free_nodes(struct ip *ip)
 struct node *node_read(struct unit *u, int all_text)
 {
 	struct ip *ip = u->ip;
-	unsigned char h[4];
-	const unsigned char *p, *end;
-	size_t len, got = spool_get(u->pops, h, 2);
+	unsigned char hb[2], hb2[2];
+	const unsigned char *p, *end, *h, *h2;
+	const void *hp;
+	size_t len, got = spool_read(u->pops, 2, hb, &hp);
 	struct node *n;
 	struct rdtext *t;
 	uint64_t pc;
@@ -185,11 +186,13 @@ struct node *node_read(struct unit *u, int all_text)
 		return NULL;
 	if (got != 2)
 		spool_damaged();
+	h = hp;
 	len = h[0] | (size_t)(h[1] & 0x7f) << 8;
 	if (h[1] & 0x80) {
-		if (spool_get(u->pops, h + 2, 2) != 2)
+		if (spool_read(u->pops, 2, hb2, &hp) != 2)
 			spool_damaged();
-		len |= (size_t)h[2] << 15 | (size_t)h[3] << 23;
+		h2 = hp;
+		len |= (size_t)h2[0] << 15 | (size_t)h2[1] << 23;
 	}
 	if (ip->rd_cap < len) {
 		ip->rd_cap = 2 * len;
@@ -230,6 +233,7 @@ struct node *node_read(struct unit *u, int all_text)
 			spool_damaged();
 		memset(t->pipe, 0, sizeof t->pipe);
 		memcpy(t->pipe, p, pn);
+		t->pipe_n = (uint8_t)pn;
 		p += pn;
 		nn = get_uv(&p, end);
 		if ((uint64_t)(end - p) < nn)
@@ -286,6 +290,7 @@ struct node *node_read(struct unit *u, int all_text)
 	n->ver = t->ver;
 	memcpy(n->pipe, t->pipe, sizeof t->pipe);
 	n->pipe[sizeof t->pipe] = 0;
+	n->pipe_n = t->pipe_n;
 	if (!all_text && !t->writes_vec) {
 		n->name_n = n->detail_n = 0;
 		return n;
@@ -305,14 +310,16 @@ struct node *node_read(struct unit *u, int all_text)
 struct node *exec_read(struct unit *u)
 {
 	struct ip *ip = u->ip;
-	unsigned char h;
+	unsigned char hb, h;
 	const unsigned char *p, *end;
+	const void *hp;
 	struct node *n;
-	size_t got = spool_get(u->execs, &h, 1);
+	size_t got = spool_read(u->execs, 1, &hb, &hp);
 	char b[256];
 
 	if (got == 0)
 		return NULL;
+	h = *(const unsigned char *)hp;
 	if (!h || !(p = spool_next(u->execs, h, b)))
 		spool_damaged();
 	end = p + h;

@@ -16,6 +16,7 @@ static inline void spool_put(struct spool *s, const void *p, size_t n) { spill_b
 static inline void spool_rewind(struct spool *s) { spill_bytes_rewind(s); }
 static inline size_t spool_get(struct spool *s, void *p, size_t n) { return spill_bytes_get(s, p, n); }
 static inline const void *spool_next(struct spool *s, size_t n, void *buf) { return spill_bytes_next(s, n, buf); }
+static inline size_t spool_read(struct spool *s, size_t n, void *buf, const void **p) { return spill_bytes_read(s, n, buf, p); }
 static inline size_t spool_skip(struct spool *s, size_t n) { return spill_bytes_skip(s, n); }
 static inline void spool_free(struct spool *s) { spill_bytes_free(s); }
 static inline void spool_release_spares(void) { spill_bytes_release(); }

@@ -114,6 +114,7 @@ struct rdtext {
 	size_t altcap;
 	uint32_t name_n, detail_n;
 	char pipe[10];
+	uint8_t pipe_n;
 	int16_t warp, sch;
 	uint8_t writes_vec, valid;
 	uint64_t ver;               /* a new value whenever the text changes */
@@ -145,6 +146,7 @@ struct pcinfo {                 /* what the calculators need of one pc */
 	uint64_t vec_val[CALC_VEC_NVARS], vec_tick[CALC_VEC_NVARS];
 	struct calc_vec_state state_in;
 	int gpr;
+	uint32_t ord;               /* id mode: the pcs in the order they first paired */
 	/* The calculators' results for the pc's latest text and thread count
 	 * (they are functions of the name, the detail and state_in). */
 	uint64_t c_ver;             /* 0: none yet */
@@ -192,6 +194,7 @@ struct node {
 	uint32_t file;
 	int warp, sch, threads;
 	char pipe[12];
+	size_t pipe_n;
 	char *text;                 /* name then detail */
 	size_t name_n, detail_n, cap;
 	uint64_t ver;               /* pops: the version of the pc's text */
@@ -223,8 +226,9 @@ struct pairing {
 };
 
 struct idrow {
-	uint64_t id, tick, pc;
+	uint64_t id, tick;
 	uint64_t seq;               /* position among the run's pairs */
+	uint32_t ord;               /* its pc's pcinfo ord */
 };
 
 

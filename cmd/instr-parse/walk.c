@@ -57,15 +57,17 @@ void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node 
 	if (!pg->final) {
 		unsigned written;
 		uint64_t val[CALC_VEC_NVARS];
+		pi = keytab_get(&pg->pcs, pc, &fresh);
 		if (pg->ip->by_id) {
+			if (fresh)
+				pi->ord = (uint32_t)(pg->pcs.n - 1);
 			if (pg->nrows == pg->caprows) {
 				pg->caprows = pg->caprows ? 2 * pg->caprows : 1024;
 				pg->rows = xreallocarray(pg->rows, pg->caprows, sizeof *pg->rows);
 			}
-			pg->rows[pg->nrows] = (struct idrow){ key, p->tick, pc, pg->nrows };
+			pg->rows[pg->nrows] = (struct idrow){ key, p->tick, pg->nrows, pi->ord };
 			pg->nrows++;
 		}
-		pi = keytab_get(&pg->pcs, pc, &fresh);
 		if (!p->name_n)
 			return;         /* text is kept only for state writers */
 		/* The state a writer leaves behind in (pc, start) order is the
@@ -147,7 +149,7 @@ void emit_pair(struct pairing *pg, struct keyinfo *k, uint64_t key, struct node 
 		r.n[I_UBWRITE].i = pi->c_wr;
 		r.n[I_ICACHE].u = REC_NONE;
 		r.n[I_CCU].u = REC_NONE;
-		rec_text_set(&r, IS_PIPE, p->pipe, strlen(p->pipe));
+		rec_text_set(&r, IS_PIPE, p->pipe, p->pipe_n);
 		rec_text_set(&r, IS_NAME, name.p, name.n);
 		rec_text_set(&r, IS_DETAIL, detail.p, detail.n);
 		r.n[I_SYNC].u = pi->c_sync;
@@ -191,23 +193,67 @@ static int cmp_idrow(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The rows in (id, tick, seq) order: rows itself, or a new array in its
+ * place.  Ids are dense (one per instruction of the core) and arrive
+ * nearly in order, so a counting sort by id does it in linear time, the
+ * rare rows of one id then put in (tick, seq) order in place; ids too
+ * sparse for that go through qsort. */
+static struct idrow *sort_rows(struct idrow *rows, size_t nr)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, range;
+	uint32_t *at;
+	struct idrow *out;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (rows[i].id < lo)
+			lo = rows[i].id;
+		if (rows[i].id > hi)
+			hi = rows[i].id;
+	}
+	range = nr ? hi - lo + 1 : 0;
+	if (nr < 2 || range == 0 || range > 4 * (uint64_t)nr + 1024) {
+		if (nr > 1)
+			qsort(rows, nr, sizeof *rows, cmp_idrow);
+		return rows;
+	}
+	at = xcalloc((size_t)range + 1, sizeof *at);
+	out = xreallocarray(NULL, nr, sizeof *out);
+	for (i = 0; i < nr; i++)
+		at[rows[i].id - lo + 1]++;
+	for (i = 1; i <= range; i++)
+		at[i] += at[i - 1];
+	/* Stable: the rows of one id stay in seq order. */
+	for (i = 0; i < nr; i++)
+		out[at[rows[i].id - lo]++] = rows[i];
+	for (i = 1; i < nr; i++) {
+		size_t j = i;
+		struct idrow r = out[i];
+		while (j > 0 && out[j - 1].id == r.id && cmp_idrow(&out[j - 1], &r) > 0) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = r;
+	}
+	free(rows);
+	free(at);
+	return out;
+}
+
 /* Id mode: every record's live-register count, walking the records in
- * id order; regs[] and has[] are those of the sorted distinct pcs[n]. */
-static void gpr_by_id(struct pairing *pg, const uint64_t *pcs, const struct calc_regs *regs,
-                      const char *has, size_t n)
+ * id order; regs[] and has[] are those of the sorted distinct pcs[n],
+ * sorted_at[] the position there of each pcinfo ord. */
+static void gpr_by_id(struct pairing *pg, const uint32_t *sorted_at, const struct calc_regs *regs,
+                      const char *has)
 {
 	size_t i, nr = pg->nrows;
 	uint32_t *idx = xreallocarray(NULL, nr + 1, sizeof *idx);
 	int *gpr = xreallocarray(NULL, nr + 1, sizeof *gpr);
 
 	pg->rowgpr = xreallocarray(NULL, nr + 1, sizeof *pg->rowgpr);
-	qsort(pg->rows, nr, sizeof *pg->rows, cmp_idrow);
-	for (i = 0; i < nr; i++) {
-		const uint64_t *f = bsearch(&pg->rows[i].pc, pcs, n, sizeof *pcs, cmp_u64);
-		if (!f)
-			cli_die(EXIT_IO, "internal error: a pair's pc is not among the core's");
-		idx[i] = (uint32_t)(f - pcs);
-	}
+	pg->rows = sort_rows(pg->rows, nr);
+	for (i = 0; i < nr; i++)
+		idx[i] = sorted_at[pg->rows[i].ord];
 	if (nr && calc_gpr_walk_idx(regs, idx, nr, gpr))
 		cli_die(EXIT_IO, "out of memory");
 	for (i = 0; i < nr; i++)
@@ -252,8 +298,13 @@ void whole_core(struct pairing *pg)
 			if ((pi->vec_written >> v) & 1)
 				st.v[v] = pi->vec_val[v];
 	}
-	if (pg->ip->by_id)
-		gpr_by_id(pg, pcs, regs, has, n);
+	if (pg->ip->by_id) {
+		uint32_t *sorted_at = xreallocarray(NULL, n + 1, sizeof *sorted_at);
+		for (i = 0; i < n; i++)
+			sorted_at[((struct pcinfo *)keytab_find(&pg->pcs, pcs[i]))->ord] = (uint32_t)i;
+		gpr_by_id(pg, sorted_at, regs, has);
+		free(sorted_at);
+	}
 	else if (n && calc_gpr_walk(regs, n, gpr))
 		cli_die(EXIT_IO, "out of memory");
 	for (i = 0; i < n; i++) {

@@ -253,6 +253,7 @@ struct emit {
 	unsigned mhz;               /* the clock: ticks per microsecond */
 	int is_310p;                /* the chip is a 310P: set_event/wait_event */
 	struct json trace;          /* the all-cores trace.json */
+	int mte_meta_done;          /* trace.c: the MTE process's sort index written */
 	/* lanes.c: every pipe name seen, interned (LANE_* first) */
 	struct lane *lanes;
 	int nlanes;

@@ -45,7 +45,7 @@ static void rehash(struct flagtab *t)
 
 struct flagq *flagtab_get(struct flagtab *t, const char *key, size_t n)
 {
-	uint32_t h = hash_fnv(key, n, HASH_FNV_INIT), k;
+	uint32_t h = hash_words(key, n), k;
 	if (2 * (t->n + 1) > t->cap)
 		rehash(t);
 	for (k = h & (t->cap - 1); t->q[k].key; k = (k + 1) & (t->cap - 1)) {

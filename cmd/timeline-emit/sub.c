@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "emit.h"
 #include "rec.h"
+#include "text.h"
 
 #define SUB_OPEN_MAX 32
 #define SUB_BUF (128u << 10)
@@ -146,7 +147,7 @@ int sub_lane_of(int lane, const char *detail, size_t detail_n)
 {
 	/* Almost every A2 scalar ALU op writes XD: the reference moves them
 	 * to their own lane so SCALAR keeps flags and branches. */
-	if (lane == LANE_SCALAR && memmem(detail, detail_n, "XD:", 3))
+	if (lane == LANE_SCALAR && TEXT_FIND(detail, detail_n, "XD:"))
 		return LANE_SCALARLDST;
 	return lane;
 }

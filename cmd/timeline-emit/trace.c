@@ -16,23 +16,21 @@
 size_t fmt_pc(char *buf, uint64_t pc)
 {
 	static const char hex[] = "0123456789abcdef";
-	char tmp[20];
-	size_t n = 0, k = 0;
+	size_t nd, i;
 
 	/* C++ showbase: zero has no 0x. */
 	if (pc == 0) {
 		buf[0] = '0';
 		return 1;
 	}
-	while (pc) {
-		tmp[n++] = hex[pc & 15];
-		pc >>= 4;
-	}
-	buf[k++] = '0';
-	buf[k++] = 'x';
-	while (n)
-		buf[k++] = tmp[--n];
-	return k;
+	/* The digit count from the highest set bit, then the digits from
+	 * the right in place: every slice of both traces prints its pc. */
+	nd = (size_t)(67 - __builtin_clzll(pc)) / 4;
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (i = nd + 2; i > 2; pc >>= 4)
+		buf[--i] = hex[pc & 15];
+	return nd + 2;
 }
 
 void trace_begin(void)
@@ -293,10 +291,9 @@ void trace_mte(const struct rec *r)
 {
 	static const char *const series[6] = { "GM_TO_UB", "GM_TO_L1", "GM_TO_TOTAL",
 	                                       "UB_TO_GM", "L1_TO_GM", "TOTAL_TO_GM" };
-	static int meta_done;
 	int i;
 
-	if (!meta_done) {
+	if (!emit.mte_meta_done) {
 		/* A sort index on every process, this one after the cores. */
 		json_begin_object(&emit.trace);
 		json_kv_cstr(&emit.trace, "name", "process_sort_index");
@@ -308,7 +305,7 @@ void trace_mte(const struct rec *r)
 		json_kv_uint(&emit.trace, "sort_index", 1000000);
 		json_end_object(&emit.trace);
 		json_end_object(&emit.trace);
-		meta_done = 1;
+		emit.mte_meta_done = 1;
 	}
 	for (i = 0; i < 6; i++) {
 		json_begin_object(&emit.trace);

@@ -1,6 +1,6 @@
 /* Unit tests of lib/keytab.c: insert, find, delete with backward shift
  * (every key still found after any deletions), growth, iteration, index
- * values, and the one hash of 64-bit keys.
+ * values, tables of two-word keys, and the hashes.
  *
  * Prints one line per failing check, then "N passed, N failed"; exits 0
  * only when nothing failed. */
@@ -84,6 +84,59 @@ static void test_model(unsigned load4)
 	keytab_del(&t, 1);  /* harmless on an empty table */
 }
 
+/* Two-word keys: random inserts and deletes of (file, id) pairs, many
+ * sharing one word, against a plain array, with index values. */
+static void test_pairs(void)
+{
+	enum { NKEY = 2000, STEPS = 40000 };
+	static uint64_t ka[NKEY], kb[NKEY];
+	static int in[NKEY];
+	struct keytab t = keytab_make2(sizeof(uint32_t), 0);
+	size_t i, n = 0, bad = 0;
+	int fresh;
+
+	memset(in, 0, sizeof in);
+	for (i = 0; i < NKEY; i++) {
+		ka[i] = i % 7;                      /* few files ... */
+		kb[i] = i % 5 ? i / 7 : rnd();      /* ... dense ids, some wild */
+	}
+	for (i = 0; i < STEPS; i++) {
+		size_t k = (size_t)(rnd() % NKEY);
+		if (rnd() % 3) {
+			uint32_t *v = keytab_get2(&t, ka[k], kb[k], &fresh);
+			if (fresh != !in[k] || (fresh && *v))
+				bad++;
+			n += (size_t)fresh;
+			*v = (uint32_t)k;
+			in[k] = 1;
+		} else {
+			keytab_del2(&t, ka[k], kb[k]);
+			if (in[k])
+				n--;
+			in[k] = 0;
+		}
+		if (i % 991 == 0) {
+			size_t j;
+			for (j = 0; j < NKEY; j++) {
+				uint32_t *v = keytab_find2(&t, ka[j], kb[j]);
+				if (in[j] ? !v || *v != j : v != NULL)
+					bad++;
+			}
+		}
+	}
+	CHECK(bad == 0);
+	CHECK(t.n == n);
+	/* The words are not interchangeable: (1, 2) is not (2, 1). */
+	keytab_free(&t);
+	*(uint32_t *)keytab_get2(&t, 1, 2, NULL) = 7;
+	CHECK(keytab_find2(&t, 2, 1) == NULL && *(uint32_t *)keytab_find2(&t, 1, 2) == 7);
+	keytab_del2(&t, 2, 1);
+	CHECK(t.n == 1);
+	keytab_free(&t);
+	CHECK(keytab_find2(&t, 1, 2) == NULL);
+	keytab_del2(&t, 1, 2);  /* harmless on an empty table */
+}
+
 static void test_index(void)
 {
 	struct keytab t = keytab_make(sizeof(uint32_t), 0);
@@ -123,6 +176,21 @@ static void test_hash(void)
 	CHECK(hash_fnv("a", 1, HASH_FNV_INIT) == 0xe40c292cu);
 	CHECK(hash_fnv("bc", 2, hash_fnv("a", 1, HASH_FNV_INIT)) == hash_fnv("abc", 3, HASH_FNV_INIT));
 
+	/* The word hash reads every byte, the tail too, and the length. */
+	{
+		const char *d = "XD:X29=0x7f80,IMM:0x7f80,FLAGID:3,";
+		size_t dn = strlen(d);
+		char e[64];
+		memcpy(e, d, dn);
+		CHECK(hash_words(d, dn) == hash_words(e, dn));
+		e[dn - 2] = '4';
+		CHECK(hash_words(d, dn) != hash_words(e, dn));
+		e[dn - 2] = '3';
+		e[1] = 'E';
+		CHECK(hash_words(d, dn) != hash_words(e, dn));
+		CHECK(hash_words(d, 8) != hash_words(d, 9) && hash_words("", 0) != hash_words("\0", 1));
+	}
+
 	/* The finaliser maps 0 to 0 and spreads neighbours over the low bits. */
 	unsigned seen[64] = { 0 }, used = 0, i;
 	CHECK(hash_u64(0) == 0);
@@ -139,6 +207,7 @@ int main(void)
 	test_model(0);
 	test_model(1);
 	test_model(3);
+	test_pairs();
 	test_index();
 	test_set();
 	test_hash();

@@ -100,7 +100,7 @@ static uint64_t window = WINDOW_DEFAULT;  /* --window: issues held before sortin
 static inline struct pcst *pc_get(struct unit *u, uint64_t pc)
 {
 	int fresh;
-	struct pcst *s = keytab_get_hot(&u->pcs, pc, &fresh);
+	struct pcst *s = keytab_get(&u->pcs, pc, &fresh);
 	if (fresh) {
 		s->cover = REC_NONE;
 		s->qhead = s->qtail = NIL;
@@ -330,7 +330,7 @@ static uint64_t fetch_before(struct unit *u, uint64_t pc, uint64_t c)
 {
 	const struct pcst *p;
 	read_fetches(u, c);
-	return (p = keytab_find_hot(&u->pcs, pc)) ? p->cover : REC_NONE;
+	return (p = keytab_find(&u->pcs, pc)) ? p->cover : REC_NONE;
 }
 
 /* The same, *p receiving the pc's entry (created if new, which has no

@@ -110,10 +110,6 @@ static inline void *keytab_get(struct keytab *t, uint64_t key, int *fresh)
 	}
 	return keytab_insert(t, key, fresh);
 }
-/* The names of the inline probes from before keytab_find and keytab_get
- * were inline themselves. */
-static inline void *keytab_find_hot(const struct keytab *t, uint64_t key) { return keytab_find(t, key); }
-static inline void *keytab_get_hot(struct keytab *t, uint64_t key, int *fresh) { return keytab_get(t, key, fresh); }
 void keytab_del(struct keytab *t, uint64_t key);
 /* Slot i (0 <= i < cap) in slot order: its value and *key, or NULL for an
  * empty slot.  The order follows the hash: sort before printing. */

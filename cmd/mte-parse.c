@@ -37,14 +37,17 @@ enum loss { LOSS_UNPARSED, LOSS_NO_ID, LOSS_RW, LOSS_UNDETERMINED, LOSS_LATE, LO
             LOSS_BEYOND, LOSS_BAD_RECORD, LOSS_NKINDS };
 static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 	/* text, problem (exit status 1), bad (lines; else dropped data) in the trailer */
-	{ "lines not in the MTE log grammar", 1, 1 },
-	{ "interface lines without a numeric instr_id (or, on the B interface, req_id/gid)", 1, 1 },
-	{ "interface lines whose type is neither R nor W", 1, 1 },
-	{ "instructions whose direction was never determined (only B-interface lines): left out of the chart", 0, 0 },
-	{ "lines for an instruction already retired (more than --window ticks after its previous line)", 1, 0 },
-	{ "MTE files of 500 bytes or less skipped, as the reference does (--keep-small reads them)", 0, 0 },
-	{ "requests in buckets beyond 60,000,000 us left out of the chart", 0, 0 },
-	FILTER_LOSS_BAD_RECORD,
+	[LOSS_UNPARSED] = { "lines not in the MTE log grammar", 1, 1 },
+	[LOSS_NO_ID] = { "interface lines without a numeric instr_id (or, on the B interface, req_id/gid)", 1, 1 },
+	[LOSS_RW] = { "interface lines whose type is neither R nor W", 1, 1 },
+	[LOSS_UNDETERMINED] = { "instructions whose direction was never determined (only B-interface lines): "
+	                        "left out of the chart", 0, 0 },
+	[LOSS_LATE] = { "lines for an instruction already retired (more than --window ticks after its previous line)",
+	                1, 0 },
+	[LOSS_SMALL] = { "MTE files of 500 bytes or less skipped, as the reference does (--keep-small reads them)",
+	                 0, 0 },
+	[LOSS_BEYOND] = { "requests in buckets beyond 60,000,000 us left out of the chart", 0, 0 },
+	[LOSS_BAD_RECORD] = FILTER_LOSS_BAD_RECORD,
 };
 static struct losses losses;
 

@@ -733,13 +733,8 @@ static void free_kernels(void)
 		free(problems[i].msg);
 	}
 	free(problems);
-	problems = NULL;
-	nproblems = 0;
 	free(kernels);
-	kernels = NULL;
-	nkernels = 0;
 	free(launched_names);
-	launched_names = NULL;
 }
 
 /* The per-process host record files into OPPROF/capture.rec. */

@@ -294,16 +294,15 @@ void core_lanes(struct core *c)
 		return;
 	while (cap < n)
 		cap = cap ? 2 * cap : 32;
-	c->lane_seen = xrealloc(c->lane_seen, cap);
-	c->pipe_end = xrealloc(c->pipe_end, cap * sizeof *c->pipe_end);
+	c->lane = xrealloc(c->lane, cap * sizeof *c->lane);
 	c->pipes = xrealloc(c->pipes, cap * sizeof *c->pipes);
 	if (c->out) {
 		c->sub = xrealloc(c->sub, cap * sizeof *c->sub);
 		c->sub_end = xrealloc(c->sub_end, cap * sizeof *c->sub_end);
 	}
 	for (i = c->nlane_alloc; i < cap; i++) {
-		c->lane_seen[i] = 0;
-		c->pipe_end[i] = 0;
+		c->lane[i].end = 0;
+		c->lane[i].seen = 0;
 		memset(&c->pipes[i], 0, sizeof c->pipes[i]);
 		if (c->out) {
 			memset(&c->sub[i], 0, sizeof c->sub[i]);
@@ -548,7 +547,7 @@ static void process(struct core *c, struct slotrec *s)
 			/* WAIT clipping (see optrace-vdata(5), TRACE.JSON (ALL
 			 * CORES), Flags): a wait that began before the
 			 * pipe's last ordinary slice ended is drawn from there. */
-			uint64_t prev = c->pipe_end[lane];
+			uint64_t prev = c->lane[lane].end;
 			f.begin = s->start;
 			if (prev && s->start < prev - 1 && s->end > prev - 1)
 				f.begin = prev - 1;
@@ -565,8 +564,8 @@ static void process(struct core *c, struct slotrec *s)
 		flags_intra(c, &f, detail, dn, s->sid);
 		return;
 	}
-	if (s->end + 1 > c->pipe_end[lane])
-		c->pipe_end[lane] = s->end + 1;
+	if (s->end + 1 > c->lane[lane].end)
+		c->lane[lane].end = s->end + 1;
 	if (kept)
 		trace_slice(c, wlane, name, nn, detail, dn, s->start, s->end, s->pc, s->bytes, s->icache, s->ccu, simt);
 }
@@ -1210,8 +1209,7 @@ static void release_all(void)
 		stats_free(c);
 		sub_free(c);
 		free(c->ring);
-		free(c->lane_seen);
-		free(c->pipe_end);
+		free(c->lane);
 		free(c);
 	}
 	free(cores);

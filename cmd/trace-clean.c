@@ -110,11 +110,11 @@ static void usage(FILE *f)
 static const char *options(struct run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		CLI_LONGOPTS,
 		{ "output-dir", required_argument, NULL, 'o' },
 		{ "keep-scalar", no_argument, NULL, 'S' },
 		{ "raw-metrics", no_argument, NULL, 'R' },
 		{ "no-copy-raw", no_argument, NULL, 'N' },
+		CLI_LONGOPTS,
 		CLI_LONGOPTS_END
 	};
 	int c;

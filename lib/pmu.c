@@ -803,14 +803,14 @@ static uint64_t p5(const struct pmu_ctx *x, unsigned id)
 
 /* A5 columns that read one event as a plain count, and the A5 ratios of
  * one event over the block's cycles. */
-static const struct { const char *name; uint16_t ev; } a5_count[] = {
-	{ "cube_total_instr_number", 768 }, { "cube_fp_instr_number", 789 }, { "cube_int_instr_number", 790 },
-	{ "read_close_hit", 1060 }, { "read_close_miss", 1061 }, { "read_close_victim", 1062 },
-	{ "read_far_hit", 1063 }, { "read_far_miss", 1064 }, { "read_far_victim", 1065 },
-	{ "write_close_hit", 1066 }, { "write_close_miss", 1067 }, { "write_close_victim", 1068 },
-	{ "write_far_hit", 1069 }, { "write_far_miss", 1070 }, { "write_far_victim", 1071 },
-	{ "mte1_instructions", 1792 }, { "mte2_instructions", 512 }, { "mte3_instructions", 513 },
-	{ NULL, 0 },
+static const struct { uint16_t ev; const char *name; } a5_count[] = {
+	{ 768, "cube_total_instr_number" }, { 789, "cube_fp_instr_number" }, { 790, "cube_int_instr_number" },
+	{ 1060, "read_close_hit" }, { 1061, "read_close_miss" }, { 1062, "read_close_victim" },
+	{ 1063, "read_far_hit" }, { 1064, "read_far_miss" }, { 1065, "read_far_victim" },
+	{ 1066, "write_close_hit" }, { 1067, "write_close_miss" }, { 1068, "write_close_victim" },
+	{ 1069, "write_far_hit" }, { 1070, "write_far_miss" }, { 1071, "write_far_victim" },
+	{ 1792, "mte1_instructions" }, { 512, "mte2_instructions" }, { 513, "mte3_instructions" },
+	{ 0, NULL },
 };
 
 static const struct { const char *name; uint16_t ev; } a5_ratio[] = {

@@ -260,6 +260,10 @@ void sym_stop(struct sym *s)
 	char how[64];
 	if (!s)
 		return;
+	free(s->buf);
+	free(s->ftext);
+	free(s->fr);
+	free(s->out_fr);
 	if (s->in >= 0)
 		close(s->in);
 	if (s->out >= 0)
@@ -271,10 +275,6 @@ void sym_stop(struct sym *s)
 		reap(s, how, sizeof how);
 	}
 	free(s->cmd);
-	free(s->buf);
-	free(s->ftext);
-	free(s->fr);
-	free(s->out_fr);
 	free(s);
 }
 

@@ -191,8 +191,10 @@ struct core {
 	int processed_any;
 	uint64_t late;
 	/* the all-cores trace */
-	unsigned char *lane_seen;   /* thread_sort_index written */
-	uint64_t *pipe_end;         /* WAIT clipping: latest end per lane, +1 (0 none) */
+	struct lane_state {
+		uint64_t end;       /* WAIT clipping: latest end on the lane, +1 (0 none) */
+		unsigned char seen; /* thread_sort_index written */
+	} *lane;
 	uint32_t nlane_alloc;
 	uint64_t groups, flag_ids;
 	struct flagtab flags;

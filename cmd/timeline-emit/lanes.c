@@ -52,6 +52,16 @@ static int htab[1 << HBITS];    /* lane + 1, 0 empty */
 static int unknown_lanes;
 static int warp_cache[256];     /* lane + 1 of WARP_<w> */
 
+/* A pipe of the table: where it sorts, its per-core pid and colour. */
+static void take_known(struct lane *l, const struct known *k)
+{
+	l->sort_index = k->sort;
+	l->sub_pid = k->pid;
+	l->cname = k->cname;
+	l->compute = k->compute;
+	l->scalar = k->scalar;
+}
+
 static int add(const char *s, size_t n)
 {
 	struct lane *l;
@@ -74,26 +84,20 @@ static int add(const char *s, size_t n)
 	l->cname = "thread_state_stopped";
 	i = TEXT_LOOKUP(known, s, n);
 	if (i < sizeof known / sizeof known[0]) {
-		l->sort_index = known[i].sort;
-		l->sub_pid = known[i].pid;
-		l->cname = known[i].cname;
-		l->compute = known[i].compute;
-		l->scalar = known[i].scalar;
+		take_known(l, &known[i]);
+	} else if (warp_parse(s, n, &w)) {
+		/* lane_warp's names; a pipe merely starting "WARP_" is an
+		 * unknown pipe like any other. */
+		l->warp = w;
+		l->sort_index = 100 + w;
+		l->sub_pid = 1000 + w;
+		l->compute = 1;
 	} else {
-		if (warp_parse(s, n, &w)) {
-			/* lane_warp's names; a pipe merely starting "WARP_"
-			 * is an unknown pipe like any other. */
-			l->warp = w;
-			l->sort_index = 100 + w;
-			l->sub_pid = 1000 + w;
-			l->compute = 1;
-		} else {
-			/* Pipes the reference has no entry for: after its 23
-			 * lanes, before the warps. */
-			l->sort_index = 24 + (unknown_lanes < 75 ? unknown_lanes : 75);
-			l->sub_pid = 200 + 10 * unknown_lanes;
-			unknown_lanes++;
-		}
+		/* Pipes the reference has no entry for: after its 23 lanes,
+		 * before the warps. */
+		l->sort_index = 24 + (unknown_lanes < 75 ? unknown_lanes : 75);
+		l->sub_pid = 200 + 10 * unknown_lanes;
+		unknown_lanes++;
 	}
 	return emit.nlanes++;
 }

@@ -85,9 +85,9 @@ static void lane_meta(struct core *c, int lane)
 {
 	if ((uint32_t)lane >= c->nlane_alloc)
 		core_lanes(c);
-	if (c->lane_seen[lane])
+	if (c->lane[lane].seen)
 		return;
-	c->lane_seen[lane] = 1;
+	c->lane[lane].seen = 1;
 	meta(c, "thread_sort_index", emit.lanes[lane].json, emit.lanes[lane].json_n, emit.lanes[lane].sort_index);
 }
 

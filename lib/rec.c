@@ -315,24 +315,46 @@ size_t rec_bin_encode(char *buf, const struct rec *r)
 	}
 }
 
-static inline uint64_t get_le(const unsigned char *p, int w)
+/* Copies the escaped record [p, end) into d->scratch without its escapes;
+ * q is its first ESC.  Returns the end of the copy, NULL on a bad escape or
+ * no memory (*why says which). */
+static const unsigned char *unescape(struct rec_dec *d, const unsigned char *p, const unsigned char *end,
+                                     const unsigned char *q, const char **why)
 {
-	uint64_t v = 0;
-	if (w == 8) {
-		memcpy(&v, p, 8);
-	} else {
-		uint32_t x;
-		memcpy(&x, p, 4);
-		v = x;
+	unsigned char *o;
+	size_t len = (size_t)(end - p);
+
+	if (d->cap < len) {
+		char *nb = realloc(d->scratch, len + 64);
+		if (!nb) {
+			*why = "out of memory";
+			return NULL;
+		}
+		d->scratch = nb;
+		d->cap = len + 64;
 	}
-	return v; /* little-endian hosts only; checked at build time */
+	o = (unsigned char *)d->scratch;
+	/* Runs between escapes go across whole; escapes are rare bytes. */
+	do {
+		size_t k = (size_t)(q - p);
+		memcpy(o, p, k);
+		o += k;
+		if (q + 1 >= end || (q[1] != ('\n' ^ 0x40) && q[1] != (REC_ESC ^ 0x40))) {
+			*why = "bad escape";
+			return NULL;
+		}
+		*o++ = q[1] ^ 0x40;
+		p = q + 2;
+	} while (p < end && (q = memchr(p, REC_ESC, (size_t)(end - p))));
+	memcpy(o, p, (size_t)(end - p));
+	return o + (end - p);
 }
 
 static int decode_bin(struct rec_dec *d, const char *line, size_t len, struct rec *r,
                       const char **why)
 {
 	const struct rec_schema *sc = rec_schema((unsigned char)line[0]);
-	const unsigned char *p, *end, *wd;
+	const unsigned char *p, *end, *wd, *q;
 	int i;
 
 	if (!sc)
@@ -340,59 +362,45 @@ static int decode_bin(struct rec_dec *d, const char *line, size_t len, struct re
 	r->sc = sc;
 	p = (const unsigned char *)line + 1;
 	end = (const unsigned char *)line + len;
-	if (memchr(p, REC_ESC, (size_t)(end - p))) {
-		unsigned char *o;
-		if (d->cap < len) {
-			char *nb = realloc(d->scratch, len + 64);
-			if (!nb) {
-				*why = "out of memory";
-				return DEC_BAD;
-			}
-			d->scratch = nb;
-			d->cap = len + 64;
-		}
-		o = (unsigned char *)d->scratch;
-		while (p < end) {
-			if (*p == REC_ESC) {
-				if (p + 1 >= end || (p[1] != ('\n' ^ 0x40) && p[1] != (REC_ESC ^ 0x40))) {
-					*why = "bad escape";
-					return DEC_BAD;
-				}
-				*o++ = p[1] ^ 0x40;
-				p += 2;
-			} else {
-				*o++ = *p++;
-			}
-		}
-		end = o;
+	if ((q = memchr(p, REC_ESC, (size_t)(end - p)))) {
+		if (!(end = unescape(d, p, end, q, why)))
+			return DEC_BAD;
 		p = (const unsigned char *)d->scratch;
 	}
 	wd = widths_of(sc);
+	if (end - p < numeric_width(sc)) {
+		*why = "record too short";
+		return DEC_BAD;
+	}
+	/* Little-endian hosts only (checked at build time). */
 	for (i = 0; i < sc->nnum; i++) {
-		int w = wd[i];
-		if (end - p < w) {
-			*why = "record too short";
-			return DEC_BAD;
+		if (wd[i] == 8) {
+			memcpy(&r->n[i].u, p, 8);
+			p += 8;
+		} else {
+			uint32_t x;
+			memcpy(&x, p, 4);
+			p += 4;
+			if (sc->num[i].type == RT_I32)
+				r->n[i].i = (int32_t)x;
+			else
+				r->n[i].u = x;
 		}
-		r->n[i].u = get_le(p, w);
-		if (sc->num[i].type == RT_I32)
-			r->n[i].i = (int32_t)(uint32_t)r->n[i].u;
-		p += w;
 	}
 	for (i = 0; i < sc->nstr; i++) {
-		uint64_t n;
+		uint32_t n;
 		if (end - p < 4) {
 			*why = "record too short";
 			return DEC_BAD;
 		}
-		n = get_le(p, 4);
+		memcpy(&n, p, 4);
 		p += 4;
 		if ((uint64_t)(end - p) < n) {
 			*why = "text field runs past the end of the record";
 			return DEC_BAD;
 		}
 		r->s[i].p = (const char *)p;
-		r->s[i].n = (size_t)n;
+		r->s[i].n = n;
 		p += n;
 	}
 	if (p != end) {

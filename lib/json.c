@@ -335,6 +335,19 @@ char *jw_uint(char *p, uint64_t v)
 	return p + json_fmt_uint(p, v);
 }
 
+char *jw_hex(char *p, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	/* The digit count from the highest set bit, then the digits from the
+	 * right in place. */
+	size_t nd = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1, i;
+	*p++ = '0';
+	*p++ = 'x';
+	for (i = nd; i > 0; v >>= 4)
+		p[--i] = hex[v & 15];
+	return p + nd;
+}
+
 char *jw_int(char *p, int64_t v)
 {
 	if (v < 0) {

@@ -91,5 +91,8 @@ char *jw_str(char *p, const char *s, size_t n);         /* quoted, escaped */
 char *jw_uint(char *p, uint64_t v);
 char *jw_int(char *p, int64_t v);
 char *jw_fixed(char *p, uint64_t v, unsigned decimals); /* as json_fixed */
+/* "0x" and the lowercase hex digits, no leading zeros ("0x0" for 0): 18
+ * bytes at most. */
+char *jw_hex(char *p, uint64_t v);
 
 #endif

@@ -15,6 +15,7 @@
 #include <immintrin.h>
 #endif
 
+#include "json.h"
 #include "mem.h"
 
 static const struct rec_schema schemas[] = {
@@ -483,79 +484,93 @@ static void json_str(struct wr *w, const char *s, size_t n)
 	wr_commit(w, (size_t)(o - start));
 }
 
-static void put_double(struct wr *w, double v)
+/* ,"name": */
+static char *put_key(char *o, const char *name)
 {
-	char buf[DBL_TEXT_MAX];
-	if (isinf(v)) {
-		/* JSON has no infinity; a number too large for a double reads
-		 * back as one in strtod (and in jq, as the largest double). */
-		wr_puts(w, v > 0 ? "1e999" : "-1e999");
-		return;
+	size_t n = strlen(name);
+	*o++ = ',';
+	*o++ = '"';
+	memcpy(o, name, n);
+	o += n;
+	*o++ = '"';
+	*o++ = ':';
+	return o;
+}
+
+static char *put_quoted(char *o, const char *s)
+{
+	size_t n = strlen(s);
+	*o++ = '"';
+	memcpy(o, s, n);
+	o += n;
+	*o++ = '"';
+	return o;
+}
+
+/* One numeric field as JSON: at most 24 + DBL_TEXT_MAX bytes. */
+static char *put_num(char *o, enum rec_type t, union rec_num x)
+{
+	uint64_t v = x.u;
+	switch (t) {
+	case RT_U32:
+	case RT_U64:
+		return v == REC_NONE ? jw_raw(o, "null", 4) : jw_uint(o, v);
+	case RT_I32:
+	case RT_I64:
+		return jw_int(o, x.i);
+	case RT_F64:
+		if (isinf(x.f))
+			/* JSON has no infinity; a number too large for a double
+			 * reads back as one in strtod (and in jq, as the largest
+			 * double). */
+			return x.f > 0 ? jw_raw(o, "1e999", 5) : jw_raw(o, "-1e999", 6);
+		if (isnan(x.f) && v != REC_NONE) {
+			/* A NaN other than the all-ones "none" keeps its bits as
+			 * a hex string, so binary -> JSON -> binary is exact. */
+			int i;
+			memcpy(o, "\"0x", 3);
+			for (i = 15; i >= 0; i--)
+				o[3 + 15 - i] = hexd[(v >> (4 * i)) & 15];
+			o[19] = '"';
+			return o + 20;
+		}
+		/* NaN is null. */
+		return o + dbl_shortest(o, x.f);
+	case RT_HEX:
+		if (v == REC_NONE)
+			return jw_raw(o, "null", 4);
+		*o++ = '"';
+		o = jw_hex(o, v);
+		*o++ = '"';
+		return o;
+	case RT_SUB:
+		return v <= SUB_MIX ? put_quoted(o, sub_names[v]) : jw_uint(o, v);
+	case RT_LOG:
+		return v < LOG_NKINDS ? put_quoted(o, log_names[v]) : jw_uint(o, v);
+	case RT_SYNC:
+		return v < SYNC_NKINDS ? put_quoted(o, sync_names[v]) : jw_uint(o, v);
 	}
-	/* NaN is null. */
-	wr_put(w, buf, dbl_shortest(buf, v));
+	return o;
 }
 
 static void put_json(struct wr *w, const struct rec *r)
 {
 	const struct rec_schema *sc = r->sc;
+	size_t room = 16 + strlen(sc->name);
+	char *o, *start;
 	int i;
 
-	wr_puts(w, "{\"kind\":\"");
-	wr_puts(w, sc->name);
-	wr_putc(w, '"');
-	for (i = 0; i < sc->nnum; i++) {
-		uint64_t v = r->n[i].u;
-		wr_printf(w, ",\"%s\":", sc->num[i].name);
-		switch (sc->num[i].type) {
-		case RT_U32:
-		case RT_U64:
-			if (v == REC_NONE)
-				wr_puts(w, "null");
-			else
-				wr_printf(w, "%llu", (unsigned long long)v);
-			break;
-		case RT_I32:
-		case RT_I64:
-			wr_printf(w, "%lld", (long long)r->n[i].i);
-			break;
-		case RT_F64:
-			/* A NaN other than the all-ones "none" keeps its bits as a
-			 * hex string, so binary -> JSON -> binary is exact. */
-			if (isnan(r->n[i].f) && v != REC_NONE)
-				wr_printf(w, "\"0x%016llx\"", (unsigned long long)v);
-			else
-				put_double(w, r->n[i].f);
-			break;
-		case RT_HEX:
-			if (v == REC_NONE)
-				wr_puts(w, "null");
-			else
-				wr_printf(w, "\"0x%llx\"", (unsigned long long)v);
-			break;
-		case RT_SUB:
-			if (v <= SUB_MIX) {
-				wr_printf(w, "\"%s\"", sub_names[v]);
-			} else {
-				wr_printf(w, "%llu", (unsigned long long)v);
-			}
-			break;
-		case RT_LOG:
-			if (v < LOG_NKINDS)
-				wr_printf(w, "\"%s\"", log_names[v]);
-			else
-				wr_printf(w, "%llu", (unsigned long long)v);
-			break;
-		case RT_SYNC:
-			if (v < SYNC_NKINDS)
-				wr_printf(w, "\"%s\"", sync_names[v]);
-			else
-				wr_printf(w, "%llu", (unsigned long long)v);
-			break;
-		}
-	}
+	for (i = 0; i < sc->nnum; i++)
+		room += strlen(sc->num[i].name) + 4 + 24 + DBL_TEXT_MAX;
+	start = o = wr_reserve(w, room);
+	o = jw_raw(o, "{\"kind\":", 8);
+	o = put_quoted(o, sc->name);
+	for (i = 0; i < sc->nnum; i++)
+		o = put_num(put_key(o, sc->num[i].name), sc->num[i].type, r->n[i]);
+	wr_commit(w, (size_t)(o - start));
 	for (i = 0; i < sc->nstr; i++) {
-		wr_printf(w, ",\"%s\":", sc->str[i]);
+		char key[64];  /* a schema name, short */
+		wr_put(w, key, (size_t)(put_key(key, sc->str[i]) - key));
 		json_str(w, r->s[i].p, r->s[i].n);
 	}
 	wr_puts(w, "}\n");
@@ -736,7 +751,7 @@ static int decode_json(struct rec_dec *d, const char *line, size_t len, struct r
 						if (!strcmp(tmp, "null")) {
 							r->n[i].u = REC_NONE;
 						} else if (t == RT_F64) {
-							/* Out of range means infinity here (see put_double). */
+							/* Out of range means infinity here (see put_num). */
 							r->n[i].f = strtod(tmp, &e);
 							if (*e) {
 								*why = "bad JSON number";

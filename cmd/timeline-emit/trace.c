@@ -15,22 +15,12 @@
 
 size_t fmt_pc(char *buf, uint64_t pc)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t nd, i;
-
 	/* C++ showbase: zero has no 0x. */
 	if (pc == 0) {
 		buf[0] = '0';
 		return 1;
 	}
-	/* The digit count from the highest set bit, then the digits from
-	 * the right in place: every slice of both traces prints its pc. */
-	nd = (size_t)(67 - __builtin_clzll(pc)) / 4;
-	buf[0] = '0';
-	buf[1] = 'x';
-	for (i = nd + 2; i > 2; pc >>= 4)
-		buf[--i] = hex[pc & 15];
-	return nd + 2;
+	return (size_t)(jw_hex(buf, pc) - buf);
 }
 
 void trace_begin(void)

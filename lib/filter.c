@@ -215,23 +215,30 @@ static int by_blocks(struct filter *f, struct rd *in, struct rec_block *b, block
 	rec_block_start(b, in);
 	while (!cli_interrupted && rec_block_read(b)) {
 		uint64_t kept = 0;
-		int hot = *started, go = 1;
+		int hot = *started, go = 1, seen = 0;
+		/* The walk's place in a local: hooks see b, never move it. */
+		struct rec_block_at at = rec_block_get(b);
 
-		while (rec_block_next(b)) {
+		while (rec_block_step(b, &at)) {
 			block_hook *hook = hooks[(unsigned char)b->line[0]];
 			int h = FILTER_DECODE;
 			if (hot && hook && b->len)
 				h = hook(f, b);
 			if (h == FILTER_KEEP) {
 				kept++;
-				f->up.trailer = 0;      /* as upstream_record does */
+				seen = 1;
 				continue;
 			}
 			rec_block_take(b);
 			if (h == FILTER_DROP) {
-				f->up.trailer = 0;
+				seen = 1;
 				continue;
 			}
+			/* A record after a trailer: the stream goes on (as
+			 * upstream_record has it). */
+			if (seen)
+				f->up.trailer = 0;
+			seen = 0;
 			f->lineno = b->lineno;
 			if (!one(f, dec, b->line, b->len, started)) {
 				go = 0;
@@ -239,6 +246,10 @@ static int by_blocks(struct filter *f, struct rd *in, struct rec_block *b, block
 			}
 			hot = *started;
 		}
+		if (seen)
+			f->up.trailer = 0;
+		rec_block_put(b, at);
+		rec_block_end(b);
 		f->out.records += kept;
 		if (!go || wr_error(f->out.w)) {
 			rec_block_end(b);

@@ -301,33 +301,66 @@ void rec_block_start(struct rec_block *b, struct rd *in);
 int rec_block_read(struct rec_block *b);
 /* The block's records are used up: write the run, keep a cut record. */
 void rec_block_end(struct rec_block *b);
-/* The next record of the block into b->line, b->len, b->esc: 1, or 0 when
- * the block is used up (its last run then written). */
-static inline int rec_block_next(struct rec_block *b)
+/* Where a walk over a block's records is: the next record, the map bits
+ * not handed out yet and their word.  A loop that keeps its own (a local
+ * that never escapes stays in registers across the hooks it calls) hands
+ * it back with rec_block_put before rec_block_end or rec_block_read. */
+struct rec_block_at {
+	char *p;
+	uint64_t cur;
+	size_t wi;
+};
+
+static inline struct rec_block_at rec_block_get(const struct rec_block *b)
+{
+	struct rec_block_at a = { b->p, b->cur, b->wi };
+	return a;
+}
+
+static inline void rec_block_put(struct rec_block *b, struct rec_block_at a)
+{
+	b->p = a.p;
+	b->cur = a.cur;
+	b->wi = a.wi;
+}
+
+/* The next record from a into b->line, b->len, b->esc: 1, or 0 when the
+ * block's map is used up (a then at its end). */
+static inline int rec_block_step(struct rec_block *b, struct rec_block_at *a)
 {
 	const char *esc = NULL;
 	char *nl;
 	for (;;) {
-		while (!b->cur) {
-			if (++b->wi >= b->nw) {
-				rec_block_end(b);
+		while (!a->cur) {
+			if (++a->wi >= b->nw)
 				return 0;
-			}
-			b->cur = b->map[b->wi];
+			a->cur = b->map[a->wi];
 		}
-		nl = b->buf + (b->wi << 6) + __builtin_ctzll(b->cur);
-		b->cur &= b->cur - 1;
+		nl = b->buf + (a->wi << 6) + __builtin_ctzll(a->cur);
+		a->cur &= a->cur - 1;
 		if (*nl == '\n')
 			break;
-		if (!esc && nl > b->p)
+		if (!esc && nl > a->p)
 			esc = nl;
 	}
-	b->line = b->p;
-	b->len = (size_t)(nl - b->p);
+	b->line = a->p;
+	b->len = (size_t)(nl - a->p);
 	b->esc = esc;
 	b->lineno++;
-	b->p = nl + 1;
+	a->p = nl + 1;
 	return 1;
+}
+
+/* The next record of the block into b->line, b->len, b->esc: 1, or 0 when
+ * the block is used up (its last run then written). */
+static inline int rec_block_next(struct rec_block *b)
+{
+	struct rec_block_at a = rec_block_get(b);
+	int got = rec_block_step(b, &a);
+	rec_block_put(b, a);
+	if (!got)
+		rec_block_end(b);
+	return got;
 }
 /* The current record leaves the run: what comes before it is written. */
 void rec_block_take(struct rec_block *b);

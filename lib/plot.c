@@ -263,7 +263,8 @@ static void roof_panel(struct wr *w, const struct roofline *r, unsigned i)
 		        "<circle class=\"point\" cx=\"%n\" cy=\"%n\" r=\"5\" fill=\"%r\" stroke=\"#000\">"
 		        "<title>%s: %g ops/byte, %g TOPS, ratio %s</title></circle>\n",
 		        cx, cy, palette[j % PALETTE_N], l->bw_name, (double)l->x, (double)l->y, l->ratio);
-		svg_text(w, cx + 7, cy - 7, "class=\"pointlabel\" font-size=\"10\"", l->bw_name);
+		/* labels of neighbouring points alternate above and below */
+		svg_text(w, cx + 7, j % 2 ? cy + 16 : cy - 7, "class=\"pointlabel\" font-size=\"10\"", l->bw_name);
 	}
 	/* the legend */
 	ly = p.ay.p1 + 4;

@@ -2,9 +2,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io.h"
+#include "mem.h"
 #include "svg.h"
 
 /* ---- roofline geometry ---- */
@@ -336,6 +338,41 @@ void plot_heat_layout(const struct plot_table *t, struct plot_heat_geom *g)
 	g->bar_h = 12;
 	g->width = fmax(fmax(g->x0 + grid_w, g->bar_x + g->bar_w + 120), 20 + (t->title ? strlen(t->title) : 0) * 9.0) + 20;
 	g->height = g->bar_y + g->bar_h + 34;
+}
+
+#define SET_NAME_MAX 24
+
+void plot_sets_init(struct plot_sets *s, const char *title, const char *unit, const double *v, size_t n,
+                    unsigned cols)
+{
+	size_t rows, cells;
+	char *p;
+	if (!cols)
+		cols = 1;
+	rows = n ? (n + cols - 1) / cols : 1;
+	cells = rows * cols;
+	s->names = xcalloc(rows + cols, sizeof *s->names);
+	s->text = p = xmalloc((rows + cols) * SET_NAME_MAX);
+	s->value = xmalloc(cells * sizeof *s->value);
+	for (size_t i = 0; i < rows; i++, p += SET_NAME_MAX) {
+		snprintf(p, SET_NAME_MAX, "set %zu", i * cols);
+		s->names[i] = p;
+	}
+	for (size_t k = 0; k < cols; k++, p += SET_NAME_MAX) {
+		snprintf(p, SET_NAME_MAX, "+%zu", k);
+		s->names[rows + k] = p;
+	}
+	for (size_t i = 0; i < cells; i++)
+		s->value[i] = i < n ? v[i] : NAN;
+	s->t = (struct plot_table){ title, unit, (unsigned)rows, cols, s->names, s->names + rows, s->value };
+}
+
+void plot_sets_free(struct plot_sets *s)
+{
+	free(s->names);
+	free(s->text);
+	free(s->value);
+	memset(s, 0, sizeof *s);
 }
 
 static void value_text(char *buf, double v, const char *unit)

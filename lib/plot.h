@@ -53,6 +53,20 @@ struct plot_table {
 	const double *value;
 };
 
+/* The table of a value per L2 set (hits, misses, a hit rate) laid out in
+ * rows of cols sets: rows "set N" (the row's first set), columns "+k";
+ * cells past the last set have no value.  The names and values are held
+ * in s until plot_sets_free. */
+struct plot_sets {
+	struct plot_table t;
+	char *text;
+	const char **names;
+	double *value;
+};
+void plot_sets_init(struct plot_sets *s, const char *title, const char *unit, const double *v, size_t n,
+                    unsigned cols);
+void plot_sets_free(struct plot_sets *s);
+
 /* Where the heat map puts things: the grid's corner and cell size, the
  * colour legend's bar, the picture's size; value text is written in the
  * cells when show_values. */

@@ -139,23 +139,17 @@ static void test_xml_check(void)
 
 /* ---- numbers and texts ---- */
 
-static int fixed_is(double v, int d, const char *want)
+/* svg_fixed (places) or svg_sig (digits) of v is want */
+static int num_is(int sig, double v, int d, const char *want)
 {
 	char buf[SVG_NUM_MAX];
-	svg_fixed(buf, v, d);
+	(sig ? svg_sig : svg_fixed)(buf, v, d);
 	if (strcmp(buf, want))
-		printf("  svg_fixed(%.17g, %d) = \"%s\", want \"%s\"\n", v, d, buf, want);
+		printf("  %s(%.17g, %d) = \"%s\", want \"%s\"\n", sig ? "svg_sig" : "svg_fixed", v, d, buf, want);
 	return !strcmp(buf, want);
 }
-
-static int sig_is(double v, int d, const char *want)
-{
-	char buf[SVG_NUM_MAX];
-	svg_sig(buf, v, d);
-	if (strcmp(buf, want))
-		printf("  svg_sig(%.17g, %d) = \"%s\", want \"%s\"\n", v, d, buf, want);
-	return !strcmp(buf, want);
-}
+#define fixed_is(v, d, want) num_is(0, v, d, want)
+#define sig_is(v, d, want) num_is(1, v, d, want)
 
 static void test_numbers(void)
 {
@@ -378,14 +372,12 @@ static void test_roofline_built(void)
 	struct pmu_counts cube, vec;
 	char *s;
 	unsigned lines = 0;
+	static const unsigned kv[][3] = { { 0, 33, 9999 }, { 0, 49, 31558 }, { 0, 50, 30932 },
+		                          { 1, 75, 10240 }, { 1, 61, 40964 }, { 1, 62, 40960 } };
 	pmu_counts_init(&cube);
-	pmu_counts_set(&cube, 33, 9999);
-	pmu_counts_set(&cube, 49, 31558);
-	pmu_counts_set(&cube, 50, 30932);
 	pmu_counts_init(&vec);
-	pmu_counts_set(&vec, 75, 10240);
-	pmu_counts_set(&vec, 61, 40964);
-	pmu_counts_set(&vec, 62, 40960);
+	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+		pmu_counts_set(kv[i][0] ? &vec : &cube, kv[i][1], kv[i][2]);
 	roof_init(&r, BOARD_A2, "Ascend910B4", 0, 1650, 20, 120);
 	roof_add(&r, BOARD_CUBE, &cube);
 	roof_add(&r, BOARD_VECTOR, &vec);
@@ -448,32 +440,32 @@ static void test_heatmap(void)
 /* An L2 map: many small cells, values in tooltips only, every n-th label. */
 static void test_heatmap_large(void)
 {
-	static const char *rows[64], *cols[128];
-	static char rtext[64][16], ctext[128][8];
 	static double v[64 * 128];
-	struct plot_table t = { "L2 hits per set", "hits", 64, 128, rows, cols, v };
+	struct plot_sets sets;
+	const struct plot_table *t = &sets.t;
 	struct plot_heat_geom g;
 	char *s;
-	for (unsigned i = 0; i < 64; i++) {
-		snprintf(rtext[i], sizeof rtext[i], "set %u", i * 128);
-		rows[i] = rtext[i];
-	}
-	for (unsigned i = 0; i < 128; i++) {
-		snprintf(ctext[i], sizeof ctext[i], "+%u", i);
-		cols[i] = ctext[i];
-	}
 	for (unsigned i = 0; i < 64 * 128; i++)
 		v[i] = i % 977;
-	plot_heat_layout(&t, &g);
+	/* one set short of 64 whole rows: the last cell has no value */
+	plot_sets_init(&sets, "L2 hits per set", "hits", v, 64 * 128 - 1, 128);
+	CHECK_INT(t->rows, 64);
+	CHECK_INT(t->cols, 128);
+	CHECK(!strcmp(t->row[63], "set 8064"));
+	CHECK(!strcmp(t->col[127], "+127"));
+	CHECK(isnan(t->value[64 * 128 - 1]));
+	plot_heat_layout(t, &g);
 	CHECK(!g.show_values);
 	CHECK(g.col_step > 1);
-	s = written("l2.svg", draw_heat, &t);
+	s = written("l2.svg", draw_heat, t);
 	CHECK_MSG(xml_check(s) == -1, "l2.svg not well-formed at %ld", xml_check(s));
 	CHECK_INT(count(s, "<title>set "), 64 * 128);
-	CHECK(has(s, "<title>set 8064, +127: 375 hits</title>"));
+	CHECK(has(s, "<title>set 8064, +126: 374 hits</title>"));
+	CHECK(has(s, "<title>set 8064, +127: no value</title>"));
 	CHECK(has(s, ">max 976 hits</text>"));
 	CHECK_INT(count(s, "transform=\"rotate(-45"), (128 + g.col_step - 1) / g.col_step);
 	free(s);
+	plot_sets_free(&sets);
 }
 
 int main(void)

@@ -142,6 +142,13 @@ build/bin/vdata-dump: test/tools/vdata-dump.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
 
+build/bin/svg-demo: test/tools/svg-demo.c build/liboptrace.a
+	@mkdir -p build/bin
+	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
+build-san/bin/svg-demo: test/tools/svg-demo.c build-san/liboptrace.a
+	@mkdir -p build-san/bin
+	$(CC) $(BASEFLAGS) $(SANFLAGS) -o $@ $< build-san/liboptrace.a $(LDLIBS)
+
 build/bin/gen-vdata: test/bench/gen-vdata.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
@@ -159,7 +166,7 @@ build/fault.so: test/fault/fault.c
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
 
 HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
-           build/bin/gen-vdata build/fault.so
+           build/bin/gen-vdata build/bin/svg-demo build-san/bin/svg-demo build/fault.so
 
 # The tests, both builds each (test/run-all.sh): check-unit the C unit
 # tests, check-bats the bats suites, check both (and installs what they need

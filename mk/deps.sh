@@ -26,6 +26,8 @@ command -v tar >/dev/null 2>&1      || tests="$tests tar"
 command -v addr2line >/dev/null 2>&1 || tests="$tests binutils"
 command -v groff >/dev/null 2>&1    || tests="$tests groff"
 command -v mandb >/dev/null 2>&1    || tests="$tests man-db"
+# headless Chromium renders the SVG pictures (test/bats/svg.bats)
+command -v chromium >/dev/null 2>&1 || tests="$tests chromium"
 
 case $mode in
 build)

@@ -142,6 +142,11 @@ build/bin/vdata-dump: test/tools/vdata-dump.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
 
+# the on-board raw files (test/tools/README)
+build/bin/board-gen: test/tools/board-gen.c test/camodel/devprof.c test/camodel/devprof.h build/liboptrace.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -O2 -g -Itest/camodel -o $@ test/tools/board-gen.c test/camodel/devprof.c build/liboptrace.a $(LDLIBS)
+
 build/bin/gen-vdata: test/bench/gen-vdata.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
@@ -159,7 +164,7 @@ build/fault.so: test/fault/fault.c
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
 
 HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
-           build/bin/gen-vdata build/fault.so
+           build/bin/gen-vdata build/bin/board-gen build/fault.so
 
 # The tests, both builds each (test/run-all.sh): check-unit the C unit
 # tests, check-bats the bats suites, check both (and installs what they need

@@ -1388,6 +1388,8 @@ __attribute__((noinline)) static void op_simt(int op, uint32_t nwarps, uint32_t 
 	}
 	s->pfree[p] = t + (nwarps + 3) / 4;
 	s->cur = t + (nwarps + 3) / 4;
+	s->pm.busy[p] += (nwarps + 3) / 4;
+	s->pm.instr[p] += nwarps;
 }
 
 static const struct camodel_ops ops = {

@@ -21,12 +21,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: board-gen [--chip CHIP] [--blocks N] [--loops N] [--kind vector|cube|mix]\n"
-	        "                 [--replay N] [--op NAME] DIR\n"
+	        "                 [--replay N] [--op NAME] [--launches M] DIR\n"
 	        "       board-gen --check [-v] DIR\n"
 	        "Write DeviceProf<N>.bin (every replay, or replay N), duration.bin, L2Cache.bin\n"
 	        "(not A5) and op_basic_info.txt into DIR for CHIP (910B, 310P, A5 or a SoC name;\n"
 	        "default Ascend910B1): N blocks (default 8) of a kernel of the kind (default\n"
 	        "mix; 310P has one AI Core per block) running LOOPS loops (default 1).\n"
+	        "--launches M: M launches, in DIR/0/dump ... DIR/<M-1>/dump.\n"
 	        "--check reads DIR back and prints one summary line (-v: one line per\n"
 	        "record of every replay with its events); exit 3 when something is wrong.\n");
 }
@@ -113,7 +114,7 @@ static int fmt_of_chip(const char *chip, enum board_fmt *fmt, const char **soc)
 }
 
 static int generate(const char *dir, const char *chip, uint64_t blocks, uint64_t loops, const char *kind,
-                    unsigned replay, const char *op)
+                    unsigned replay, const char *op, uint64_t launches)
 {
 	struct gen g = { .loops = loops };
 	const char *soc;
@@ -142,7 +143,17 @@ static int generate(const char *dir, const char *chip, uint64_t blocks, uint64_t
 		.ctx = &g,
 	};
 	char err[4400];
-	if (dp_write(&r, dir, replay, err, sizeof err)) cli_die(EXIT_IO, "%s", err);
+	if (!launches) {
+		if (dp_write(&r, dir, replay, err, sizeof err)) cli_die(EXIT_IO, "%s", err);
+		return EXIT_OK;
+	}
+	/* launch i of the kernel in DIR/<i>/dump, as the capture tool lays them out */
+	for (uint64_t i = 0; i < launches; i++) {
+		char sub[4200];
+		snprintf(sub, sizeof sub, "%s/%llu/dump", dir, (unsigned long long)i);
+		r.task = (unsigned)((i + 1) & 0xfff);
+		if (dp_write(&r, sub, replay, err, sizeof err)) cli_die(EXIT_IO, "%s", err);
+	}
 	return EXIT_OK;
 }
 
@@ -294,10 +305,10 @@ int main(int argc, char **argv)
 		{ "chip", required_argument, NULL, 'c' }, { "blocks", required_argument, NULL, 'b' },
 		{ "loops", required_argument, NULL, 'n' }, { "kind", required_argument, NULL, 'k' },
 		{ "replay", required_argument, NULL, 'r' }, { "op", required_argument, NULL, 'o' },
-		{ "check", no_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "launches", required_argument, NULL, 'l' }, { "check", no_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *chip = "Ascend910B1", *kind = "mix", *op = "board_gen_custom";
-	uint64_t blocks = 8, loops = 1;
+	uint64_t blocks = 8, loops = 1, launches = 0;
 	unsigned replay = 0;
 	int chk = 0, verbose = 0, o;
 	cli_init("board-gen");
@@ -309,6 +320,7 @@ int main(int argc, char **argv)
 		case 'k': kind = optarg; break;
 		case 'r': replay = (unsigned)cli_num("--replay", optarg); break;
 		case 'o': op = optarg; break;
+		case 'l': launches = cli_num("--launches", optarg); break;
 		case 'C': chk = 1; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
@@ -320,5 +332,5 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (loops > (1ull << 32)) cli_die(EXIT_USAGE, "--loops: at most 2^32");
-	return chk ? check(argv[optind], verbose) : generate(argv[optind], chip, blocks, loops, kind, replay, op);
+	return chk ? check(argv[optind], verbose) : generate(argv[optind], chip, blocks, loops, kind, replay, op, launches);
 }

@@ -118,6 +118,8 @@ $(foreach t,$(TOOLS),$(eval $(call san_rule,$(t))))
 # A test that needs a tool's private file names it in unit_extra_<test>.
 UNIT := $(patsubst test/unit/%.c,%,$(wildcard test/unit/test_*.c))
 unit_extra_test_calc := cmd/instr-parse/calc.c
+unit_extra_test_devprof := -Itest/camodel test/camodel/devprof.c
+build/unit/test_devprof build-san/unit/test_devprof: test/camodel/devprof.c test/camodel/devprof.h
 
 build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit

@@ -193,9 +193,7 @@ void dp_pmu_record(enum board_fmt fmt, const struct dp_sub *s, unsigned n, unsig
 	unsigned slots = board_pmu_slots(fmt);
 	memset(out, 0, BOARD_PMU_REC_SIZE);
 	size_t at;
-	if (fmt == BOARD_310P) {
-		put16(out + 2, stream);
-		put16(out + 4, task);
+	if (fmt == BOARD_310P) {   /* no stream, task or block fields */
 		put64(out + 16, s->cycles);
 		at = 32;
 	} else {

@@ -9,10 +9,11 @@ setup() {
 	cann=$top/build/cann
 	ops=$top/build/ops
 	gen=$top/build/bin/board-gen
-	[ -x "$ops/bin/op_acl" ] || skip "the stand-in is not built (make camodel)"
-	[ -x "$gen" ] || skip "board-gen is not built"
-	[ "${OPTRACE_VARIANT:-build}" = build ] || skip "the stand-in is the same in every variant"
 	t=$BATS_TEST_TMPDIR
+	for need in "$ops/bin/op_acl" "$gen"; do
+		[ -x "$need" ] || skip "$need is not built (make camodel build/bin/board-gen)"
+	done
+	[ "${OPTRACE_VARIANT:-build}" = build ] || skip "the stand-in is the same in every variant"
 }
 
 # device SOC DIR ARGS...: op_acl ARGS on SOC's device, raw files into DIR

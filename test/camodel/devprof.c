@@ -1,4 +1,5 @@
-/* The on-board raw files (see optrace-board(5), RAW FILES) from what the
+/* The on-board raw files (see optrace-board(5), DEVICEPROF<N>.BIN,
+ * DURATION.BIN, L2CACHE.BIN and OP_BASIC_INFO.TXT) from what the
  * timing model counted: see devprof.h. */
 #include "devprof.h"
 
@@ -54,39 +55,51 @@ static uint64_t gm_writes(const struct dp_sub *s)
 static uint64_t hits(uint64_t n) { return n - n / 4; }
 static uint64_t misses(uint64_t n) { return n / 4; }
 
-static uint64_t event_a2(const struct dp_sub *s, unsigned id)
+/* Events A2/A3 and 310P number alike: 1 if id is one (*v its count). */
+static int event_common(const struct dp_sub *s, unsigned id, uint64_t *v)
 {
 	const uint64_t *b = s->bytes;
 	switch (id) {
-	case 1: return s->instr[DP_V];
-	case 3: case 1032: return s->instr[DP_M];
-	case 4: return s->instr[DP_MTE1];
-	case 5: return s->instr[DP_MTE2];
-	case 6: return s->instr[DP_MTE3];
-	case 8: return s->busy[DP_V];
-	case 9: return s->busy[DP_S];
-	case 10: case 73: return s->busy[DP_M];
-	case 12: return s->busy[DP_MTE2];
-	case 13: return s->busy[DP_MTE3];
+	case 1: *v = s->instr[DP_V]; return 1;
+	case 3: *v = s->instr[DP_M]; return 1;
+	case 4: *v = s->instr[DP_MTE1]; return 1;
+	case 5: *v = s->instr[DP_MTE2]; return 1;
+	case 6: *v = s->instr[DP_MTE3]; return 1;
+	case 8: *v = s->busy[DP_V]; return 1;
+	case 9: *v = s->busy[DP_S]; return 1;
+	case 10: case 73: *v = s->busy[DP_M]; return 1;
+	case 12: *v = s->busy[DP_MTE2]; return 1;
+	case 13: *v = s->busy[DP_MTE3]; return 1;
+	case 75: *v = s->vec_f32; return 1;
+	case 76: *v = s->vec_f16; return 1;
+	case 78: *v = s->vec_s32; return 1;
+	case 186: *v = s->vec_s16; return 1;
+	case 84: *v = s->ic_req; return 1;
+	case 85: *v = s->ic_miss; return 1;
+	case 50: *v = req(b[DP_GM_TO_L1], 256); return 1;
+	case 27: *v = req(b[DP_L0A_TO_CUBE], 512); return 1;
+	case 33: *v = req(b[DP_L0B_TO_CUBE], 512); return 1;
+	case 34: *v = req(b[DP_L1_TO_L0B], 128); return 1;
+	case 42: *v = req(b[DP_CUBE_TO_L0C], 1024); return 1;
+	default: return 0;
+	}
+}
+
+static uint64_t event_a2(const struct dp_sub *s, unsigned id)
+{
+	const uint64_t *b = s->bytes;
+	uint64_t v;
+	if (event_common(s, id, &v)) return v;
+	switch (id) {
+	case 1032: return s->instr[DP_M];
 	case 770: return s->busy[DP_MTE1];
 	case 771: return s->busy[DP_FIX];
 	case 112: return s->instr[DP_S];
-	case 75: return s->vec_f32;
-	case 76: return s->vec_f16;
-	case 78: return s->vec_s32;
-	case 186: return s->vec_s16;
-	case 84: return s->ic_req;
-	case 85: return s->ic_miss;
 	case 61: return req(b[DP_UB_TO_GM], 128);
 	case 62: return req(b[DP_GM_TO_UB], 128);
 	case 49: return req(b[DP_L1_TO_L0A] + b[DP_L1_TO_L0B], 128);
-	case 50: return req(b[DP_GM_TO_L1], 256);
 	case 524: return req(b[DP_L0C_TO_GM], 128);
-	case 27: return req(b[DP_L0A_TO_CUBE], 512);
 	case 28: return req(b[DP_L1_TO_L0A], 256);
-	case 33: return req(b[DP_L0B_TO_CUBE], 512);
-	case 34: return req(b[DP_L1_TO_L0B], 128);
-	case 42: return req(b[DP_CUBE_TO_L0C], 1024);
 	case 67: return req(b[DP_UB_TO_VEC], 256);
 	case 68: return req(b[DP_VEC_TO_UB], 256);
 	case 1292: return gm_writes(s);
@@ -99,40 +112,22 @@ static uint64_t event_a2(const struct dp_sub *s, unsigned id)
 	}
 }
 
+/* 310P: other request sizes (optrace-board(5), METRICS) */
 static uint64_t event_310p(const struct dp_sub *s, unsigned id)
 {
 	const uint64_t *b = s->bytes;
+	uint64_t v;
+	if (event_common(s, id, &v)) return v;
 	switch (id) {
-	case 1: return s->instr[DP_V];
-	case 3: return s->instr[DP_M];
-	case 4: return s->instr[DP_MTE1];
-	case 5: return s->instr[DP_MTE2];
-	case 6: return s->instr[DP_MTE3];
-	case 8: return s->busy[DP_V];
-	case 9: return s->busy[DP_S];
-	case 10: case 73: return s->busy[DP_M];
 	case 11: return s->busy[DP_MTE1];
-	case 12: return s->busy[DP_MTE2];
-	case 13: return s->busy[DP_MTE3];
-	case 75: return s->vec_f32;
-	case 76: return s->vec_f16;
-	case 78: return s->vec_s32;
-	case 186: return s->vec_s16;
-	case 84: return s->ic_req;
-	case 85: return s->ic_miss;
 	case 18: return req(b[DP_GM_TO_UB] + b[DP_GM_TO_L1], 512);
 	case 19: return req(b[DP_UB_TO_GM] + b[DP_L0C_TO_GM], 512);
 	case 49: return req(b[DP_L1_TO_L0A] + b[DP_L1_TO_L0B], 512);
-	case 50: return req(b[DP_GM_TO_L1], 256);
 	case 61: return req(b[DP_UB_TO_GM], 16);
 	case 62: return req(b[DP_GM_TO_UB], 16);
 	case 67: return req(b[DP_UB_TO_VEC], 32);
 	case 68: return req(b[DP_VEC_TO_UB], 32);
-	case 27: return req(b[DP_L0A_TO_CUBE], 512);
 	case 28: return req(b[DP_L1_TO_L0A], 512);
-	case 33: return req(b[DP_L0B_TO_CUBE], 512);
-	case 34: return req(b[DP_L1_TO_L0B], 128);
-	case 42: return req(b[DP_CUBE_TO_L0C], 1024);
 	default: return 0;
 	}
 }

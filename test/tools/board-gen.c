@@ -1,7 +1,8 @@
-/* board-gen: write the raw files of an on-board run (optrace-board(5), RAW
- * FILES) for a chosen chip, block count and loop count, with the stand-in's
- * PMU model (test/camodel/devprof.h); or check such a directory with the
- * project's decoders (lib/board.h).  A test helper (see README here). */
+/* board-gen: write the raw files of an on-board run (optrace-board(5),
+ * DEVICEPROF<N>.BIN to OP_BASIC_INFO.TXT) for a chosen chip, block count
+ * and loop count with the stand-in's PMU model (test/camodel/devprof.h);
+ * or check such a directory with the project's decoders (lib/board.h).
+ * A test helper (see README here). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

@@ -157,3 +157,9 @@ EXTRA_CHECK += build/camodel/cbcollect.so
 camodel-bench: camodel
 	@sh test/camodel/bench.sh
 EXTRA_BENCH += camodel-bench
+
+# make bench: about 1 GB of on-board raw files from board-gen, timed
+.PHONY: board-bench
+board-bench: build/bin/board-gen
+	@sh test/tools/board-bench.sh
+EXTRA_BENCH += board-bench

@@ -1632,7 +1632,10 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 	static struct sub sub;
 	static int allocated;
 	enum fam fam = rt_family();
-	const char *dir = rt_log_dir();
+	/* device mode: no simulator dumps, so no log directory either */
+	const char *devdir = getenv("CAMODEL_DEVICE_DUMP");
+	if (devdir && !*devdir) devdir = NULL;
+	const char *dir = devdir ? devdir : rt_log_dir();
 	uint64_t a[16] = { 0 };
 	int rc = 0;
 
@@ -1655,8 +1658,6 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 	else { nsub = 1; kinds[0] = 1; idxs[0] = 0; per_core = 2; }   /* AIV: two vector cores per AI Core */
 
 	uint32_t ncores = (block_dim + (uint32_t)per_core - 1) / (uint32_t)per_core;
-	const char *devdir = getenv("CAMODEL_DEVICE_DUMP");
-	if (devdir && !*devdir) devdir = NULL;
 	struct dp_sub *dsub = devdir ? calloc((size_t)block_dim * (size_t)nsub, sizeof *dsub) : NULL;
 	size_t ndsub = 0;
 	struct core_out *co = calloc(ncores, sizeof *co);

@@ -118,6 +118,8 @@ $(foreach t,$(TOOLS),$(eval $(call san_rule,$(t))))
 # A test that needs a tool's private file names it in unit_extra_<test>.
 UNIT := $(patsubst test/unit/%.c,%,$(wildcard test/unit/test_*.c))
 unit_extra_test_calc := cmd/instr-parse/calc.c
+unit_extra_test_devprof := -Itest/camodel test/camodel/devprof.c
+build/unit/test_devprof build-san/unit/test_devprof: test/camodel/devprof.c test/camodel/devprof.h
 
 build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit
@@ -148,6 +150,10 @@ build/bin/svg-demo: test/tools/svg-demo.c build/liboptrace.a
 build-san/bin/svg-demo: test/tools/svg-demo.c build-san/liboptrace.a
 	@mkdir -p build-san/bin
 	$(CC) $(BASEFLAGS) $(SANFLAGS) -o $@ $< build-san/liboptrace.a $(LDLIBS)
+# the on-board raw files (test/tools/README)
+build/bin/board-gen: test/tools/board-gen.c test/camodel/devprof.c test/camodel/devprof.h build/liboptrace.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -O2 -g -Itest/camodel -o $@ test/tools/board-gen.c test/camodel/devprof.c build/liboptrace.a $(LDLIBS)
 
 build/bin/gen-vdata: test/bench/gen-vdata.c build/liboptrace.a
 	@mkdir -p build/bin
@@ -166,7 +172,7 @@ build/fault.so: test/fault/fault.c
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
 
 HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
-           build/bin/gen-vdata build/bin/svg-demo build-san/bin/svg-demo build/fault.so
+           build/bin/gen-vdata build/bin/svg-demo build-san/bin/svg-demo build/bin/board-gen build/fault.so
 
 # The tests, both builds each (test/run-all.sh): check-unit the C unit
 # tests, check-bats the bats suites, check both (and installs what they need

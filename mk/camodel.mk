@@ -4,11 +4,14 @@
 
 CANN          := build/cann
 CAMODEL_SOCS  := Ascend910B1 Ascend910B4 Ascend910_9391 Ascend310P1 dav_3510
-CAMODEL_SRC   := test/camodel/rt.c test/camodel/sim.c test/camodel/logw.c
+CAMODEL_SRC   := test/camodel/rt.c test/camodel/sim.c test/camodel/logw.c test/camodel/devprof.c
+# the project's decoders and PMU tables, built into the runtime (hidden)
+CAMODEL_LIB   := lib/pmu.c lib/board.c lib/io.c lib/chip.c lib/cli.c
 CAMODEL_ACLSRC := test/camodel/acl.c test/camodel/ascendcl.c
 CAMODEL_HDR   := $(wildcard test/camodel/*.h test/camodel/include/*.h test/camodel/include/*/*.h)
 CAMODEL_FLAGS := $(BASEFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -Itest/camodel/include -Itest/camodel
-CAMODEL_OBJ   := $(CAMODEL_SRC:test/camodel/%.c=build/camodel/obj/%.o)
+CAMODEL_OBJ   := $(CAMODEL_SRC:test/camodel/%.c=build/camodel/obj/%.o) $(CAMODEL_LIB:lib/%.c=build/camodel/obj/lib/%.o)
+CAMODEL_LIBS  := -ldl -lpthread -llz4 -lm
 CAMODEL_SIMLIBS := $(foreach s,$(CAMODEL_SOCS),$(CANN)/tools/simulator/$(s)/lib/libruntime_camodel.so \
                      $(CANN)/tools/simulator/$(s)/lib/libpem_davinci.so)
 CAMODEL_CONF  := $(foreach s,Ascend910B1 Ascend910B4 Ascend910_9391,$(CANN)/tools/simulator/$(s)/lib/pem_config_cloud.toml) \
@@ -21,15 +24,18 @@ DEP_OBJS_MK += $(CAMODEL_OBJ) build/camodel/obj/acl.o build/camodel/obj/ascendcl
 build/camodel/obj/%.o: test/camodel/%.c build/camodel/obj/%.d | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CAMODEL_FLAGS) $(DEPFLAGS) -c $< -o $@
+build/camodel/obj/lib/%.o: lib/%.c build/camodel/obj/lib/%.d | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CAMODEL_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 # One build of the runtime; each simulator directory gets a copy, and the
 # copy in lib64 (libruntime.so, what ACL and the launcher link against)
 # takes its SoC from CAMODEL_SOC_VERSION or LD_LIBRARY_PATH.
 build/camodel/libruntime_camodel.so: $(CAMODEL_OBJ)
-	$(CC) -shared -Wl,-soname,libruntime_camodel.so -o $@ $^ -ldl -lpthread
+	$(CC) -shared -Wl,-soname,libruntime_camodel.so -Wl,-z,defs -o $@ $^ $(CAMODEL_LIBS)
 $(CANN)/lib64/libruntime.so: $(CAMODEL_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libruntime.so -o $@ $^ -ldl -lpthread
+	$(CC) -shared -Wl,-soname,libruntime.so -Wl,-z,defs -o $@ $^ $(CAMODEL_LIBS)
 $(CANN)/tools/simulator/%/lib/libruntime_camodel.so: build/camodel/libruntime_camodel.so
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -151,3 +157,9 @@ EXTRA_CHECK += build/camodel/cbcollect.so
 camodel-bench: camodel
 	@sh test/camodel/bench.sh
 EXTRA_BENCH += camodel-bench
+
+# make bench: about 1 GB of on-board raw files from board-gen, timed
+.PHONY: board-bench
+board-bench: build/bin/board-gen
+	@sh test/tools/board-bench.sh
+EXTRA_BENCH += board-bench

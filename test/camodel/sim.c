@@ -19,9 +19,13 @@
 #include "camodel.h"
 #define CAMODEL_RUNTIME
 #include "camodel_kernel.h"
+#include "devprof.h"
+#include "pmu.h"
 #include "runtime/rt.h"
 
 enum { P_S, P_MTE1, P_MTE2, P_MTE3, P_V, P_M, P_FIX, P_LD, P_EX, P_ST, NP };
+_Static_assert((int)NP == (int)DP_NPIPE && (int)P_V == (int)DP_V && (int)P_M == (int)DP_M && (int)P_EX == (int)DP_EX,
+               "devprof.h pipe order");
 
 static const char *const pipe_tok[3][NP] = {
 	[FAM_A2] = { "SCALAR", "MTE1", "MTE2", "MTE3", "VEC", "CUBE", "FIXP", "RVECLD", "RVECEX", "RVECST" },
@@ -116,6 +120,7 @@ struct sub {
 	struct cross *cross;
 	uint32_t cross_pos[16];
 	uint64_t waits_unmatched;
+	struct dp_sub pm;        /* what the PMU counts (device mode) */
 };
 
 static struct sub *S;            /* the sub-core running now */
@@ -520,7 +525,9 @@ static uint64_t dispatch(struct sub *s, uint64_t pc, int pipe)
 	settle(s, s->cur);
 	if (grp != s->last_group) {
 		uint64_t blk = pc & ~(uint64_t)127;
+		s->pm.ic_req++;
 		if (!icache_lookup(s, blk)) {
+			s->pm.ic_miss++;
 			push(s, s->cur, EV_MISS, blk, NULL, 0, 0, 0);
 			s->cur += MISS_LAT;
 		}
@@ -556,6 +563,8 @@ static void pipe_issue(struct sub *s, uint64_t t, int pipe, uint64_t occ, uint64
 	*start = st;
 	*end = st + occ + lat;
 	s->pfree[pipe] = st + occ;
+	s->pm.busy[pipe] += occ;
+	s->pm.instr[pipe]++;
 	if (*end > s->plast[pipe]) s->plast[pipe] = *end;
 	queue(s, pipe, st);
 }
@@ -626,6 +635,8 @@ static void scalar(struct sub *s, uint64_t pc, const char *name, const char *det
 	emit(s, pc, P_S, name, det, dlen, t, t, t + lat, 0);
 	if (blocking) s->cur = t + lat;
 	if (t + lat > s->plast[P_S]) s->plast[P_S] = t + lat;
+	s->pm.busy[P_S] += blocking ? lat : 1;
+	s->pm.instr[P_S]++;
 }
 
 /* A scalar instruction writing register rd: the popped line shows rd's
@@ -640,6 +651,8 @@ static void scalar_rd(struct sub *s, uint64_t pc, const char *name, char d[2][20
 	s->regs[rd % 32] = result;
 	if (blocking) s->cur = t + lat;
 	if (t + lat > s->plast[P_S]) s->plast[P_S] = t + lat;
+	s->pm.busy[P_S] += blocking ? lat : 1;
+	s->pm.instr[P_S]++;
 }
 
 static int64_t spr(uint64_t pc, const char *sprname, int64_t v)
@@ -835,6 +848,7 @@ __attribute__((noinline)) static void op_gm_to_ub(uint32_t ub, GM_ADDR g, uint32
 {
 	uint64_t pc = PC(), n = (uint64_t)nburst * lenburst * 32;
 	memcpy(local(S->ub, UB_SIZE, ub, n, "UB"), gm(g, n), n);
+	S->pm.bytes[DP_GM_TO_UB] += n;
 	mte_copy(pc, P_MTE2, "MOV_OUT_TO_UB", "mov_out_to_ub", "OUT", "UB", 2, 1, ub, g, nburst, lenburst, 0, MI_UBW, g, ub);
 }
 
@@ -842,6 +856,7 @@ __attribute__((noinline)) static void op_ub_to_gm(GM_ADDR g, uint32_t ub, uint32
 {
 	uint64_t pc = PC(), n = (uint64_t)nburst * lenburst * 32;
 	memcpy(gm(g, n), local(S->ub, UB_SIZE, ub, n, "UB"), n);
+	S->pm.bytes[DP_UB_TO_GM] += n;
 	mte_copy(pc, P_MTE3, "MOV_UB_TO_OUT", "mov_ub_to_out", "UB", "OUT", 1, 2, g, ub, nburst, lenburst, 1, MI_UBR, g, ub);
 }
 
@@ -849,6 +864,7 @@ __attribute__((noinline)) static void op_gm_to_l1(uint32_t l1, GM_ADDR g, uint32
 {
 	uint64_t pc = PC(), n = (uint64_t)nburst * lenburst * 32;
 	memcpy(local(S->l1, L1_SIZE, l1, n, "L1"), gm(g, n), n);
+	S->pm.bytes[DP_GM_TO_L1] += n;
 	mte_copy(pc, P_MTE2, "MOV_OUT_TO_L1", "mov_out_to_l1", "OUT", "L1", 2, 3, l1, g, nburst, lenburst, 0, MI_L1W, g, l1);
 }
 
@@ -858,6 +874,7 @@ static void load2d(uint64_t pc, uint8_t *dstbuf, uint32_t dsz, const char *dname
 	if (repeat == 0 || repeat > 255) fault("load2d: repeat must be 1..255");
 	uint64_t n = (uint64_t)repeat * 512;
 	memcpy(local(dstbuf, dsz, dst, n, dname), local(s->l1, L1_SIZE, l1, n, "L1"), n);
+	s->pm.bytes[dstbuf == s->l0a ? DP_L1_TO_L0A : DP_L1_TO_L0B] += n;
 	char d[300], *p = mov_detail(s, d, pc, "L1", dname, dst, l1, (uint64_t)repeat << 16, 3, 4);
 	uint64_t t = dispatch(s, pc, P_MTE1), st, en;
 	pipe_issue(s, t, P_MTE1, 2 + n / 128, 6, &st, &en);
@@ -903,6 +920,9 @@ __attribute__((noinline)) static void op_mmad(uint32_t c, uint32_t a, uint32_t b
 		p = regv(p, "XT", reg(pc, 3), xt);
 	}
 	uint64_t fr = (uint64_t)((m + 15) / 16) * ((k + 15) / 16) * ((n + 15) / 16);
+	s->pm.bytes[DP_L0A_TO_CUBE] += (uint64_t)m * k * 4;
+	s->pm.bytes[DP_L0B_TO_CUBE] += (uint64_t)k * n * 4;
+	s->pm.bytes[DP_CUBE_TO_L0C] += (uint64_t)m * n * 4;
 	uint64_t t = dispatch(s, pc, P_M), st, en;
 	pipe_issue(s, t, P_M, 1 + fr, CUBE_LAT, &st, &en);
 	emit(s, pc, P_M, s->fam == FAM_310P ? "mmad" : "MMAD", d, (size_t)(p - d), t, st, en, 1);
@@ -915,6 +935,7 @@ __attribute__((noinline)) static void op_l0c_to_gm(GM_ADDR g, uint32_t c, uint32
 	if (!m || !n || m > 65535 || n > 4095) fault("fixpipe: m 1..65535, n 1..4095");
 	uint64_t bytes = (uint64_t)m * n * 4;
 	memcpy(gm(g, bytes), local(s->l0c, L0C_SIZE, c, bytes, "L0C"), bytes);
+	s->pm.bytes[DP_L0C_TO_GM] += bytes;
 	char d[300], *p = d;
 	uint64_t xm = ((uint64_t)n << 32) | ((uint64_t)m << 16) | ((uint64_t)n << 4);
 	if (s->fam == FAM_310P) {
@@ -1019,9 +1040,17 @@ static char *vec_detail(struct sub *s, char *p, uint64_t pc, int dt, uint32_t re
 	return p;
 }
 
-static void vec_issue(struct sub *s, uint64_t pc, const char *name, const char *d, size_t dlen, uint32_t repeat)
+/* A vector instruction of nsrc sources of repeat x 256 bytes, writing
+ * wbytes, of type dt (the PMU's counts). */
+static void vec_issue(struct sub *s, uint64_t pc, const char *name, const char *d, size_t dlen, uint32_t repeat,
+                      int dt, unsigned nsrc, uint64_t wbytes)
 {
 	uint64_t t = dispatch(s, pc, P_V), st, en;
+	s->pm.bytes[DP_UB_TO_VEC] += (uint64_t)nsrc * repeat * 256;
+	s->pm.bytes[DP_VEC_TO_UB] += wbytes;
+	uint64_t *c = dt == DT_F32 ? &s->pm.vec_f32 : dt == DT_F16 ? &s->pm.vec_f16 : dt == DT_S32 ? &s->pm.vec_s32
+	            : dt == DT_S16 ? &s->pm.vec_s16 : NULL;
+	if (c) (*c)++;
 	pipe_issue(s, t, P_V, 1 + repeat, VEC_LAT, &st, &en);
 	emit(s, pc, P_V, name, d, dlen, t, st, en, 1);
 }
@@ -1056,7 +1085,8 @@ __attribute__((noinline)) static void op_vbin(int op, uint32_t dst, uint32_t s0,
 	uint64_t xt = 1 | (1ull << 8) | (1ull << 16) | (8ull << 24) | (8ull << 32) | (8ull << 40) | ((uint64_t)repeat << 56);
 	char d[300], *p = vec_detail(s, d, pc, dt, repeat, xt, dst, s0, s1, 0, 0);
 	vec_issue(s, pc, s->fam == FAM_310P ? (op == V_ADD ? "vadd" : op == V_SUB ? "vsub" : op == V_MUL ? "vmul" :
-	          op == V_MAX ? "vmax" : op == V_MIN ? "vmin" : "vdiv") : nm[op], d, (size_t)(p - d), repeat);
+	          op == V_MAX ? "vmax" : op == V_MIN ? "vmin" : "vdiv") : nm[op], d, (size_t)(p - d), repeat,
+	          dt, 2, n);
 }
 
 __attribute__((noinline)) static void op_vuna(int op, uint32_t dst, uint32_t src, float sc, uint32_t repeat, int dt)
@@ -1089,7 +1119,7 @@ __attribute__((noinline)) static void op_vuna(int op, uint32_t dst, uint32_t src
 	uint64_t xt = 1 | (1ull << 16) | (8ull << 32) | (8ull << 40) | ((uint64_t)repeat << 56);
 	int has_sc = op <= V_MAXS;
 	char d[300], *p = vec_detail(s, d, pc, dt, repeat, xt, dst, src, -1, has_sc, sc);
-	vec_issue(s, pc, s->fam == FAM_310P ? nl[op] : nm[op], d, (size_t)(p - d), repeat);
+	vec_issue(s, pc, s->fam == FAM_310P ? nl[op] : nm[op], d, (size_t)(p - d), repeat, dt, 1, n);
 }
 
 __attribute__((noinline)) static void op_vreduce_add(uint32_t dst, uint32_t src, uint32_t repeat, int dt)
@@ -1110,7 +1140,8 @@ __attribute__((noinline)) static void op_vreduce_add(uint32_t dst, uint32_t src,
 		}
 	uint64_t xt = 1 | (1ull << 16) | (8ull << 32) | ((uint64_t)repeat << 56);
 	char d[300], *p = vec_detail(s, d, pc, dt, repeat, xt, dst, src, -1, 0, 0);
-	vec_issue(s, pc, s->fam == FAM_310P ? "vcadd" : "VCADD", d, (size_t)(p - d), repeat);
+	vec_issue(s, pc, s->fam == FAM_310P ? "vcadd" : "VCADD", d, (size_t)(p - d), repeat, dt, 1,
+	          (uint64_t)repeat * eb);
 }
 
 /* ---- synchronisation ---- */
@@ -1357,6 +1388,8 @@ __attribute__((noinline)) static void op_simt(int op, uint32_t nwarps, uint32_t 
 	}
 	s->pfree[p] = t + (nwarps + 3) / 4;
 	s->cur = t + (nwarps + 3) / 4;
+	s->pm.busy[p] += (nwarps + 3) / 4;
+	s->pm.instr[p] += nwarps;
 }
 
 static const struct camodel_ops ops = {
@@ -1542,12 +1575,67 @@ static int run_one(struct sub *s, void *entry, const uint64_t *a)
 	return 0;
 }
 
+/* ---- device mode (README section 11) ---- */
+
+static uint64_t dev_clock = 1000;     /* task-scheduler ticks: the next launch starts after it */
+
+static uint64_t dev_ticks(enum board_fmt fmt, uint64_t cycles)
+{
+	const struct pmu_defaults *d = pmu_defaults(fmt);
+	return cycles * d->ts_khz / ((uint64_t)d->aicore_mhz * 1000);
+}
+
+/* The raw files of a launch into the device-mode directory. */
+static int dev_write(const char *dir, enum fam fam, struct dp_sub *sub, size_t n, void *entry, uint32_t block_dim,
+                     int mix, int cube)
+{
+	enum board_fmt fmt = fam == FAM_310P ? BOARD_310P : fam == FAM_A5 ? BOARD_A5 : BOARD_A2;
+	const char *e = getenv("CAMODEL_DEVICE_REPLAY");
+	unsigned replay = 0;
+	if (e && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		if (*end || v < 1 || v > dp_replays(fmt)) {
+			fprintf(stderr, "camodel: CAMODEL_DEVICE_REPLAY=%s: not a replay number 1..%u\n", e, dp_replays(fmt));
+			return 107000;
+		}
+		replay = (unsigned)v;
+	}
+	uint64_t base = dev_clock, last = 0;
+	int simt = 0;
+	for (size_t i = 0; i < n; i++) {
+		sub[i].start = base + dev_ticks(fmt, 100);
+		sub[i].end = base + dev_ticks(fmt, sub[i].cycles) + 1;
+		if (sub[i].end > last) last = sub[i].end;
+		simt |= sub[i].instr[DP_EX] != 0;
+	}
+	Dl_info di;
+	const char *name = dladdr(entry, &di) && di.dli_sname ? di.dli_sname : "kernel";
+	static unsigned task;
+	struct dp_run r = {
+		.fmt = fmt, .soc = rt_soc(), .op_name = name, .block_dim = block_dim, .device_id = 0, .stream = 1,
+		.task = task++ & 0xfff, .pid = (long)getpid(), .freq_mhz = pmu_defaults(fmt)->aicore_mhz,
+		.has_simt = simt, .task_type = fmt == BOARD_A5 ? (mix ? 2u : cube ? 0u : 1u) : 0u,
+		.start = base, .end = last + 1, .sub = sub, .nsub = n,
+	};
+	dev_clock = last + 100;
+	char err[4400];
+	if (dp_write(&r, dir, replay, err, sizeof err)) {
+		fprintf(stderr, "camodel: %s\n", err);
+		return 507000;
+	}
+	return 0;
+}
+
 HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, const uint64_t *args, uint32_t nargs)
 {
 	static struct sub sub;
 	static int allocated;
 	enum fam fam = rt_family();
-	const char *dir = rt_log_dir();
+	/* device mode: no simulator dumps, so no log directory either */
+	const char *devdir = getenv("CAMODEL_DEVICE_DUMP");
+	if (devdir && !*devdir) devdir = NULL;
+	const char *dir = devdir ? devdir : rt_log_dir();
 	uint64_t a[16] = { 0 };
 	int rc = 0;
 
@@ -1570,8 +1658,14 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 	else { nsub = 1; kinds[0] = 1; idxs[0] = 0; per_core = 2; }   /* AIV: two vector cores per AI Core */
 
 	uint32_t ncores = (block_dim + (uint32_t)per_core - 1) / (uint32_t)per_core;
+	struct dp_sub *dsub = devdir ? calloc((size_t)block_dim * (size_t)nsub, sizeof *dsub) : NULL;
+	size_t ndsub = 0;
 	struct core_out *co = calloc(ncores, sizeof *co);
-	if (!co) return 207001;
+	if (!co || (devdir && block_dim && !dsub)) {
+		free(co);
+		free(dsub);
+		return 207001;
+	}
 	struct cross cross;
 	KB = kb;
 	cur_block_dim = block_dim;
@@ -1580,6 +1674,7 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 		if (!slot) {
 			fprintf(stderr, "camodel: the kernel binary does not define camodel_kernel_ops (include camodel_kernel.h)\n");
 			free(co);
+			free(dsub);
 			return 507027;
 		}
 		*slot = &ops;
@@ -1603,12 +1698,21 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 			s->cross = mix ? &cross : NULL;
 			s->cur = 100;   /* launch overhead before the first fetch */
 			co[core].used = 1;
-			open_files(s, dir, &co[core]);
+			if (!devdir) open_files(s, dir, &co[core]);
 			if (run_one(s, entry, a) != 0) {
 				fprintf(stderr, "camodel: block %u: aicore exception: %s\n", b, fault_msg);
 				rc = 507015;
 			}
 			settle(s, ~(uint64_t)0);
+			if (dsub) {
+				struct dp_sub *d = &dsub[ndsub++];
+				*d = s->pm;
+				d->block = b;
+				d->sub_block = (unsigned)s->subblock;
+				d->core_id = (unsigned)s->core;
+				d->core = s->kind == 1 ? BOARD_VECTOR : BOARD_CUBE;
+				d->cycles = all_done(s) > s->cur ? all_done(s) : s->cur;
+			}
 			if (s->waits_unmatched)
 				fprintf(stderr, "camodel: block %u: %llu waits without a matching set (would hang on hardware)\n",
 				        b, (unsigned long long)s->waits_unmatched);
@@ -1619,6 +1723,8 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 	for (uint32_t c = 0; c < ncores; c++)
 		if (co[c].used) merge_mte(dir, (int)c, &co[c]);
 	free(co);
+	if (dsub && !rc) rc = dev_write(devdir, fam, dsub, ndsub, entry, block_dim, mix, nsub == 1 && kinds[0] == 2);
+	free(dsub);
 	if (logw_flush_all()) rc = rc ? rc : 507000;
 	return rc;
 }

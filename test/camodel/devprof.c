@@ -1,0 +1,373 @@
+/* The on-board raw files (see optrace-board(5), DEVICEPROF<N>.BIN,
+ * DURATION.BIN, L2CACHE.BIN and OP_BASIC_INFO.TXT) from what the
+ * timing model counted: see devprof.h. */
+#include "devprof.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pmu.h"
+
+/* Bytes per L2 request (the main-memory request size of every family). */
+#define L2_REQ 128
+
+unsigned dp_subs_per_block(enum board_fmt fmt, int mix)
+{
+	return fmt != BOARD_310P && mix ? 3 : 1;
+}
+
+unsigned dp_replays(enum board_fmt fmt)
+{
+	size_t na, nv, slots = board_pmu_slots(fmt);
+	pmu_replay_events(fmt, BOARD_CUBE, &na);
+	pmu_replay_events(fmt, BOARD_VECTOR, &nv);
+	size_t n = na > nv ? na : nv;
+	return (unsigned)((n + slots - 1) / slots);
+}
+
+unsigned dp_slot_event(enum board_fmt fmt, enum board_core core, unsigned n, unsigned i)
+{
+	size_t len, slots = board_pmu_slots(fmt);
+	const uint16_t *ev = pmu_replay_events(fmt, fmt == BOARD_310P ? BOARD_CUBE : core, &len);
+	size_t k = (size_t)(n - 1) * slots + i;
+	return n >= 1 && i < slots && k < len ? ev[k] : 0;
+}
+
+static uint64_t req(uint64_t bytes, uint64_t size)
+{
+	return (bytes + size - 1) / size;
+}
+
+/* GM reads and writes of a sub-core, in L2 requests. */
+static uint64_t gm_reads(const struct dp_sub *s)
+{
+	return req(s->bytes[DP_GM_TO_UB], L2_REQ) + req(s->bytes[DP_GM_TO_L1], L2_REQ);
+}
+static uint64_t gm_writes(const struct dp_sub *s)
+{
+	return req(s->bytes[DP_UB_TO_GM], L2_REQ) + req(s->bytes[DP_L0C_TO_GM], L2_REQ);
+}
+/* The model's L2 keeps three requests in four: a quarter miss. */
+static uint64_t hits(uint64_t n) { return n - n / 4; }
+static uint64_t misses(uint64_t n) { return n / 4; }
+
+/* Events A2/A3 and 310P number alike: 1 if id is one (*v its count). */
+static int event_common(const struct dp_sub *s, unsigned id, uint64_t *v)
+{
+	const uint64_t *b = s->bytes;
+	switch (id) {
+	case 1: *v = s->instr[DP_V]; return 1;
+	case 3: *v = s->instr[DP_M]; return 1;
+	case 4: *v = s->instr[DP_MTE1]; return 1;
+	case 5: *v = s->instr[DP_MTE2]; return 1;
+	case 6: *v = s->instr[DP_MTE3]; return 1;
+	case 8: *v = s->busy[DP_V]; return 1;
+	case 9: *v = s->busy[DP_S]; return 1;
+	case 10: case 73: *v = s->busy[DP_M]; return 1;
+	case 12: *v = s->busy[DP_MTE2]; return 1;
+	case 13: *v = s->busy[DP_MTE3]; return 1;
+	case 75: *v = s->vec_f32; return 1;
+	case 76: *v = s->vec_f16; return 1;
+	case 78: *v = s->vec_s32; return 1;
+	case 186: *v = s->vec_s16; return 1;
+	case 84: *v = s->ic_req; return 1;
+	case 85: *v = s->ic_miss; return 1;
+	case 50: *v = req(b[DP_GM_TO_L1], 256); return 1;
+	case 27: *v = req(b[DP_L0A_TO_CUBE], 512); return 1;
+	case 33: *v = req(b[DP_L0B_TO_CUBE], 512); return 1;
+	case 34: *v = req(b[DP_L1_TO_L0B], 128); return 1;
+	case 42: *v = req(b[DP_CUBE_TO_L0C], 1024); return 1;
+	default: return 0;
+	}
+}
+
+static uint64_t event_a2(const struct dp_sub *s, unsigned id)
+{
+	const uint64_t *b = s->bytes;
+	uint64_t v;
+	if (event_common(s, id, &v)) return v;
+	switch (id) {
+	case 1032: return s->instr[DP_M];
+	case 770: return s->busy[DP_MTE1];
+	case 771: return s->busy[DP_FIX];
+	case 112: return s->instr[DP_S];
+	case 61: return req(b[DP_UB_TO_GM], 128);
+	case 62: return req(b[DP_GM_TO_UB], 128);
+	case 49: return req(b[DP_L1_TO_L0A] + b[DP_L1_TO_L0B], 128);
+	case 524: return req(b[DP_L0C_TO_GM], 128);
+	case 28: return req(b[DP_L1_TO_L0A], 256);
+	case 67: return req(b[DP_UB_TO_VEC], 256);
+	case 68: return req(b[DP_VEC_TO_UB], 256);
+	case 1292: return gm_writes(s);
+	case 1293: return gm_reads(s);
+	case 1280: return hits(gm_writes(s));
+	case 1282: return misses(gm_writes(s));
+	case 1284: return hits(gm_reads(s));
+	case 1286: return misses(gm_reads(s));
+	default: return 0;
+	}
+}
+
+/* 310P: other request sizes (optrace-board(5), METRICS) */
+static uint64_t event_310p(const struct dp_sub *s, unsigned id)
+{
+	const uint64_t *b = s->bytes;
+	uint64_t v;
+	if (event_common(s, id, &v)) return v;
+	switch (id) {
+	case 11: return s->busy[DP_MTE1];
+	case 18: return req(b[DP_GM_TO_UB] + b[DP_GM_TO_L1], 512);
+	case 19: return req(b[DP_UB_TO_GM] + b[DP_L0C_TO_GM], 512);
+	case 49: return req(b[DP_L1_TO_L0A] + b[DP_L1_TO_L0B], 512);
+	case 61: return req(b[DP_UB_TO_GM], 16);
+	case 62: return req(b[DP_GM_TO_UB], 16);
+	case 67: return req(b[DP_UB_TO_VEC], 32);
+	case 68: return req(b[DP_VEC_TO_UB], 32);
+	case 28: return req(b[DP_L1_TO_L0A], 512);
+	default: return 0;
+	}
+}
+
+static uint64_t event_a5(const struct dp_sub *s, unsigned id)
+{
+	const uint64_t *b = s->bytes;
+	switch (id) {
+	case 1: return s->busy[DP_S];
+	case 810: case 808: return s->busy[DP_M];
+	case 768: case 789: return s->instr[DP_M];
+	case 1281: case 1282: return s->busy[DP_V];
+	case 1284: return s->busy[DP_EX];
+	case 1466: return s->instr[DP_LD];
+	case 1467: return s->instr[DP_EX];
+	case 1468: return s->instr[DP_ST];
+	case 1792: return s->instr[DP_MTE1];
+	case 1794: return s->busy[DP_MTE1];
+	case 512: return s->instr[DP_MTE2];
+	case 514: return s->busy[DP_MTE2];
+	case 513: return s->instr[DP_MTE3];
+	case 515: return s->busy[DP_MTE3];
+	case 1812: return s->busy[DP_FIX];
+	case 52: return s->ic_req;
+	case 53: return s->ic_miss;
+	case 1058: return gm_reads(s);
+	case 1059: return gm_writes(s);
+	case 1799: return req(b[DP_L1_TO_L0A] + b[DP_L1_TO_L0B], 256);
+	case 1801: return req(b[DP_GM_TO_L1], 128);
+	case 772: return req(b[DP_L0A_TO_CUBE], 64);
+	case 774: return req(b[DP_L0B_TO_CUBE], 256);
+	case 776: return req(b[DP_CUBE_TO_L0C], 1024);
+	case 1795: return req(b[DP_L1_TO_L0A], 256);
+	case 1797: return req(b[DP_L1_TO_L0B], 256);
+	case 1393: return req(b[DP_UB_TO_VEC], 256);
+	case 1394: return req(b[DP_VEC_TO_UB], 256);
+	case 1060: return hits(gm_reads(s));
+	case 1061: return misses(gm_reads(s));
+	case 1066: return hits(gm_writes(s));
+	case 1067: return misses(gm_writes(s));
+	default: return 0;
+	}
+}
+
+uint64_t dp_event(enum board_fmt fmt, const struct dp_sub *s, unsigned id)
+{
+	if (!id) return 0;
+	return fmt == BOARD_A5 ? event_a5(s, id) : fmt == BOARD_310P ? event_310p(s, id) : event_a2(s, id);
+}
+
+static void put16(uint8_t *p, uint64_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *p, uint64_t v) { put16(p, v); put16(p + 2, v >> 16); }
+static void put64(uint8_t *p, uint64_t v) { put32(p, v); put32(p + 4, v >> 32); }
+
+void dp_pmu_record(enum board_fmt fmt, const struct dp_sub *s, unsigned n, unsigned stream, unsigned task,
+                   uint8_t out[BOARD_PMU_REC_SIZE])
+{
+	unsigned slots = board_pmu_slots(fmt);
+	memset(out, 0, BOARD_PMU_REC_SIZE);
+	size_t at;
+	if (fmt == BOARD_310P) {   /* no stream, task or block fields */
+		put64(out + 16, s->cycles);
+		at = 32;
+	} else {
+		put16(out + 4, stream);
+		put16(out + 6, task);
+		if (fmt == BOARD_A5) {
+			put16(out, BOARD_A5_FUNC_BLOCK_PMU);
+			put64(out + 8, s->cycles);
+			put16(out + 20, (unsigned)s->core | (s->core_id & 0xff) << 8);
+			put16(out + 24, s->sub_block);
+			put16(out + 26, s->block);
+			at = 32;
+		} else {
+			put16(out + 20, (unsigned)s->core | (s->core_id & 0x7f) << 1);
+			put16(out + 28, s->sub_block);
+			put16(out + 30, s->block);
+			put64(out + 32, s->cycles);
+			at = 48;
+		}
+		put64(out + 112, s->start);
+		put64(out + 120, s->end);
+	}
+	for (unsigned i = 0; i < slots; i++)
+		put64(out + at + 8 * i, dp_event(fmt, s, dp_slot_event(fmt, s->core, n, i)));
+}
+
+size_t dp_stamp(enum board_fmt fmt, int end, unsigned task_type, unsigned stream, unsigned task, uint64_t t,
+                uint8_t out[64])
+{
+	size_t n = board_stamp_size(fmt);
+	memset(out, 0, n);
+	if (fmt == BOARD_310P) {
+		out[0] = (uint8_t)(end ? 1 : 0);
+		put16(out + 2, stream);
+		put16(out + 4, task);
+	} else {
+		put16(out, (unsigned)(end ? 1 : 0) | (task_type & 0x3f) << 10);
+		put16(out + 4, stream);
+		put16(out + 6, task);
+	}
+	put64(out + 8, t);
+	return n;
+}
+
+void dp_l2(enum board_fmt fmt, const uint64_t t[DP_NPATH], uint8_t out[BOARD_L2_SIZE])
+{
+	uint64_t r = req(t[DP_GM_TO_UB], L2_REQ) + req(t[DP_GM_TO_L1], L2_REQ);
+	uint64_t w = req(t[DP_UB_TO_GM], L2_REQ) + req(t[DP_L0C_TO_GM], L2_REQ);
+	uint64_t v[8] = { 0 };
+	if (fmt == BOARD_310P) {
+		/* hits, read requests, write requests */
+		v[0] = hits(r + w);
+		v[1] = r;
+		v[2] = w;
+	} else {
+		/* reads, writes, read hits, write hits, evictions (of the write misses) */
+		v[0] = r;
+		v[1] = w;
+		v[2] = hits(r);
+		v[3] = hits(w);
+		v[4] = misses(w) / 2;
+	}
+	memset(out, 0, BOARD_L2_SIZE);
+	for (int i = 0; i < 8; i++) put64(out + 8 + 8 * i, v[i]);
+}
+
+/* ---- files ---- */
+
+struct outf {
+	char path[4200], tmp[4300];
+	FILE *f;
+};
+
+static int out_open(struct outf *o, const char *dir, const char *name, char *err, size_t es)
+{
+	snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+	snprintf(o->tmp, sizeof o->tmp, "%s/.%s.tmp", dir, name);
+	o->f = fopen(o->tmp, "wb");
+	if (!o->f) {
+		snprintf(err, es, "%s: %s", o->tmp, strerror(errno));
+		return -1;
+	}
+	setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+	return 0;
+}
+
+static int out_close(struct outf *o, char *err, size_t es)
+{
+	int bad = ferror(o->f);
+	if (fclose(o->f) != 0) bad = 1;
+	if (bad || rename(o->tmp, o->path) != 0) {
+		snprintf(err, es, "%s: %s", o->path, strerror(errno ? errno : EIO));
+		unlink(o->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static void out_abort(struct outf *o)
+{
+	fclose(o->f);
+	unlink(o->tmp);
+}
+
+static int mkdirs(const char *dir, char *err, size_t es)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s", dir);
+	for (char *c = p + 1; *c; c++)
+		if (*c == '/') {
+			*c = 0;
+			mkdir(p, 0750);
+			*c = '/';
+		}
+	if (mkdir(p, 0750) != 0 && errno != EEXIST) {
+		snprintf(err, es, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static const struct dp_sub *sub_at(const struct dp_run *r, size_t i, struct dp_sub *tmp)
+{
+	if (r->sub) return &r->sub[i];
+	r->gen(r->ctx, i, tmp);
+	return tmp;
+}
+
+int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, size_t es)
+{
+	struct outf o;
+	struct dp_sub tmp;
+	uint8_t rec[BOARD_PMU_REC_SIZE];
+	unsigned k = dp_replays(r->fmt);
+	if (n > k) {
+		snprintf(err, es, "replay %u: the family has %u replays", n, k);
+		return -1;
+	}
+	if (mkdirs(dir, err, es)) return -1;
+	for (unsigned f = n ? n : 1; f <= (n ? n : k); f++) {
+		char name[64];
+		snprintf(name, sizeof name, "DeviceProf%u.bin", f);
+		if (out_open(&o, dir, name, err, es)) return -1;
+		for (size_t i = 0; i < r->nsub; i++) {
+			dp_pmu_record(r->fmt, sub_at(r, i, &tmp), f, r->stream, r->task, rec);
+			fwrite(rec, 1, sizeof rec, o.f);
+		}
+		if (out_close(&o, err, es)) return -1;
+	}
+
+	uint8_t st[64];
+	if (out_open(&o, dir, "duration.bin", err, es)) return -1;
+	fwrite(st, 1, dp_stamp(r->fmt, 0, r->task_type, r->stream, r->task, r->start, st), o.f);
+	fwrite(st, 1, dp_stamp(r->fmt, 1, r->task_type, r->stream, r->task, r->end, st), o.f);
+	if (out_close(&o, err, es)) return -1;
+
+	if (r->fmt != BOARD_A5) {
+		uint64_t t[DP_NPATH] = { 0 };
+		uint8_t l2[BOARD_L2_SIZE];
+		for (size_t i = 0; i < r->nsub; i++) {
+			const struct dp_sub *s = sub_at(r, i, &tmp);
+			for (int p = 0; p < DP_NPATH; p++) t[p] += s->bytes[p];
+		}
+		dp_l2(r->fmt, t, l2);
+		if (out_open(&o, dir, "L2Cache.bin", err, es)) return -1;
+		fwrite(l2, 1, sizeof l2, o.f);
+		if (out_close(&o, err, es)) return -1;
+	}
+
+	if (out_open(&o, dir, "op_basic_info.txt", err, es)) return -1;
+	if (strchr(r->op_name, '\n') || strchr(r->soc, '\n')) {
+		out_abort(&o);
+		snprintf(err, es, "op_basic_info.txt: a name with a line break");
+		return -1;
+	}
+	fprintf(o.f,
+	        "Op Name=%s\nBlock Dim=%llu\nRun Soc Version=%s\nDevice Id=%u\nPid=%ld\n"
+	        "Current Freq=%u\nRated Freq=%u\nIs MC2=0\nIs Lccl=0\nHas Simt=%d\n",
+	        r->op_name, (unsigned long long)r->block_dim, r->soc, r->device_id, r->pid, r->freq_mhz, r->freq_mhz,
+	        r->has_simt ? 1 : 0);
+	return out_close(&o, err, es);
+}

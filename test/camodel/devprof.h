@@ -1,0 +1,82 @@
+/* The on-board raw files of a kernel run (see optrace-board(5)): a PMU
+ * model that turns what each sub-core did into the counts of the fixed
+ * replay event lists, and writers of DeviceProf<N>.bin, duration.bin,
+ * L2Cache.bin and op_basic_info.txt.  Shared by the stand-in runtime's
+ * device mode and the board-gen generator. */
+#ifndef CAMODEL_DEVPROF_H
+#define CAMODEL_DEVPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board.h"
+
+/* Pipes, in the timing model's order. */
+enum dp_pipe { DP_S, DP_MTE1, DP_MTE2, DP_MTE3, DP_V, DP_M, DP_FIX, DP_LD, DP_EX, DP_ST, DP_NPIPE };
+
+/* Bytes moved, per path. */
+enum dp_path {
+	DP_GM_TO_UB, DP_UB_TO_GM, DP_GM_TO_L1, DP_L1_TO_L0A, DP_L1_TO_L0B, DP_L0C_TO_GM,
+	DP_UB_TO_VEC, DP_VEC_TO_UB, DP_L0A_TO_CUBE, DP_L0B_TO_CUBE, DP_CUBE_TO_L0C, DP_NPATH
+};
+
+/* What one sub-core of one block did in a launch. */
+struct dp_sub {
+	unsigned block, sub_block, core_id;
+	enum board_core core;            /* 310P: BOARD_CUBE (the AI Core) */
+	uint64_t cycles;                 /* from the launch to the last pipe's end */
+	uint64_t start, end;             /* system time (task-scheduler ticks) */
+	uint64_t busy[DP_NPIPE];         /* cycles each pipe was occupied */
+	uint64_t instr[DP_NPIPE];        /* instructions each pipe ran */
+	uint64_t bytes[DP_NPATH];
+	uint64_t vec_f32, vec_f16, vec_s32, vec_s16;  /* vector instructions by type */
+	uint64_t ic_req, ic_miss;        /* icache fetch groups and misses */
+};
+
+/* Replay files of a family (10 on A2/A3, 7 on 310P, 6 on A5). */
+unsigned dp_replays(enum board_fmt fmt);
+/* The event in slot i of replay n (1-based) for a core kind; 0 = empty. */
+unsigned dp_slot_event(enum board_fmt fmt, enum board_core core, unsigned n, unsigned i);
+/* The model's count of event id for a sub-core (0 for events it has no
+ * notion of).  Busy-cycle events never exceed s->cycles; bandwidth events
+ * are requests of the family's request size. */
+uint64_t dp_event(enum board_fmt fmt, const struct dp_sub *s, unsigned id);
+
+/* The 128-byte record of s in replay n. */
+void dp_pmu_record(enum board_fmt fmt, const struct dp_sub *s, unsigned n, unsigned stream, unsigned task,
+                   uint8_t out[BOARD_PMU_REC_SIZE]);
+/* A START (end = 0) or END stamp of an AI Core task into out; its size. */
+size_t dp_stamp(enum board_fmt fmt, int end, unsigned task_type, unsigned stream, unsigned task, uint64_t t,
+                uint8_t out[64]);
+/* L2Cache.bin (72 bytes): the L2 counts of the traffic totals t (the
+ * sub-cores' bytes summed by path). */
+void dp_l2(enum board_fmt fmt, const uint64_t t[DP_NPATH], uint8_t out[BOARD_L2_SIZE]);
+
+/* The files of one run. */
+struct dp_run {
+	enum board_fmt fmt;
+	const char *soc, *op_name;
+	uint64_t block_dim;
+	unsigned device_id, stream, task;
+	long pid;
+	unsigned freq_mhz;
+	int has_simt;
+	unsigned task_type;               /* duration.bin: 0 AI Core (A5: 0 cube, 1 vector, 2 mix) */
+	uint64_t start, end;             /* the task's stamps */
+	const struct dp_sub *sub;        /* every (block, sub-core), in block order */
+	size_t nsub;
+	/* or, when sub is NULL, sub-core i made on demand (for big runs) */
+	void (*gen)(void *ctx, size_t i, struct dp_sub *out);
+	void *ctx;
+};
+
+/* Write replay n (1..dp_replays) or all of them (n = 0), duration.bin,
+ * L2Cache.bin (A2/A3 and 310P) and op_basic_info.txt into dir (created).
+ * Each file is written to a temporary name and renamed, so a reader never
+ * sees half a file.  0, or -1 with a one-line message in err. */
+int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, size_t errsize);
+
+/* Sub-cores of a launch: 3 per block for a mix kernel on A2/A3/A5, else 1. */
+unsigned dp_subs_per_block(enum board_fmt fmt, int mix);
+
+#endif

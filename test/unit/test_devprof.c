@@ -1,0 +1,215 @@
+/* Unit tests of the stand-in's on-board writers (test/camodel/devprof.c):
+ * every record, stamp and L2 file they make reads back through lib/board.h
+ * with the fields and counts that went in; the PMU model's counts against
+ * the bytes and cycles of a sub-core; the files of a run in a directory.
+ *
+ * Prints one line per failing check, then "N passed, N failed"; exits 0
+ * only when nothing failed. */
+#include "board.h"
+#include "devprof.h"
+#include "io.h"
+#include "pmu.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+static void sample(struct dp_sub *s, enum board_core core)
+{
+	memset(s, 0, sizeof *s);
+	s->block = 5;
+	s->sub_block = core == BOARD_VECTOR ? 1 : 0;
+	s->core_id = 2;
+	s->core = core;
+	s->cycles = 5000;
+	s->start = 100;
+	s->end = 300;
+	s->busy[DP_V] = 1200;
+	s->busy[DP_M] = 900;
+	s->busy[DP_S] = 40;
+	s->busy[DP_MTE2] = 700;
+	s->instr[DP_V] = 30;
+	s->instr[DP_M] = 7;
+	s->bytes[DP_GM_TO_UB] = 65536;
+	s->bytes[DP_UB_TO_GM] = 32768 + 1;   /* a part request counts whole */
+	s->bytes[DP_GM_TO_L1] = 16384;
+}
+
+static void test_records(void)
+{
+	for (int f = BOARD_A2; f <= BOARD_A5; f++) {
+		enum board_fmt fmt = (enum board_fmt)f;
+		for (int c = 0; c < 2; c++) {
+			enum board_core core = fmt == BOARD_310P ? BOARD_CUBE : (enum board_core)c;
+			struct dp_sub s;
+			struct board_pmu p;
+			struct board_err e;
+			uint8_t rec[BOARD_PMU_REC_SIZE];
+			sample(&s, core);
+			for (unsigned n = 1; n <= dp_replays(fmt); n++) {
+				dp_pmu_record(fmt, &s, n, 3, 9, rec);
+				CHECK_INT(board_pmu_decode(fmt, rec, sizeof rec, 0, &p, &e), 1);
+				CHECK_INT(p.core, core);
+				CHECK_INT(p.total_cycles, 5000);
+				CHECK_INT(p.nslots, fmt == BOARD_A5 ? 10 : 8);
+				if (fmt != BOARD_310P) {   /* the AI Core record has no stream and task */
+					CHECK_INT(p.stream_id, 3);
+					CHECK_INT(p.task_id, 9);
+					CHECK_INT(p.block_id, 5);
+					CHECK_INT(p.sub_block_id, s.sub_block);
+					CHECK_INT(p.core_id, 2);
+					CHECK_INT(p.start_time, 100);
+					CHECK_INT(p.end_time, 300);
+				}
+				for (unsigned i = 0; i < p.nslots; i++)
+					CHECK_INT(p.slot[i], dp_event(fmt, &s, dp_slot_event(fmt, core, n, i)));
+			}
+		}
+	}
+}
+
+/* The slots hold the replay lists in order, 8 (10) a file. */
+static void test_slots(void)
+{
+	for (int f = BOARD_A2; f <= BOARD_A5; f++) {
+		enum board_fmt fmt = (enum board_fmt)f;
+		for (int c = 0; c < 2; c++) {
+			size_t n, slots = board_pmu_slots(fmt);
+			const uint16_t *ev = pmu_replay_events(fmt, (enum board_core)c, &n);
+			unsigned bad = 0;
+			for (size_t k = 0; k < n; k++)
+				bad += dp_slot_event(fmt, (enum board_core)c, (unsigned)(k / slots + 1), (unsigned)(k % slots)) != ev[k];
+			CHECK_INT(bad, 0);
+			CHECK_INT(dp_slot_event(fmt, (enum board_core)c, dp_replays(fmt) + 1, 0), 0);
+		}
+	}
+	CHECK_INT(dp_replays(BOARD_A2), 10);
+	CHECK_INT(dp_replays(BOARD_310P), 7);
+	CHECK_INT(dp_replays(BOARD_A5), 6);
+	CHECK_INT(dp_slot_event(BOARD_A2, BOARD_CUBE, 10, 7), 771);
+	CHECK_INT(dp_slot_event(BOARD_A5, BOARD_VECTOR, 6, 9), 1468);
+}
+
+/* Counts: busy cycles as the model's, requests of each family's size. */
+static void test_counts(void)
+{
+	struct dp_sub s;
+	sample(&s, BOARD_VECTOR);
+	CHECK_INT(dp_event(BOARD_A2, &s, 8), 1200);
+	CHECK_INT(dp_event(BOARD_A2, &s, 10), 900);
+	CHECK_INT(dp_event(BOARD_A2, &s, 62), 65536 / 128);
+	CHECK_INT(dp_event(BOARD_A2, &s, 61), 32768 / 128 + 1);
+	CHECK_INT(dp_event(BOARD_A2, &s, 50), 16384 / 256);
+	CHECK_INT(dp_event(BOARD_A2, &s, 1293), (65536 + 16384) / 128);
+	CHECK_INT(dp_event(BOARD_A2, &s, 1284) + dp_event(BOARD_A2, &s, 1286), dp_event(BOARD_A2, &s, 1293));
+	CHECK_INT(dp_event(BOARD_310P, &s, 62), 65536 / 16);
+	CHECK_INT(dp_event(BOARD_A5, &s, 1281), 1200);
+	CHECK_INT(dp_event(BOARD_A5, &s, 1058), (65536 + 16384) / 128);
+	CHECK_INT(dp_event(BOARD_A5, &s, 1060) + dp_event(BOARD_A5, &s, 1061), dp_event(BOARD_A5, &s, 1058));
+	CHECK_INT(dp_event(BOARD_A2, &s, 0), 0);
+	CHECK_INT(dp_event(BOARD_A2, &s, 1799), 0);
+}
+
+static void test_stamps(void)
+{
+	for (int f = BOARD_A2; f <= BOARD_A5; f++) {
+		enum board_fmt fmt = (enum board_fmt)f;
+		uint8_t b[64];
+		struct board_stamp st;
+		struct board_err e;
+		struct board_span sp = { 0, 0 };
+		size_t n = dp_stamp(fmt, 0, fmt == BOARD_A5 ? 2 : 0, 1, 4, 60000, b);
+		CHECK_INT(n, board_stamp_size(fmt));
+		CHECK_INT(board_stamp_decode(fmt, b, n, 0, &st, &e), 1);
+		CHECK_INT(st.kind, BOARD_STAMP_START);
+		board_span_add(fmt, &sp, &st);
+		dp_stamp(fmt, 1, fmt == BOARD_A5 ? 2 : 0, 1, 4, 70000, b);
+		CHECK_INT(board_stamp_decode(fmt, b, n, 1, &st, &e), 1);
+		CHECK_INT(st.kind, BOARD_STAMP_END);
+		CHECK_INT(st.sys_time, 70000);
+		board_span_add(fmt, &sp, &st);
+		CHECK_INT(sp.start, 60000);
+		CHECK_INT(sp.end, 70000);
+	}
+}
+
+static void test_l2(void)
+{
+	uint64_t t[DP_NPATH] = { 0 }, v[8];
+	uint8_t b[BOARD_L2_SIZE];
+	struct board_err e;
+	t[DP_GM_TO_UB] = 128 * 100;
+	t[DP_UB_TO_GM] = 128 * 40;
+	dp_l2(BOARD_310P, t, b);
+	CHECK_INT(board_l2_decode(b, sizeof b, v, &e), 1);
+	CHECK_INT(v[1], 100);
+	CHECK_INT(v[2], 40);
+	CHECK(v[0] <= v[1] + v[2]);
+	dp_l2(BOARD_A2, t, b);
+	CHECK_INT(board_l2_decode(b, sizeof b, v, &e), 1);
+	CHECK_INT(v[0], 100);
+	CHECK_INT(v[1], 40);
+	CHECK(v[4] <= v[1] - v[3]);   /* evictions of the write misses */
+}
+
+static void test_write(void)
+{
+	struct dp_sub s[3];
+	sample(&s[0], BOARD_CUBE);
+	sample(&s[1], BOARD_VECTOR);
+	sample(&s[2], BOARD_VECTOR);
+	s[1].sub_block = 0;
+	struct dp_run r = {
+		.fmt = BOARD_A2, .soc = "Ascend910B1", .op_name = "k", .block_dim = 1, .pid = 77, .freq_mhz = 1850,
+		.start = 10, .end = 20, .sub = s, .nsub = 3,
+	};
+	char err[512];
+	const char *dir = unit_path("all");
+	CHECK_INT(dp_write(&r, dir, 0, err, sizeof err), 0);
+	CHECK_INT(unit_entries(dir, "DeviceProf"), 10);
+	CHECK_INT(unit_entries(dir, ".tmp"), 0);
+	size_t n;
+	char path[1300];
+	snprintf(path, sizeof path, "%s/DeviceProf10.bin", dir);
+	free(unit_read_file(path, &n));
+	CHECK_INT(n, 3 * BOARD_PMU_REC_SIZE);
+	snprintf(path, sizeof path, "%s/op_basic_info.txt", dir);
+	char *t = unit_read_file(path, &n);
+	struct board_basic b;
+	struct board_err e;
+	board_basic_init(&b);
+	CHECK_INT(board_basic_parse(t, n, &b, &e), 0);
+	CHECK(!strcmp(b.op_name, "k") && !strcmp(b.soc, "Ascend910B1") && !strcmp(b.pid, "77"));
+	CHECK_INT(b.block_dim, 1);
+	CHECK_INT(b.cur_freq, 1850);
+	free(t);
+
+	dir = unit_path("one");
+	CHECK_INT(dp_write(&r, dir, 4, err, sizeof err), 0);
+	CHECK_INT(unit_entries(dir, "DeviceProf"), 1);
+	CHECK_INT(unit_entries(dir, "DeviceProf4.bin"), 1);
+	CHECK_INT(dp_write(&r, unit_path("bad"), 11, err, sizeof err), -1);
+	CHECK(strstr(err, "replay 11") != NULL);
+	CHECK_INT(unit_entries(unit_path("bad"), ""), -1);
+	r.op_name = "two\nlines";
+	CHECK_INT(dp_write(&r, unit_path("nl"), 1, err, sizeof err), -1);
+	CHECK_INT(unit_entries(unit_path("nl"), "op_basic"), 0);
+	CHECK_INT(unit_entries(unit_path("nl"), ".tmp"), 0);
+}
+
+int main(void)
+{
+	unit_workdir("test_devprof");
+	test_records();
+	test_slots();
+	test_counts();
+	test_stamps();
+	test_l2();
+	test_write();
+	io_rm_tree(unit_dir);
+	return unit_done();
+}

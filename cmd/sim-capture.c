@@ -23,6 +23,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "board.h"
 #include "capture.h"
 #include "chip.h"
 #include "cli.h"
@@ -47,6 +48,8 @@ static const char usage_text[] =
 	"      --timeout=MIN       stop the application after MIN minutes (1..2880; Ns: seconds)\n"
 	"      --dump=on|off       keep the simulator's dump files (default on; off with --live)\n"
 	"      --live              stream the simulator's events as records on stdout, no dumps\n"
+	"      --device            run on the device (ROOT/lib64's runtime, no simulator): each launch's\n"
+	"                          raw PMU files (DeviceProf<N>.bin, duration.bin, ...) in its dump/\n"
 	"      --replay            also save what --config needs to replay each captured kernel\n"
 	"      --config=FILE       run one kernel described by a JSON file (or a kernel_config.bin)\n"
 	"      --core-id=0|3       cores to parse later (recorded in the manifest for sim-flow)\n"
@@ -62,7 +65,7 @@ static const char *aic_metrics;
 static const char *out_dir, *soc_opt, *kernel_names, *core_ids, *cann_root, *config_file;
 static unsigned long launch_count = 1, launch_skip;
 static unsigned long timeout_s;
-static int dump_on = -1, live, replay, no_spans;
+static int dump_on = -1, live, replay, no_spans, device;
 static int mstx_on;
 static char *mstx_include; /* --mstx-include, blanks removed; NULL when none */
 static char **app;
@@ -280,6 +283,8 @@ static void parse_args(int argc, char **argv)
 			cli_verbosity = 2;
 		} else if (!strcmp(a, "--live")) {
 			live = 1;
+		} else if (!strcmp(a, "--device")) {
+			device = 1;
 		} else if (!strcmp(a, "--replay")) {
 			replay = 1;
 		} else if (!strcmp(a, "--no-api-spans")) {
@@ -319,6 +324,8 @@ static void parse_args(int argc, char **argv)
 			exit(EXIT_USAGE);
 		}
 	}
+	if (device && (live || config_file || dump_s))
+		cli_die(EXIT_USAGE, "--device cannot be used with %s", live ? "--live" : config_file ? "--config" : "--dump");
 	app = argv + i;
 	if (!!config_file + !!app[0] != 1) {
 		cli_warn(config_file ? "--config and an application cannot be used together"
@@ -466,6 +473,23 @@ static void find_inject(void)
 
 static char root[PATH_MAX], soc[128], sim_lib[PATH_MAX * 2];
 
+/* --device: the runtime an application links, in ROOT/lib64 (on a real
+ * machine the driver's, here the stand-in's device mode); the SoC from
+ * --soc-version, else the default. */
+static void find_device(void)
+{
+	char p[PATH_MAX * 2];
+	snprintf(soc, sizeof soc, "%s", soc_opt ? soc_opt : CHIP_DEFAULT_SOC);
+	if (board_fmt_of(chip_find(soc)->family) < 0)
+		cli_die(EXIT_USAGE, "--device: %s has no on-board PMU data (the on-board flow knows Atlas A2/A3, 310P "
+		        "and Ascend950)", soc);
+	if (snprintf(sim_lib, sizeof sim_lib, "%s/lib64", root) >= (int)sizeof sim_lib ||
+	    snprintf(p, sizeof p, "%s/libruntime.so", sim_lib) >= (int)sizeof p)
+		cli_die(EXIT_USAGE, "%s: path too long", root);
+	if (!io_is_file(p))
+		cli_die(EXIT_UNUSABLE, "no device runtime found: %s is missing", p);
+}
+
 static void find_simulator(void)
 {
 	const char *r = cann_root ? cann_root : getenv("ASCEND_HOME_PATH");
@@ -475,8 +499,8 @@ static void find_simulator(void)
 	if (!r || !*r) {
 		snprintf(p, sizeof p, "%s/../cann", exe_dir);
 		if (!io_is_dir(p))
-			cli_die(EXIT_UNUSABLE, "no simulator found: set ASCEND_HOME_PATH or --cann-root "
-			        "(and the bundled stand-in is not built: %s)", p);
+			cli_die(EXIT_UNUSABLE, "no %s found: set ASCEND_HOME_PATH or --cann-root "
+			        "(and the bundled stand-in is not built: %s)", device ? "CANN runtime" : "simulator", p);
 		r = p;
 	}
 	if (!realpath(r, root))
@@ -485,6 +509,10 @@ static void find_simulator(void)
 	 * separate directories: such a root cannot be named there at all. */
 	if (strpbrk(root, ":;"))
 		cli_die(EXIT_USAGE, "%s: a CANN root whose path holds ':' or ';' cannot go into LD_LIBRARY_PATH", root);
+	if (device) {
+		find_device();
+		return;
+	}
 	snprintf(dir, sizeof dir, "%s/tools/simulator", root);
 	if (!io_is_dir(dir))
 		cli_die(EXIT_UNUSABLE, "no simulator found: %s is not a directory", dir);
@@ -962,8 +990,8 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 		json_kv_cstr(&j, "config", config_file);
 	json_kv_cstr(&j, "soc", soc);
 	json_kv_uint(&j, "mhz", chip_find(soc)->mhz);
-	json_kv_cstr(&j, "simulator", sim_lib);
-	json_kv_cstr(&j, "mode", live ? "live" : "dump");
+	json_kv_cstr(&j, device ? "runtime" : "simulator", sim_lib);
+	json_kv_cstr(&j, "mode", device ? "device" : live ? "live" : "dump");
 	if (kernel_names)
 		json_kv_cstr(&j, "kernel_name", kernel_names);
 	json_kv_uint(&j, "launch_count", launch_count);
@@ -1205,12 +1233,21 @@ static char **child_command(void)
 	return cfg_argv;
 }
 
+static void device_env(struct env *env);
+static void capture_env(struct env *env);
+
 /* The application's environment: the preload library ahead of the
  * simulator, the simulator's settings, and what the library reads. */
 static void child_env(struct env *env)
 {
 	char buf[PATH_MAX * 2], lib64[PATH_MAX + 16], cfg[PATH_MAX + 64];
 	const char *ld;
+
+	if (device) {
+		device_env(env);
+		capture_env(env);
+		return;
+	}
 
 	snprintf(buf, sizeof buf, "%s:libruntime_camodel.so", inject_lib);
 	env_prepend(env, "LD_PRELOAD", buf);
@@ -1244,8 +1281,40 @@ static void child_env(struct env *env)
 	env_set(env, "IS_SIMULATOR_ENV", "true");
 	env_set(env, "TASK_QUEUE_ENABLE", "0");
 	env_set(env, "GE_INIT_DISABLE", "1");
-	env_set(env, "ASCEND_HOME_PATH", root);
 	env_unset(env, "ASCEND_RT_VISIBLE_DEVICES");
+	env_unset(env, "OPTRACE_DEVICE");
+	capture_env(env);
+	env_set(env, "OPTRACE_MTE", pmsampling_on(aic_metrics) ? "1" : "0");
+}
+
+/* --device: the preload library ahead of the runtime in ROOT/lib64, no
+ * simulator; each captured launch's raw PMU files go to its dump
+ * directory, the others to a scratch directory of the run's. */
+static void device_env(struct env *env)
+{
+	char buf[PATH_MAX * 2];
+
+	env_prepend(env, "LD_PRELOAD", inject_lib);
+	env_prepend(env, "LD_LIBRARY_PATH", sim_lib);
+	env_set(env, "CAMODEL_SOC_VERSION", soc);
+	snprintf(buf, sizeof buf, "%s/uncaptured", tmpd);
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		cli_die(EXIT_IO, "%s:", buf);
+	env_set(env, "CAMODEL_DEVICE_DUMP", buf);
+	env_unset(env, "CAMODEL_LOG_PATH");
+	env_unset(env, "CAMODEL_CONFIG_PATH");
+	env_unset(env, "IS_SIMULATOR_ENV");
+	env_set(env, "OPTRACE_DEVICE", "1");
+	env_set(env, "OPTRACE_MTE", "0");
+}
+
+/* What the preload library reads in both modes: where the run goes and
+ * which launches it takes. */
+static void capture_env(struct env *env)
+{
+	char buf[64];
+
+	env_set(env, "ASCEND_HOME_PATH", root);
 	env_set(env, "OPTRACE_CAPTURE_DIR", run);
 	snprintf(buf, sizeof buf, "%lu", launch_count);
 	env_set(env, "OPTRACE_LAUNCH_COUNT", buf);
@@ -1267,7 +1336,6 @@ static void child_env(struct env *env)
 		env_set(env, "MSTX_INJECTION_PATH", inject_lib);
 	env_set(env, "OPTRACE_SPANS", no_spans ? "0" : "1");
 	env_set(env, "OPTRACE_REPLAY", replay ? "1" : "0");
-	env_set(env, "OPTRACE_MTE", pmsampling_on(aic_metrics) ? "1" : "0");
 	env_unset(env, "OPTRACE_LIVE");
 }
 

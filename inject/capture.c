@@ -534,6 +534,11 @@ void inj_launch_begin(struct inj_launch *l)
 		}
 		if (inj.live)
 			inj_live_launch(1, l->name, l->order);
+		/* On a device the runtime writes the launch's raw PMU files
+		 * (see optrace-board(5)) into its dump directory: the stand-in
+		 * reads CAMODEL_DEVICE_DUMP at each launch. */
+		if (inj.device && setenv("CAMODEL_DEVICE_DUMP", l->dir, 1))
+			not_saved(l->dir, "raw device data not directed", errno);
 	}
 	l->span.t0 = inj_now();
 }
@@ -660,6 +665,18 @@ void inj_launch_end(struct inj_launch *l, int64_t ret)
 			snprintf(obj, sizeof obj, "%s/object_dump.txt", inj.logdir);
 			unlink(obj);
 		}
+	}
+	if (inj.device && l->order >= 0) {
+		/* The launch's files are complete once its stream is done;
+		 * later launches go back to the scratch directory. */
+		if (l->acl)
+			inj_acl_sync(l->stream);
+		else
+			inj_rt_sync(l->stream);
+		if (inj.devdump)
+			setenv("CAMODEL_DEVICE_DUMP", inj.devdump, 1);
+		else
+			unsetenv("CAMODEL_DEVICE_DUMP");
 	}
 	end = inj_now();
 	if (!inj.capdir || inj.disabled)

@@ -446,6 +446,9 @@ static void do_init(void)
 {
 	const char *e;
 	inj.sim = (e = env("IS_SIMULATOR_ENV")) && !strcmp(e, "true");
+	inj.device = !inj.sim && (e = env("OPTRACE_DEVICE")) && !strcmp(e, "1");
+	if (inj.device && (e = env("CAMODEL_DEVICE_DUMP")))
+		inj.devdump = strdup(e);
 	inj.capdir = env("OPTRACE_CAPTURE_DIR");
 	inj.logdir = env("CAMODEL_LOG_PATH");
 	inj.soc = env("CAMODEL_SOC_VERSION");

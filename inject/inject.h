@@ -55,6 +55,8 @@ struct inj_state {
 	int ready;           /* init done */
 	int disabled;        /* a failure: hooks only forward */
 	int sim;             /* IS_SIMULATOR_ENV=true */
+	int device;          /* OPTRACE_DEVICE=1: on a device, raw PMU data per launch */
+	const char *devdump; /* CAMODEL_DEVICE_DUMP at start: where uncaptured launches write */
 	int spans;           /* record host API spans */
 	int replay;          /* save inputs and kernel_config.bin per launch */
 	int mte;             /* live mode: forward the MTE log too (PMSampling) */

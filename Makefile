@@ -222,7 +222,7 @@ fuzz_src_mte      := cmd/mte-parse/mline.c
 fuzz_src_config   := cmd/sim-capture/config.c
 fuzz_libs_config  := -lcjson -Wl,--wrap=cli_die
 fuzz_opts_grammar := -max_len=512
-fuzz_opts_config  := -detect_leaks=0
+fuzz_env_config   := ASAN_OPTIONS=detect_leaks=0
 # each target's private sources' directories are on its include path
 fuzz_inc = $(sort $(patsubst %/,-I%,$(dir $(fuzz_src_$(1))))) $(fuzz_inc_$(1))
 
@@ -241,7 +241,7 @@ build-fuzz/fuzz_$(1): build-fuzz/obj/test/fuzz/fuzz_$(1).o $(fuzz_src_$(1):%.c=b
 		$$(fuzz_libs_$(1)) -llz4 -lm
 fuzz-$(1): build-fuzz/fuzz_$(1)
 	@mkdir -p build-fuzz/$(1).corpus
-	build-fuzz/fuzz_$(1) -max_total_time=$$(FUZZ_SECONDS) -print_final_stats=1 \
+	$$(fuzz_env_$(1)) build-fuzz/fuzz_$(1) -max_total_time=$$(FUZZ_SECONDS) -print_final_stats=1 \
 		-artifact_prefix=build-fuzz/$(1)- $$(fuzz_opts_$(1)) build-fuzz/$(1).corpus test/fuzz/corpus_$(1)
 .PHONY: fuzz-$(1)
 endef

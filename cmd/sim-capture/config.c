@@ -147,6 +147,7 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 	FILE *f;
 
 	cfg = json_path;
+	inputs[0] = isizes[0] = onames[0] = osizes[0] = 0;
 	text = slurp(json_path, &len);
 	if (!(root = cJSON_Parse(text)) || !cJSON_IsObject(root))
 		bad("%s", "not a JSON object");

@@ -118,13 +118,17 @@ $(foreach t,$(TOOLS),$(eval $(call san_rule,$(t))))
 # A test that needs a tool's private file names it in unit_extra_<test>.
 UNIT := $(patsubst test/unit/%.c,%,$(wildcard test/unit/test_*.c))
 unit_extra_test_calc := cmd/instr-parse/calc.c
+unit_extra_test_config := cmd/sim-capture/config.c
+unit_libs_test_config  := -Icmd/sim-capture -lcjson
 
 build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit
-	$(CC) $(BASEFLAGS) $(CFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build/liboptrace.a $(LDLIBS)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build/liboptrace.a \
+		$(unit_libs_$*) $(LDLIBS)
 build-san/unit/%: test/unit/%.c build-san/liboptrace.a | $(DEPS)
 	@mkdir -p build-san/unit
-	$(CC) $(BASEFLAGS) $(SANFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build-san/liboptrace.a $(LDLIBS)
+	$(CC) $(BASEFLAGS) $(SANFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build-san/liboptrace.a \
+		$(unit_libs_$*) $(LDLIBS)
 
 # ---- test helpers ----
 build/bin/gen-dump: test/bench/gen-dump.c
@@ -216,6 +220,7 @@ fuzz_libs_tar     := -larchive
 fuzz_src_elf      := inject/elf.c
 fuzz_inc_elf      := -Iinject
 fuzz_src_jscan    := cmd/trace-clean/jscan.c
+fuzz_src_trace    := cmd/trace-clean/jscan.c cmd/trace-clean/clean.c cmd/trace-clean/spill.c
 fuzz_src_icache   := cmd/icache-merge/line.c
 fuzz_src_ccu      := cmd/scalar-merge/ccu.c
 fuzz_src_mte      := cmd/mte-parse/mline.c

@@ -92,9 +92,10 @@ static unsigned long long shape_bytes(const cJSON *p)
 	{
 		if (!cJSON_IsNumber(d) || d->valuedouble < 1 || d->valuedouble > 1e12)
 			bad("\"%s\": every dimension should be a positive integer", "shape");
-		n *= (unsigned long long)d->valuedouble;
-		if (n > (30ull << 30))
+		/* compared before the product, which could wrap past 2^64 */
+		if ((unsigned long long)d->valuedouble > (30ull << 30) / n)
 			bad("a %s is larger than 30 GiB", "tensor");
+		n *= (unsigned long long)d->valuedouble;
 	}
 	return n;
 }

@@ -158,7 +158,7 @@ int clean_record(const struct rinstr *r);
  * 0, or an errno value. */
 int clean_finish(void);
 void clean_abort_close(void);   /* interrupted on stdout: leave a whole document */
-void clean_free(void);
+void clean_free(void);             /* and back to the state before clean_begin */
 /* Fatal problems found while cleaning (a limit): the message. */
 extern char clean_error[200];
 

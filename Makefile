@@ -220,6 +220,7 @@ fuzz_libs_tar     := -larchive
 fuzz_src_elf      := inject/elf.c
 fuzz_inc_elf      := -Iinject
 fuzz_src_jscan    := cmd/trace-clean/jscan.c
+fuzz_src_vdata    := cmd/trace-clean/jscan.c cmd/trace-clean/metrics.c
 fuzz_src_trace    := cmd/trace-clean/jscan.c cmd/trace-clean/clean.c cmd/trace-clean/spill.c
 fuzz_src_icache   := cmd/icache-merge/line.c
 fuzz_src_ccu      := cmd/scalar-merge/ccu.c

@@ -7,11 +7,32 @@
  * its header, payload + padding = content size, padding 0..3), a CODE
  * block has a NUL-terminated path, the payload read is exactly its size,
  * an error starts "offset N: " with N within the file and sets errno, and
- * after an error every call gives -1 again. */
+ * after an error every call gives -1 again.  Every INSTR_API block (the
+ * first four) then goes to trace-clean's metrics_reshape
+ * (cmd/trace-clean/metrics.c), which gives 0 or -1 with a message. */
 #include <errno.h>
+#include <fcntl.h>
 
 #include "fuzz.h"
+#include "tc.h"
 #include "vdata.h"
+
+/* trace-clean's reader of the INSTR_API block (metrics_reshape) over block
+ * blk, written to /dev/null: 0, or -1 with a message. */
+static void reshape(const char *path, int blk)
+{
+	static int devnull = -1;
+	char err[256] = "";
+	struct wr *w;
+	int k;
+	if (devnull < 0)
+		CHECK((devnull = open("/dev/null", O_WRONLY)) >= 0);
+	w = wr_fdopen(dup(devnull), "instr_metrics.json", 0);
+	CHECK(w);
+	k = metrics_reshape(path, blk, w, err, sizeof err);
+	CHECK(k == 0 || (k == -1 && err[0] && memchr(err, 0, sizeof err)));
+	CHECK(wr_close(w) == 0);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[64], err[256];
 	struct vdata_r *r;
 	struct vdata_blk b;
-	int k, blocks = 0;
+	int k, blocks = 0, instr_blk[4], nreshape = 0;
 	unsigned step = (unsigned)size;
 
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
@@ -50,6 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		CHECK(n == 0);
 		CHECK(got == b.payload_size);
+		if (b.type == VDATA_INSTR_API && nreshape < 4)
+			instr_blk[nreshape++] = blocks - 1;
 	}
 	if (k < 0) {
 		unsigned long long off;
@@ -60,6 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(k == 0);
 	}
 	vdata_rclose(r);
+	for (int i = 0; i < nreshape; i++)
+		reshape(path, instr_blk[i]);
 	close(fd);
 	return 0;
 }

@@ -155,7 +155,9 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 	snprintf(bin_path, cap, "%s/kernel_config.bin", dir);
 	/* A kernel_config.bin already: every value a string, bin_path set. */
 	if (cJSON_GetObjectItemCaseSensitive(root, "bin_path")) {
-		str_key(root, "bin_path", 1);
+		cJSON_ArrayForEach(v, root)
+			if (!cJSON_IsString(v))
+				bad("\"%s\" should be a string", v->string);
 		str_key(root, "kernel_name", 1);
 		f = fopen(bin_path, "w");
 		if (!f || fwrite(text, 1, len, f) != len || fclose(f))

@@ -79,10 +79,28 @@ static void test_shape(void)
 	CHECK_INT(translate(DESC("[32212254721]"), msg, sizeof msg, bin, sizeof bin), 2);
 }
 
+/* A kernel_config.bin is taken as it is, once every value is a string. */
+static void test_bin(void)
+{
+	static const char ok[] = "{\"bin_path\":\"/k.o\",\"block_dim\":\"8\",\"kernel_name\":\"add\"}";
+	static const char num[] = "{\"bin_path\":\"/k.o\",\"device_id\": 0,\"kernel_name\":\"add\"}";
+	static const char nest[] = "{\"bin_path\":\"/k.o\",\"kernel_name\":\"add\",\"x\":{}}";
+	char msg[512], bin[4096];
+
+	CHECK_INT(translate(ok, msg, sizeof msg, bin, sizeof bin), 0);
+	CHECK_MSG(!strcmp(bin, ok), "copied as it is: %s", bin);
+	CHECK_INT(translate(num, msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_MSG(strstr(msg, "\"device_id\" should be a string") != NULL, "message: %s", msg);
+	CHECK_MSG(bin[0] == 0, "nothing written: %s", bin);
+	CHECK_INT(translate(nest, msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_MSG(strstr(msg, "\"x\" should be a string") != NULL, "message: %s", msg);
+}
+
 int main(void)
 {
 	unit_workdir("test_config");
 	test_shape();
+	test_bin();
 	unlink(unit_path("c.json"));
 	unlink(unit_path("kernel_config.bin"));
 	rmdir(unit_dir);

@@ -413,6 +413,18 @@ void clean_header(const char *pt, size_t pn, const char *sv, size_t sn)
 	}
 }
 
+void clean_top_value(const struct jval *key, const struct jval *val)
+{
+	size_t n;
+	const char *raw = jval_raw(val, &n);
+	if (val->type == JT_OBJ || val->type == JT_ARR)
+		return;
+	if (jstr_eq(key, "profilingType", 13))
+		clean_header(raw, n, NULL, 0);
+	else if (jstr_eq(key, "schemaVersion", 13))
+		clean_header(NULL, 0, raw, n);
+}
+
 static void doc_start(void)
 {
 	if (doc_started)

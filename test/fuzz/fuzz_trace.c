@@ -5,7 +5,7 @@
  * The input is a whole trace.json (object with traceEvents, or a bare
  * array of events) in a memory file.  It is scanned as trace-clean scans
  * it (traceEvents streamed, profilingType and schemaVersion to
- * clean_header, every event to clean_trace_event) and, when the document
+ * clean_top_value, every event to clean_trace_event) and, when the document
  * is whole, finished (clean_finish) into /dev/null, with and without
  * --keep-scalar (by the input's length).  A stop comes with a message in
  * clean_error; the statistics add up (kept events are at most the events
@@ -23,17 +23,10 @@ static int on_key(void *c, const struct jval *key)
 
 static int on_value(void *c, const struct jval *key, const struct jval *val)
 {
-	size_t n;
-	const char *raw = jval_raw(val, &n);
 	(void)c;
 	if (jstr_eq(key, "traceEvents", 11))
 		return 1;
-	if (val->type == JT_OBJ || val->type == JT_ARR)
-		return 0;
-	if (jstr_eq(key, "profilingType", 13))
-		clean_header(raw, n, NULL, 0);
-	else if (jstr_eq(key, "schemaVersion", 13))
-		clean_header(NULL, 0, raw, n);
+	clean_top_value(key, val);
 	return 0;
 }
 

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (devnull < 0)
 		CHECK((devnull = open("/dev/null", O_WRONLY)) >= 0);
-	w = wr_fdopen(dup(devnull), "trace.json", 0);
+	w = wr_fdopen(devnull, "trace.json", 0);     /* not closed by wr_close */
 	CHECK(w);
 	s.rd = rd_fdopen(fd, "fuzz");
 	s.name = "fuzz";

@@ -202,10 +202,12 @@ install: build/bin/.ok
 
 # ---- fuzzing: not part of check (test/fuzz/README) ----
 #   make fuzz [FUZZ_SECONDS=seconds per target] [FUZZ_TARGETS="grammar tar ..."]
-# FUZZ_TARGETS is the one list of the targets: test/fuzz/fuzz_<t>.c, run
-# over the seeds of test/fuzz/corpus_<t>; fuzz_src_<t> names the tool
-# sources it needs besides the library (linked from build-fuzz/liboptrace.a,
-# compiled under the same sanitizers).  New inputs go to
+# FUZZ_ALL is the one list of the targets (FUZZ_TARGETS, the ones to run,
+# defaults to it): target t is test/fuzz/fuzz_<t>.c, run over the seeds of
+# test/fuzz/corpus_<t>; fuzz_src_<t> names the tool sources it needs
+# besides the library (linked from build-fuzz/liboptrace.a, compiled under
+# the same sanitizers), fuzz_libs_<t>, fuzz_opts_<t> and fuzz_env_<t> its
+# libraries, libFuzzer options and environment.  New inputs go to
 # build-fuzz/<t>.corpus, a crash or sanitizer report to build-fuzz/<t>-crash-*
 # and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.
 FUZZ_CC      ?= clang
@@ -218,7 +220,6 @@ fuzz_src_grammar  := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
 fuzz_src_tar      := cmd/dump-split/bundle.c
 fuzz_libs_tar     := -larchive
 fuzz_src_elf      := inject/elf.c
-fuzz_inc_elf      := -Iinject
 fuzz_src_jscan    := cmd/trace-clean/jscan.c
 fuzz_src_vdata    := cmd/trace-clean/jscan.c cmd/trace-clean/metrics.c
 fuzz_src_trace    := cmd/trace-clean/jscan.c cmd/trace-clean/clean.c cmd/trace-clean/spill.c
@@ -230,7 +231,7 @@ fuzz_libs_config  := -lcjson -Wl,--wrap=cli_die
 fuzz_opts_grammar := -max_len=512
 fuzz_env_config   := ASAN_OPTIONS=detect_leaks=0
 # each target's private sources' directories are on its include path
-fuzz_inc = $(sort $(patsubst %/,-I%,$(dir $(fuzz_src_$(1))))) $(fuzz_inc_$(1))
+fuzz_inc = $(sort $(patsubst %/,-I%,$(dir $(fuzz_src_$(1)))))
 
 build-fuzz/obj/%.o: %.c | deps-fuzz $(DEPS)
 	@mkdir -p $(dir $@)

@@ -120,6 +120,8 @@ UNIT := $(patsubst test/unit/%.c,%,$(wildcard test/unit/test_*.c))
 unit_extra_test_calc := cmd/instr-parse/calc.c
 unit_extra_test_config := cmd/sim-capture/config.c
 unit_libs_test_config  := -Icmd/sim-capture -lcjson
+unit_extra_test_elf    := inject/elf.c
+unit_libs_test_elf     := -Iinject
 
 build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit

@@ -120,13 +120,19 @@ UNIT := $(patsubst test/unit/%.c,%,$(wildcard test/unit/test_*.c))
 unit_extra_test_calc := cmd/instr-parse/calc.c
 unit_extra_test_devprof := -Itest/camodel test/camodel/devprof.c
 build/unit/test_devprof build-san/unit/test_devprof: test/camodel/devprof.c test/camodel/devprof.h
+unit_extra_test_config := cmd/sim-capture/config.c
+unit_libs_test_config  := -Icmd/sim-capture -lcjson
+unit_extra_test_elf    := inject/elf.c
+unit_libs_test_elf     := -Iinject
 
 build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit
-	$(CC) $(BASEFLAGS) $(CFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build/liboptrace.a $(LDLIBS)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build/liboptrace.a \
+		$(unit_libs_$*) $(LDLIBS)
 build-san/unit/%: test/unit/%.c build-san/liboptrace.a | $(DEPS)
 	@mkdir -p build-san/unit
-	$(CC) $(BASEFLAGS) $(SANFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build-san/liboptrace.a $(LDLIBS)
+	$(CC) $(BASEFLAGS) $(SANFLAGS) $(DEPFLAGS) -Icmd/instr-parse -o $@ $< $(unit_extra_$*) build-san/liboptrace.a \
+		$(unit_libs_$*) $(LDLIBS)
 
 # ---- test helpers ----
 build/bin/gen-dump: test/bench/gen-dump.c
@@ -210,38 +216,58 @@ install: build/bin/.ok
 	@[ -n "$(DESTDIR)" ] || ! command -v mandb >/dev/null 2>&1 || mandb -q "$(MANDIR)" 2>/dev/null || true
 
 # ---- fuzzing: not part of check (test/fuzz/README) ----
-#   make fuzz [FUZZ_TIME=seconds per target] [FUZZ_TARGETS="grammar tar rec"]
-# New inputs go to build-fuzz/<target>.corpus; test/fuzz/corpus_* are only read.
+#   make fuzz [FUZZ_SECONDS=seconds per target] [FUZZ_TARGETS="grammar tar ..."]
+# FUZZ_ALL is the one list of the targets (FUZZ_TARGETS, the ones to run,
+# defaults to it): target t is test/fuzz/fuzz_<t>.c, run over the seeds of
+# test/fuzz/corpus_<t>; fuzz_src_<t> names the tool sources it needs
+# besides the library (linked from build-fuzz/liboptrace.a, compiled under
+# the same sanitizers), fuzz_libs_<t>, fuzz_opts_<t> and fuzz_env_<t> its
+# libraries, libFuzzer options and environment.  New inputs go to
+# build-fuzz/<t>.corpus, a crash or sanitizer report to build-fuzz/<t>-crash-*
+# and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.
 FUZZ_CC      ?= clang
-FUZZ_TIME    ?= 30
-FUZZ_TARGETS ?= grammar tar rec
-FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -Ilib -g -O1 -fsanitize=fuzzer,address,undefined \
-                -fno-sanitize-recover=undefined
-fuzz_src_grammar := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
-fuzz_inc_grammar := -Icmd/instr-parse
-fuzz_src_tar     := cmd/dump-split/bundle.c lib/io.c lib/mem.c lib/cli.c lib/chip.c
-fuzz_inc_tar     := -Icmd/dump-split
-fuzz_libs_tar    := -larchive
-fuzz_src_rec     := lib/rec.c lib/text.c lib/io.c lib/cli.c lib/chip.c
-fuzz_seed_grammar := test/fuzz/corpus_grammar
-fuzz_seed_tar     := test/fuzz/corpus_tar
-fuzz_seed_rec     := test/fuzz/corpus_rec
+FUZZ_SECONDS ?= $(or $(FUZZ_TIME),60)
+FUZZ_ALL     := grammar tar rec line board vdata elf jscan icache ccu mte config trace
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZSAN      := address,undefined -fno-sanitize-recover=undefined
+FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -Ilib -g -O1 -fno-omit-frame-pointer
+fuzz_src_grammar  := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
+fuzz_src_tar      := cmd/dump-split/bundle.c
+fuzz_libs_tar     := -larchive
+fuzz_src_elf      := inject/elf.c
+fuzz_src_jscan    := cmd/trace-clean/jscan.c
+fuzz_src_vdata    := cmd/trace-clean/jscan.c cmd/trace-clean/metrics.c
+fuzz_src_trace    := cmd/trace-clean/jscan.c cmd/trace-clean/clean.c cmd/trace-clean/spill.c
+fuzz_src_icache   := cmd/icache-merge/line.c
+fuzz_src_ccu      := cmd/scalar-merge/ccu.c
+fuzz_src_mte      := cmd/mte-parse/mline.c
+fuzz_src_config   := cmd/sim-capture/config.c
+fuzz_libs_config  := -lcjson -Wl,--wrap=cli_die
 fuzz_opts_grammar := -max_len=512
+fuzz_env_config   := ASAN_OPTIONS=detect_leaks=0
+# each target's private sources' directories are on its include path
+fuzz_inc = $(sort $(patsubst %/,-I%,$(dir $(fuzz_src_$(1)))))
 
-build-fuzz/fuzz_%: test/fuzz/fuzz_%.c | deps-fuzz $(DEPS)
-	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZFLAGS) $(DEPFLAGS) $(fuzz_inc_$*) -o $@ $< $(fuzz_src_$*) -llz4 -lm $(fuzz_libs_$*)
-# A target is rebuilt when any file compiled into it changes.
-$(foreach t,grammar tar rec,$(eval build-fuzz/fuzz_$(t): $(fuzz_src_$(t))))
+build-fuzz/obj/%.o: %.c | deps-fuzz $(DEPS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZFLAGS) -fsanitize=fuzzer-no-link,$(FUZZSAN) $(DEPFLAGS) $(FUZZ_INC) -c $< -o $@
+build-fuzz/liboptrace.a: $(LIBSRC:%.c=build-fuzz/obj/%.o)
+	@rm -f $@
+	ar rcs $@ $^
 
 define fuzz_rule
+build-fuzz/obj/test/fuzz/fuzz_$(1).o $(fuzz_src_$(1):%.c=build-fuzz/obj/%.o): FUZZ_INC = $(call fuzz_inc,$(1))
+build-fuzz/fuzz_$(1): build-fuzz/obj/test/fuzz/fuzz_$(1).o $(fuzz_src_$(1):%.c=build-fuzz/obj/%.o) \
+                      build-fuzz/liboptrace.a
+	$$(FUZZ_CC) -fsanitize=fuzzer,$$(FUZZSAN) -o $$@ $$(filter %.o,$$^) build-fuzz/liboptrace.a \
+		$$(fuzz_libs_$(1)) -llz4 -lm
 fuzz-$(1): build-fuzz/fuzz_$(1)
 	@mkdir -p build-fuzz/$(1).corpus
-	build-fuzz/fuzz_$(1) -max_total_time=$$(FUZZ_TIME) -print_final_stats=1 \
-		-artifact_prefix=build-fuzz/$(1)- $$(fuzz_opts_$(1)) build-fuzz/$(1).corpus $$(fuzz_seed_$(1))
+	$$(fuzz_env_$(1)) build-fuzz/fuzz_$(1) -max_total_time=$$(FUZZ_SECONDS) -print_final_stats=1 \
+		-artifact_prefix=build-fuzz/$(1)- $$(fuzz_opts_$(1)) build-fuzz/$(1).corpus test/fuzz/corpus_$(1)
 .PHONY: fuzz-$(1)
 endef
-$(foreach t,grammar tar rec,$(eval $(call fuzz_rule,$(t))))
+$(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_rule,$(t))))
 fuzz: $(DEPS) $(FUZZ_TARGETS:%=fuzz-%)
 
 # Regenerate the golden outputs after an intended change; review with git diff.
@@ -261,7 +287,8 @@ DEP_FILES := $(DEP_OBJS:.o=.d)
 $(DEP_FILES):
 # (any other object of these trees: no error when its .d is missing)
 build/obj/%.d: ;
+build-fuzz/obj/%.d: ;
 build-san/obj/%.d: ;
 build/inj/%.d: ;
 build/camodel/obj/%.d: ;
--include $(wildcard $(DEP_FILES) build/unit/*.d build-san/unit/*.d build-fuzz/*.d)
+-include $(wildcard $(DEP_FILES) build/unit/*.d build-san/unit/*.d $(foreach d,* */* */*/*,build-fuzz/obj/$(d)/*.d))

@@ -669,18 +669,11 @@ static int t_stream_key(void *ctx, const struct jval *key)
 static int t_value(void *ctx, const struct jval *key, const struct jval *val)
 {
 	struct tctx *t = ctx;
-	size_t n;
-	const char *raw = jval_raw(val, &n);
 	if (jstr_eq(key, "traceEvents", 11)) {
 		t->bad_events = 1;
 		return 1;
 	}
-	if (val->type == JT_OBJ || val->type == JT_ARR)
-		return 0;
-	if (jstr_eq(key, "profilingType", 13))
-		clean_header(raw, n, NULL, 0);
-	else if (jstr_eq(key, "schemaVersion", 13))
-		clean_header(NULL, 0, raw, n);
+	clean_top_value(key, val);
 	return 0;
 }
 

@@ -40,9 +40,10 @@ size_t inj_elf_kernels(const unsigned char *d, uint64_t len, struct inj_sym **ou
 	shstr = (const char *)d + sh[eh.e_shstrndx].sh_offset;
 	shstrlen = sh[eh.e_shstrndx].sh_size;
 	for (i = 1; i < nsec; i++) {
-		if (sh[i].sh_name < shstrlen && !strncmp(shstr + sh[i].sh_name, ".text",
-		                                         shstrlen - sh[i].sh_name) &&
-		    !text)
+		/* ".text" and its NUL inside the table (a name cut by the
+		 * table's end, such as ".te", is not ".text") */
+		if (sh[i].sh_name < shstrlen && shstrlen - sh[i].sh_name >= 6 &&
+		    !memcmp(shstr + sh[i].sh_name, ".text", 6) && !text)
 			text = i;
 	}
 	/* .symtab when present, else .dynsym. */

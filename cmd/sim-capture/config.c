@@ -92,9 +92,10 @@ static unsigned long long shape_bytes(const cJSON *p)
 	{
 		if (!cJSON_IsNumber(d) || d->valuedouble < 1 || d->valuedouble > 1e12)
 			bad("\"%s\": every dimension should be a positive integer", "shape");
-		n *= (unsigned long long)d->valuedouble;
-		if (n > (30ull << 30))
+		/* compared before the product, which could wrap past 2^64 */
+		if ((unsigned long long)d->valuedouble > (30ull << 30) / n)
 			bad("a %s is larger than 30 GiB", "tensor");
+		n *= (unsigned long long)d->valuedouble;
 	}
 	return n;
 }
@@ -147,13 +148,16 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 	FILE *f;
 
 	cfg = json_path;
+	inputs[0] = isizes[0] = onames[0] = osizes[0] = 0;
 	text = slurp(json_path, &len);
 	if (!(root = cJSON_Parse(text)) || !cJSON_IsObject(root))
 		bad("%s", "not a JSON object");
 	snprintf(bin_path, cap, "%s/kernel_config.bin", dir);
 	/* A kernel_config.bin already: every value a string, bin_path set. */
 	if (cJSON_GetObjectItemCaseSensitive(root, "bin_path")) {
-		str_key(root, "bin_path", 1);
+		cJSON_ArrayForEach(v, root)
+			if (!cJSON_IsString(v))
+				bad("\"%s\" should be a string", v->string);
 		str_key(root, "kernel_name", 1);
 		f = fopen(bin_path, "w");
 		if (!f || fwrite(text, 1, len, f) != len || fclose(f))

@@ -413,6 +413,18 @@ void clean_header(const char *pt, size_t pn, const char *sv, size_t sn)
 	}
 }
 
+void clean_top_value(const struct jval *key, const struct jval *val)
+{
+	size_t n;
+	const char *raw = jval_raw(val, &n);
+	if (val->type == JT_OBJ || val->type == JT_ARR)
+		return;
+	if (jstr_eq(key, "profilingType", 13))
+		clean_header(raw, n, NULL, 0);
+	else if (jstr_eq(key, "schemaVersion", 13))
+		clean_header(NULL, 0, raw, n);
+}
+
 static void doc_start(void)
 {
 	if (doc_started)
@@ -1813,4 +1825,29 @@ void clean_free(void)
 	jobj_free(&args_obj);
 	if (spill_fd >= 0)
 		close(spill_fd);
+	/* Back to the state before clean_begin: another document can follow. */
+	lanes = NULL;
+	nlanes = lanes_cap = 0;
+	other_order = ORDER_OTHER;
+	lane_ht = NULL;
+	lane_ht_mask = 0;
+	cores = NULL;
+	ncores = capcores = ntracks = captracks = core_ht_mask = 0;
+	tracks = NULL;
+	core_ht = NULL;
+	last_core = NULL;
+	doc_started = 0;
+	hdr_type = hdr_schema = NULL;
+	hdr_type_n = hdr_schema_n = 0;
+	seq_next = 0;
+	pending_bytes = 0;
+	spill_fd = -2;
+	spill_off = 0;
+	fkeys = NULL;
+	nfkeys = capfkeys = fkey_ht_mask = 0;
+	fkey_ht = NULL;
+	fsort[0] = fsort[1] = csort = psort = NULL;
+	memset(&args_obj, 0, sizeof args_obj);
+	pcur = NULL;
+	clean_error[0] = 0;
 }

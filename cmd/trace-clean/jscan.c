@@ -336,16 +336,23 @@ size_t jstr_decode(const struct jval *v, char *buf)
 
 int jstr_eq(const struct jval *v, const char *s, size_t n)
 {
-	char tmp[64];
+	char tmp[384], *b;
 	size_t k;
+	int eq;
 	if (v->type != JT_STR)
 		return 0;
 	if (!v->esc)
 		return v->n == n && !memcmp(v->p, s, n);
-	if (v->n > sizeof tmp)
-		return 0;     /* only short names are ever compared */
-	k = jstr_decode(v, tmp);
-	return k == n && !memcmp(tmp, s, n);
+	/* A decoded byte takes at most 6 bytes of the text (\u00XX): a longer
+	 * text cannot decode to n bytes. */
+	if (v->n > 6 * n)
+		return 0;
+	b = v->n <= sizeof tmp ? tmp : xmalloc(v->n);
+	k = jstr_decode(v, b);
+	eq = k == n && !memcmp(b, s, n);
+	if (b != tmp)
+		free(b);
+	return eq;
 }
 
 /* Exact powers of ten a double holds. */

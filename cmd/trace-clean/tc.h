@@ -136,6 +136,9 @@ extern struct clean_stats cstats;
 int clean_begin(struct wr *w, const struct clean_opts *o);
 /* Top-level metadata of the input trace, before its events if known. */
 void clean_header(const char *profiling_type, size_t pn, const char *schema, size_t sn);
+/* A top-level value of a trace.json other than traceEvents: profilingType
+ * and schemaVersion (scalars) go to clean_header, the rest is ignored. */
+void clean_top_value(const struct jval *key, const struct jval *val);
 /* One event of a trace.json (members of the event object). */
 int clean_trace_event(const struct jobj *o, uint64_t off);
 /* An instruction from the record stream: times in integer us6 (us * 10^6). */
@@ -158,7 +161,7 @@ int clean_record(const struct rinstr *r);
  * 0, or an errno value. */
 int clean_finish(void);
 void clean_abort_close(void);   /* interrupted on stdout: leave a whole document */
-void clean_free(void);
+void clean_free(void);             /* and back to the state before clean_begin */
 /* Fatal problems found while cleaning (a limit): the message. */
 extern char clean_error[200];
 

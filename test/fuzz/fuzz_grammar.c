@@ -93,7 +93,7 @@ static int c_name(int c)
 static int c_detail(int c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("[]|_, :=/#-", c));
+	       (c && strchr("[]|_, :=/#-\"\\", c));
 }
 
 static int all_of(const char *p, size_t n, int (*cls)(int))

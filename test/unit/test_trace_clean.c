@@ -179,6 +179,33 @@ static void test_decode(void)
 	n = jstr_decode(&v, out);
 	CHECK_MSG(n == 11 && !memcmp(out, "a\xc3\xa9\xf0\x9f\x98\x80\n\"z/", 11), "decoded: %.*s", (int)n, out);
 	CHECK_MSG(jstr_eq(&v, "a\xc3\xa9\xf0\x9f\x98\x80\n\"z/", 11), "jstr_eq on an escaped string");
+
+	/* A key spelt with escapes is the key: "traceEvents" as 66 bytes of
+	 * \u escapes, and a key whose text (over 64 bytes) decodes to 63. */
+	{
+		static const char k[] = "\"\\u0074\\u0072\\u0061\\u0063\\u0065\\u0045\\u0076\\u0065\\u006e"
+		                        "\\u0074\\u0073\"";
+		char lng[80], want[64];
+		p = k;
+		CHECK_MSG(jval_parse(&p, k + sizeof k - 1, &v, 0, &e) == J_OK && v.n == 66, "escaped key");
+		CHECK_MSG(jstr_eq(&v, "traceEvents", 11), "jstr_eq: traceEvents spelt with escapes");
+		CHECK_MSG(!jstr_eq(&v, "traceEvent", 10), "jstr_eq: one byte short");
+		memset(lng, 'x', sizeof lng);
+		lng[0] = '"';
+		memcpy(lng + 59, "\\u0d0d\"", 7);
+		memset(want, 'x', 58);
+		memcpy(want + 58, "\xe0\xb4\x8d", 3);
+		p = lng;
+		CHECK_MSG(jval_parse(&p, lng + 66, &v, 0, &e) == J_OK && v.n == 64, "long escaped string");
+		CHECK_MSG(jstr_eq(&v, want, 61), "jstr_eq: 64 bytes of text decoding to 61");
+		lng[59] = 'x';
+		memcpy(lng + 60, "\\u0d0d\"", 7);
+		p = lng;
+		CHECK_MSG(jval_parse(&p, lng + 67, &v, 0, &e) == J_OK && v.n == 65, "longer escaped string");
+		want[58] = 'x';
+		memcpy(want + 59, "\xe0\xb4\x8d", 3);
+		CHECK_MSG(jstr_eq(&v, want, 62), "jstr_eq: 65 bytes of text decoding to 62");
+	}
 }
 
 /* ---- documents through a small window ---- */

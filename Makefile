@@ -138,6 +138,10 @@ build/bin/decode-bench: test/bench/decode-bench.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -o $@ $< build/liboptrace.a $(LDLIBS)
 
+build/bin/board-gen: test/tools/board-gen.c
+	@mkdir -p build/bin
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $<
+
 build/bin/vdata-dump: test/tools/vdata-dump.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
@@ -159,7 +163,7 @@ build/fault.so: test/fault/fault.c
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
 
 HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
-           build/bin/gen-vdata build/fault.so
+           build/bin/gen-vdata build/bin/board-gen build/fault.so
 
 # The tests, both builds each (test/run-all.sh): check-unit the C unit
 # tests, check-bats the bats suites, check both (and installs what they need

@@ -408,6 +408,9 @@ static int run_finish(struct filter *f)
 		cli_die(EXIT_UNUSABLE, "no pmu record (DeviceProf<N>.bin) in the input; nothing written");
 	if (full_table)
 		cli_warn("a block counted more than %d events: the others were left out", PMU_EVENTS_MAX);
+	if (f->up.bad || f->up.dropped)
+		cli_warn("the stream upstream left out %llu bad records and %llu files or lines (its trailer): the "
+		         "metrics cover what it read", (unsigned long long)f->up.bad, (unsigned long long)f->up.dropped);
 	f->problems += f->up.bad + f->up.dropped + (uint64_t)full_table;
 	qsort(blks, nblks, sizeof *blks, cmp_blk);
 	d = pmu_defaults((enum board_fmt)fmt);

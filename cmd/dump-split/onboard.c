@@ -103,8 +103,12 @@ struct onboard *onboard_open(const char *dir, const char *soc)
 	if (!(r = rd_open(info)))
 		cli_die(EXIT_UNUSABLE, "%s: cannot open:", info);
 	if (board_basic_read(r, &b->basic, &err) < 0) {
-		board_err_text(&err, text, sizeof text);
-		cli_die(EXIT_UNUSABLE, "%s: %s", info, text);
+		/* A key missing from the whole file has no line to name. */
+		if (err.line || err.code != BOARD_ERR_FIELD)
+			board_err_text(&err, text, sizeof text);
+		else
+			snprintf(text, sizeof text, "%s", err.what);
+		cli_die(EXIT_UNUSABLE, "%s: %s; nothing written", info, text);
 	}
 	rd_close(r);
 	b->chip = chip_find(soc ? soc : b->basic.soc);

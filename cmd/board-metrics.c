@@ -207,11 +207,8 @@ static void ctx_of(struct pmu_ctx *x, const struct run *u, const struct blk *b)
  * the staging directory). */
 static struct wr *csv_open(const char *name)
 {
-	size_t n = strlen(stage_dir()) + strlen(name) + 2;
-	char *path = xmalloc(n);
-	struct wr *w;
-	snprintf(path, n, "%s/%s", stage_dir(), name);
-	w = wr_open(path, 0);
+	char *path = xpath(stage_dir(), name);
+	struct wr *w = wr_open(path, 0);
 	free(path);
 	if (!w)
 		cli_die(EXIT_IO, "%s/%s: cannot create:", stage_final(), name);

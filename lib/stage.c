@@ -122,14 +122,6 @@ static int list_one(const char *path, const struct stat *st, int flag, struct FT
 	return 0;
 }
 
-static char *join3(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *s = xmalloc(n);
-	snprintf(s, n, "%s/%s", a, b);
-	return s;
-}
-
 static void list_free(void)
 {
 	size_t i;
@@ -210,8 +202,8 @@ int stage_commit(char **failed)
 		struct stat st;
 		char *slash;
 
-		x->final = join3(final_dir, files[i]);
-		x->staged = join3(stage_path, files[i]);
+		x->final = xpath(final_dir, files[i]);
+		x->staged = xpath(stage_path, files[i]);
 		/* Its directory (a core's): made if missing, never a link. */
 		slash = strrchr(files[i], '/');
 		if (slash) {
@@ -239,7 +231,7 @@ int stage_commit(char **failed)
 		if (lstat(x->final, &st) == 0) {
 			char name[40];
 			snprintf(name, sizeof name, ".old.%zu", i);
-			x->old = join3(stage_path, name);
+			x->old = xpath(stage_path, name);
 			if (rename(x->final, x->old) < 0) {
 				err = errno;
 				free(x->old);
@@ -294,7 +286,7 @@ int stage_check_core(const char *name)
 
 	if (fresh_dir)
 		return 0;
-	p = join3(final_dir, name);
+	p = xpath(final_dir, name);
 	bad = lstat(p, &st) == 0 && !S_ISDIR(st.st_mode);
 	free(p);
 	return bad ? -1 : 0;

@@ -33,14 +33,6 @@ struct onboard {
 	size_t nfiles;
 };
 
-static char *path_in(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = xmalloc(n);
-	snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 /* "DeviceProf<N>.bin", N from 1 without a leading zero: N, else 0. */
 static uint32_t replay_of(const char *name)
 {
@@ -74,7 +66,7 @@ char *onboard_dir(const char *in)
 		return NULL;
 	if (has_board_files(in))
 		return xstrdup(in);
-	sub = path_in(in, "dump");
+	sub = xpath(in, "dump");
 	if (io_is_dir(sub) && has_board_files(sub))
 		return sub;
 	free(sub);
@@ -91,7 +83,7 @@ struct onboard *onboard_open(const char *dir, const char *soc)
 {
 	struct onboard *b = xcalloc(1, sizeof *b);
 	struct board_err err;
-	char *info = path_in(dir, "op_basic_info.txt"), text[160];
+	char *info = xpath(dir, "op_basic_info.txt"), text[160];
 	struct rd *r;
 	DIR *d;
 	struct dirent *e;
@@ -128,7 +120,7 @@ struct onboard *onboard_open(const char *dir, const char *soc)
 		if (b->nfiles == cap)
 			b->files = xreallocarray(b->files, cap = cap ? 2 * cap : 16, sizeof *b->files);
 		b->files[b->nfiles].n = n;
-		b->files[b->nfiles++].path = path_in(dir, e->d_name);
+		b->files[b->nfiles++].path = xpath(dir, e->d_name);
 	}
 	closedir(d);
 	if (!b->nfiles)
@@ -251,7 +243,7 @@ static int put_replay(const struct onboard *b, const struct replay *f, struct re
 /* duration.bin.  0, -1 after a bad record, 1 when there is none. */
 static int put_stamps(const struct onboard *b, struct rec_out *o)
 {
-	char *path = path_in(b->dir, "duration.bin");
+	char *path = xpath(b->dir, "duration.bin");
 	struct rd *in = rd_open(path);
 	struct board_stamp st;
 	struct board_err err;
@@ -285,7 +277,7 @@ static int put_stamps(const struct onboard *b, struct rec_out *o)
 /* L2Cache.bin, when there is one.  0, or -1 when it is bad. */
 static int put_l2(const struct onboard *b, struct rec_out *o)
 {
-	char *path = path_in(b->dir, "L2Cache.bin");
+	char *path = xpath(b->dir, "L2Cache.bin");
 	const uint16_t *ev = pmu_l2_events(b->fmt);
 	uint64_t val[8];
 	struct board_err err;

@@ -754,15 +754,26 @@ static void test_stream_roundtrip(void)
 	}
 }
 
+/* One record as a JSON line, in a block of its length without the LF;
+ * *n the length. */
+static char *json_line(const struct rec *r, size_t *n)
+{
+	int fd = put_all(r, 1, REC_JSON);
+	char *s = slurp_fd(fd, n), *line;
+	close(fd);
+	line = dup_exact(s, --*n);
+	free(s);
+	return line;
+}
+
 /* The on-board kinds by name: a PMU sample of the last slot, and back. */
 static void test_board_kinds(void)
 {
 	struct rec r, got;
 	struct rec_dec d = { 0 };
 	const char *why;
-	char *s, *line;
+	char *line;
 	size_t n;
-	int fd;
 
 	rec_init(&r, K_PMU);
 	r.n[P_FILE].u = 10;
@@ -771,35 +782,27 @@ static void test_board_kinds(void)
 	r.n[P_EVENT0 + 9].u = 1468;
 	r.n[P_COUNT0 + 9].u = 0xffffffffffffffffULL;
 	r.n[P_CYCLES].u = 50000;
-	fd = put_all(&r, 1, REC_JSON);
-	s = slurp_fd(fd, &n);
-	close(fd);
-	line = dup_exact(s, n - 1);
+	line = json_line(&r, &n);
 	has(strstr(line, "\"kind\":\"pmu\",\"file\":10,") ? "ok" : "", "ok", "pmu record: kind and file first");
 	has(strstr(line, "\"event9\":1468,") ? "ok" : "", "ok", "pmu record: the last slot's event");
 	has(strstr(line, "\"count9\":null") ? "ok" : "", "ok", "pmu record: a count of all ones is null");
-	CHECK_MSG(rec_decode(&d, line, n - 1, &got, &why) == DEC_OK && got.sc->kind == K_PMU &&
+	CHECK_MSG(rec_decode(&d, line, n, &got, &why) == DEC_OK && got.sc->kind == K_PMU &&
 	          got.n[P_COUNT0 + 9].u == 0xffffffffffffffffULL && got.n[P_EVENT0 + 9].u == 1468 &&
 	          got.n[P_CYCLES].u == 50000, "pmu record: JSON back to the numbers");
 	free(line);
-	free(s);
 
 	rec_init(&r, K_BASIC);
 	r.n[B_CURFREQ].i = -1;
 	r.n[B_HAVE].u = REC_BASIC_OPNAME | REC_BASIC_SOC;
 	rec_text_set(&r, BS_OPNAME, "add", 3);
 	rec_text_set(&r, BS_CURFREQ, "N/A", 3);
-	fd = put_all(&r, 1, REC_JSON);
-	s = slurp_fd(fd, &n);
-	close(fd);
-	line = dup_exact(s, n - 1);
+	line = json_line(&r, &n);
 	has(strstr(line, "\"cur_freq\":-1,") ? "ok" : "", "ok", "basic record: an unknown clock is -1");
 	has(strstr(line, "\"op_name\":\"add\"") ? "ok" : "", "ok", "basic record: the op name");
-	CHECK_MSG(rec_decode(&d, line, n - 1, &got, &why) == DEC_OK && got.n[B_CURFREQ].i == -1 &&
+	CHECK_MSG(rec_decode(&d, line, n, &got, &why) == DEC_OK && got.n[B_CURFREQ].i == -1 &&
 	          got.s[BS_CURFREQ].n == 3 && !memcmp(got.s[BS_CURFREQ].p, "N/A", 3),
 	          "basic record: JSON back");
 	free(line);
-	free(s);
 	rec_dec_free(&d);
 }
 

@@ -240,7 +240,12 @@ static void put_basic_csv(const struct run *u, size_t nvec)
 	else
 		strcpy(dur, "NA");
 	snprintf(dim, sizeof dim, "%llu", (unsigned long long)basic.block_dim);
-	snprintf(mixdim, sizeof mixdim, "%zu", u->mix ? nvec : (size_t)0);
+	/* What the reference has no value for is NA: Mix Block Dim of an op
+	 * that is not mix, a key op_basic_info.txt does not have. */
+	if (u->mix)
+		snprintf(mixdim, sizeof mixdim, "%zu", nvec);
+	else
+		strcpy(mixdim, "NA");
 	snprintf(dev, sizeof dev, "%u", basic.device_id);
 	v[n++] = basic.op_name;
 	v[n++] = u->type;
@@ -249,9 +254,9 @@ static void put_basic_csv(const struct run *u, size_t nvec)
 	if (fmt != BOARD_310P)
 		v[n++] = mixdim;
 	v[n++] = dev;
-	v[n++] = basic.pid;
-	v[n++] = basic.cur_freq_text;
-	v[n++] = basic.rated_freq_text;
+	v[n++] = basic.have_pid ? basic.pid : "NA";
+	v[n++] = basic.have_cur_freq ? basic.cur_freq_text : "NA";
+	v[n++] = basic.have_rated_freq ? basic.rated_freq_text : "NA";
 	pmu_csv_line(w, v, n);
 	csv_close(w, "OpBasicInfo.csv");
 }

@@ -66,6 +66,14 @@ col() {
 	! grep -q scalar_wait_id m/PipeUtilization.csv
 }
 
+@test "910B: a cube op; OpBasicInfo.csv has NA for what op_basic_info.txt lacks" {
+	"$GEN" -k cube 910B d
+	grep -v -e '^Pid=' -e '^Rated Freq=' d/op_basic_info.txt > x && mv x d/op_basic_info.txt
+	dump-split d | board-metrics -q -o m
+	[ "$(sed -n 2p m/OpBasicInfo.csv)" = "add,cube,200.000000,1,NA,0,NA,N/A,NA" ]
+	[ "$(cut -d, -f2 m/Memory.csv | tr '\n' ' ')" = "sub_block_id cube0 " ]
+}
+
 @test "310P: AiCore op, no block columns, 260.416656 us, the L2 hit rate from L2Cache.bin" {
 	"$GEN" 310P d
 	run board-metrics -o m < <(dump-split d)

@@ -84,6 +84,8 @@ static void take_basic(const struct rec *r)
 	TEXT(basic.pid, BS_PID);
 	TEXT(basic.cur_freq_text, BS_CURFREQ);
 	TEXT(basic.rated_freq_text, BS_RATEDFREQ);
+	TEXT(basic.block_dim_text, BS_BLOCKDIM);
+	TEXT(basic.device_id_text, BS_DEVICE);
 #undef TEXT
 	basic.block_dim = r->n[B_BLOCKDIM].u;
 	basic.device_id = (unsigned)r->n[B_DEVICE].u;
@@ -228,7 +230,7 @@ static void put_basic_csv(const struct run *u, size_t nvec)
 {
 	const char *const *cols = pmu_basic_columns((enum board_fmt)fmt);
 	const char *v[16];
-	char dur[PMU_VALUE_MAX], dim[32], mixdim[32], dev[32];
+	char dur[PMU_VALUE_MAX], mixdim[32];
 	size_t n = 0, ncols;
 	struct wr *w = csv_open("OpBasicInfo.csv");
 
@@ -239,21 +241,19 @@ static void put_basic_csv(const struct run *u, size_t nvec)
 		pmu_fmt_float(u->duration, dur);
 	else
 		strcpy(dur, "NA");
-	snprintf(dim, sizeof dim, "%llu", (unsigned long long)basic.block_dim);
 	/* What the reference has no value for is NA: Mix Block Dim of an op
 	 * that is not mix, a key op_basic_info.txt does not have. */
 	if (u->mix)
 		snprintf(mixdim, sizeof mixdim, "%zu", nvec);
 	else
 		strcpy(mixdim, "NA");
-	snprintf(dev, sizeof dev, "%u", basic.device_id);
 	v[n++] = basic.op_name;
 	v[n++] = u->type;
 	v[n++] = dur;
-	v[n++] = dim;
+	v[n++] = basic.block_dim_text;     /* as written, as the reference does */
 	if (fmt != BOARD_310P)
 		v[n++] = mixdim;
-	v[n++] = dev;
+	v[n++] = basic.device_id_text;
 	v[n++] = basic.have_pid ? basic.pid : "NA";
 	v[n++] = basic.have_cur_freq ? basic.cur_freq_text : "NA";
 	v[n++] = basic.have_rated_freq ? basic.rated_freq_text : "NA";

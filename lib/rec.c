@@ -101,7 +101,7 @@ static const struct rec_schema schemas[] = {
 	  { { "block_dim", RT_U64 }, { "device_id", RT_U32 }, { "cur_freq", RT_I64 },
 	    { "rated_freq", RT_I64 }, { "mc2", RT_U32 }, { "lccl", RT_U32 }, { "simt", RT_U32 },
 	    { "have", RT_U32 } },
-	  { "op_name", "soc", "pid", "cur_freq_text", "rated_freq_text" } },
+	  { "op_name", "soc", "pid", "cur_freq_text", "rated_freq_text", "block_dim_text", "device_id_text" } },
 };
 
 static const struct rec_schema *by_kind[256];

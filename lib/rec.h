@@ -21,7 +21,7 @@
 #define REC_VERSION 2
 #define REC_ESC 0x1a
 #define REC_MAXNUM 32
-#define REC_MAXSTR 6
+#define REC_MAXSTR 8
 #define REC_NONE UINT64_MAX  /* "no value" of u64/hex fields (JSON null) */
 
 /* RT_SUB, RT_LOG and RT_SYNC are u32 on the wire and names in JSON and text. */
@@ -115,9 +115,9 @@ enum { U_INDEX, U_EDGE, U_FUNC, U_TASKTYPE, U_STREAM, U_TASK, U_TIME, U_NNUM };
 #define REC_L2_SLOTS 8
 enum { G_EVENT0, G_COUNT0 = G_EVENT0 + REC_L2_SLOTS, G_NNUM = G_COUNT0 + REC_L2_SLOTS };
 /* op_basic_info.txt: have is a mask of the keys present (REC_BASIC_*);
- * frequencies -1 when not an integer. */
+ * frequencies -1 when not an integer; the texts as written. */
 enum { B_BLOCKDIM, B_DEVICE, B_CURFREQ, B_RATEDFREQ, B_MC2, B_LCCL, B_SIMT, B_HAVE, B_NNUM };
-enum { BS_OPNAME, BS_SOC, BS_PID, BS_CURFREQ, BS_RATEDFREQ, BS_NSTR };
+enum { BS_OPNAME, BS_SOC, BS_PID, BS_CURFREQ, BS_RATEDFREQ, BS_BLOCKDIM, BS_DEVICE, BS_NSTR };
 enum { REC_BASIC_OPNAME = 1, REC_BASIC_BLOCKDIM = 2, REC_BASIC_SOC = 4, REC_BASIC_DEVICE = 8,
        REC_BASIC_PID = 16, REC_BASIC_CURFREQ = 32, REC_BASIC_RATEDFREQ = 64 };
 

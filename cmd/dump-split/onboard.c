@@ -156,6 +156,8 @@ static void put_basic(const struct onboard *b, struct rec_out *o)
 	rec_text_set(&r, BS_PID, x->pid, strlen(x->pid));
 	rec_text_set(&r, BS_CURFREQ, x->cur_freq_text, strlen(x->cur_freq_text));
 	rec_text_set(&r, BS_RATEDFREQ, x->rated_freq_text, strlen(x->rated_freq_text));
+	rec_text_set(&r, BS_BLOCKDIM, x->block_dim_text, strlen(x->block_dim_text));
+	rec_text_set(&r, BS_DEVICE, x->device_id_text, strlen(x->device_id_text));
 	rec_out_put(o, &r);
 }
 

@@ -233,3 +233,29 @@ col() {
 	[ "$(sed -n 2p m/OpBasicInfo.csv | cut -d, -f1)" = add ]
 	[ -z "$(ls -A m | grep tmp)" ]
 }
+
+# The reference's own on-board parse, where one is built: REF_BOARD names a
+# command taking DUMPDIR OUTDIR SOC that leaves its tree in OUTDIR/OPPROF_*.
+@test "the CSVs are byte-identical to the reference's, on 910B, 310P and A5 dumps of several shapes" {
+	ref=${REF_BOARD:-}
+	[ -n "$ref" ] && [ -x "$ref" ] || skip "REF_BOARD does not name the reference's on-board parse"
+	"$GEN" -b 2 -k cube 910B a1
+	"$GEN" -r 1 -n 5 910B a2
+	"$GEN" -b 3 -n 123456789012 910B a3
+	sed -i 's/^Current Freq=N\/A/Current Freq=1500/; /^Pid=/d' a3/op_basic_info.txt
+	"$GEN" -b 4 310P b1
+	"$GEN" -k vector -b 2 A5 c1
+	"$GEN" -r 2 A5 c2
+	for d in a1 a2 a3 b1 c1 c2; do
+		case $d in a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 ;; c*) soc=Ascend950PR_9589 ;; esac
+		"$ref" "$d" "ref.$d" "$soc" > "ref.$d.log" 2>&1 || { cat "ref.$d.log"; return 1; }
+		dump-split "$d" | board-metrics -q -o "opt.$d"
+		r=$(ls -d "ref.$d"/OPPROF_*)
+		n=0
+		for f in "opt.$d"/*.csv; do
+			cmp "$f" "$r/${f##*/}" || { diff "$f" "$r/${f##*/}" | head -5; return 1; }
+			n=$((n + 1))
+		done
+		[ "$n" -eq 8 ]
+	done
+}

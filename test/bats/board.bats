@@ -234,6 +234,21 @@ col() {
 	[ -z "$(ls -A m | grep tmp)" ]
 }
 
+@test "dump-split: random bytes in every raw file: errors or records, never a crash" {
+	for soc in 910B 310P A5; do
+		"$GEN" "$soc" "r$soc"
+		for f in DeviceProf1.bin DeviceProf3.bin duration.bin L2Cache.bin; do
+			head -c 1000 /dev/urandom > "r$soc/$f"
+		done
+		run dump-split -o "r$soc.rec" "r$soc"
+		[ "$status" -eq 1 ] || { echo "$soc: status $status: $output"; return 1; }
+		[[ "$output" == *"DeviceProf1.bin: PMU record cut short at record 7 (byte 896)"* ]]
+		[ "$(rec-cat --json "r$soc.rec" | tail -n 1 | jq -r .kind)" = trailer ]
+		run board-metrics -q -o "m$soc" "r$soc.rec"
+		[ "$status" -le 1 ] || { echo "$soc: board-metrics status $status: $output"; return 1; }
+	done
+}
+
 # The reference's own on-board parse, where one is built: REF_BOARD names a
 # command taking DUMPDIR OUTDIR SOC that leaves its tree in OUTDIR/OPPROF_*.
 @test "the CSVs are byte-identical to the reference's, on 910B, 310P and A5 dumps of several shapes" {

@@ -21,7 +21,7 @@ PREFIX  ?= /usr/local
 # its man page.  SCRIPTS are the shell tools of pipelines/, copied next to
 # them.
 TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge \
-           mte-parse sim-capture src-map
+           mte-parse sim-capture src-map board-metrics
 SCRIPTS := sim-flow sim-export
 # Libraries only one tool links.
 # libarchive.a (in libarchive-dev): only its tar reader is linked in,
@@ -146,6 +146,10 @@ build/bin/decode-bench: test/bench/decode-bench.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -o $@ $< build/liboptrace.a $(LDLIBS)
 
+build/bin/board-synth: test/tools/board-synth.c
+	@mkdir -p build/bin
+	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $<
+
 build/bin/vdata-dump: test/tools/vdata-dump.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
@@ -178,7 +182,7 @@ build/fault.so: test/fault/fault.c
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
 
 HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
-           build/bin/gen-vdata build/bin/svg-demo build-san/bin/svg-demo build/bin/board-gen build/fault.so
+           build/bin/gen-vdata build/bin/svg-demo build-san/bin/svg-demo build/bin/board-gen build/bin/board-synth build/fault.so
 
 # The tests, both builds each (test/run-all.sh): check-unit the C unit
 # tests, check-bats the bats suites, check both (and installs what they need

@@ -19,6 +19,7 @@
 #include "rec.h"
 
 #include "bundle.h"
+#include "onboard.h"
 
 /* What a dump file name says. */
 struct dname {
@@ -1012,6 +1013,27 @@ static int split(const char *in, const char *out, int lz4, int json, int text, c
 	return close_out(out);
 }
 
+/* An on-board dump: its records after the header, then the trailer. */
+static int split_board(const char *dir, const char *in, const char *out, int lz4, int json, int text,
+                       const char *soc)
+{
+	struct onboard *b = onboard_open(dir, soc);
+	struct rec_out o = { 0 };
+	uint64_t bad = 0, dropped = 0;
+	unsigned mhz;
+	int fd;
+
+	o.producer = "dump-split";
+	o.w = open_out(out, lz4, &fd);
+	o.mode = cli_out_mode(json, text, 0, fd);
+	soc = onboard_soc(b, &mhz);
+	rec_out_header(&o, soc, mhz, in);
+	status = onboard_write(b, &o, &bad, &dropped);
+	onboard_free(b);
+	rec_out_trailer(&o, bad, dropped, cli_interrupted != 0);
+	return close_out(out);
+}
+
 /* ---- main ---- */
 
 static int cmp_str(const void *a, const void *b)
@@ -1025,7 +1047,10 @@ static void usage(FILE *f)
 	        "usage: dump-split [OPTION]... [DUMP]\n"
 	        "Write the raw lines of a CANN simulator dump (a directory, one dump file,\n"
 	        "or a .tar/.tar.lz4 bundle; '-' or none = a bundle on stdin) as optrace\n"
-	        "records, core by core, oldest rotated file first.\n"
+	        "records, core by core, oldest rotated file first.  An on-board dump\n"
+	        "directory (op_basic_info.txt, DeviceProf<N>.bin, duration.bin, L2Cache.bin,\n"
+	        "or a launch directory holding it as dump/) gives its PMU samples, task\n"
+	        "stamps, L2 counters and basic information as records.\n"
 	        "\n"
 	        "  -o, --output=FILE     write FILE instead of standard output\n"
 	        "      --json            JSON Lines      --text   readable text\n"
@@ -1213,6 +1238,12 @@ int main(int argc, char **argv)
 	cli_init(argv[0]);
 	if ((c = options(argc, argv, &o)) >= 0)
 		return c;
+	if (!o.list && (soc_note = onboard_dir(o.in))) {
+		c = split_board(soc_note, o.in, o.out, o.lz4, o.json, o.text, o.soc);
+		free(soc_note);
+		free_all();
+		return c;
+	}
 	find_dumps(o.in, &in_dir, &in_bundle);
 	select_files(&o);
 	if (!o.list && !o.soc)

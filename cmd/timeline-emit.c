@@ -833,7 +833,7 @@ static void open_trace(void)
 {
 	if (emit.opt.dir) {
 		char *path;
-		if (stage_begin(out_arg) < 0)
+		if (stage_begin(out_arg, "timeline-emit") < 0)
 			cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out_arg);
 		emit.opt.dir = stage_dir();
 		path = xmalloc(strlen(emit.opt.dir) + 16);

@@ -166,14 +166,6 @@ static int write_failed(struct run *r)
 
 /* ---- input resolution ---- */
 
-static char *join(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *p = xmalloc(n);
-	snprintf(p, n, "%s/%s", a, b);
-	return p;
-}
-
 static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -192,7 +184,7 @@ static char *resolve_dir(const char *dir)
 	};
 	size_t i;
 	for (i = 0; i < sizeof tries / sizeof tries[0]; i++) {
-		char *p = join(dir, tries[i]);
+		char *p = xpath(dir, tries[i]);
 		if (io_is_file(p)) {
 			if (i >= 2)
 				cli_note("%s: no visualize_data.bin; reading %s (no metrics)", dir, p);
@@ -449,9 +441,9 @@ static int commit_set(const char *stg, const char *dir, const char *shown, const
 		int had;
 		if (!want[i])
 			continue;
-		from = join(stg, names[i]);
-		to = join(dir, names[i]);
-		old = join(stg, i == OUT_RAW ? "old.raw_simulator" : i == OUT_METRICS ? "old.instr_metrics.json"
+		from = xpath(stg, names[i]);
+		to = xpath(dir, names[i]);
+		old = xpath(stg, i == OUT_RAW ? "old.raw_simulator" : i == OUT_METRICS ? "old.instr_metrics.json"
 		                                                                     : "old.trace.clean.json");
 		had = lstat(to, &st) == 0;
 		if (i == OUT_RAW && had && !S_ISDIR(st.st_mode)) {
@@ -484,8 +476,8 @@ static int commit_set(const char *stg, const char *dir, const char *shown, const
 		char *to, *back;
 		if (!state[j])
 			continue;
-		to = join(dir, names[j]);
-		back = join(stg, j == OUT_RAW ? names[j] : j == OUT_METRICS ? "old.instr_metrics.json"
+		to = xpath(dir, names[j]);
+		back = xpath(stg, j == OUT_RAW ? names[j] : j == OUT_METRICS ? "old.instr_metrics.json"
 		                                                           : "old.trace.clean.json");
 		if (j == OUT_RAW && state[j] == 2)
 			renameat2(AT_FDCWD, back, AT_FDCWD, to, RENAME_EXCHANGE);
@@ -529,14 +521,14 @@ static int open_outputs(struct run *r)
 		} else {
 			r->outdir = r->from_stdin ? xstrdup(".") : dir_of(r->input);
 		}
-		r->stg = join(r->outdir, ".trace-clean.XXXXXX");
+		r->stg = xpath(r->outdir, ".trace-clean.XXXXXX");
 		if (!mkdtemp(r->stg)) {
 			cli_warn("%s: cannot create a directory in it:", r->outdir);
 			return EXIT_IO;
 		}
 		cli_cleanup_add(remove_staging, r->stg);
-		tpath = join(r->stg, "trace.clean.json");
-		r->tshown = join(r->outdir, "trace.clean.json");
+		tpath = xpath(r->stg, "trace.clean.json");
+		r->tshown = xpath(r->outdir, "trace.clean.json");
 		r->trace_w = wr_open(tpath, 0);
 		free(tpath);
 	}
@@ -598,8 +590,8 @@ static int write_metrics(struct run *r)
 	}
 	if (r->kind != IN_VDATA && !metrics_have())
 		return 0;
-	mpath = join(r->stg, "instr_metrics.json");
-	r->mshown = join(r->outdir, "instr_metrics.json");
+	mpath = xpath(r->stg, "instr_metrics.json");
+	r->mshown = xpath(r->outdir, "instr_metrics.json");
 	r->metrics_w = wr_open(mpath, 0);
 	free(mpath);
 	if (!r->metrics_w) {

@@ -323,14 +323,14 @@ int board_basic_line(struct board_basic *b, const char *s, size_t len, uint64_t 
 			return fail(err, BOARD_ERR_FIELD, "Block Dim is not an integer", 0, 0, lineno);
 		b->block_dim = (uint64_t)num;
 		b->have_block_dim = 1;
-		return 0;
+		return copy_text(b->block_dim_text, val, vlen, lineno, err);
 	}
 	if (key_is(s, klen, "Device Id")) {
 		if (parse_int(val, vlen, &num) || num < 0 || num > UINT32_MAX)
 			return fail(err, BOARD_ERR_FIELD, "Device Id is not an integer", 0, 0, lineno);
 		b->device_id = (unsigned)num;
 		b->have_device_id = 1;
-		return 0;
+		return copy_text(b->device_id_text, val, vlen, lineno, err);
 	}
 	if (key_is(s, klen, "Current Freq")) {
 		b->have_cur_freq = 1;

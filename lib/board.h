@@ -132,6 +132,8 @@ struct board_basic {
 	char pid[BOARD_TEXT_MAX];
 	char cur_freq_text[BOARD_TEXT_MAX];   /* as written ("N/A" and all) */
 	char rated_freq_text[BOARD_TEXT_MAX];
+	char block_dim_text[BOARD_TEXT_MAX];  /* as written (the reference's CSV) */
+	char device_id_text[BOARD_TEXT_MAX];
 	uint64_t block_dim;
 	unsigned device_id;
 	int64_t cur_freq, rated_freq;         /* MHz; -1 when not an integer */

@@ -62,3 +62,13 @@ void free_vec(char **v, size_t n)
 		free(v[i]);
 	free(v);
 }
+
+char *xpath(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = xmalloc(a + b + 2);
+	memcpy(p, dir, a);
+	p[a] = '/';
+	memcpy(p + a + 1, name, b + 1);
+	return p;
+}

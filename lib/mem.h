@@ -14,6 +14,8 @@ void *xrealloc(void *p, size_t n);
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* "dir/name", malloc'ed. */
+char *xpath(const char *dir, const char *name);
 /* Frees the n pointers of v (strings, most often; NULL ones too), then v. */
 void free_vec(char **v, size_t n);
 /* The memory error itself, for code that allocates by other means. */

@@ -1295,10 +1295,11 @@ int pmu_column_of(enum board_fmt fmt, const char *col, enum board_core core)
 
 void pmu_csv_line(struct wr *w, const char *const *fields, size_t n)
 {
+	/* Every field ends with a comma, the last one too, as the
+	 * reference's writer ends them. */
 	for (size_t i = 0; i < n; i++) {
-		if (i)
-			wr_putc(w, ',');
 		wr_puts(w, fields[i]);
+		wr_putc(w, ',');
 	}
 	wr_putc(w, '\n');
 }
@@ -1307,11 +1308,7 @@ void pmu_csv_row(struct wr *w, const struct pmu_ctx *x, const char *const *cols,
                  const char *block_id, const char *sub_block_id)
 {
 	char buf[PMU_VALUE_MAX];
-	int first = 1;
 	for (; *cols; cols++) {
-		if (!first)
-			wr_putc(w, ',');
-		first = 0;
 		if (!strcmp(*cols, "block_id")) {
 			wr_puts(w, block_id ? block_id : "");
 		} else if (!strcmp(*cols, "sub_block_id")) {
@@ -1319,7 +1316,10 @@ void pmu_csv_row(struct wr *w, const struct pmu_ctx *x, const char *const *cols,
 		} else if (pmu_column_of(x->fmt, *cols, core)) {
 			pmu_metric(x, *cols, buf);
 			wr_puts(w, buf);
+		} else {
+			wr_puts(w, "NA");   /* the other core kind's column */
 		}
+		wr_putc(w, ',');
 	}
 	wr_putc(w, '\n');
 }

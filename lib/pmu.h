@@ -150,10 +150,11 @@ int pmu_column_of(enum board_fmt fmt, const char *col, enum board_core core);
 /* OpBasicInfo.csv's columns. */
 const char *const *pmu_basic_columns(enum board_fmt fmt);
 
-/* One CSV line: the fields joined by commas, LF-terminated. */
+/* One CSV line: each field followed by a comma (the last too, as the
+ * reference writes them), then LF. */
 void pmu_csv_line(struct wr *w, const char *const *fields, size_t n);
 /* A block's row of a group: block_id and sub_block_id (not on 310P), then
- * each column, computed when it belongs to the core kind, else empty. */
+ * each column, computed when it belongs to the core kind, else NA. */
 void pmu_csv_row(struct wr *w, const struct pmu_ctx *x, const char *const *cols, enum board_core core,
                  const char *block_id, const char *sub_block_id);
 

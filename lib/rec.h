@@ -20,8 +20,8 @@
 
 #define REC_VERSION 2
 #define REC_ESC 0x1a
-#define REC_MAXNUM 24
-#define REC_MAXSTR 6
+#define REC_MAXNUM 32
+#define REC_MAXSTR 8
 #define REC_NONE UINT64_MAX  /* "no value" of u64/hex fields (JSON null) */
 
 /* RT_SUB, RT_LOG and RT_SYNC are u32 on the wire and names in JSON and text. */
@@ -38,7 +38,8 @@ struct rec_schema {
 /* Record kinds and the index of each field. */
 enum { K_HEADER = 'H', K_TRAILER = 'T', K_SOURCE = 'F', K_LINE = 'L',
        K_INSTR = 'I', K_MARK = 'K', K_DIAG = 'D', K_MTEBW = 'W', K_FETCH = 'S',
-       K_MTEXFER = 'X', K_CODE = 'C', K_LAUNCH = 'N', K_API = 'A' };
+       K_MTEXFER = 'X', K_CODE = 'C', K_LAUNCH = 'N', K_API = 'A',
+       K_PMU = 'P', K_STAMP = 'U', K_L2 = 'G', K_BASIC = 'B' };
 
 enum { H_VERSION, H_MHZ, H_NNUM };
 enum { HS_PRODUCER, HS_SOC, HS_ORIGIN, HS_NSTR };
@@ -97,6 +98,28 @@ enum { NS_NAME, NS_API, NS_SOC, NS_DIR, NS_NSTR };
  * and up to three key arguments (see optrace-records(5) per call). */
 enum { A_PID, A_TID, A_BEGIN, A_END, A_RET, A_ARG0, A_ARG1, A_ARG2, A_NNUM };
 enum { AS_NAME, AS_ARGS, AS_NSTR };
+
+/* On-board records (dump-split of an on-board dump, see optrace-board(5)).
+ * A block PMU sample: one record of DeviceProf<file>.bin (index: its record
+ * number in the file), the sub-core (enum board_core: 0 cube, 1 vector),
+ * the decoded ids, the cycles and system times, and each counter slot with
+ * the event the replay programmed into it (0 = an empty slot). */
+#define REC_PMU_SLOTS 10
+enum { P_FILE, P_INDEX, P_CORE, P_COREID, P_BLOCK, P_SUBBLOCK, P_STREAM, P_TASK, P_CYCLES,
+       P_START, P_END, P_NSLOTS, P_EVENT0, P_COUNT0 = P_EVENT0 + REC_PMU_SLOTS,
+       P_NNUM = P_COUNT0 + REC_PMU_SLOTS };
+/* A task stamp of duration.bin, its edge an enum board_stamp_kind (0 start, 1 end,
+ * 2 other). */
+enum { U_INDEX, U_EDGE, U_FUNC, U_TASKTYPE, U_STREAM, U_TASK, U_TIME, U_NNUM };
+/* The counters of L2Cache.bin, each with its event. */
+#define REC_L2_SLOTS 8
+enum { G_EVENT0, G_COUNT0 = G_EVENT0 + REC_L2_SLOTS, G_NNUM = G_COUNT0 + REC_L2_SLOTS };
+/* op_basic_info.txt: have is a mask of the keys present (REC_BASIC_*);
+ * frequencies -1 when not an integer; the texts as written. */
+enum { B_BLOCKDIM, B_DEVICE, B_CURFREQ, B_RATEDFREQ, B_MC2, B_LCCL, B_SIMT, B_HAVE, B_NNUM };
+enum { BS_OPNAME, BS_SOC, BS_PID, BS_CURFREQ, BS_RATEDFREQ, BS_BLOCKDIM, BS_DEVICE, BS_NSTR };
+enum { REC_BASIC_OPNAME = 1, REC_BASIC_BLOCKDIM = 2, REC_BASIC_SOC = 4, REC_BASIC_DEVICE = 8,
+       REC_BASIC_PID = 16, REC_BASIC_CURFREQ = 32, REC_BASIC_RATEDFREQ = 64 };
 
 struct rec_text {
 	const char *p;

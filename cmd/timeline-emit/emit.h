@@ -11,6 +11,7 @@
 #include "json.h"
 #include "keytab.h"
 #include "mem.h"
+#include "stage.h"
 #include "tick.h"
 
 /* Sums of signed counts (process bytes, scalar-head cycles) stop at the
@@ -281,16 +282,6 @@ static inline uint64_t us6(uint64_t ticks)
 	return tick_us6(ticks, emit.mhz);
 }
 
-/* stage.c: the -o DIR set, written aside and moved in whole.  From
- * stage_begin until stage_commit succeeds, any exit of the process removes
- * the staging directory with whatever is in it (the exit-time cleanup
- * list of cli.h), so a fatal error leaves nothing of the run behind. */
-int stage_begin(const char *dir);       /* 0, or -1 with errno */
-const char *stage_dir(void);            /* where the files are written */
-const char *stage_final(void);          /* DIR */
-int stage_check_core(const char *name); /* -1: DIR/name exists, not a directory */
-/* Move the set into DIR: 0, or an errno with *failed (malloc'ed) the path. */
-int stage_commit(char **failed);
 
 /* trace.c: the all-cores trace */
 void trace_begin(void);

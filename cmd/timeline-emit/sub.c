@@ -38,16 +38,6 @@ static struct subout *open_outs[SUB_OPEN_MAX];
 static int nopen;
 static uint64_t clock_;
 
-static char *join(const char *a, const char *b)
-{
-	size_t na = strlen(a), nb = strlen(b);
-	char *s = xmalloc(na + nb + 2);
-	memcpy(s, a, na);
-	s[na] = '/';
-	memcpy(s + na + 1, b, nb + 1);
-	return s;
-}
-
 static void drop_open(struct subout *o)
 {
 	int i;
@@ -107,7 +97,7 @@ void sub_open(struct core *c)
 	c->out = o;
 	o->fd = -1;
 	o->core = c->name;
-	o->dir = join(emit.opt.dir, c->name);
+	o->dir = xpath(emit.opt.dir, c->name);
 	/* The directory is named by the data: never write through a link. */
 	if (lstat(o->dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
@@ -116,8 +106,8 @@ void sub_open(struct core *c)
 	} else if (mkdir(o->dir, 0777) < 0) {
 		cli_die(EXIT_IO, "%s/%s: cannot create:", stage_final(), c->name);
 	}
-	o->final = join(o->dir, "trace.json");
-	base = join(o->dir, "trace.json.tmpXXXXXX");
+	o->final = xpath(o->dir, "trace.json");
+	base = xpath(o->dir, "trace.json.tmpXXXXXX");
 	o->fd = mkstemp(base);
 	if (o->fd < 0) {
 		int e = errno;

@@ -48,14 +48,6 @@ static int core_dir_name(const char *s)
 	return !*p;
 }
 
-static char *join(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *p = xmalloc(n);
-	snprintf(p, n, "%s/%s", a, b);
-	return p;
-}
-
 /* to: where the copy is written; shown: its name in messages (the place
  * it will have once the output set is moved into place). */
 static int copy_file(const char *from, const char *to, const char *shown)
@@ -140,9 +132,9 @@ static int copy_tree(const char *from, const char *to, const char *shown, const 
 		struct stat st;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		a = join(from, de->d_name);
-		b = join(to, de->d_name);
-		bs = join(shown, de->d_name);
+		a = xpath(from, de->d_name);
+		b = xpath(to, de->d_name);
+		bs = xpath(shown, de->d_name);
 		if (lstat(a, &st) == 0 && !is_dst(d, &st)) {
 			if (S_ISREG(st.st_mode)) {
 				status = copy_file(a, b, bs);
@@ -164,7 +156,7 @@ int rawcopy(const char *srcdir, const char *input, const char *outdir, const cha
 {
 	struct dst d = { { 0 }, { 0 }, 0 };
 	struct stat st;
-	char *to = join(outdir, "raw_simulator"), *shown = join(shown_dir, "raw_simulator");
+	char *to = xpath(outdir, "raw_simulator"), *shown = xpath(shown_dir, "raw_simulator");
 	const char *base = strrchr(input, '/');
 	DIR *dir;
 	struct dirent *de;
@@ -207,9 +199,9 @@ int rawcopy(const char *srcdir, const char *input, const char *outdir, const cha
 		int is_input = !strcmp(n, base);
 		if (!is_input && strcmp(n, "visualize_data.bin") && strcmp(n, "trace.json") && !core_dir_name(n))
 			continue;
-		a = join(srcdir, n);
-		b = join(to, n);
-		bs = join(shown, n);
+		a = xpath(srcdir, n);
+		b = xpath(to, n);
+		bs = xpath(shown, n);
 		if (lstat(a, &st) == 0 && !is_dst(&d, &st)) {
 			if (S_ISREG(st.st_mode)) {
 				status = copy_file(a, b, bs);

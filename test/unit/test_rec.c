@@ -195,7 +195,8 @@ static struct rec_text rnd_text(size_t max)
 	return t;
 }
 
-static const int kinds[] = { K_HEADER, K_TRAILER, K_SOURCE, K_LINE, K_INSTR, K_MARK, K_DIAG };
+static const int kinds[] = { K_HEADER, K_TRAILER, K_SOURCE, K_LINE, K_INSTR, K_MARK, K_DIAG,
+                              K_PMU, K_STAMP, K_L2, K_BASIC };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 static int type_width(enum rec_type t)
@@ -751,6 +752,58 @@ static void test_stream_roundtrip(void)
 		stream_roundtrip(r, 2, REC_JSON, "JSON, one 3 MiB text");
 		free(t);
 	}
+}
+
+/* One record as a JSON line, in a block of its length without the LF;
+ * *n the length. */
+static char *json_line(const struct rec *r, size_t *n)
+{
+	int fd = put_all(r, 1, REC_JSON);
+	char *s = slurp_fd(fd, n), *line;
+	close(fd);
+	line = dup_exact(s, --*n);
+	free(s);
+	return line;
+}
+
+/* The on-board kinds by name: a PMU sample of the last slot, and back. */
+static void test_board_kinds(void)
+{
+	struct rec r, got;
+	struct rec_dec d = { 0 };
+	const char *why;
+	char *line;
+	size_t n;
+
+	rec_init(&r, K_PMU);
+	r.n[P_FILE].u = 10;
+	r.n[P_CORE].u = 1;
+	r.n[P_NSLOTS].u = 10;
+	r.n[P_EVENT0 + 9].u = 1468;
+	r.n[P_COUNT0 + 9].u = 0xffffffffffffffffULL;
+	r.n[P_CYCLES].u = 50000;
+	line = json_line(&r, &n);
+	has(strstr(line, "\"kind\":\"pmu\",\"file\":10,") ? "ok" : "", "ok", "pmu record: kind and file first");
+	has(strstr(line, "\"event9\":1468,") ? "ok" : "", "ok", "pmu record: the last slot's event");
+	has(strstr(line, "\"count9\":null") ? "ok" : "", "ok", "pmu record: a count of all ones is null");
+	CHECK_MSG(rec_decode(&d, line, n, &got, &why) == DEC_OK && got.sc->kind == K_PMU &&
+	          got.n[P_COUNT0 + 9].u == 0xffffffffffffffffULL && got.n[P_EVENT0 + 9].u == 1468 &&
+	          got.n[P_CYCLES].u == 50000, "pmu record: JSON back to the numbers");
+	free(line);
+
+	rec_init(&r, K_BASIC);
+	r.n[B_CURFREQ].i = -1;
+	r.n[B_HAVE].u = REC_BASIC_OPNAME | REC_BASIC_SOC;
+	rec_text_set(&r, BS_OPNAME, "add", 3);
+	rec_text_set(&r, BS_CURFREQ, "N/A", 3);
+	line = json_line(&r, &n);
+	has(strstr(line, "\"cur_freq\":-1,") ? "ok" : "", "ok", "basic record: an unknown clock is -1");
+	has(strstr(line, "\"op_name\":\"add\"") ? "ok" : "", "ok", "basic record: the op name");
+	CHECK_MSG(rec_decode(&d, line, n, &got, &why) == DEC_OK && got.n[B_CURFREQ].i == -1 &&
+	          got.s[BS_CURFREQ].n == 3 && !memcmp(got.s[BS_CURFREQ].p, "N/A", 3),
+	          "basic record: JSON back");
+	free(line);
+	rec_dec_free(&d);
 }
 
 /* Binary -> JSON -> binary gives the same bytes (what rec-cat does). */
@@ -1398,7 +1451,8 @@ static void test_decoders(void)
 static void test_view_layout(void)
 {
 	static const int kinds[] = { K_HEADER, K_TRAILER, K_SOURCE, K_LINE, K_INSTR, K_MARK, K_DIAG,
-	                             K_MTEBW, K_FETCH, K_MTEXFER, K_CODE, K_LAUNCH, K_API };
+	                             K_MTEBW, K_FETCH, K_MTEXFER, K_CODE, K_LAUNCH, K_API,
+	                             K_PMU, K_STAMP, K_L2, K_BASIC };
 	size_t k;
 	CHECK_MSG(rec_layout('?') == NULL, "rec_layout of an unknown kind");
 	for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
@@ -1719,6 +1773,7 @@ int main(void)
 	test_bin_roundtrip();
 	test_all_bytes();
 	test_json_form();
+	test_board_kinds();
 	test_stream_roundtrip();
 	test_bin_json_bin();
 	test_nonfinite();

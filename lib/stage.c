@@ -1,4 +1,4 @@
-/* The -o DIR set, all or nothing.
+/* A tool's -o DIR set, all or nothing.
  *
  * Every file of a run (trace.json, the per-core directories, the CSVs,
  * visualize_data.bin, the split traces) is written into a staging
@@ -6,7 +6,7 @@
  * become visible:
  *   - DIR did not exist: the staging directory is its sibling DIR.tmpXXXXXX
  *     and is renamed to DIR in one step;
- *   - DIR exists: the staging directory is DIR/.timeline-emit.tmpXXXXXX;
+ *   - DIR exists: the staging directory is DIR/.<tool>.tmpXXXXXX;
  *     its files are moved into DIR one by one, each older file first moved
  *     aside into the staging directory, so that a failure part way puts
  *     the older ones back.
@@ -24,9 +24,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stage.h"
+
 #include "cli.h"
-#include "emit.h"
 #include "io.h"
+#include "mem.h"
 
 static char *stage_path;      /* the staging directory, NULL when none */
 static const char *final_dir; /* DIR as the user named it */
@@ -36,7 +38,7 @@ const char *stage_final(void) { return final_dir; }
 
 static void stage_abort(void *unused);
 
-int stage_begin(const char *dir)
+int stage_begin(const char *dir, const char *tool)
 {
 	struct stat st;
 	size_t n = strlen(dir);
@@ -48,8 +50,9 @@ int stage_begin(const char *dir)
 			errno = ENOTDIR;
 			return -1;
 		}
-		stage_path = xmalloc(n + 32);
-		snprintf(stage_path, n + 32, "%s/.timeline-emit.tmpXXXXXX", dir);
+		size_t k = n + strlen(tool) + 16;
+		stage_path = xmalloc(k);
+		snprintf(stage_path, k, "%s/.%s.tmpXXXXXX", dir, tool);
 	} else {
 		fresh_dir = 1;
 		stage_path = xmalloc(n + 16);
@@ -117,14 +120,6 @@ static int list_one(const char *path, const struct stat *st, int flag, struct FT
 		dirs[ndirs++] = xstrdup(path);
 	}
 	return 0;
-}
-
-static char *join3(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *s = xmalloc(n);
-	snprintf(s, n, "%s/%s", a, b);
-	return s;
 }
 
 static void list_free(void)
@@ -207,8 +202,8 @@ int stage_commit(char **failed)
 		struct stat st;
 		char *slash;
 
-		x->final = join3(final_dir, files[i]);
-		x->staged = join3(stage_path, files[i]);
+		x->final = xpath(final_dir, files[i]);
+		x->staged = xpath(stage_path, files[i]);
 		/* Its directory (a core's): made if missing, never a link. */
 		slash = strrchr(files[i], '/');
 		if (slash) {
@@ -236,7 +231,7 @@ int stage_commit(char **failed)
 		if (lstat(x->final, &st) == 0) {
 			char name[40];
 			snprintf(name, sizeof name, ".old.%zu", i);
-			x->old = join3(stage_path, name);
+			x->old = xpath(stage_path, name);
 			if (rename(x->final, x->old) < 0) {
 				err = errno;
 				free(x->old);
@@ -291,7 +286,7 @@ int stage_check_core(const char *name)
 
 	if (fresh_dir)
 		return 0;
-	p = join3(final_dir, name);
+	p = xpath(final_dir, name);
 	bad = lstat(p, &st) == 0 && !S_ISDIR(st.st_mode);
 	free(p);
 	return bad ? -1 : 0;

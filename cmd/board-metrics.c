@@ -1,0 +1,558 @@
+/* board-metrics: the metric CSVs of an on-board run from its records (the
+ * pmu, stamp, l2 and basic records dump-split writes; optrace-board(5)).
+ *
+ * A sink on the record runtime (lib/filter.h): each block's event counts
+ * are merged over the replays as they come (the first count of an event
+ * is kept; cycles and times are the last replay's), the task stamps give
+ * the span, and at the end OpBasicInfo.csv and one CSV per metric group
+ * are written into a staging directory and moved into -o DIR whole
+ * (lib/stage.h).  See board-metrics(1). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board.h"
+#include "cli.h"
+#include "filter.h"
+#include "io.h"
+#include "keytab.h"
+#include "loss.h"
+#include "mem.h"
+#include "pmu.h"
+#include "rec.h"
+#include "stage.h"
+
+enum { LOSS_BAD, LOSS_NKINDS };
+static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
+	FILTER_LOSS_BAD_RECORD,
+};
+static struct losses losses;
+
+/* One (block, sub-core) key: its merged counts and its last replay's
+ * cycles. */
+struct blk {
+	unsigned block, core, sub, core_id;
+	uint64_t cycles;
+	struct pmu_counts ev;
+};
+
+static struct blk **blks;
+static size_t nblks, capblks;
+static struct keytab blk_index;        /* key -> index + 1 in blks */
+static int have_basic, have_l2, fmt = -1, full_table;
+static struct board_basic basic;
+static struct board_span span;
+static uint64_t l2_event[REC_L2_SLOTS], l2_count[REC_L2_SLOTS];
+static unsigned groups_on = (1u << GRP_COUNT) - 1;
+static const char *out_dir;
+static uint64_t npmu;
+
+static uint64_t blk_key(unsigned block, unsigned core, unsigned sub)
+{
+	return (uint64_t)block << 32 | (uint64_t)core << 16 | sub;
+}
+
+static struct blk *blk_of(unsigned block, unsigned core, unsigned sub)
+{
+	int fresh;
+	uint32_t *at = keytab_get(&blk_index, blk_key(block, core, sub), &fresh);
+	struct blk *b;
+	if (!fresh)
+		return blks[*at - 1];
+	if (nblks == capblks)
+		blks = xreallocarray(blks, capblks = capblks ? 2 * capblks : 64, sizeof *blks);
+	b = xcalloc(1, sizeof *b);
+	b->block = block;
+	b->core = core;
+	b->sub = sub;
+	pmu_counts_init(&b->ev);
+	blks[nblks++] = b;
+	*at = (uint32_t)nblks;
+	return b;
+}
+
+static void take_basic(const struct rec *r)
+{
+	const struct rec_text *s = r->s;
+	uint64_t have = r->n[B_HAVE].u;
+	board_basic_init(&basic);
+#define TEXT(dst, i) snprintf(dst, sizeof dst, "%.*s", (int)s[i].n, s[i].p)
+	TEXT(basic.op_name, BS_OPNAME);
+	TEXT(basic.soc, BS_SOC);
+	TEXT(basic.pid, BS_PID);
+	TEXT(basic.cur_freq_text, BS_CURFREQ);
+	TEXT(basic.rated_freq_text, BS_RATEDFREQ);
+	TEXT(basic.block_dim_text, BS_BLOCKDIM);
+	TEXT(basic.device_id_text, BS_DEVICE);
+#undef TEXT
+	basic.block_dim = r->n[B_BLOCKDIM].u;
+	basic.device_id = (unsigned)r->n[B_DEVICE].u;
+	basic.cur_freq = r->n[B_CURFREQ].i;
+	basic.rated_freq = r->n[B_RATEDFREQ].i;
+	basic.have_pid = (have & REC_BASIC_PID) != 0;
+	basic.have_cur_freq = (have & REC_BASIC_CURFREQ) != 0;
+	basic.have_rated_freq = (have & REC_BASIC_RATEDFREQ) != 0;
+	have_basic = 1;
+}
+
+static void take_pmu(struct filter *f, const struct rec *r)
+{
+	unsigned core = (unsigned)r->n[P_CORE].u, i, n = (unsigned)r->n[P_NSLOTS].u;
+	struct blk *b;
+	if (core > 1 || n > REC_PMU_SLOTS) {
+		filter_bad(f, LOSS_BAD, "a pmu record with a core kind or slot count optrace-records(5) does not allow");
+		return;
+	}
+	b = blk_of((unsigned)r->n[P_BLOCK].u, core, (unsigned)r->n[P_SUBBLOCK].u);
+	b->cycles = r->n[P_CYCLES].u;
+	b->core_id = (unsigned)r->n[P_COREID].u;
+	for (i = 0; i < n; i++)
+		if (pmu_counts_merge(&b->ev, (unsigned)r->n[P_EVENT0 + i].u, r->n[P_COUNT0 + i].u) < 0)
+			full_table = 1;
+	npmu++;
+}
+
+static void take_stamp(const struct rec *r)
+{
+	struct board_stamp st = { 0 };
+	st.kind = r->n[U_EDGE].u <= BOARD_STAMP_END ? (enum board_stamp_kind)r->n[U_EDGE].u : BOARD_STAMP_OTHER;
+	st.func_type = (unsigned)r->n[U_FUNC].u;
+	st.task_type = (unsigned)r->n[U_TASKTYPE].u;
+	st.stream_id = (unsigned)r->n[U_STREAM].u;
+	st.task_id = (unsigned)r->n[U_TASK].u;
+	st.sys_time = r->n[U_TIME].u;
+	board_span_add((enum board_fmt)fmt, &span, &st);
+}
+
+static void run_start(struct filter *f, const struct chip *chip)
+{
+	(void)f;
+	fmt = board_fmt_of(chip->family);
+	if (fmt < 0)
+		cli_die(EXIT_UNUSABLE, "%s: no on-board metrics for this chip (the stream's SoC; --soc-version names another)",
+		        chip->soc);
+}
+
+static int run_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
+{
+	int i;
+	(void)line;
+	(void)len;
+	if (k != DEC_OK)
+		return 1;       /* a sink: kinds it does not know are not its business */
+	switch (r->sc->kind) {
+	case K_BASIC:
+		take_basic(r);
+		break;
+	case K_PMU:
+		take_pmu(f, r);
+		break;
+	case K_STAMP:
+		take_stamp(r);
+		break;
+	case K_L2:
+		for (i = 0; i < REC_L2_SLOTS; i++) {
+			l2_event[i] = r->n[G_EVENT0 + i].u;
+			l2_count[i] = r->n[G_COUNT0 + i].u;
+		}
+		have_l2 = 1;
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+/* Rows in the reference's order: block id, then cube0 < vector0 < vector1. */
+static int cmp_blk(const void *pa, const void *pb)
+{
+	const struct blk *a = *(struct blk *const *)pa, *b = *(struct blk *const *)pb;
+	if (a->block != b->block)
+		return a->block < b->block ? -1 : 1;
+	if (a->core != b->core)
+		return a->core < b->core ? -1 : 1;
+	return a->sub < b->sub ? -1 : a->sub > b->sub;
+}
+
+/* What the op is: mix, cube, vector; AiCore on 310P. */
+static const char *op_type(size_t *nvec)
+{
+	size_t i, ncube = 0;
+	*nvec = 0;
+	for (i = 0; i < nblks; i++) {
+		if (blks[i]->core == BOARD_VECTOR)
+			++*nvec;
+		else
+			ncube++;
+	}
+	if (fmt == BOARD_310P)
+		return "AiCore";
+	return ncube && *nvec ? "mix" : ncube ? "cube" : "vector";
+}
+
+struct run {
+	const char *soc, *type;
+	int64_t freq, cores;
+	float duration;              /* Task Duration; < 0 unknown */
+	int mix;
+};
+
+static void ctx_of(struct pmu_ctx *x, const struct run *u, const struct blk *b)
+{
+	pmu_ctx_init(x, (enum board_fmt)fmt, u->soc, &b->ev, b->cycles, u->freq, u->cores, basic.block_dim,
+	             u->mix && u->duration > 0 ? u->duration : 0.0f);
+}
+
+/* A CSV of the staging directory; cli_die on failure (the exit removes
+ * the staging directory). */
+static struct wr *csv_open(const char *name)
+{
+	char *path = xpath(stage_dir(), name);
+	struct wr *w = wr_open(path, 0);
+	free(path);
+	if (!w)
+		cli_die(EXIT_IO, "%s/%s: cannot create:", stage_final(), name);
+	return w;
+}
+
+static void csv_close(struct wr *w, const char *name)
+{
+	int e = wr_close(w);
+	if (e) {
+		errno = e;
+		cli_die(EXIT_IO, "%s/%s: cannot write:", stage_final(), name);
+	}
+}
+
+static void put_basic_csv(const struct run *u, size_t nvec)
+{
+	const char *const *cols = pmu_basic_columns((enum board_fmt)fmt);
+	const char *v[16];
+	char dur[PMU_VALUE_MAX], mixdim[32];
+	size_t n = 0, ncols;
+	struct wr *w = csv_open("OpBasicInfo.csv");
+
+	for (ncols = 0; cols[ncols]; ncols++)
+		;
+	pmu_csv_line(w, cols, ncols);
+	if (u->duration >= 0)
+		pmu_fmt_float(u->duration, dur);
+	else
+		strcpy(dur, "NA");
+	/* What the reference has no value for is NA: Mix Block Dim of an op
+	 * that is not mix, a key op_basic_info.txt does not have. */
+	if (u->mix)
+		snprintf(mixdim, sizeof mixdim, "%zu", nvec);
+	else
+		strcpy(mixdim, "NA");
+	v[n++] = basic.op_name;
+	v[n++] = u->type;
+	v[n++] = dur;
+	v[n++] = basic.block_dim_text;     /* as written, as the reference does */
+	if (fmt != BOARD_310P)
+		v[n++] = mixdim;
+	v[n++] = basic.device_id_text;
+	v[n++] = basic.have_pid ? basic.pid : "NA";
+	v[n++] = basic.have_cur_freq ? basic.cur_freq_text : "NA";
+	v[n++] = basic.have_rated_freq ? basic.rated_freq_text : "NA";
+	pmu_csv_line(w, v, n);
+	csv_close(w, "OpBasicInfo.csv");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The 910B PipeUtilization columns: the fixed ones, then the
+ * scalar_wait_id columns of the events some block counted non-zero (the
+ * aic_ ones sorted as strings, then the aiv_ ones).  *extra: what to free. */
+static const char **pipe_columns(const char *const *fixed, char ***extra, size_t *nextra)
+{
+	static const unsigned first[2] = { 1792, 1780 };
+	const char **cols;
+	size_t nfixed, n = 0, i, k;
+	char **names = NULL;
+	int core;
+
+	for (nfixed = 0; fixed[nfixed]; nfixed++)
+		;
+	if (fmt == BOARD_A2) {
+		names = xcalloc(2 * 16, sizeof *names);
+		for (core = 0; core < 2; core++) {
+			size_t from = n;
+			for (k = 0; k < 2; k++) {
+				unsigned e;
+				for (e = first[k]; e < first[k] + 8; e++) {
+					for (i = 0; i < nblks; i++) {
+						uint64_t v;
+						if (blks[i]->core != (unsigned)core)
+							continue;
+						v = pmu_counts_get(&blks[i]->ev, e);
+						if (v != PMU_EMPTY && v != 0)
+							break;
+					}
+					if (i < nblks) {
+						const char *base = pmu_scalar_wait_name(e);
+						size_t len = strlen(base) + 5;
+						names[n] = xmalloc(len);
+						snprintf(names[n++], len, "%s%s", core ? "aiv_" : "aic_", base);
+					}
+				}
+			}
+			qsort(names + from, n - from, sizeof *names, cmp_str);
+		}
+	}
+	cols = xcalloc(nfixed + n + 1, sizeof *cols);
+	memcpy(cols, fixed, nfixed * sizeof *cols);
+	for (i = 0; i < n; i++)
+		cols[nfixed + i] = names[i];
+	*extra = names;
+	*nextra = n;
+	return cols;
+}
+
+static void put_group_csv(const struct run *u, enum pmu_group g)
+{
+	const char *const *fixed = pmu_columns((enum board_fmt)fmt, g), **cols = NULL;
+	char name[64], **extra = NULL, block[16], sub[16];
+	size_t ncols, nextra = 0, i;
+	struct wr *w;
+
+	snprintf(name, sizeof name, "%s.csv", pmu_group_name(g));
+	if (g == GRP_PIPE)
+		fixed = cols = pipe_columns(fixed, &extra, &nextra);
+	for (ncols = 0; fixed[ncols]; ncols++)
+		;
+	w = csv_open(name);
+	pmu_csv_line(w, fixed, ncols);
+	for (i = 0; i < nblks; i++) {
+		const struct blk *b = blks[i];
+		struct pmu_ctx x;
+		ctx_of(&x, u, b);
+		snprintf(block, sizeof block, "%u", b->block);
+		snprintf(sub, sizeof sub, "%s%u", b->core == BOARD_VECTOR ? "vector" : "cube", b->sub);
+		pmu_csv_row(w, &x, fixed, (enum board_core)b->core, block, sub);
+	}
+	csv_close(w, name);
+	free(cols);
+	for (i = 0; i < nextra; i++)
+		free(extra[i]);
+	free(extra);
+}
+
+/* The pipe of PipeUtilization with the largest busy ratio over all rows. */
+static void busiest(const struct run *u, char *buf, size_t size)
+{
+	const char *const *cols = pmu_columns((enum board_fmt)fmt, GRP_PIPE), *best = NULL;
+	float top = -1.0f;
+	unsigned top_block = 0;
+	const struct blk *tb = NULL;
+	size_t i;
+
+	for (i = 0; i < nblks; i++) {
+		const struct blk *b = blks[i];
+		const char *const *c;
+		struct pmu_ctx x;
+		ctx_of(&x, u, b);
+		for (c = cols; *c; c++) {
+			size_t n = strlen(*c);
+			char v[PMU_VALUE_MAX], *end;
+			float r;
+			if (n < 10 || strcmp(*c + n - 6, "_ratio") || !strcmp(*c + 4, "scalar_ratio") ||
+			    !pmu_column_of((enum board_fmt)fmt, *c, (enum board_core)b->core))
+				continue;
+			pmu_metric(&x, *c, v);
+			r = strtof(v, &end);
+			if (end == v || *end)
+				continue;   /* NA */
+			if (r > top) {
+				top = r;
+				best = *c;
+				top_block = b->block;
+				tb = b;
+			}
+		}
+	}
+	if (!best) {
+		snprintf(buf, size, "NA (no pipe counts)");
+		return;
+	}
+	{
+		/* aic_mte2_ratio -> MTE2 */
+		char pipe[32];
+		size_t n = strlen(best) - 4 - 6, k;
+		if (n >= sizeof pipe)
+			n = sizeof pipe - 1;
+		for (k = 0; k < n; k++)
+			pipe[k] = (char)(best[4 + k] >= 'a' && best[4 + k] <= 'z' ? best[4 + k] - 32 : best[4 + k]);
+		pipe[n] = 0;
+		snprintf(buf, size, "%s, %.1f%% of the cycles of block %u %s%u", pipe, 100.0 * top, top_block,
+		         tb->core == BOARD_VECTOR ? "vector" : "cube", tb->sub);
+	}
+}
+
+static struct run run;
+static char summary_pipe[160];
+
+static int run_finish(struct filter *f)
+{
+	const struct pmu_defaults *d;
+	char *failed;
+	size_t nvec, i;
+	int e, g;
+
+	if (!have_basic)
+		cli_die(EXIT_UNUSABLE, "no basic record (op_basic_info.txt) in the input: not an on-board stream? nothing written");
+	if (!nblks)
+		cli_die(EXIT_UNUSABLE, "no pmu record (DeviceProf<N>.bin) in the input; nothing written");
+	if (full_table)
+		cli_warn("a block counted more than %d events: the others were left out", PMU_EVENTS_MAX);
+	if (f->up.bad || f->up.dropped)
+		cli_warn("the stream upstream left out %llu bad records and %llu files or lines (its trailer): the "
+		         "metrics cover what it read", (unsigned long long)f->up.bad, (unsigned long long)f->up.dropped);
+	f->problems += f->up.bad + f->up.dropped + (uint64_t)full_table;
+	qsort(blks, nblks, sizeof *blks, cmp_blk);
+	d = pmu_defaults((enum board_fmt)fmt);
+	run.soc = basic.soc[0] ? basic.soc : f->header_soc;
+	if (f->soc)
+		run.soc = f->soc;
+	run.freq = basic.cur_freq > 0 ? basic.cur_freq : (int64_t)d->aicore_mhz;
+	run.cores = d->cores;
+	run.duration = board_span_us(&span, d->ts_khz);
+	run.type = op_type(&nvec);
+	run.mix = !strcmp(run.type, "mix");
+	if (run.duration < 0) {
+		cli_warn("no AI Core start and end stamps (duration.bin): Task Duration NA");
+		f->problems++;
+	}
+	if (fmt == BOARD_310P && have_l2)
+		for (i = 0; i < nblks; i++)
+			for (g = 0; g < 3; g++)
+				pmu_counts_merge(&blks[i]->ev, (unsigned)l2_event[g], l2_count[g]);
+
+	if (stage_begin(out_dir, "board-metrics") < 0)
+		cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out_dir);
+	put_basic_csv(&run, nvec);
+	for (g = 0; g < GRP_COUNT; g++)
+		if (groups_on & (1u << g))
+			put_group_csv(&run, (enum pmu_group)g);
+	if ((e = stage_commit(&failed))) {
+		errno = e;
+		cli_die(EXIT_IO, "%s: cannot move the outputs into place:", failed);
+	}
+	busiest(&run, summary_pipe, sizeof summary_pipe);
+	return 1;
+}
+
+static void run_report(struct filter *f)
+{
+	char dur[PMU_VALUE_MAX];
+	(void)f;
+	if (run.duration >= 0)
+		snprintf(dur, sizeof dur, "%.3f us", (double)run.duration);
+	else
+		strcpy(dur, "NA");
+	if (cli_verbosity >= 1) {
+		printf("op %s (%s, %s)\n", basic.op_name, run.type, basic.soc);
+		printf("  task duration  %s\n", dur);
+		printf("  block dim      %llu (%zu sub-core rows)\n", (unsigned long long)basic.block_dim, nblks);
+		printf("  busiest pipe   %s\n", summary_pipe);
+		printf("  written        %s/OpBasicInfo.csv and %d metric CSVs\n", out_dir,
+		       __builtin_popcount(groups_on));
+		fflush(stdout);
+	}
+	loss_report(&losses);
+	if (cli_verbosity >= 2)
+		cli_note("%llu pmu records, %zu keys", (unsigned long long)npmu, nblks);
+}
+
+/* --aic-metrics=LIST: metric groups by name (either spelling, any case);
+ * Default is all seven. */
+static void parse_groups(const char *list)
+{
+	const char *p = list;
+	groups_on = 0;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char name[64];
+		int g;
+		if (n == 0 || n >= sizeof name)
+			cli_die(EXIT_USAGE, "option --aic-metrics: an empty or overlong group name in '%s'", list);
+		memcpy(name, p, n);
+		name[n] = 0;
+		if (!strcasecmp(name, "Default"))
+			groups_on = (1u << GRP_COUNT) - 1;
+		else if ((g = pmu_group_find(name)) >= 0)
+			groups_on |= 1u << g;
+		else
+			cli_die(EXIT_USAGE, "option --aic-metrics: '%s' is not a metric group (ArithmeticUtilization, "
+			        "L2Cache, Memory, MemoryL0, MemoryUB, PipeUtilization, ResourceConflictRatio, Default)", name);
+		p += n + (e != NULL);
+	}
+	if (!groups_on)
+		cli_die(EXIT_USAGE, "option --aic-metrics: no group given");
+}
+
+static int option(struct filter *f, int c, const char *arg)
+{
+	switch (c) {
+	case 'A':
+		parse_groups(arg);
+		return 1;
+	case 'o':
+		f->outpath = out_dir = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int ready(struct filter *f)
+{
+	if (!out_dir || !*out_dir || !strcmp(out_dir, "-")) {
+		cli_warn("-o DIR is required: the directory the CSVs go into");
+		filter_help(f, stderr);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static const char help[] =
+	"usage: board-metrics -o DIR [--aic-metrics=LIST] [OPTION]... [FILE...]\n"
+	"Read the records of an on-board run (dump-split of an on-board dump) and write\n"
+	"OpBasicInfo.csv and the metric-group CSVs into DIR, all or none.\n"
+	"  -o DIR             the output directory (created; files replaced only on success)\n"
+	"  --aic-metrics=LIST groups, comma-separated: ArithmeticUtilization, L2Cache,\n"
+	"                     Memory, MemoryL0, MemoryUB, PipeUtilization,\n"
+	"                     ResourceConflictRatio, Default (all seven, the default)\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		FILTER_LONGOPTS,
+		FILTER_LONGOPT_SOC,
+		{ "aic-metrics", required_argument, NULL, 'A' },
+		FILTER_LONGOPTS_END
+	};
+	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,
+	                                       .loss_nkinds = LOSS_NKINDS, .option = option, .help = help,
+	                                       .soc = 1, .ready = ready };
+	struct filter f = { .tool = "board-metrics", .ls = &losses, .bad_kind = LOSS_BAD, .sink = 1,
+	                    .start = run_start, .record = run_record, .finish = run_finish,
+	                    .report = run_report };
+	size_t i;
+	int status;
+
+	blk_index = keytab_make(sizeof(uint32_t), 3);
+	status = filter_main(&f, &cli, argc, argv);
+	for (i = 0; i < nblks; i++)
+		free(blks[i]);
+	free(blks);
+	keytab_free(&blk_index);
+	loss_free(&losses);
+	return status;
+}

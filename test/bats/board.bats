@@ -1,0 +1,276 @@
+#!/usr/bin/env bats
+# The on-board flow as a user runs it: dump-split of an on-board dump
+# directory into records, board-metrics into the reference's CSVs.  Every
+# dump here is written by test/tools/board-gen (counter slot i holds
+# COUNT + i, see its header) and changed by hand where a test says so.
+
+setup() {
+	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
+	GEN=$(command -v board-gen || echo "$top/build/bin/board-gen")
+	[ -x "$GEN" ] || { echo "board-gen is not built (make build/bin/board-gen)"; return 1; }
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# col FILE ROW NAME: the field of column NAME in data row ROW (1 = the first
+# row after the header).
+col() {
+	awk -F, -v row="$2" -v name="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+		NR == row + 1 { if (c) print $c; else print "NO-COLUMN" }' "$1"
+}
+
+@test "910B: OpBasicInfo.csv has the reference's header and a 200 us task" {
+	"$GEN" 910B d
+	run board-metrics -o m < <(dump-split d)
+	[ "$status" -eq 0 ]
+	[ "$(sed -n 1p m/OpBasicInfo.csv)" = "Op Name,Op Type,Task Duration(us),Block Dim,Mix Block Dim,Device Id,Pid,Current Freq,Rated Freq," ]
+	[ "$(sed -n 2p m/OpBasicInfo.csv)" = "add,mix,200.000000,1,2,0,4242,N/A,1650," ]
+	[[ "$output" == *"op add (mix, Ascend910B4)"* ]]
+	[[ "$output" == *"task duration  200.000 us"* ]]
+	[[ "$output" == *"busiest pipe"* ]]
+	# every field ends with a comma, as the reference writes them
+	[ "$(grep -c ',$' m/PipeUtilization.csv)" -eq 4 ]
+	# the seven groups and nothing else
+	[ "$(ls m | tr '\n' ' ')" = "ArithmeticUtilization.csv L2Cache.csv Memory.csv MemoryL0.csv MemoryUB.csv OpBasicInfo.csv PipeUtilization.csv ResourceConflictRatio.csv " ]
+}
+
+@test "910B: rows by block, cube0 before vector0 and vector1; columns filled by core kind" {
+	"$GEN" -b 2 910B d
+	dump-split d | board-metrics -q -o m
+	[ "$(cut -d, -f1,2 m/MemoryL0.csv | tr '\n' ' ')" = "block_id,sub_block_id 0,cube0 0,vector0 0,vector1 1,cube0 1,vector0 1,vector1 " ]
+	[ "$(sed -n 1p m/MemoryL0.csv)" = "block_id,sub_block_id,aic_time(us),aic_total_cycles,aic_l0a_read_bw(GB/s),aic_l0a_write_bw(GB/s),aic_l0b_read_bw(GB/s),aic_l0b_write_bw(GB/s),aic_l0c_read_bw_cube(GB/s),aic_l0c_write_bw_cube(GB/s),aiv_time(us),aiv_total_cycles," ]
+	# the AI Core clock falls back to 1850 MHz (Current Freq=N/A)
+	[ "$(col m/MemoryL0.csv 1 'aic_time(us)')" = 10.810811 ]
+	[ "$(col m/MemoryL0.csv 1 aic_total_cycles)" = 20000 ]
+	[ "$(col m/MemoryL0.csv 1 'aiv_time(us)')" = NA ]
+	[ "$(col m/MemoryL0.csv 2 aiv_total_cycles)" = 10000 ]
+	[ "$(col m/MemoryL0.csv 2 aic_total_cycles)" = NA ]
+	# event 8 (vector busy) is slot 0 of replay 10 of the AIV list: 1001
+	# cycles over the mix op's 200 us at 1850 MHz
+	[ "$(col m/PipeUtilization.csv 2 'aiv_vec_time(us)')" = 0.541081 ]
+	[ "$(col m/PipeUtilization.csv 2 aiv_vec_ratio)" = 0.002705 ]
+	# the scalar_wait_id columns of non-zero events, aic_ sorted as strings, then aiv_
+	head -n 1 m/PipeUtilization.csv | tr , '\n' | grep scalar_wait_id > ids
+	[ "$(sed -n 1p ids)" = "aic_scalar_wait_id0_time(us)" ]
+	[ "$(sed -n 2p ids)" = "aic_scalar_wait_id10_time(us)" ]
+	[ "$(sed -n 17p ids)" = "aiv_scalar_wait_id0_time(us)" ]
+	[ "$(wc -l < ids)" -eq 32 ]
+}
+
+@test "910B: a metric whose event no replay counted is NA" {
+	# only replay 1: event 49 (L1 read, replay 3) and event 10 (cube, replay 10) are missing
+	"$GEN" -r 1 910B d
+	dump-split d | board-metrics -q -o m
+	[ "$(col m/Memory.csv 1 'aic_l1_read_bw(GB/s)')" = NA ]
+	[ "$(col m/PipeUtilization.csv 1 'aic_cube_time(us)')" = NA ]
+	[ "$(col m/ArithmeticUtilization.csv 1 aic_cube_fops)" != NA ]
+	[ "$(col m/L2Cache.csv 1 aic_write_cache_hit)" = 1003 ]
+	# no scalar_wait_id column: none of their events was counted
+	! grep -q scalar_wait_id m/PipeUtilization.csv
+}
+
+@test "910B: a cube op; OpBasicInfo.csv has NA for what op_basic_info.txt lacks" {
+	"$GEN" -k cube 910B d
+	grep -v -e '^Pid=' -e '^Rated Freq=' d/op_basic_info.txt | sed 's/^Block Dim=1/Block Dim=01/' > x && mv x d/op_basic_info.txt
+	dump-split d | board-metrics -q -o m
+	# Block Dim as written
+	[ "$(sed -n 2p m/OpBasicInfo.csv)" = "add,cube,200.000000,01,NA,0,NA,N/A,NA," ]
+	[ "$(cut -d, -f2 m/Memory.csv | tr '\n' ' ')" = "sub_block_id cube0 " ]
+}
+
+@test "310P: AiCore op, no block columns, 260.416656 us, the L2 hit rate from L2Cache.bin" {
+	"$GEN" 310P d
+	run board-metrics -o m < <(dump-split d)
+	[ "$status" -eq 0 ]
+	[ "$(sed -n 1p m/OpBasicInfo.csv)" = "Op Name,Op Type,Task Duration(us),Block Dim,Device Id,Pid,Current Freq,Rated Freq," ]
+	[ "$(sed -n 2p m/OpBasicInfo.csv)" = "add,AiCore,260.416656,1,0,4242,N/A,1060," ]
+	[ "$(cat m/L2Cache.csv | tr '\n' ' ')" = "aic_l2_cache_hit_rate(%), 49.925186, " ]
+	[ "$(sed -n 1p m/MemoryL0.csv | cut -d, -f1-2)" = "aic_time(us),aic_total_cycles" ]
+	[ "$(wc -l < m/Memory.csv)" -eq 2 ]
+}
+
+@test "A5: 10 us, ten slots a replay, records of another function type skipped" {
+	"$GEN" A5 d
+	# a record of another function type in front of replay 1
+	{ head -c 128 /dev/zero; cat d/DeviceProf1.bin; } > x && mv x d/DeviceProf1.bin
+	dump-split --json d > recs
+	[ "$(jq -c 'select(.kind == "pmu" and .file == 1) | .index' recs | tr '\n' ' ')" = "1 2 3 " ]
+	[ "$(jq -c 'select(.kind == "pmu" and .file == 6 and .core == 1) | [.nslots, .event9, .count9]' recs | head -n 1)" = "[10,1468,1010]" ]
+	board-metrics -q -o m < recs
+	[ "$(sed -n 2p m/OpBasicInfo.csv)" = "add,mix,10.000000,1,2,0,4242,N/A,1650," ]
+	[ "$(col m/ArithmeticUtilization.csv 1 aic_cube_total_instr_number)" = 1005 ]
+	[ "$(col m/L2Cache.csv 2 aiv_read_close_hit)" = 1001 ]
+	! ls d/L2Cache.bin
+}
+
+@test "dump-split: the records of a 910B dump, events from the replay list" {
+	"$GEN" -n 7 910B d
+	dump-split --json d > recs
+	[ "$(jq -r 'select(.kind == "header") | [.soc, .mhz] | @tsv' recs)" = "$(printf 'Ascend910B4\t1650')" ]
+	[ "$(jq -c 'select(.kind == "basic") | [.op_name, .block_dim, .device_id, .cur_freq, .cur_freq_text, .rated_freq]' recs)" = '["add",1,0,-1,"N/A",1650]' ]
+	# replay 3 of the AIC list: 19 49 50 518 524 0 0 0
+	[ "$(jq -c 'select(.kind == "pmu" and .file == 3 and .core == 0) | [.event0, .event1, .event2, .event3, .event4, .event5, .count0, .count4]' recs)" = "[19,49,50,518,524,0,7,11]" ]
+	# replay 10 of the AIV list: 8 9 12 770 771 89 90 91
+	[ "$(jq -c 'select(.kind == "pmu" and .file == 10 and .subblock == 1) | [.core, .event0, .event7, .cycles, .start, .end]' recs)" = "[1,8,91,10000,30000,40000]" ]
+	[ "$(jq -c 'select(.kind == "stamp") | [.edge, .time]' recs | tr '\n' ' ')" = "[0,30000] [1,40000] " ]
+	[ "$(jq -c 'select(.kind == "l2") | [.event4, .count4]' recs)" = "[156,11]" ]
+	[ "$(jq -c 'select(.kind == "trailer") | [.records, .bad, .dropped]' recs)" = "[34,0,0]" ]
+	# DeviceProf10 comes after DeviceProf9
+	[ "$(jq -r 'select(.kind == "pmu") | .file' recs | uniq | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 9 10 " ]
+}
+
+@test "dump-split: a launch directory holding dump/ is read as its dump" {
+	mkdir launch
+	"$GEN" 910B launch/dump
+	dump-split launch | board-metrics -q -o m
+	[ "$(sed -n 2p m/OpBasicInfo.csv | cut -d, -f3)" = 200.000000 ]
+}
+
+@test "board-metrics: the first count of an event is kept, the cycles are the last replay's" {
+	"$GEN" 910B d
+	# a second sample of the cube's replay 10 (event 9 first): other counts, other cycles
+	dump-split --json d | jq -c 'if .kind == "pmu" and .file == 10 and .core == 0 then ., (.count0 = 999999 | .cycles = 40000) else . end' > recs
+	board-metrics -q -o m < recs
+	[ "$(col m/PipeUtilization.csv 1 aic_total_cycles)" = 40000 ]
+	[ "$(col m/PipeUtilization.csv 1 'aic_scalar_time(us)')" = 0.541081 ]
+}
+
+@test "board-metrics --aic-metrics: only the groups asked for, any spelling" {
+	"$GEN" 910B d
+	dump-split d | board-metrics -q --aic-metrics=PipeUtilization,l2cache -o m
+	[ "$(ls m | tr '\n' ' ')" = "L2Cache.csv OpBasicInfo.csv PipeUtilization.csv " ]
+	run board-metrics -q --aic-metrics=Pipes -o m2 < /dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'Pipes' is not a metric group"* ]]
+	[ ! -e m2 ]
+}
+
+@test "dump-split: a cut PMU record and an L2Cache.bin of the wrong size are errors naming the record" {
+	"$GEN" 910B d
+	truncate -s -5 d/DeviceProf2.bin
+	head -c 70 /dev/zero > d/L2Cache.bin
+	run dump-split -o recs d
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"d/DeviceProf2.bin: PMU record cut short at record 2 (byte 256)"* ]]
+	[[ "$output" == *"d/L2Cache.bin: "*"not 72 bytes"* ]]
+	[ "$(rec-cat --json recs | jq -c 'select(.kind == "trailer") | [.bad, .dropped]')" = "[2,0]" ]
+	# the records before the cut one are there
+	[ "$(rec-cat --json recs | jq -c 'select(.kind == "pmu" and .file == 2)' | wc -l)" -eq 2 ]
+	# board-metrics writes its CSVs and says what upstream left out
+	run board-metrics -o m recs
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"upstream left out 2 bad records"* ]]
+	[ -s m/PipeUtilization.csv ]
+}
+
+@test "dump-split: a missing duration.bin; board-metrics: Task Duration NA" {
+	"$GEN" 910B d
+	rm d/duration.bin
+	run dump-split -o recs d
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"duration.bin: cannot open"* ]]
+	run board-metrics -o m recs
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Task Duration NA"* ]]
+	[ "$(sed -n 2p m/OpBasicInfo.csv | cut -d, -f3)" = NA ]
+}
+
+@test "dump-split: op_basic_info.txt without Device Id, or with a bad Block Dim: exit 3, nothing written" {
+	"$GEN" 910B d
+	grep -v 'Device Id' d/op_basic_info.txt > x && mv x d/op_basic_info.txt
+	run dump-split -o recs d
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"d/op_basic_info.txt: no Device Id"* ]]
+	[ ! -e recs ]
+	"$GEN" 910B e
+	sed -i 's/^Block Dim=.*/Block Dim=two/' e/op_basic_info.txt
+	run dump-split -o recs e
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"e/op_basic_info.txt: "*"line 2"* ]]
+	[ ! -e recs ]
+	rm e/DeviceProf*.bin
+	sed -i 's/^Block Dim=.*/Block Dim=2/' e/op_basic_info.txt
+	run dump-split -o recs e
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"no DeviceProf<N>.bin"* ]]
+}
+
+@test "dump-split: a Run Soc Version without an on-board flow is refused" {
+	"$GEN" 910B d
+	sed -i 's/^Run Soc Version=.*/Run Soc Version=Ascend310B1/' d/op_basic_info.txt
+	run dump-split -o recs d
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"Ascend310B1 is not a chip with an on-board flow"* ]]
+	# --soc-version names the chip instead
+	run dump-split --soc-version=Ascend910B1 -o recs d
+	[ "$status" -eq 0 ]
+	[ "$(rec-cat --json recs | jq -r 'select(.kind == "header") | .soc')" = Ascend910B1 ]
+}
+
+@test "board-metrics: all or nothing" {
+	"$GEN" 910B d
+	dump-split -o recs d
+	# no -o
+	run board-metrics recs
+	[ "$status" -eq 2 ]
+	# -o naming a file
+	: > file
+	run board-metrics -o file recs
+	[ "$status" -eq 4 ]
+	[ ! -s file ]
+	# a stream without a basic record: nothing written, DIR not made
+	run board-metrics -o m < <(rec-cat --json recs | grep -v '"kind":"basic"')
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"no basic record"* ]]
+	[ ! -e m ]
+	# a simulator stream: no pmu record
+	run board-metrics --soc-version=Ascend910B4 -o m < <(dump-split "$top/test/data/910B")
+	[ "$status" -eq 3 ]
+	[ ! -e m ]
+	# an existing DIR keeps its other files; its CSVs are replaced
+	mkdir m && echo keep > m/other && echo old > m/OpBasicInfo.csv
+	board-metrics -q -o m recs
+	[ "$(cat m/other)" = keep ]
+	[ "$(sed -n 2p m/OpBasicInfo.csv | cut -d, -f1)" = add ]
+	[ -z "$(ls -A m | grep tmp)" ]
+}
+
+@test "dump-split: random bytes in every raw file: errors or records, never a crash" {
+	for soc in 910B 310P A5; do
+		"$GEN" "$soc" "r$soc"
+		for f in DeviceProf1.bin DeviceProf3.bin duration.bin L2Cache.bin; do
+			head -c 1000 /dev/urandom > "r$soc/$f"
+		done
+		run dump-split -o "r$soc.rec" "r$soc"
+		[ "$status" -eq 1 ] || { echo "$soc: status $status: $output"; return 1; }
+		[[ "$output" == *"DeviceProf1.bin: PMU record cut short at record 7 (byte 896)"* ]]
+		[ "$(rec-cat --json "r$soc.rec" | tail -n 1 | jq -r .kind)" = trailer ]
+		run board-metrics -q -o "m$soc" "r$soc.rec"
+		[ "$status" -le 1 ] || { echo "$soc: board-metrics status $status: $output"; return 1; }
+	done
+}
+
+# The reference's own on-board parse, where one is built: REF_BOARD names a
+# command taking DUMPDIR OUTDIR SOC that leaves its tree in OUTDIR/OPPROF_*.
+@test "the CSVs are byte-identical to the reference's, on 910B, 310P and A5 dumps of several shapes" {
+	ref=${REF_BOARD:-}
+	[ -n "$ref" ] && [ -x "$ref" ] || skip "REF_BOARD does not name the reference's on-board parse"
+	"$GEN" -b 2 -k cube 910B a1
+	"$GEN" -r 1 -n 5 910B a2
+	"$GEN" -b 3 -n 123456789012 910B a3
+	sed -i 's/^Current Freq=N\/A/Current Freq=1500/; /^Pid=/d' a3/op_basic_info.txt
+	"$GEN" -b 4 310P b1
+	"$GEN" -k vector -b 2 A5 c1
+	"$GEN" -r 2 A5 c2
+	for d in a1 a2 a3 b1 c1 c2; do
+		case $d in a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 ;; c*) soc=Ascend950PR_9589 ;; esac
+		"$ref" "$d" "ref.$d" "$soc" > "ref.$d.log" 2>&1 || { cat "ref.$d.log"; return 1; }
+		dump-split "$d" | board-metrics -q -o "opt.$d"
+		r=$(ls -d "ref.$d"/OPPROF_*)
+		n=0
+		for f in "opt.$d"/*.csv; do
+			cmp "$f" "$r/${f##*/}" || { diff "$f" "$r/${f##*/}" | head -5; return 1; }
+			n=$((n + 1))
+		done
+		[ "$n" -eq 8 ]
+	done
+}

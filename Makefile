@@ -22,7 +22,7 @@ PREFIX  ?= /usr/local
 # them.
 TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge \
            mte-parse sim-capture src-map board-metrics
-SCRIPTS := sim-flow sim-export
+SCRIPTS := sim-flow sim-export board-flow board-export
 # Libraries only one tool links.
 # libarchive.a (in libarchive-dev): only its tar reader is linked in,
 # without the shared library's dependencies (libxml2, libcrypto, ICU...).

@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 # The on-board flow as a user runs it: dump-split of an on-board dump
 # directory into records, board-metrics into the reference's CSVs.  Every
-# dump here is written by test/tools/board-gen (counter slot i holds
+# dump here is written by test/tools/board-synth (counter slot i holds
 # COUNT + i, see its header) and changed by hand where a test says so.
 
 setup() {
 	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
-	GEN=$(command -v board-gen || echo "$top/build/bin/board-gen")
-	[ -x "$GEN" ] || { echo "board-gen is not built (make build/bin/board-gen)"; return 1; }
+	GEN=$(command -v board-synth || echo "$top/build/bin/board-synth")
+	[ -x "$GEN" ] || { echo "board-synth is not built (make build/bin/board-synth)"; return 1; }
 	cd "$BATS_TEST_TMPDIR"
 }
 

@@ -1,9 +1,9 @@
-/* board-gen: write a consistent on-board dump directory (optrace-board(5)):
+/* board-synth: write a consistent on-board dump directory (optrace-board(5)):
  * op_basic_info.txt, DeviceProf1..R.bin, duration.bin and (910B, 310P)
  * L2Cache.bin, for the tests and benchmarks of dump-split and
  * board-metrics.
  *
- *   board-gen [-b BLOCKS] [-k cube|vector|mix] [-r REPLAYS] [-n COUNT] SOC DIR
+ *   board-synth [-b BLOCKS] [-k cube|vector|mix] [-r REPLAYS] [-n COUNT] SOC DIR
  *
  * SOC is 910B, 310P or A5.  Counter slot i of every record holds COUNT + i
  * (default 1001); cube records count 20000 cycles, vector ones 10000 (310P
@@ -34,7 +34,7 @@ static void put64(unsigned char *p, uint64_t v)
 
 static void die(const char *what, const char *path)
 {
-	fprintf(stderr, "board-gen: %s: %s: %s\n", path, what, strerror(errno));
+	fprintf(stderr, "board-synth: %s: %s: %s\n", path, what, strerror(errno));
 	exit(1);
 }
 
@@ -109,12 +109,12 @@ int main(int argc, char **argv)
 		case 'r': replays = strtoul(optarg, NULL, 10); break;
 		case 'n': count = strtoull(optarg, NULL, 10); break;
 		default:
-			fprintf(stderr, "usage: board-gen [-b BLOCKS] [-k cube|vector|mix] [-r REPLAYS] [-n COUNT] SOC DIR\n");
+			fprintf(stderr, "usage: board-synth [-b BLOCKS] [-k cube|vector|mix] [-r REPLAYS] [-n COUNT] SOC DIR\n");
 			return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: board-gen [-b BLOCKS] [-k cube|vector|mix] [-r REPLAYS] [-n COUNT] SOC DIR\n");
+		fprintf(stderr, "usage: board-synth [-b BLOCKS] [-k cube|vector|mix] [-r REPLAYS] [-n COUNT] SOC DIR\n");
 		return 2;
 	}
 	soc = argv[optind];
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 		fmt = A5;
 		soc = "Ascend950PR_9589";
 	} else {
-		fprintf(stderr, "board-gen: SOC is 910B, 310P or A5\n");
+		fprintf(stderr, "board-synth: SOC is 910B, 310P or A5\n");
 		return 2;
 	}
 	if (!replays)

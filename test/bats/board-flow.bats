@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# board-flow and board-export: the on-board flow end to end, on the
+# stand-in's device mode (build/cann/lib64) and on committed raw files.
+
+setup() {
+	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
+	ops=$top/build/ops
+	cann=$top/build/cann
+	command -v board-flow >/dev/null || skip "board-flow is not built"
+	out=$BATS_TEST_TMPDIR/out
+	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS CAMODEL_DEVICE_DUMP CAMODEL_DEVICE_REPLAY
+	export ASCEND_HOME_PATH=$cann
+}
+
+need_device() {
+	[ -f "$cann/lib64/libruntime.so" ] || skip "the stand-in runtime is not built (build/cann)"
+	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
+}
+
+@test "board-flow: a mix kernel on 910B, every CSV next to its dump, the summary on stdout" {
+	need_device
+	run board-flow -o "$out" -- "$ops/bin/op_acl" -s mixed
+	[ "$status" -eq 0 ]
+	[[ $output == *"op mixed_custom (mix, Ascend910B1)"* ]]
+	l=$(ls -d "$out"/OPPROF_*/device0/mixed_custom/0)
+	for g in OpBasicInfo ArithmeticUtilization L2Cache Memory MemoryL0 MemoryUB PipeUtilization ResourceConflictRatio; do
+		[ -s "$l/$g.csv" ] || { echo "no $g.csv"; return 1; }
+	done
+	[ -s "$l/dump/DeviceProf10.bin" ]
+	[ "$(head -n 1 "$l/OpBasicInfo.csv")" = "Op Name,Op Type,Task Duration(us),Block Dim,Mix Block Dim,Device Id,Pid,Current Freq,Rated Freq," ]
+	[[ $(sed -n 2p "$l/OpBasicInfo.csv") == mixed_custom,mix,* ]]
+	# block 0 and 1, each cube0, vector0, vector1
+	[ "$(tail -n +2 "$l/PipeUtilization.csv" | cut -d, -f1,2 | tr '\n' ' ')" = "0,cube0 0,vector0 0,vector1 1,cube0 1,vector0 1,vector1 " ]
+	[ -s "$(ls "$out"/OPPROF_*/manifest.json)" ]
+	[ -z "$(ls -a "$out" | grep board-flow)" ]
+}
+
+@test "board-flow: two launches, 310P (AiCore rows, no Mix Block Dim) and --aic-metrics" {
+	need_device
+	run board-flow -q -o "$out" --soc-version=Ascend310P3 --launch-count=2 --aic-metrics=PipeUtilization -- "$ops/bin/op_acl" -s add -r 2
+	[ "$status" -eq 0 ]
+	for n in 0 1; do
+		l=$(ls -d "$out"/OPPROF_*/device0/add_custom/$n)
+		[ -s "$l/PipeUtilization.csv" ]
+		[ ! -e "$l/Memory.csv" ]
+		[ "$(head -n 1 "$l/OpBasicInfo.csv")" = "Op Name,Op Type,Task Duration(us),Block Dim,Device Id,Pid,Current Freq,Rated Freq," ]
+		[[ $(sed -n 2p "$l/OpBasicInfo.csv") == add_custom,AiCore,* ]]
+	done
+}
+
+@test "board-flow: an application that launches nothing exits 3; a bad option exits 2, nothing left" {
+	need_device
+	run board-flow -q -o "$out" -- true
+	[ "$status" -eq 3 ]
+	[ -z "$(ls -A "$out")" ]
+	run board-flow -q -o "$out" --bogus -- true
+	[ "$status" -eq 2 ]
+	[ -z "$(ls -A "$out")" ]
+}
+
+@test "board-export: a dump directory into a new OPPROF tree with a copy of the dump; its path on stdout" {
+	run board-export -q -o "$out" "$top/test/data/board910B"
+	[ "$status" -eq 0 ]
+	t=$output
+	[[ $t == "$out"/OPPROF_* ]]
+	[ -s "$t/OpBasicInfo.csv" ]
+	[ -s "$t/PipeUtilization.csv" ]
+	cmp "$t/dump/op_basic_info.txt" "$top/test/data/board910B/dump/op_basic_info.txt"
+	# the CSVs are those of dump-split | board-metrics
+	dump-split -q "$top/test/data/board910B/dump" | board-metrics -q -o "$BATS_TEST_TMPDIR/m" >/dev/null
+	for f in "$BATS_TEST_TMPDIR"/m/*.csv; do cmp "$f" "$t/${f##*/}"; done
+}
+
+@test "board-export --in-place: a capture tree gets its CSVs beside each dump" {
+	mkdir -p "$out/device0/k/0" "$out/device0/k/1"
+	cp -R "$top/test/data/board910B/dump" "$out/device0/k/0/"
+	cp -R "$top/test/data/board910B/dump" "$out/device0/k/1/"
+	run board-export -q --in-place "$out"
+	[ "$status" -eq 0 ]
+	[ -s "$out/device0/k/0/OpBasicInfo.csv" ]
+	[ -s "$out/device0/k/1/L2Cache.csv" ]
+}
+
+@test "board-export: no dump under DIR exits 3, a refused option exits 2, nothing written" {
+	mkdir -p "$BATS_TEST_TMPDIR/empty" "$out"
+	run board-export -o "$out" "$BATS_TEST_TMPDIR/empty"
+	[ "$status" -eq 3 ]
+	[[ $output == *"no on-board dump"* ]]
+	run board-export --aic-metrics=Bogus -o "$out" "$top/test/data/board910B"
+	[ "$status" -eq 2 ]
+	[ -z "$(ls -A "$out")" ]
+}
+
+@test "board-export: a launch whose raw files are unusable is named; the others are parsed (status 1)" {
+	mkdir -p "$BATS_TEST_TMPDIR/t/a" "$BATS_TEST_TMPDIR/t/b/dump"
+	cp -R "$top/test/data/board910B/dump" "$BATS_TEST_TMPDIR/t/a/"
+	printf 'Op Name=x\n' >"$BATS_TEST_TMPDIR/t/b/dump/op_basic_info.txt"
+	run board-export -q -o "$out" "$BATS_TEST_TMPDIR/t"
+	[ "$status" -eq 1 ]
+	[[ $output == *"t/b/dump: not parsed"* ]]
+	t=$(ls -d "$out"/OPPROF_*)
+	[ -s "$t/a/OpBasicInfo.csv" ]
+	[ ! -e "$t/b/OpBasicInfo.csv" ]
+}

@@ -8,6 +8,7 @@
  * are written into a staging directory and moved into -o DIR whole
  * (lib/stage.h).  See board-metrics(1). */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,10 @@
 #include "keytab.h"
 #include "loss.h"
 #include "mem.h"
+#include "plot.h"
 #include "pmu.h"
 #include "rec.h"
+#include "roofline.h"
 #include "stage.h"
 
 enum { LOSS_BAD, LOSS_NKINDS };
@@ -394,6 +397,139 @@ static void busiest(const struct run *u, char *buf, size_t size)
 	}
 }
 
+/* ---- pictures (see optrace-board(5), PICTURES) ---- */
+
+#define PIPES_MAX 32
+
+/* The busy ratio (percent) of every pipe of every (block, sub-core) row:
+ * the PipeUtilization "_ratio" columns, one column per pipe (aic_ and aiv_
+ * of one pipe share it), no value where a row has no such pipe. */
+struct pipe_table {
+	unsigned npipes;
+	char pipe[PIPES_MAX][32];
+	const char *col[PIPES_MAX];
+	char **rowname;
+	double *value;
+};
+
+static void pipe_table(const struct run *u, struct pipe_table *t)
+{
+	const char *const *cols = pmu_columns((enum board_fmt)fmt, GRP_PIPE), *const *c;
+	size_t i;
+	memset(t, 0, sizeof *t);
+	for (c = cols; *c; c++) {
+		size_t n = strlen(*c), k;
+		char label[32];
+		unsigned j;
+		if (n < 11 || strcmp(*c + n - 6, "_ratio") || n - 10 >= sizeof label)
+			continue;
+		for (k = 0; k < n - 10; k++)
+			label[k] = (char)((*c)[4 + k] >= 'a' && (*c)[4 + k] <= 'z' ? (*c)[4 + k] - 32 : (*c)[4 + k]);
+		label[n - 10] = 0;
+		for (j = 0; j < t->npipes && strcmp(t->pipe[j], label); j++)
+			;
+		if (j == t->npipes && t->npipes < PIPES_MAX) {
+			strcpy(t->pipe[j], label);
+			t->col[j] = t->pipe[j];
+			t->npipes++;
+		}
+	}
+	t->rowname = xcalloc(nblks ? nblks : 1, sizeof *t->rowname);
+	t->value = xmalloc((nblks ? nblks : 1) * (t->npipes ? t->npipes : 1) * sizeof *t->value);
+	for (i = 0; i < nblks * t->npipes; i++)
+		t->value[i] = NAN;
+	for (i = 0; i < nblks; i++) {
+		const struct blk *b = blks[i];
+		struct pmu_ctx x;
+		char name[64];
+		snprintf(name, sizeof name, "%u %s%u", b->block, b->core == BOARD_VECTOR ? "vector" : "cube", b->sub);
+		t->rowname[i] = xstrdup(name);
+		ctx_of(&x, u, b);
+		for (c = cols; *c; c++) {
+			size_t n = strlen(*c), k;
+			char v[PMU_VALUE_MAX], *end;
+			unsigned j;
+			float r;
+			if (n < 11 || strcmp(*c + n - 6, "_ratio") ||
+			    !pmu_column_of((enum board_fmt)fmt, *c, (enum board_core)b->core))
+				continue;
+			for (j = 0; j < t->npipes; j++) {
+				for (k = 0; k < n - 10; k++)
+					if (t->pipe[j][k] != ((*c)[4 + k] >= 'a' && (*c)[4 + k] <= 'z' ? (*c)[4 + k] - 32 : (*c)[4 + k]))
+						break;
+				if (k == n - 10 && !t->pipe[j][k])
+					break;
+			}
+			if (j == t->npipes)
+				continue;
+			pmu_metric(&x, *c, v);
+			r = strtof(v, &end);
+			if (end != v && !*end)
+				t->value[i * t->npipes + j] = 100.0 * r;
+		}
+	}
+}
+
+static void pipe_table_free(struct pipe_table *t)
+{
+	free_vec(t->rowname, nblks);
+	free(t->value);
+}
+
+/* A picture of the staging directory; cli_die on failure. */
+static void put_svg(const char *name, const struct roofline *r, const struct plot_table *t)
+{
+	struct wr *w = csv_open(name);
+	if (r)
+		plot_roofline(w, r);
+	else
+		plot_heatmap(w, t);
+	csv_close(w, name);
+}
+
+static struct roofline roof;
+static char verdict[300];
+
+/* roofline.svg (not on Ascend950: its roofline needs the operand records)
+ * and pipes.svg, the busy ratio of each pipe of each row; the verdict for
+ * the summary. */
+static void put_pictures(const struct run *u)
+{
+	struct pipe_table pt;
+	struct plot_table t;
+	size_t i;
+	unsigned j;
+	int cube = 0, vec = 0;
+
+	pipe_table(u, &pt);
+	if (fmt != BOARD_A5) {
+		roof_init(&roof, (enum board_fmt)fmt, u->soc, 0, u->freq, u->cores, u->duration > 0 ? u->duration : 0);
+		if (fmt == BOARD_A2 && have_l2)
+			roof.l2_evict = (int64_t)l2_count[4];
+		for (i = 0; i < nblks; i++) {
+			roof_add(&roof, (enum board_core)blks[i]->core, &blks[i]->ev);
+			cube |= blks[i]->core == BOARD_CUBE;
+			vec |= blks[i]->core == BOARD_VECTOR;
+		}
+		for (j = 0; j < pt.npipes; j++)
+			for (i = 0; i < nblks; i++)
+				if (!isnan(pt.value[i * pt.npipes + j]))
+					roof_pipe_ratio(&roof, pt.pipe[j], (float)pt.value[i * pt.npipes + j]);
+		roof_build(&roof, cube || fmt == BOARD_310P, vec || fmt == BOARD_310P);
+		put_svg("roofline.svg", &roof, NULL);
+		plot_roof_verdict(&roof, verdict, sizeof verdict);
+	}
+	t.title = "Pipe busy ratio per block and sub-core";
+	t.unit = "%";
+	t.rows = (unsigned)nblks;
+	t.cols = pt.npipes;
+	t.row = (const char *const *)pt.rowname;
+	t.col = pt.col;
+	t.value = pt.value;
+	put_svg("pipes.svg", NULL, &t);
+	pipe_table_free(&pt);
+}
+
 static struct run run;
 static char summary_pipe[160];
 
@@ -439,6 +575,7 @@ static int run_finish(struct filter *f)
 	for (g = 0; g < GRP_COUNT; g++)
 		if (groups_on & (1u << g))
 			put_group_csv(&run, (enum pmu_group)g);
+	put_pictures(&run);
 	if ((e = stage_commit(&failed))) {
 		errno = e;
 		cli_die(EXIT_IO, "%s: cannot move the outputs into place:", failed);
@@ -460,8 +597,10 @@ static void run_report(struct filter *f)
 		printf("  task duration  %s\n", dur);
 		printf("  block dim      %llu (%zu sub-core rows)\n", (unsigned long long)basic.block_dim, nblks);
 		printf("  busiest pipe   %s\n", summary_pipe);
-		printf("  written        %s/OpBasicInfo.csv and %d metric CSVs\n", out_dir,
-		       __builtin_popcount(groups_on));
+		if (verdict[0])
+			printf("  roofline       %s\n", verdict);
+		printf("  written        %s/OpBasicInfo.csv, %d metric CSVs, %spipes.svg\n", out_dir,
+		       __builtin_popcount(groups_on), fmt != BOARD_A5 ? "roofline.svg, " : "");
 		fflush(stdout);
 	}
 	loss_report(&losses);

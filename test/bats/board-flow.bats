@@ -102,3 +102,37 @@ need_device() {
 	[ -s "$t/a/OpBasicInfo.csv" ]
 	[ ! -e "$t/b/OpBasicInfo.csv" ]
 }
+
+@test "board-flow: roofline.svg and pipes.svg beside the CSVs, well-formed, a cell per row and pipe; the verdict in the summary" {
+	need_device
+	run board-flow -o "$out" -- "$ops/bin/op_acl" -s mixed
+	[ "$status" -eq 0 ]
+	[[ $output == *"  roofline       "*" bound"*" peak at "*" ops/byte"* ]]
+	l=$(ls -d "$out"/OPPROF_*/device0/mixed_custom/0)
+	run python3 - "$l/roofline.svg" "$l/pipes.svg" <<'PY'
+import sys, xml.etree.ElementTree as E
+ns = '{http://www.w3.org/2000/svg}'
+roof = E.parse(sys.argv[1]).getroot()
+text = ' '.join(t.text or '' for t in roof.iter(ns + 'text'))
+assert 'Ascend910B1' in text and 'arithmetic intensity' in text, text[:200]
+pipes = E.parse(sys.argv[2]).getroot()
+labels = [t.text for t in pipes.iter(ns + 'text')]
+for row in ('0 cube0', '0 vector0', '0 vector1', '1 cube0', '1 vector0', '1 vector1'):
+    assert row in labels, (row, labels)
+for pipe in ('MTE2', 'MTE3', 'VEC', 'CUBE'):
+    assert pipe in labels, (pipe, labels)
+print('ok')
+PY
+	[ "$status" -eq 0 ]
+	[ "$output" = ok ]
+}
+
+@test "board-export: Ascend950 gets pipes.svg but no roofline.svg" {
+	command -v board-synth >/dev/null || skip "board-synth is not built"
+	mkdir -p "$BATS_TEST_TMPDIR/a5/dump"
+	board-synth -b 1 A5 "$BATS_TEST_TMPDIR/a5/dump"
+	run board-export -q -o "$out" "$BATS_TEST_TMPDIR/a5"
+	[ "$status" -eq 0 ]
+	[ -s "$output/pipes.svg" ]
+	[ ! -e "$output/roofline.svg" ]
+}

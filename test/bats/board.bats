@@ -30,7 +30,7 @@ col() {
 	# every field ends with a comma, as the reference writes them
 	[ "$(grep -c ',$' m/PipeUtilization.csv)" -eq 4 ]
 	# the seven groups and nothing else
-	[ "$(ls m | tr '\n' ' ')" = "ArithmeticUtilization.csv L2Cache.csv Memory.csv MemoryL0.csv MemoryUB.csv OpBasicInfo.csv PipeUtilization.csv ResourceConflictRatio.csv " ]
+	[ "$(ls m | tr '\n' ' ')" = "ArithmeticUtilization.csv L2Cache.csv Memory.csv MemoryL0.csv MemoryUB.csv OpBasicInfo.csv PipeUtilization.csv ResourceConflictRatio.csv pipes.svg roofline.svg " ]
 }
 
 @test "910B: rows by block, cube0 before vector0 and vector1; columns filled by core kind" {
@@ -137,7 +137,7 @@ col() {
 @test "board-metrics --aic-metrics: only the groups asked for, any spelling" {
 	"$GEN" 910B d
 	dump-split d | board-metrics -q --aic-metrics=PipeUtilization,l2cache -o m
-	[ "$(ls m | tr '\n' ' ')" = "L2Cache.csv OpBasicInfo.csv PipeUtilization.csv " ]
+	[ "$(ls m | tr '\n' ' ')" = "L2Cache.csv OpBasicInfo.csv PipeUtilization.csv pipes.svg roofline.svg " ]
 	run board-metrics -q --aic-metrics=Pipes -o m2 < /dev/null
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"'Pipes' is not a metric group"* ]]

@@ -672,9 +672,9 @@ static const char help[] =
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		FILTER_LONGOPTS,
-		FILTER_LONGOPT_SOC,
 		{ "aic-metrics", required_argument, NULL, 'A' },
+		FILTER_LONGOPT_SOC,
+		FILTER_LONGOPTS,
 		FILTER_LONGOPTS_END
 	};
 	static const struct filter_cli cli = { .longopts = longopts, .loss_kinds = loss_kinds,

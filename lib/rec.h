@@ -407,6 +407,19 @@ static inline int rec_block_view(const struct rec_block *b, struct rec_view *v, 
 		return 0;
 	for (i = 0; i < nstr; i++) {
 		uint32_t k;
+		if (len - pos == 4 * (size_t)(nstr - i)) {
+			/* Room for the lengths only: the rest are empty texts (the
+			 * sync texts of most instructions), read side by side
+			 * rather than one length after the other. */
+			uint32_t any = 0;
+			for (; i < nstr; i++, pos += 4) {
+				memcpy(&k, b->line + pos, 4);
+				any |= k;
+				v->text_at[i] = pos + 4;
+				v->text_n[i] = 0;
+			}
+			return !any;
+		}
 		if (len - pos < 4)
 			return 0;
 		memcpy(&k, b->line + pos, 4);

@@ -1762,6 +1762,62 @@ static void test_block(void)
 	}
 }
 
+/* The block view of an instruction whose last texts are empty (most
+ * are: the sync texts) reads them side by side; a length that is not zero
+ * where only the lengths fit is still a record that does not add up. */
+static void test_block_empty_texts(void)
+{
+	struct rec r;
+	char *e, *bad;
+	size_t n;
+	int fd = io_tmpfd(), i, views[2] = { -1, -1 };
+	struct rd *in;
+	struct wr *w;
+	struct rec_block b;
+	struct rec_view v;
+
+	rec_init(&r, K_INSTR);
+	r.n[I_PC].u = 0x1234;
+	rec_text_set(&r, IS_PIPE, "VECTOR", 6);
+	rec_text_set(&r, IS_NAME, "VADD", 4);
+	e = bin_of(&r, &n);
+	CHECK_MSG(fd >= 0 && !memchr(e + 1, 0x1a, n - 2), "an instruction without escapes");
+	bad = malloc(n);
+	memcpy(bad, e, n);
+	bad[n - 2] = 1;    /* the last text's length, high byte: 1 << 24 */
+	CHECK_MSG(write(fd, e, n) == (ssize_t)n && write(fd, bad, n) == (ssize_t)n, "write");
+	lseek(fd, 0, SEEK_SET);
+	in = rd_fdopen(fd, "empty texts");
+	w = wr_fdopen(io_tmpfd(), "out", 0);
+	rec_block_init(&b, w);
+	rec_block_start(&b, in);
+	i = 0;
+	while (rec_block_read(&b))
+		while (rec_block_next(&b)) {
+			if (i < 2)
+				views[i] = rec_block_view(&b, &v, rec_layout(K_INSTR), 0);
+			if (i == 0 && views[0]) {
+				const char *t;
+				size_t tn;
+				CHECK_MSG(rec_view_text(&v, IS_PIPE, &t, &tn) && tn == 6 && !memcmp(t, "VECTOR", 6),
+				          "the pipe of the view");
+				CHECK_MSG(v.text_n[IS_PROD] == 0 && v.text_n[IS_CONS] == 0 && v.text_n[IS_FLAG] == 0,
+				          "the empty sync texts");
+				CHECK_MSG(rec_view_num(&v, I_PC) == 0x1234, "the pc of the view");
+			}
+			i++;
+		}
+	rec_block_end(&b);
+	CHECK_MSG(i == 2, "two records (%d)", i);
+	CHECK_MSG(views[0] == 1, "the record with empty texts is viewed");
+	CHECK_MSG(views[1] == 0, "a text length where only the lengths fit is refused");
+	rec_block_free(&b);
+	wr_abort(w);
+	rd_close(in);
+	free(bad);
+	free(e);
+}
+
 int main(void)
 {
 	const char *seed = getenv("TEST_SEED");
@@ -1785,6 +1841,7 @@ int main(void)
 	test_view_layout();
 	test_view_patch();
 	test_block();
+	test_block_empty_texts();
 	arena_free();
 	return unit_done();
 }

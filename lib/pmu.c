@@ -766,8 +766,22 @@ static size_t table_metric(const struct pmu_ctx *x, const struct formula *tab, c
 	uint64_t a[16];
 	size_t n = 0;
 	const struct formula *f;
-	for (f = tab; f->name && strcmp(f->name, name); f++)
-		;
+	/* The columns of a CSV ask for the same names row after row, from
+	 * the same tables: the formula of a name pointer is remembered. */
+	static _Thread_local struct {
+		const char *name;
+		const struct formula *tab, *f;
+	} memo[256];
+	size_t h = ((uintptr_t)name >> 3 ^ (uintptr_t)name >> 11) & 255;
+	if (memo[h].name == name && memo[h].tab == tab) {
+		f = memo[h].f;
+	} else {
+		for (f = tab; f->name && strcmp(f->name, name); f++)
+			;
+		memo[h].name = name;
+		memo[h].tab = tab;
+		memo[h].f = f;
+	}
 	if (!f->name)
 		return na(buf);
 	for (unsigned i = 0; i < f->npar; i++)

@@ -160,6 +160,6 @@ EXTRA_BENCH += camodel-bench
 
 # make bench: about 1 GB of on-board raw files from board-gen, timed
 .PHONY: board-bench
-board-bench: build/bin/board-gen
+board-bench: build/bin/board-gen build/bin/.ok build/bin/peakrss
 	@sh test/tools/board-bench.sh
 EXTRA_BENCH += board-bench

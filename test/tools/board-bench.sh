@@ -16,3 +16,20 @@ bytes=$(du -sb "$scratch/d" | cut -f1)
 awk -v b="$bytes" -v s="$start" -v m="$mid" -v e="$end" 'BEGIN {
 	printf "board-bench: %.0f MB written in %.2f s (%.0f MB/s); --check of %.0f MB in %.2f s\n",
 	       b / 1e6, m - s, b / 1e6 / (m - s), b / 4e6, e - m }'
+
+# Parsing: dump-split over one launch's raw files (the goal: 1 GB of raw
+# on-board data per CPU-second), then board-metrics over its records.
+bin=$top/build/bin
+one=$scratch/d/0/dump
+mb=$(du -sb "$one" | awk '{ printf "%.1f", $1 / 1e6 }')
+"$bin/peakrss" -o "$scratch/m" -- sh -c '"$1/dump-split" -q "$2" > "$3"' sh "$bin" "$one" "$scratch/recs"
+cpu=$(tail -n 1 "$scratch/m" | sed 's/.*cpu_s=\([0-9.]*\).*/\1/')
+rss=$(tail -n 1 "$scratch/m" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
+awk -v mb="$mb" -v c="$cpu" -v r="$rss" 'BEGIN {
+	if (c < 0.001) c = 0.001
+	printf "board-bench: dump-split of %s MB of raw on-board files: %.2f CPU-s, %.0f MB per CPU-second (goal 1000), peak RSS %.1f MB\n",
+	       mb, c, mb / c, r / 1024 }'
+"$bin/peakrss" -o "$scratch/m" -- "$bin/board-metrics" -q -o "$scratch/csv" "$scratch/recs"
+cpu=$(tail -n 1 "$scratch/m" | sed 's/.*cpu_s=\([0-9.]*\).*/\1/')
+rss=$(tail -n 1 "$scratch/m" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
+awk -v c="$cpu" -v r="$rss" 'BEGIN { printf "board-bench: board-metrics of its records (65535 blocks x 3 sub-cores): %.2f CPU-s, peak RSS %.1f MB\n", c, r / 1024 }'

@@ -5,16 +5,21 @@
 
 #include "io.h"
 
+/* Little-endian fields as single loads. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the on-board raw files are read on little-endian hosts only"
+#endif
 static unsigned get16(const unsigned char *p, size_t off)
 {
-	return (unsigned)p[off] | (unsigned)p[off + 1] << 8;
+	uint16_t v;
+	memcpy(&v, p + off, 2);
+	return v;
 }
 
 static uint64_t get64(const unsigned char *p, size_t off)
 {
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[off + (size_t)i];
+	uint64_t v;
+	memcpy(&v, p + off, 8);
 	return v;
 }
 

@@ -19,6 +19,12 @@
 #include "io.h"
 
 #define REC_VERSION 2
+
+/* Numbers are read and written as the host stores them: the format is
+ * little-endian, and so must the host be. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "optrace reads and writes its records on little-endian hosts only"
+#endif
 #define REC_ESC 0x1a
 #define REC_MAXNUM 32
 #define REC_MAXSTR 8

@@ -441,8 +441,10 @@ static int make_dirs(struct inj_launch *l)
 		if (errno != EEXIST)
 			return -1;
 	}
-	if (n == 1000)
+	if (n == 1000) {
+		errno = EMLINK;    /* as the reference: launches 0..999 of a kernel */
 		return -1;
+	}
 	l->order = n;
 	strcat(l->dir, "/dump");
 	return mkdir(l->dir, 0750);
@@ -496,8 +498,13 @@ void inj_launch_begin(struct inj_launch *l)
 	}
 	if (take) {
 		if (make_dirs(l)) {
-			inj_note("%s: cannot create the capture directory: %s (launch not captured)", l->dir,
-			         strerror(errno));
+			static int full_said;
+			if (errno != EMLINK)
+				inj_note("%s: cannot create the capture directory: %s (launch not captured)", l->dir,
+				         strerror(errno));
+			else if (!__atomic_exchange_n(&full_said, 1, __ATOMIC_RELAXED))
+				inj_note("%s: 1000 launches of this kernel captured, as many as the run directory "
+				         "holds (0..999): later ones are not captured", l->name[0] ? l->name : "unnamed");
 			l->order = -1;
 			l->dir[0] = 0;
 		}

@@ -79,3 +79,14 @@ rundir() {
 	[[ $output == *"no device runtime found: "*"/lib64/libruntime.so is missing"* ]]
 	[ -z "$(ls "$out")" ]
 }
+
+@test "--device: past 1000 launches of a kernel (the run directory's 0..999), one message, the rest not captured" {
+	run sim-capture -q --device --launch-count=1005 -o "$out" -- "$ops/bin/op_acl" -s add -r 1002
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[ "$(ls "$r/device0/add_custom" | wc -l)" -eq 1000 ]
+	[ -s "$r/device0/add_custom/999/dump/DeviceProf1.bin" ]
+	[ "$(grep -c 'as many as the run directory holds (0..999)' <<<"$output")" -eq 1 ]
+	[[ $output != *"cannot create the capture directory"* ]]
+	jq -e '(.kernels | length) == 1000' "$r/manifest.json"
+}

@@ -75,7 +75,7 @@ extern struct inj_state inj __attribute__((visibility("hidden")));
 void inj_init(void);
 /* Report a failure once on stderr and stop profiling (hooks forward). */
 void inj_fail(const char *what, int err);
-/* A note on stderr (not a failure), at most once per distinct call site. */
+/* A note on stderr (not a failure); callers that could repeat it say it once. */
 void inj_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The original of a hooked function; *cache holds it after the first call.
  * self is the hook itself (never returned). */

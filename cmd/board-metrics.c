@@ -347,9 +347,23 @@ static void put_group_csv(const struct run *u, enum pmu_group g)
 }
 
 /* The pipe of PipeUtilization with the largest busy ratio over all rows. */
+/* A PipeUtilization busy-ratio column ("aic_mte2_ratio"): its pipe in
+ * capitals ("MTE2") into label; 0 for any other column. */
+static int ratio_pipe(const char *col, char label[32])
+{
+	size_t n = strlen(col), k;
+	if (n < 11 || strcmp(col + n - 6, "_ratio") || n - 10 >= 32)
+		return 0;
+	for (k = 0; k < n - 10; k++)
+		label[k] = (char)(col[4 + k] >= 'a' && col[4 + k] <= 'z' ? col[4 + k] - 32 : col[4 + k]);
+	label[n - 10] = 0;
+	return 1;
+}
+
 static void busiest(const struct run *u, char *buf, size_t size)
 {
-	const char *const *cols = pmu_columns((enum board_fmt)fmt, GRP_PIPE), *best = NULL;
+	const char *const *cols = pmu_columns((enum board_fmt)fmt, GRP_PIPE);
+	char best[32] = "";
 	float top = -1.0f;
 	unsigned top_block = 0;
 	const struct blk *tb = NULL;
@@ -361,10 +375,9 @@ static void busiest(const struct run *u, char *buf, size_t size)
 		struct pmu_ctx x;
 		ctx_of(&x, u, b);
 		for (c = cols; *c; c++) {
-			size_t n = strlen(*c);
-			char v[PMU_VALUE_MAX], *end;
+			char v[PMU_VALUE_MAX], *end, pipe[32];
 			float r;
-			if (n < 10 || strcmp(*c + n - 6, "_ratio") || !strcmp(*c + 4, "scalar_ratio") ||
+			if (!ratio_pipe(*c, pipe) || !strcmp(pipe, "SCALAR") ||
 			    !pmu_column_of((enum board_fmt)fmt, *c, (enum board_core)b->core))
 				continue;
 			pmu_metric(&x, *c, v);
@@ -373,28 +386,18 @@ static void busiest(const struct run *u, char *buf, size_t size)
 				continue;   /* NA */
 			if (r > top) {
 				top = r;
-				best = *c;
+				strcpy(best, pipe);
 				top_block = b->block;
 				tb = b;
 			}
 		}
 	}
-	if (!best) {
+	if (!tb) {
 		snprintf(buf, size, "NA (no pipe counts)");
 		return;
 	}
-	{
-		/* aic_mte2_ratio -> MTE2 */
-		char pipe[32];
-		size_t n = strlen(best) - 4 - 6, k;
-		if (n >= sizeof pipe)
-			n = sizeof pipe - 1;
-		for (k = 0; k < n; k++)
-			pipe[k] = (char)(best[4 + k] >= 'a' && best[4 + k] <= 'z' ? best[4 + k] - 32 : best[4 + k]);
-		pipe[n] = 0;
-		snprintf(buf, size, "%s, %.1f%% of the cycles of block %u %s%u", pipe, 100.0 * top, top_block,
-		         tb->core == BOARD_VECTOR ? "vector" : "cube", tb->sub);
-	}
+	snprintf(buf, size, "%s, %.1f%% of the cycles of block %u %s%u", best, 100.0 * top, top_block,
+	         tb->core == BOARD_VECTOR ? "vector" : "cube", tb->sub);
 }
 
 /* ---- pictures (see optrace-board(5), PICTURES) ---- */
@@ -418,14 +421,10 @@ static void pipe_table(const struct run *u, struct pipe_table *t)
 	size_t i;
 	memset(t, 0, sizeof *t);
 	for (c = cols; *c; c++) {
-		size_t n = strlen(*c), k;
 		char label[32];
 		unsigned j;
-		if (n < 11 || strcmp(*c + n - 6, "_ratio") || n - 10 >= sizeof label)
+		if (!ratio_pipe(*c, label))
 			continue;
-		for (k = 0; k < n - 10; k++)
-			label[k] = (char)((*c)[4 + k] >= 'a' && (*c)[4 + k] <= 'z' ? (*c)[4 + k] - 32 : (*c)[4 + k]);
-		label[n - 10] = 0;
 		for (j = 0; j < t->npipes && strcmp(t->pipe[j], label); j++)
 			;
 		if (j == t->npipes && t->npipes < PIPES_MAX) {
@@ -446,20 +445,13 @@ static void pipe_table(const struct run *u, struct pipe_table *t)
 		t->rowname[i] = xstrdup(name);
 		ctx_of(&x, u, b);
 		for (c = cols; *c; c++) {
-			size_t n = strlen(*c), k;
-			char v[PMU_VALUE_MAX], *end;
+			char v[PMU_VALUE_MAX], *end, label[32];
 			unsigned j;
 			float r;
-			if (n < 11 || strcmp(*c + n - 6, "_ratio") ||
-			    !pmu_column_of((enum board_fmt)fmt, *c, (enum board_core)b->core))
+			if (!ratio_pipe(*c, label) || !pmu_column_of((enum board_fmt)fmt, *c, (enum board_core)b->core))
 				continue;
-			for (j = 0; j < t->npipes; j++) {
-				for (k = 0; k < n - 10; k++)
-					if (t->pipe[j][k] != ((*c)[4 + k] >= 'a' && (*c)[4 + k] <= 'z' ? (*c)[4 + k] - 32 : (*c)[4 + k]))
-						break;
-				if (k == n - 10 && !t->pipe[j][k])
-					break;
-			}
+			for (j = 0; j < t->npipes && strcmp(t->pipe[j], label); j++)
+				;
 			if (j == t->npipes)
 				continue;
 			pmu_metric(&x, *c, v);

@@ -5,17 +5,12 @@
 
 #include "mem.h"
 
-static size_t slot(uint64_t key, size_t cap)
-{
-	return (size_t)hash_u64(key) & (cap - 1);
-}
-
-/* The home slot of the key in slot i of keys (of a table of cap slots). */
-static inline size_t home(const struct keytab *t, const uint64_t *keys, size_t i, size_t cap)
+/* The home slot of the key in slot i of keys, in t's table. */
+static inline size_t home(const struct keytab *t, const uint64_t *keys, size_t i)
 {
 	if (t->pairs)
-		return (size_t)hash_u64x2(keys[2 * i], keys[2 * i + 1]) & (cap - 1);
-	return slot(keys[i], cap);
+		return (size_t)hash_u64x2(keys[2 * i], keys[2 * i + 1]) & (t->cap - 1);
+	return keytab_slot(t, keys[i]);
 }
 
 /* Slot moves: index values (four bytes) and keys without a memcpy call
@@ -48,7 +43,7 @@ static __attribute__((noinline)) void grow(struct keytab *t)
 		size_t j;
 		if (!t->used[i])
 			continue;
-		for (j = home(t, t->keys, i, nt.cap); nt.used[j]; j = (j + 1) & (nt.cap - 1))
+		for (j = home(&nt, t->keys, i); nt.used[j]; j = (j + 1) & (nt.cap - 1))
 			;
 		nt.used[j] = 1;
 		move_slot(t, nt.keys, nt.vals, j, t->keys, t->vals, i);
@@ -85,7 +80,7 @@ void *keytab_insert(struct keytab *t, uint64_t key, int *fresh)
 	size_t j;
 	make_room(t);
 	/* The key is absent: the first hole of its probe run takes it. */
-	for (j = slot(key, t->cap); t->used[j]; j = (j + 1) & (t->cap - 1))
+	for (j = keytab_slot(t, key); t->used[j]; j = (j + 1) & (t->cap - 1))
 		;
 	t->keys[j] = key;
 	return take_slot(t, j, fresh);
@@ -110,7 +105,7 @@ static inline void del_at(struct keytab *t, size_t j)
 	t->used[j] = 0;
 	t->n--;
 	for (k = (j + 1) & (t->cap - 1); t->used[k]; k = (k + 1) & (t->cap - 1)) {
-		size_t h = home(t, t->keys, k, t->cap);
+		size_t h = home(t, t->keys, k);
 		int movable = j <= k ? (h <= j || h > k) : (h <= j && h > k);
 		if (movable) {
 			t->used[j] = 1;
@@ -126,7 +121,7 @@ void keytab_del(struct keytab *t, uint64_t key)
 	size_t j;
 	if (!t->cap)
 		return;
-	for (j = slot(key, t->cap); t->used[j]; j = (j + 1) & (t->cap - 1))
+	for (j = keytab_slot(t, key); t->used[j]; j = (j + 1) & (t->cap - 1))
 		if (t->keys[j] == key) {
 			del_at(t, j);
 			return;

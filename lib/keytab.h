@@ -79,6 +79,20 @@ static inline struct keytab keytab_make(size_t vsize, unsigned load4)
 	return t;
 }
 
+/* The home slot of a one-word key: multiplicative hashing, a slot picked
+ * by the bits from 17 up of the key times an odd constant.  The tools'
+ * keys are dense runs of pcs and ids, which that spreads over the table
+ * nearly without collisions (for a run of consecutive keys, consecutive
+ * products step the same way through those bits), so that a lookup
+ * nearly always finds its key in the first slot it tries; a mixing hash
+ * puts a run's keys where chance puts them, a quarter of them out of
+ * their home slot at half load.  Keys far apart (past 2^29) are folded
+ * down first. */
+static inline size_t keytab_slot(const struct keytab *t, uint64_t key)
+{
+	return (size_t)(((key ^ key >> 29) * 0x9e3779b97f4a7c15ULL) >> 17) & (t->cap - 1);
+}
+
 /* The value of key, NULL when absent.  Inline, as keytab_get's finding
  * half: the tools look a pc or an id up once or twice per record, where a
  * call costs a good part of the lookup. */
@@ -88,7 +102,7 @@ static inline void *keytab_find(const struct keytab *t, uint64_t key)
 	if (!t->cap)
 		return NULL;
 	m = t->cap - 1;
-	for (j = (size_t)hash_u64(key) & m; t->used[j]; j = (j + 1) & m)
+	for (j = keytab_slot(t, key); t->used[j]; j = (j + 1) & m)
 		if (t->keys[j] == key)
 			return t->vals + j * t->vsize;
 	return NULL;

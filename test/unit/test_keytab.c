@@ -199,6 +199,32 @@ static void test_hash(void)
 	CHECK(used > 32);
 }
 
+/* Dense runs of keys (pcs 4 apart, ids 1 apart, a kernel's pcs at any
+ * base) sit in their home slots: a lookup finds them at the first try. */
+static void test_dense(void)
+{
+	static const uint64_t base[] = { 0, 0x10f86000, 0x7ff000001234ull, 0x1234567800000000ull };
+	static const uint64_t step[] = { 1, 4, 16 };
+	size_t b, s, i, n = 3000;
+
+	for (b = 0; b < sizeof base / sizeof *base; b++)
+		for (s = 0; s < sizeof step / sizeof *step; s++) {
+			struct keytab t = keytab_make(sizeof(uint32_t), 0);
+			size_t home = 0, all = 0;
+			uint64_t key;
+			for (i = 0; i < n; i++)
+				keytab_get(&t, base[b] + step[s] * i, NULL);
+			for (i = 0; i < t.cap; i++)
+				if (keytab_at(&t, i, &key)) {
+					all++;
+					home += keytab_slot(&t, key) == i;
+				}
+			CHECK(all == n);
+			CHECK_MSG(home * 10 >= all * 9, "dense keys out of their home slot");
+			keytab_free(&t);
+		}
+}
+
 int main(void)
 {
 	test_model(0);
@@ -208,5 +234,6 @@ int main(void)
 	test_index();
 	test_set();
 	test_hash();
+	test_dense();
 	return unit_done();
 }

@@ -207,9 +207,8 @@ events() {
 }
 
 @test "the reference's on-board parse reads the files of every layout (when its peer build is here)" {
-	ref=${REF_HOME:-/tmp/optrace-ref}/board-build/bin/msopprof-board
-	peer=$top/../../shared/refpeer/board/run-ref-board.sh
-	[ -x "$ref" ] && [ -x "$peer" ] || skip "no peer build of the reference's on-board parse"
+	peer=${OPTRACE_REF_BOARD:-}      # the reference's on-board parse, as a command: DUMPDIR OUTDIR SOC
+	[ -n "$peer" ] && [ -x "$peer" ] || skip "OPTRACE_REF_BOARD does not name the reference's on-board parse"
 	for c in Ascend910B1:mix Ascend310P3:AiCore Ascend950PR_9599:mix; do
 		soc=${c%%:*}
 		device $soc "$t/$soc" -s mixed

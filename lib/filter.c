@@ -46,7 +46,9 @@ void upstream_put_trailer(const struct upstream *u, struct losses *ls, struct re
                           uint64_t bad, uint64_t dropped)
 {
 	loss_diag(ls, o);
-	rec_out_trailer(o, u->bad + bad, u->dropped + dropped, cli_interrupted || u->interrupted);
+	/* An input that ended without its trailer was cut short upstream:
+	 * what comes of it is incomplete too, and says so downstream. */
+	rec_out_trailer(o, u->bad + bad, u->dropped + dropped, cli_interrupted || u->interrupted || !u->trailer);
 }
 
 struct rd **filter_open_inputs(int argc, char **argv, int first, int *nin)

@@ -42,7 +42,8 @@ const struct chip *upstream_chip(const struct upstream *u, const char *soc_optio
  * interrupted, failed, or is quiet (o: the output, NULL for a sink). */
 void upstream_check_end(const struct upstream *u, const struct rec_out *o, int read_failed);
 
-/* The losses' diag records and our trailer, with the upstream totals. */
+/* The losses' diag records and our trailer, with the upstream totals (marked
+ * interrupted when the input was, or ended without its trailer). */
 void upstream_put_trailer(const struct upstream *u, struct losses *ls, struct rec_out *o,
                           uint64_t bad, uint64_t dropped);
 

@@ -510,3 +510,18 @@ ctl_bytes() {
 		[[ "$stderr" == "${tool%% *}: --soc-version: unknown SoC 'Nope' (want a name of the SoC table, in any case, e.g. "*"; see dump-split(1))" ]]
 	done
 }
+
+@test "every record filter: a stream cut short upstream (no trailer) leaves it marked interrupted, and the trace downstream says TRUNCATED" {
+	local tool
+	dump-split -q "$DATA/910B" | instr-parse -q > whole.bin
+	# The stream as an upstream tool killed mid-run leaves it: no trailer.
+	head -n 20 whole.bin > cut.bin
+	for tool in instr-parse icache-merge mte-parse scalar-merge "src-map --binary /dev/null"; do
+		run --separate-stderr $tool -q --json cut.bin
+		[ "$(printf '%s\n' "$output" | tail -n 1 | jq -c '[.kind, .interrupted]')" = '["trailer",1]' ]
+	done
+	icache-merge -q cut.bin 2>/dev/null | scalar-merge -q > fixed.bin || true
+	run --separate-stderr timeline-emit -q -o emit fixed.bin
+	[ "$status" -eq 1 ]
+	grep -q TRUNCATED emit/trace.json
+}

@@ -8,6 +8,16 @@
  *   FAULT_AFTER   matching calls of an op that pass before the first failure
  *   FAULT_COUNT   how many calls of an op fail (default: all that follow)
  *   FAULT_VERBOSE 1 = say on stderr what is armed and what is made to fail
+ *   FAULT_SIGNAL  INT, TERM or a number: the chosen calls do not fail; the
+ *                 signal is sent instead, then the call goes on.
+ *                 FAULT_COUNT defaults to 1.
+ *   FAULT_SIGNAL_TO  group (default): the caller's process group; job: the
+ *                 process group of the session's leader, the job a
+ *                 terminal's Ctrl+C reaches (for a run started by setsid;
+ *                 processes that moved to groups of their own are spared,
+ *                 as from a terminal); self: the caller only
+ *   FAULT_ONCE    a path: only the first process to reach its chosen call
+ *                 (the one that creates the file) sends the signal
  *
  * The configuration is read once, in a constructor.  The wrappers run in
  * whatever context the program calls them from, signal handlers included,
@@ -26,11 +36,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+enum sig_to { TO_GROUP, TO_JOB, TO_SELF };
 enum op { OP_READ, OP_WRITE, OP_FSYNC, OP_CLOSE, OP_RENAME, OP_OPEN, NOPS };
 static const char *const op_names[NOPS] = {
 	"read", "write", "fsync", "close", "rename", "open"
@@ -47,6 +59,8 @@ static struct {
 	int verbose;
 	const char *path;             /* NULL = every path and descriptor */
 	unsigned long long after, count;
+	int sig, sig_to;              /* FAULT_SIGNAL, FAULT_SIGNAL_TO (enum sig_to) */
+	const char *once;             /* FAULT_ONCE */
 } cfg;
 
 static unsigned long long calls[NOPS];        /* matching calls seen */
@@ -320,6 +334,34 @@ __attribute__((constructor)) static void fault_init(void)
 		if (parse_num(v, &cfg.after))
 			bad_config("FAULT_AFTER", v);
 	}
+	if ((v = getenv("FAULT_SIGNAL")) && *v) {
+		if (!strcmp(v, "INT"))
+			cfg.sig = SIGINT;
+		else if (!strcmp(v, "TERM"))
+			cfg.sig = SIGTERM;
+		else if (parse_num(v, &x) || x == 0 || x > 64)
+			bad_config("FAULT_SIGNAL", v);
+		else
+			cfg.sig = (int)x;
+		cfg.count = 1;
+	}
+	if ((v = getenv("FAULT_SIGNAL_TO")) && *v) {
+		if (!strcmp(v, "group"))
+			cfg.sig_to = TO_GROUP;
+		else if (!strcmp(v, "job"))
+			cfg.sig_to = TO_JOB;
+		else if (!strcmp(v, "self"))
+			cfg.sig_to = TO_SELF;
+		else
+			bad_config("FAULT_SIGNAL_TO", v);
+	}
+	if ((v = getenv("FAULT_ONCE")) && *v) {
+		static char once[4096];
+		if (strlen(v) >= sizeof once)
+			bad_config("FAULT_ONCE", "(too long)");
+		strcpy(once, v);
+		cfg.once = once;
+	}
 	if ((v = getenv("FAULT_COUNT")) && *v) {
 		if (parse_num(v, &cfg.count))
 			bad_config("FAULT_COUNT", v);
@@ -352,6 +394,37 @@ __attribute__((constructor)) static void fault_init(void)
 	}
 }
 
+/* FAULT_SIGNAL: the signal instead of a failure, from the first process
+ * only when FAULT_ONCE names a marker (created exclusively: the processes
+ * of a pipeline race for it). */
+static void interrupt(enum op op, long long n)
+{
+	struct msg m = { .n = 0 };
+	if (cfg.once) {
+		long fd = syscall(SYS_openat, AT_FDCWD, cfg.once, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return;
+		syscall(SYS_close, (int)fd);
+	}
+	if (cfg.verbose) {
+		m_str(&m, "fault: process ");
+		m_num(&m, (long long)getpid());
+		m_str(&m, ": signal ");
+		m_num(&m, cfg.sig);
+		m_str(&m, " at ");
+		m_str(&m, op_names[op]);
+		m_str(&m, " #");
+		m_num(&m, n);
+		m_send(&m);
+	}
+	if (cfg.sig_to == TO_SELF)
+		kill(getpid(), cfg.sig);
+	else if (cfg.sig_to == TO_JOB)
+		kill(-getsid(0), cfg.sig);
+	else
+		kill(0, cfg.sig);
+}
+
 /* Should this matching call of op fail?  Returns its 1-based number among
  * the matching calls of op when it should, else 0. */
 static long long fire(enum op op, int match)
@@ -362,6 +435,10 @@ static long long fire(enum op op, int match)
 	n = __atomic_fetch_add(&calls[op], 1, __ATOMIC_RELAXED);
 	if (n < cfg.after || n - cfg.after >= cfg.count)
 		return 0;
+	if (cfg.sig) {
+		interrupt(op, (long long)n + 1);
+		return 0;
+	}
 	return (long long)n + 1;
 }
 

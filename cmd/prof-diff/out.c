@@ -172,25 +172,39 @@ static void t_same(void *arg, const struct pd_group *g, size_t col, const char *
 		t->same++;
 }
 
-/* What only one side has: groups, columns, rows. */
+/* What only one side has: groups, columns, rows (a group's on one line). */
 static void t_only_board(FILE *f, const struct prof *x, const struct prof *y, const char *side)
 {
 	size_t i, j, r;
 	for (i = 0; i < x->ngroup; i++) {
 		const struct pd_group *gx = &x->group[i], *gy = pd_group_find(y, gx->name);
+		const char *sep;
 		if (!gy) {
 			fprintf(f, "only %s: metric group %s (%zu metrics)\n", side, gx->name, gx->ncol - gx->key_cols);
 			continue;
 		}
-		for (j = gx->key_cols; j < gx->ncol; j++)
-			if (pd_col(gy, gx->col[j]) < 0)
-				fprintf(f, "only %s: %s column %s\n", side, gx->name, gx->col[j]);
-		for (r = 0; r < gx->nrow; r++) {
+		for (j = gx->key_cols, sep = NULL; j < gx->ncol; j++)
+			if (pd_col(gy, gx->col[j]) < 0) {
+				fprintf(f, "%s%s", sep ? sep : "", sep ? gx->col[j] : "");
+				if (!sep)
+					fprintf(f, "only %s: %s columns %s", side, gx->name, gx->col[j]);
+				sep = ", ";
+			}
+		if (sep)
+			fputc('\n', f);
+		for (r = 0, sep = NULL; r < gx->nrow; r++) {
 			char key[256];
 			pd_row_key(gx, r, key, sizeof key);
-			if (pd_row_find(gy, key) < 0)
-				fprintf(f, "only %s: %s row %s\n", side, gx->name, key);
+			if (pd_row_find(gy, key) >= 0)
+				continue;
+			if (!sep)
+				fprintf(f, "only %s: %s rows %s", side, gx->name, key);
+			else
+				fprintf(f, "%s%s", sep, key);
+			sep = ", ";
 		}
+		if (sep)
+			fputc('\n', f);
 	}
 }
 
@@ -361,6 +375,20 @@ void pd_text(const struct pd_diff *d, struct pd_text *t)
 		}
 	} else
 		fprintf(f, "note: the times are unknown on one side (no trace): cycles only\n");
+	{
+		uint64_t ca = 0, cb = 0;
+		size_t k;
+		char p[32];
+		for (i = 0; i < d->a->ncore; i++)
+			for (k = 0; k < d->a->core[i].npipe; k++)
+				ca += d->a->core[i].pipe[k].cycles;
+		for (i = 0; i < d->b->ncore; i++)
+			for (k = 0; k < d->b->core[i].npipe; k++)
+				cb += d->b->core[i].pipe[k].cycles;
+		pct_text(p, sizeof p, (double)ca, (double)cb);
+		fprintf(f, "cores: %zu -> %zu; instruction cycles (all cores): %llu -> %llu (%+lld, %s)\n", d->a->ncore,
+		        d->b->ncore, (unsigned long long)ca, (unsigned long long)cb, (long long)(cb - ca), p);
+	}
 	for (i = 0; i < d->nonly_a; i++)
 		fprintf(f, "only before: core %s\n", d->only_a[i]->name);
 	for (i = 0; i < d->nonly_b; i++)
@@ -758,6 +786,13 @@ static double deltas(struct wr *w, double y, const char *title, const struct bar
 	return y + 8;
 }
 
+/* "dir/file.c:12" -> "file.c:12" */
+static const char *base_name(const char *code)
+{
+	const char *s = strrchr(code, '/');
+	return s ? s + 1 : code;
+}
+
 /* The trailing part of a path that fits a label. */
 static void label_of(char *buf, size_t n, const char *s)
 {
@@ -868,32 +903,38 @@ int pd_svg(const struct pd_diff *d, size_t top, struct wr *w)
 		return wr_error(w);
 	}
 	for (i = 0; i < d->ncore; i++)
-		nv += d->core[i].npipe;
+		nv += d->core[i].npipe + 1;
 	v = xcalloc(nv + d->nsum + 1, sizeof *v);
 	nv = 0;
-	for (i = 0; i < d->ncore; i++)
+	for (i = 0; i < d->ncore; i++) {
+		const struct pd_core *ca = d->core[i].a, *cb = d->core[i].b;
+		if (d->timed) {
+			struct bar *b = &v[nv++];
+			snprintf(b->label, sizeof b->label, "%s (duration)", ca->name);
+			b->a = us(ca->end - ca->start);
+			b->b = us(cb->end - cb->start);
+			maxv = fmax(maxv, fmax(b->a, b->b));
+		}
 		for (k = 0; k < d->core[i].npipe; k++) {
 			const struct pd_pipe_row *r = &d->core[i].pipe[k];
 			struct bar *b = &v[nv++];
-			snprintf(b->label, sizeof b->label, "%s %s", d->core[i].a->name, r->name);
+			snprintf(b->label, sizeof b->label, "%s %s", ca->name, r->name);
 			if (d->timed) {
-				b->a = util(r->a, d->core[i].a);
-				b->b = util(r->b, d->core[i].b);
+				b->a = us(busy(r->a));
+				b->b = us(busy(r->b));
 			} else {
 				b->a = r->a ? (double)r->a->cycles : 0;
 				b->b = r->b ? (double)r->b->cycles : 0;
 			}
-			if (b->a > maxv)
-				maxv = b->a;
-			if (b->b > maxv)
-				maxv = b->b;
+			maxv = fmax(maxv, fmax(b->a, b->b));
 		}
+	}
 	for (i = 0; i < d->nsum && nlines < top; i++) {
 		const struct pd_line_row *r = &d->sum_line[i];
 		double a = r->a ? (double)r->a->cycles : 0, b = r->b ? (double)r->b->cycles : 0;
 		if (a == b)
 			continue;
-		label_of(v[nv + nlines].label, 52, r->a ? r->a->code : r->b->code);
+		label_of(v[nv + nlines].label, 52, base_name(r->a ? r->a->code : r->b->code));
 		v[nv + nlines].a = a;
 		v[nv + nlines].b = b;
 		nlines++;
@@ -912,8 +953,8 @@ int pd_svg(const struct pd_diff *d, size_t top, struct wr *w)
 	        "<rect x=\"100\" y=\"%n\" width=\"12\" height=\"9\" fill=\"#1f77b4\"/><text x=\"118\" y=\"%n\">after</text>\n",
 	        y, y + 9, y, y + 9);
 	y += 16;
-	y = bars(w, y, d->timed ? "pipe utilisation per core (busy % of the core's duration)" : "pipe cycles per core", v,
-	         nv, maxv, d->timed ? "%" : "");
+	y = bars(w, y, d->timed ? "each core's duration, and its pipes' busy time (us)" : "pipe cycles per core", v, nv,
+	         maxv, d->timed ? " us" : "");
 	if (nlines)
 		deltas(w, y, "source lines that changed most (cycles, all cores)", v + nv, nlines, "");
 	else

@@ -19,6 +19,8 @@ struct stack {
 	char *all, *user;
 };
 
+/* The core of an instr or a mark record (their first five fields are
+ * the same), named as timeline-emit(1) names it. */
 static void core_name(const struct rec *r, char *buf)
 {
 	int64_t block = r->n[I_BLOCK].i, sub = r->n[I_SUBBLOCK].i;
@@ -177,6 +179,30 @@ int pd_load_stream(struct prof *p, const char *path)
 				c->end = de;
 			ivu_add(&c->run, ds, de);
 			ivu_add(&pd_pipe_get(c, pipe, pn)->busy, ds, de);
+			break;
+		}
+		case K_MARK: {
+			/* a trace mark is a row of the instruction table, at its
+			 * start pc, and counts on that pc's lines */
+			char name[48];
+			uint64_t start = rec.n[M_START].u, end = rec.n[M_END].u, pc = rec.n[M_STARTPC].u;
+			uint64_t cyc = end > start ? end - start : 0;
+			const struct stack *s = keytab_find(&stacks, pc);
+			struct pd_core *c;
+			struct pd_instr *in;
+			int fresh;
+			core_name(&rec, name);
+			c = pd_core_get(p, name, strlen(name));
+			in = pd_instr_get(c, pc, &fresh);
+			if (fresh) {
+				in->name = xstrndup(rec.s[MS_NAME].p, rec.s[MS_NAME].n);
+				in->pipe = xstrdup("USERMARK");
+				in->stack = xstrdup(s ? s->all : "");
+			}
+			in->calls++;
+			in->cycles += cyc;
+			if (s)
+				add_lines(c, s->user, cyc);
 			break;
 		}
 		default:

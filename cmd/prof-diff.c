@@ -85,7 +85,7 @@ static double pct_of(double a, double b)
  * aiv_<p>_time(us), the pipe by its name in any case (VECTOR is vec). */
 static int pipe_column(const char *col, const char *pipe)
 {
-	char want[80], alt[80];
+	char want[80], alt[96];
 	size_t i, n = strlen(pipe);
 	if (n > 60)
 		return 0;

@@ -717,7 +717,8 @@ static void load_board(struct prof *p, const char *dir)
 		load_group(p, dir, e->d_name);
 	}
 	closedir(d);
-	qsort(p->group, p->ngroup, sizeof *p->group, by_group);
+	if (p->ngroup)
+		qsort(p->group, p->ngroup, sizeof *p->group, by_group);
 	basic = pd_group_find(p, "OpBasicInfo");
 	if (!basic || basic->nrow != 1)
 		cli_die(EXIT_UNUSABLE, "%s/OpBasicInfo.csv: not one row of basic info", dir);

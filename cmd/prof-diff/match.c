@@ -128,7 +128,8 @@ static void match_instrs(struct pd_core_diff *cd)
 		}
 	}
 	cd->instr_matched = cd->ninstr;
-	qsort(cd->instr, cd->ninstr, sizeof *cd->instr, by_change_instr);
+	if (cd->ninstr)
+		qsort(cd->instr, cd->ninstr, sizeof *cd->instr, by_change_instr);
 	for (k = 0; k < nonly_a; k++)
 		push_instr(cd, &cap, oa[k], NULL, 0);
 	m = cd->ninstr;

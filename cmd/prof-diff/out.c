@@ -874,7 +874,8 @@ int pd_svg(const struct pd_diff *d, size_t top, struct wr *w)
 		double da = pd_board_duration(d->a), db = pd_board_duration(d->b);
 		pd_board_each(d, board_pipes, &pipes);
 		pd_board_each(d, board_changes, &ch);
-		qsort(ch.v, ch.n, sizeof *ch.v, by_rel_change);
+		if (ch.n)
+			qsort(ch.v, ch.n, sizeof *ch.v, by_rel_change);
 		if (ch.n > top)
 			ch.n = top;
 		for (i = 0; i < pipes.n; i++)

@@ -8,6 +8,8 @@ setup_file() {
 	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
 	ops=$top/build/ops
 	export T=$BATS_FILE_TMPDIR
+	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS CAMODEL_DEVICE_DUMP CAMODEL_DEVICE_REPLAY
+	export ASCEND_HOME_PATH=$top/build/cann
 	command -v prof-diff >/dev/null && command -v sim-flow >/dev/null || return 0
 	[ -x "$ops/bin/add_rt" ] || return 0
 	kc="cc -std=c11 -g -O0 -fPIC -shared -fno-optimize-sibling-calls -I$top/test/camodel/include"
@@ -32,6 +34,8 @@ setup() {
 	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
 	ops=$top/build/ops
 	command -v prof-diff >/dev/null || skip "prof-diff is not built"
+	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS CAMODEL_DEVICE_DUMP CAMODEL_DEVICE_REPLAY
+	export ASCEND_HOME_PATH=$top/build/cann
 	[ -e "$T/loop2.tree" ] || skip "the sample operators are not built (build/ops)"
 }
 

@@ -174,8 +174,8 @@ static void gate_sim(const struct pd_diff *d, struct pd_gate *g)
 					a = (double)(cd->a->end - cd->a->start);
 					b = (double)(cd->b->end - cd->b->start);
 				} else if (!strcmp(t->name, "running") && timed) {
-					a = (double)ivu_total(&cd->a->run);
-					b = (double)ivu_total(&cd->b->run);
+					a = (double)ival_total(&cd->a->run);
+					b = (double)ival_total(&cd->b->run);
 				} else if (!strcmp(t->name, "cycles")) {
 					t->matched = 1;
 					a = (double)core_cycles(cd->a);
@@ -199,8 +199,8 @@ static void gate_sim(const struct pd_diff *d, struct pd_gate *g)
 					continue;
 				t->matched = 1;
 				if (timed) {
-					a = r->a ? (double)ivu_total(&r->a->busy) : 0;
-					b = r->b ? (double)ivu_total(&r->b->busy) : 0;
+					a = r->a ? (double)ival_total(&r->a->busy) : 0;
+					b = r->b ? (double)ival_total(&r->b->busy) : 0;
 					if (grew(a, b, t->pct))
 						fail(g, "%s %s busy: %.6f us -> %.6f us, %+.2f%% (more than %g%%)", cd->a->name, r->name,
 						     a / 1e6, b / 1e6, pct_of(a, b), t->pct);

@@ -16,91 +16,6 @@
 #include "scan.h"
 #include "text.h"
 
-/* ---- the union of intervals ---- */
-
-/* Runs are kept sorted by start; an interval merges with every run it
- * touches.  Past cap runs, the older half is folded into the total: the
- * inputs come nearly in time order (a trace by end, a stream by core), so
- * nothing reaches back that far. */
-void ivu_add(struct ivu *u, uint64_t s, uint64_t e)
-{
-	uint32_t lo = 0, hi, i, j;
-	if (e <= s)
-		return;
-	if (u->n && s >= u->v[u->n - 1].s) {
-		/* at or after the last run's start: the common case */
-		if (s <= u->v[u->n - 1].e) {
-			if (e > u->v[u->n - 1].e)
-				u->v[u->n - 1].e = e;
-			return;
-		}
-		lo = u->n;
-	} else {
-		/* the first run ending at or after s */
-		hi = u->n;
-		while (lo < hi) {
-			uint32_t m = lo + (hi - lo) / 2;
-			if (u->v[m].e < s)
-				lo = m + 1;
-			else
-				hi = m;
-		}
-	}
-	for (j = lo; j < u->n && u->v[j].s <= e; j++) {
-		if (u->v[j].s < s)
-			s = u->v[j].s;
-		if (u->v[j].e > e)
-			e = u->v[j].e;
-	}
-	if (j > lo) {
-		u->v[lo].s = s;
-		u->v[lo].e = e;
-		memmove(u->v + lo + 1, u->v + j, (u->n - j) * sizeof *u->v);
-		u->n -= j - lo - 1;
-		return;
-	}
-	if (u->n == u->cap) {
-		uint32_t k;
-		if (!u->cap) {
-			u->cap = 256;
-			u->v = xmalloc(u->cap * sizeof *u->v);
-		} else if (u->cap < 65536) {
-			u->cap *= 2;
-			u->v = xrealloc(u->v, u->cap * sizeof *u->v);
-		} else {
-			k = u->n / 2 < lo ? u->n / 2 : lo;
-			if (!k) {
-				u->closed += e - s;
-				return;
-			}
-			for (i = 0; i < k; i++)
-				u->closed += u->v[i].e - u->v[i].s;
-			memmove(u->v, u->v + k, (u->n - k) * sizeof *u->v);
-			u->n -= k;
-			lo -= k;
-		}
-	}
-	memmove(u->v + lo + 1, u->v + lo, (u->n - lo) * sizeof *u->v);
-	u->v[lo].s = s;
-	u->v[lo].e = e;
-	u->n++;
-}
-
-uint64_t ivu_total(const struct ivu *u)
-{
-	uint64_t t = u->closed;
-	uint32_t i;
-	for (i = 0; i < u->n; i++)
-		t += u->v[i].e - u->v[i].s;
-	return t;
-}
-
-void ivu_free(struct ivu *u)
-{
-	free(u->v);
-	memset(u, 0, sizeof *u);
-}
-
 /* ---- the model's tables ---- */
 
 struct pd_core *pd_core_get(struct prof *p, const char *name, size_t n)
@@ -519,8 +434,8 @@ static void load_trace(struct prof *p, struct pd_core *c, const char *path)
 			c->start = ts;
 		if (ts + dur > c->end)
 			c->end = ts + dur;
-		ivu_add(&c->run, ts, ts + dur);
-		ivu_add(&pd_pipe_get(c, cat, catn)->busy, ts, ts + dur);
+		ival_add(&c->run, ts, ts + dur);
+		ival_add(&pd_pipe_get(c, cat, catn)->busy, ts, ts + dur);
 		if ((q = jfind(q, end, "\"pc_addr\":\"0x"))) {
 			has_pc = 1;
 			for (; q < end && hexval(*q) >= 0; q++)
@@ -836,7 +751,7 @@ void pd_free(struct prof *p)
 		struct pd_core *c = &p->core[i];
 		for (j = 0; j < c->npipe; j++) {
 			free(c->pipe[j].name);
-			ivu_free(&c->pipe[j].busy);
+			ival_free(&c->pipe[j].busy);
 		}
 		for (j = 0; j < c->ninstr; j++) {
 			free(c->instr[j].name);
@@ -850,7 +765,7 @@ void pd_free(struct prof *p)
 		free(c->line);
 		keytab_free(&c->pc_ix);
 		keytab_free(&c->line_ix);
-		ivu_free(&c->run);
+		ival_free(&c->run);
 		free(c->name);
 	}
 	for (i = 0; i < p->ngroup; i++) {

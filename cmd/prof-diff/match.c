@@ -15,7 +15,7 @@ const struct pd_pipe *pd_busiest(const struct pd_core *c)
 	uint64_t bv = 0;
 	size_t i;
 	for (i = 0; i < c->npipe; i++) {
-		uint64_t v = c->timed ? ivu_total(&c->pipe[i].busy) : c->pipe[i].cycles;
+		uint64_t v = c->timed ? ival_total(&c->pipe[i].busy) : c->pipe[i].cycles;
 		if (!best || v > bv) {
 			best = &c->pipe[i];
 			bv = v;

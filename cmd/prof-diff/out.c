@@ -21,7 +21,7 @@ static double us(uint64_t v)
 
 static uint64_t busy(const struct pd_pipe *p)
 {
-	return p ? ivu_total(&p->busy) : 0;
+	return p ? ival_total(&p->busy) : 0;
 }
 
 static double util(const struct pd_pipe *p, const struct pd_core *c)
@@ -370,8 +370,8 @@ void pd_text(const struct pd_diff *d, struct pd_text *t)
 			char what[64];
 			snprintf(what, sizeof what, "%s", a->name);
 			span_line(f, what, a->end - a->start, b->end - b->start);
-			fprintf(f, "  %-14s %12.6f %12.6f %+12.6f\n", "running", us(ivu_total(&a->run)),
-			        us(ivu_total(&b->run)), us(ivu_total(&b->run)) - us(ivu_total(&a->run)));
+			fprintf(f, "  %-14s %12.6f %12.6f %+12.6f\n", "running", us(ival_total(&a->run)),
+			        us(ival_total(&b->run)), us(ival_total(&b->run)) - us(ival_total(&a->run)));
 		}
 	} else
 		fprintf(f, "note: the times are unknown on one side (no trace): cycles only\n");
@@ -516,6 +516,39 @@ static void j_line(struct json *j, const struct pd_line_row *r)
 	json_end_object(j);
 }
 
+/* The matched rows (part 0), those only before (1), only after (2). */
+static const char *const part_key[2][3] = {
+	{ "lines", "lines_only_before", "lines_only_after" },
+	{ "instructions", "instructions_only_before", "instructions_only_after" },
+};
+
+static int in_part(int part, size_t i, size_t matched, const void *a, const void *b)
+{
+	return part == 0 ? i < matched : i >= matched && (part == 1 ? !b : !a);
+}
+
+static void j_lines(struct json *j, int part, const struct pd_core_diff *cd)
+{
+	size_t i;
+	json_key(j, part_key[0][part]);
+	json_begin_array(j);
+	for (i = 0; i < cd->nline; i++)
+		if (in_part(part, i, cd->line_matched, cd->line[i].a, cd->line[i].b))
+			j_line(j, &cd->line[i]);
+	json_end_array(j);
+}
+
+static void j_instrs(struct json *j, int part, const struct pd_core_diff *cd)
+{
+	size_t i;
+	json_key(j, part_key[1][part]);
+	json_begin_array(j);
+	for (i = 0; i < cd->ninstr; i++)
+		if (in_part(part, i, cd->instr_matched, cd->instr[i].a, cd->instr[i].b))
+			j_instr(j, &cd->instr[i]);
+	json_end_array(j);
+}
+
 static void j_core(struct json *j, const struct pd_core_diff *cd)
 {
 	const struct pd_core *a = cd->a, *b = cd->b;
@@ -525,7 +558,7 @@ static void j_core(struct json *j, const struct pd_core_diff *cd)
 	json_kv_cstr(j, "core", a->name);
 	if (a->timed && b->timed) {
 		j_us(j, "duration_us", a->end - a->start, b->end - b->start);
-		j_us(j, "running_us", ivu_total(&a->run), ivu_total(&b->run));
+		j_us(j, "running_us", ival_total(&a->run), ival_total(&b->run));
 	}
 	json_key(j, "pipes");
 	json_begin_array(j);
@@ -552,40 +585,10 @@ static void j_core(struct json *j, const struct pd_core_diff *cd)
 	json_key(j, "changed");
 	json_bool(j, ba && bb && strcmp(ba->name, bb->name));
 	json_end_object(j);
-	json_key(j, "lines");
-	json_begin_array(j);
-	for (i = 0; i < cd->line_matched; i++)
-		j_line(j, &cd->line[i]);
-	json_end_array(j);
-	json_key(j, "lines_only_before");
-	json_begin_array(j);
-	for (i = cd->line_matched; i < cd->nline; i++)
-		if (!cd->line[i].b)
-			j_line(j, &cd->line[i]);
-	json_end_array(j);
-	json_key(j, "lines_only_after");
-	json_begin_array(j);
-	for (i = cd->line_matched; i < cd->nline; i++)
-		if (!cd->line[i].a)
-			j_line(j, &cd->line[i]);
-	json_end_array(j);
-	json_key(j, "instructions");
-	json_begin_array(j);
-	for (i = 0; i < cd->instr_matched; i++)
-		j_instr(j, &cd->instr[i]);
-	json_end_array(j);
-	json_key(j, "instructions_only_before");
-	json_begin_array(j);
-	for (i = cd->instr_matched; i < cd->ninstr; i++)
-		if (!cd->instr[i].b)
-			j_instr(j, &cd->instr[i]);
-	json_end_array(j);
-	json_key(j, "instructions_only_after");
-	json_begin_array(j);
-	for (i = cd->instr_matched; i < cd->ninstr; i++)
-		if (!cd->instr[i].a)
-			j_instr(j, &cd->instr[i]);
-	json_end_array(j);
+	for (i = 0; i < 3; i++)
+		j_lines(j, i, cd);
+	for (i = 0; i < 3; i++)
+		j_instrs(j, i, cd);
 	json_end_object(j);
 }
 

@@ -6,27 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ival.h"
 #include "keytab.h"
 
 /* Times are in units of 10^-6 us (the 6 decimals of every trace), so a
  * tree's trace and a record stream give the same integers. */
 
-/* The union of intervals given in any order, in bounded memory: the
- * disjoint runs still open, the ones long past folded into a total. */
-struct ivu {
-	struct { uint64_t s, e; } *v;
-	uint32_t n, cap;
-	uint64_t closed;
-};
-void ivu_add(struct ivu *u, uint64_t s, uint64_t e);
-uint64_t ivu_total(const struct ivu *u);
-void ivu_free(struct ivu *u);
 
 struct pd_pipe {
 	char *name;
 	uint64_t cycles;      /* summed end - start of its instructions */
 	uint64_t count;       /* executions */
-	struct ivu busy;      /* the union of its slices */
+	struct ival_union busy;      /* the union of its slices */
 };
 
 struct pd_instr {
@@ -45,7 +36,7 @@ struct pd_core {
 	char *name;
 	int timed;            /* start, end, run and busy are known */
 	uint64_t start, end;  /* the first start and last end of its instructions */
-	struct ivu run;       /* the union of all its instructions */
+	struct ival_union run;       /* the union of all its instructions */
 	struct pd_pipe *pipe;
 	size_t npipe;
 	struct pd_instr *instr;

@@ -177,8 +177,8 @@ int pd_load_stream(struct prof *p, const char *path)
 				c->start = ds;
 			if (de > c->end)
 				c->end = de;
-			ivu_add(&c->run, ds, de);
-			ivu_add(&pd_pipe_get(c, pipe, pn)->busy, ds, de);
+			ival_add(&c->run, ds, de);
+			ival_add(&pd_pipe_get(c, pipe, pn)->busy, ds, de);
 			break;
 		}
 		case K_MARK: {

@@ -203,6 +203,7 @@ demo: $(DEPS) build/bin/.ok $(EXTRA_ALL)
 bench: $(DEPS) build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
 	@sh test/bench/run.sh
 	@sh test/bench/trace-clean.sh
+	@sh test/bench/prof-diff.sh
 	@if [ -n "$${BENCH_BASE:-}" ]; then sh test/bench/compare.sh "$$BENCH_BASE"; fi
 
 # The tools and their man pages; what mk/*.mk adds (the preload library)

@@ -310,16 +310,6 @@ void pd_diff_build(struct pd_diff *d, const struct prof *a, const struct prof *b
 		cd = &d->core[d->ncore++];
 		cd->a = &a->core[i];
 		cd->b = cb;
-		if (!cd->a->timed || !cb->timed)
-			d->timed = 0;
-		if (cd->a->start < sa0)
-			sa0 = cd->a->start;
-		if (cd->a->end > sa1)
-			sa1 = cd->a->end;
-		if (cb->start < sb0)
-			sb0 = cb->start;
-		if (cb->end > sb1)
-			sb1 = cb->end;
 		cd->pipe = xcalloc(cd->a->npipe + cb->npipe + 1, sizeof *cd->pipe);
 		for (j = 0; j < cd->a->npipe; j++) {
 			cd->pipe[cd->npipe].name = cd->a->pipe[j].name;
@@ -338,7 +328,22 @@ void pd_diff_build(struct pd_diff *d, const struct prof *a, const struct prof *b
 	for (i = 0; i < b->ncore; i++)
 		if (!core_find(a, b->core[i].name))
 			d->only_b[d->nonly_b++] = &b->core[i];
-	if (!d->ncore)
+	/* the kernel: over every core of each side, common or not */
+	for (i = 0; i < a->ncore; i++) {
+		const struct pd_core *c = &a->core[i];
+		if (!c->timed)
+			d->timed = 0;
+		sa0 = c->start < sa0 ? c->start : sa0;
+		sa1 = c->end > sa1 ? c->end : sa1;
+	}
+	for (i = 0; i < b->ncore; i++) {
+		const struct pd_core *c = &b->core[i];
+		if (!c->timed)
+			d->timed = 0;
+		sb0 = c->start < sb0 ? c->start : sb0;
+		sb1 = c->end > sb1 ? c->end : sb1;
+	}
+	if (!a->ncore || !b->ncore)
 		d->timed = 0;
 	if (d->timed) {
 		d->span_a = sa1 - sa0;

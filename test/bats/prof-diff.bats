@@ -4,6 +4,8 @@
 # moves every pc), compared; the expected deltas are computed here from the
 # trees' own CSVs and traces (awk, jq), not taken from prof-diff.
 
+bats_require_minimum_version 1.5.0
+
 setup_file() {
 	top=${OPTRACE_TOP:-$BATS_TEST_DIRNAME/../..}
 	ops=$top/build/ops
@@ -278,6 +280,31 @@ us6() { awk -v v="$1" 'BEGIN { printf "%.6f\n", v / 1000000 }'; }
 	run prof-diff "$T/loop1.tree" "$d/board"
 	[ "$status" -eq 3 ]
 	[[ $output == *"is a simulator profile and "*"an on-board one: nothing to compare"* ]]
+}
+
+@test "prof-diff: trees of two SoCs: the kernels compared, the SoCs and the cores only one has named" {
+	d=$BATS_TEST_TMPDIR
+	mkdir -p "$d/p"
+	sim-flow -q --soc-version=Ascend310P1 -o "$d/p" -- "$ops/bin/add_rt" -k "$T/double.o" -n 2 >/dev/null 2>&1
+	p=$(ls -d "$d"/p/OPPROF_*)
+	run --separate-stderr prof-diff --json "$T/loop2.tree" "$p"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"no core in common: only the kernels' durations are compared"* ]]
+	[ "$(jq -r '[.before.soc, .after.soc] | join(" ")' <<<"$output")" = "Ascend910B1 Ascend310P1" ]
+	[ "$(jq -r '.cores_only_after | join(" ")' <<<"$output")" = "core0 core1" ]
+	[ "$(jq -r '.cores_only_before | join(" ")' <<<"$output")" = "core0.veccore0 core0.veccore1" ]
+	# the 310P kernel's span from its cores' traces
+	b=0
+	for c in core0 core1; do
+		s=$(core_span "$p" $c)
+		[ "$s" -gt "$b" ] && b=$s
+	done
+	[ "$(jq '.kernel_us.after * 1000000 | round' <<<"$output")" -ge "$b" ]
+	[ "$(jq '.kernel_us.delta > 0' <<<"$output")" = true ]
+	run prof-diff -q --fail-if-slower=10 "$T/loop2.tree" "$p"
+	[ "$status" -eq 5 ]
+	run prof-diff "$T/loop2.tree" "$p"
+	[[ $output == *"note: the SoCs differ: Ascend910B1 -> Ascend310P1"* ]]
 }
 
 # ---- on-board ----

@@ -380,13 +380,13 @@ board_tree() { # name, op_acl arguments
 	run prof-diff -q -o "$o" "$T/loop2.tree" "$T/loop1.tree"
 	[ "$status" -eq 0 ]
 	old=$(cat "$o/diff.json" "$o/diff.svg" | md5sum)
-	run env LD_PRELOAD="$so" FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=diff.json \
+	run env LD_PRELOAD="$so" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=diff.json \
 		prof-diff -q -o "$o" "$T/single.tree" "$T/loop1.tree"
 	[ "$status" -eq 4 ]
 	[[ $output == *"diff.json: cannot write: No space left on device"* ]]
 	[ "$(cat "$o/diff.json" "$o/diff.svg" | md5sum)" = "$old" ]
 	[ "$(ls -A "$o" | tr '\n' ' ')" = "diff.json diff.svg " ]
-	run env LD_PRELOAD="$so" FAULT_OP=read FAULT_ERRNO=EIO FAULT_PATH=_code_exe.csv \
+	run env LD_PRELOAD="$so" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" FAULT_OP=read FAULT_ERRNO=EIO FAULT_PATH=_code_exe.csv \
 		prof-diff -q "$T/single.tree" "$T/loop1.tree"
 	[ "$status" -eq 4 ]
 	[[ $output == *"_code_exe.csv: "*"Input/output error"* ]]

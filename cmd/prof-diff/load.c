@@ -409,6 +409,8 @@ static void load_trace(struct prof *p, struct pd_core *c, const char *path)
 		cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
 	while ((s = rd_line(r, &n))) {
 		const char *end = s + n, *q, *cat, *ce;
+		if (cli_interrupted)
+			cli_die(EXIT_INTR, "interrupted: nothing written");
 		uint64_t ts, dur, pc = 0;
 		size_t catn;
 		int has_pc = 0;

@@ -97,6 +97,8 @@ int pd_load_stream(struct prof *p, const char *path)
 		cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
 	while ((line = rd_line(r, &n))) {
 		int st;
+		if (cli_interrupted)
+			cli_die(EXIT_INTR, "interrupted: nothing written");
 		nline++;
 		st = rec_decode(&dec, line, n, &rec, &why);
 		if (nline == 1 && (st != DEC_OK || rec.sc->kind != K_HEADER)) {

@@ -145,6 +145,33 @@ us6() { awk -v v="$1" 'BEGIN { printf "%.6f\n", v / 1000000 }'; }
 	[ "$(jq '.kernel_us.delta' <<<"$output")" = 0 ]
 }
 
+@test "prof-diff: inlined code: instructions matched by every frame of their inline stack across a recompile" {
+	d=$BATS_TEST_TMPDIR
+	kc="cc -std=c11 -g -O0 -fPIC -shared -fno-optimize-sibling-calls -I$top/test/camodel/include"
+	$kc -o "$d/inl.o" "$top/test/ops/vadd/add_custom_inline.c"
+	$kc -DSHIFT_PCS -o "$d/inls.o" "$top/test/ops/vadd/add_custom_inline.c"
+	mkdir -p "$d/a" "$d/b"
+	sim-flow -q -o "$d/a" -- "$ops/bin/add_rt" -k "$d/inl.o" -n 2 >/dev/null 2>&1
+	sim-flow -q -o "$d/b" -- "$ops/bin/add_rt" -k "$d/inls.o" -n 2 >/dev/null 2>&1
+	run prof-diff --json "$d"/a/OPPROF_* "$d"/b/OPPROF_*
+	[ "$status" -eq 0 ]
+	j=$output
+	c=core0.veccore0
+	n=$(tail -n +2 "$d"/a/OPPROF_*/simulator/$c/${c}_instr_exe.csv | grep -c .)
+	[ "$(jq --arg c $c '.cores[] | select(.core == $c) | .instructions | length' <<<"$j")" -eq "$n" ]
+	# the helper is inlined on two lines: its instructions come twice, with
+	# the same innermost frame and another call line, and are told apart
+	two=$(jq -r --arg c $c '.cores[] | select(.core == $c) | .instructions[] | select(.stack | length == 2) | .stack | join(" <- ")' <<<"$j")
+	[ "$(grep -c . <<<"$two")" -eq 24 ]
+	[ "$(sed 's/ <- .*//' <<<"$two" | sort -u | grep -c .)" -eq 12 ]
+	[ "$(sed 's/.* <- //' <<<"$two" | sort -u | grep -c .)" -eq 2 ]
+	[ "$(jq '[.cores[].instructions[] | select(.matched_by != "source" or .pc_before == .pc_after or .calls.delta != 0)] | length' <<<"$j")" -eq 0 ]
+	[ "$(jq '[.cores[] | .instructions_only_before, .instructions_only_after | length] | add' <<<"$j")" -eq 0 ]
+	# the table names the innermost line and the inlined frames
+	run prof-diff "$d"/a/OPPROF_* "$d"/b/OPPROF_*
+	[[ $output == *"add_custom_inline.c:"*"(+1 inlined)"* ]]
+}
+
 @test "prof-diff: without source lines instructions are matched by pc, and what is left is listed" {
 	# the 910B sample has no binary: no code view
 	d=$BATS_TEST_TMPDIR

@@ -21,7 +21,7 @@ PREFIX  ?= /usr/local
 # its man page.  SCRIPTS are the shell tools of pipelines/, copied next to
 # them.
 TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge \
-           mte-parse sim-capture src-map board-metrics
+           mte-parse sim-capture src-map board-metrics prof-diff
 SCRIPTS := sim-flow sim-export board-flow board-export
 # Libraries only one tool links.
 # libarchive.a (in libarchive-dev): only its tar reader is linked in,
@@ -203,6 +203,7 @@ demo: $(DEPS) build/bin/.ok $(EXTRA_ALL)
 bench: $(DEPS) build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
 	@sh test/bench/run.sh
 	@sh test/bench/trace-clean.sh
+	@sh test/bench/prof-diff.sh
 	@if [ -n "$${BENCH_BASE:-}" ]; then sh test/bench/compare.sh "$$BENCH_BASE"; fi
 
 # The tools and their man pages; what mk/*.mk adds (the preload library)

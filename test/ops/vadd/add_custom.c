@@ -11,6 +11,9 @@
 #define XB(b)  ((uint32_t)(b) * TBYTES)            /* UB layout: x0 x1 y0 y1 z0 z1 */
 #define YB(b)  ((uint32_t)(2 + (b)) * TBYTES)
 #define ZB(b)  ((uint32_t)(4 + (b)) * TBYTES)
+#ifndef ADD_BUFFERS
+#define ADD_BUFFERS 2                  /* -DADD_BUFFERS=1: one buffer, no overlap */
+#endif
 
 KERNEL_ENTRY void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR tiling)
 {
@@ -30,7 +33,7 @@ KERNEL_ENTRY void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR tiling)
 #endif
 	for (uint32_t l = 0; l < loops; l++) {
 		for (uint32_t t = 0; t < ntiles; t++) {
-			int b = (int)(t & 1);
+			int b = (int)(t % ADD_BUFFERS);
 			int64_t g = S_ADDI(base, (int64_t)t * TBYTES);
 			WAIT_FLAG(PIPE_V, PIPE_MTE2, b);
 			COPY_GM_TO_UB(XB(b), x + (uint64_t)g, 1, TBYTES / 32);

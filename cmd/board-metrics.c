@@ -482,6 +482,26 @@ static void put_svg(const char *name, const struct roofline *r, const struct plo
 static struct roofline roof;
 static char verdict[300];
 
+/* roofline.csv: the numbers of roofline.svg, a line per point, for
+ * scripts and prof-diff (see board-metrics(1), ROOFLINE.CSV). */
+static void put_roofline_csv(const struct roofline *r)
+{
+	struct wr *w = csv_open("roofline.csv");
+	unsigned i, j;
+	wr_puts(w, "title,unit,bytes,bandwidth(TB/s),ops,peak(TOPS),arithmetic intensity(ops/byte),"
+	           "performance(TOPS),ratio,\n");
+	for (i = 0; i < r->ntitle; i++) {
+		const struct roof_title *t = &r->title[i];
+		for (j = 0; j < t->n; j++) {
+			const struct roof_line *l = &t->line[j];
+			wr_printf(w, "%s,%s,%llu,%.6f,%llu,%.6f,%.6f,%.6f,%s,\n", t->title, l->bw_name,
+			          (unsigned long long)l->bytes, l->bw, (unsigned long long)t->prop.ops, t->prop.peak,
+			          l->x, l->y, l->ratio);
+		}
+	}
+	csv_close(w, "roofline.csv");
+}
+
 /* roofline.svg (not on Ascend950: its roofline needs the operand records)
  * and pipes.svg, the busy ratio of each pipe of each row; the verdict for
  * the summary. */
@@ -509,6 +529,7 @@ static void put_pictures(const struct run *u)
 					roof_pipe_ratio(&roof, pt.pipe[j], (float)pt.value[i * pt.npipes + j]);
 		roof_build(&roof, cube || fmt == BOARD_310P, vec || fmt == BOARD_310P);
 		put_svg("roofline.svg", &roof, NULL);
+		put_roofline_csv(&roof);
 		plot_roof_verdict(&roof, verdict, sizeof verdict);
 	}
 	t.title = "Pipe busy ratio per block and sub-core";

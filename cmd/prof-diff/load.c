@@ -594,7 +594,10 @@ static void load_group(struct prof *p, const char *dir, const char *file)
 		const char *f = csv_f(&v, j, &n);
 		g->col[j] = xstrndup(f, n);
 	}
-	g->key_cols = g->ncol >= 2 && !strcmp(g->col[0], "block_id") && !strcmp(g->col[1], "sub_block_id") ? 2 : 0;
+	/* Rows keyed by block and sub-core, or (roofline.csv) by title and
+	 * memory unit. */
+	g->key_cols = g->ncol >= 2 && ((!strcmp(g->col[0], "block_id") && !strcmp(g->col[1], "sub_block_id")) ||
+	                               (!strcmp(g->col[0], "title") && !strcmp(g->col[1], "unit"))) ? 2 : 0;
 	while (csv_next(&v)) {
 		char **row;
 		if (v.nf > 1 && !v.len[v.nf - 1] && (size_t)v.nf == g->ncol + 1)

@@ -30,7 +30,7 @@ col() {
 	# every field ends with a comma, as the reference writes them
 	[ "$(grep -c ',$' m/PipeUtilization.csv)" -eq 4 ]
 	# the seven groups and nothing else
-	[ "$(ls m | tr '\n' ' ')" = "ArithmeticUtilization.csv L2Cache.csv Memory.csv MemoryL0.csv MemoryUB.csv OpBasicInfo.csv PipeUtilization.csv ResourceConflictRatio.csv pipes.svg roofline.svg " ]
+	[ "$(ls m | tr '\n' ' ')" = "ArithmeticUtilization.csv L2Cache.csv Memory.csv MemoryL0.csv MemoryUB.csv OpBasicInfo.csv PipeUtilization.csv ResourceConflictRatio.csv pipes.svg roofline.csv roofline.svg " ]
 }
 
 @test "910B: rows by block, cube0 before vector0 and vector1; columns filled by core kind" {
@@ -137,7 +137,7 @@ col() {
 @test "board-metrics --aic-metrics: only the groups asked for, any spelling" {
 	"$GEN" 910B d
 	dump-split d | board-metrics -q --aic-metrics=PipeUtilization,l2cache -o m
-	[ "$(ls m | tr '\n' ' ')" = "L2Cache.csv OpBasicInfo.csv PipeUtilization.csv pipes.svg roofline.svg " ]
+	[ "$(ls m | tr '\n' ' ')" = "L2Cache.csv OpBasicInfo.csv PipeUtilization.csv pipes.svg roofline.csv roofline.svg " ]
 	run board-metrics -q --aic-metrics=Pipes -o m2 < /dev/null
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"'Pipes' is not a metric group"* ]]
@@ -273,4 +273,24 @@ col() {
 		done
 		[ "$n" -eq 8 ]
 	done
+}
+
+@test "910B: roofline.csv holds the roofline's points: ops/byte, TOPS over the task, the ratio to the attainable value" {
+	"$GEN" -b 2 910B d
+	dump-split d | board-metrics -q -o m
+	[ "$(sed -n 1p m/roofline.csv)" = "title,unit,bytes,bandwidth(TB/s),ops,peak(TOPS),arithmetic intensity(ops/byte),performance(TOPS),ratio," ]
+	dur=$(col m/OpBasicInfo.csv 1 'Task Duration(us)')
+	# each line checked against its own numbers: x = ops / bytes,
+	# y = ops / the task duration, ratio = y over min(peak, bw x)
+	awk -F, -v dur="$dur" 'NR == 1 { next }
+		function off(a, b) { return (a > b ? a - b : b - a) > 1e-4 * (b > 0 ? b : 1) + 1e-6 }
+		{ n++
+		  x = $5 / $3; y = $5 / dur / 1e6; att = $4 * x; if (att > $6) att = $6
+		  if (off($7, x) || off($8, y) || off($9, y / att)) { print "line " NR ": " $0; bad++ } }
+		END { exit !(n >= 10 && !bad) }' m/roofline.csv
+	# the same titles and units as the picture
+	while IFS=, read -r t u _; do
+		[ "$t" = title ] && continue
+		grep -qF "$u" m/roofline.svg || { echo "$u not in roofline.svg"; return 1; }
+	done < m/roofline.csv
 }

@@ -384,8 +384,7 @@ static struct core *core_for(const struct rec *r)
 	 * is seen, as in the reference), the physical core number elsewhere. */
 	c->selected = selected(logical_names ? (unsigned long long)(block >= 0 ? block : 0) : phys);
 	c->min_start = UINT64_MAX;
-	c->busy.cap = 1024;
-	c->busy.v = xmalloc(c->busy.cap * sizeof *c->busy.v);
+	ival_init(&c->busy, 1024);
 	if (ncores == cores_cap) {
 		cores_cap = cores_cap ? 2 * cores_cap : 16;
 		cores = xrealloc(cores, cores_cap * sizeof *cores);

@@ -12,6 +12,14 @@ void ival_init(struct ival_union *u, uint32_t max)
 	u->max = max ? max : 65536;
 }
 
+void ival_init_buf(struct ival_union *u, struct ival_run *buf, uint32_t n)
+{
+	memset(u, 0, sizeof *u);
+	u->v = buf;
+	u->cap = u->max = n;
+	u->fixed = 1;
+}
+
 /* An interval merges with every run it touches (a binary search for the
  * first, unless it starts at or after the last run's start). */
 void ival_add(struct ival_union *u, uint64_t s, uint64_t e)
@@ -88,7 +96,8 @@ uint64_t ival_total(const struct ival_union *u)
 
 void ival_free(struct ival_union *u)
 {
-	free(u->v);
+	if (!u->fixed)
+		free(u->v);
 	memset(u, 0, sizeof *u);
 }
 

@@ -8,15 +8,20 @@
 #define OPTRACE_IVAL_H
 #include <stdint.h>
 
+struct ival_run { uint64_t s, e; };
 struct ival_union {
-	struct { uint64_t s, e; } *v;
+	struct ival_run *v;
 	uint32_t n, cap, max;
+	int fixed;                  /* v is the caller's: never grown or freed */
 	uint64_t closed;
 };
 
 /* An empty union that keeps at most max runs open (0: 65536); a
  * zero-filled struct is the same as ival_init(u, 0). */
 void ival_init(struct ival_union *u, uint32_t max);
+/* An empty union in the caller's n runs at buf (a small union held in
+ * the caller's own row: no allocation); ival_free leaves buf alone. */
+void ival_init_buf(struct ival_union *u, struct ival_run *buf, uint32_t n);
 /* Add [s, e); nothing when e <= s. */
 void ival_add(struct ival_union *u, uint64_t s, uint64_t e);
 uint64_t ival_total(const struct ival_union *u);

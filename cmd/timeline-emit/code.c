@@ -227,11 +227,9 @@ void code_stats(struct core *c, uint64_t pc, uint32_t *code_ix, int fresh, uint6
 		l = &c->lines[e->lines[i]];
 		l->count++;
 		l->cycles += end > start ? end - start : 0;
-		if (!l->run.v) {
-			l->run.cap = 16;
-			l->run.v = xmalloc(l->run.cap * sizeof *l->run.v);
-		}
-		uacc_add(&l->run, start, end);
+		if (!l->run.max)
+			ival_init(&l->run, 16);
+		ival_add(&l->run, start, end);
 	}
 }
 
@@ -270,7 +268,7 @@ void code_csv_rows(struct wr *w, struct core *c)
 	for (i = 0; i < n; i++) {
 		const struct linestat *l = &c->lines[rows[i]];
 		char run[TICK_FMT_MAX];
-		tick_fmt_centi(run, tick_centi_us(uacc_total(&l->run), emit.mhz), 1);
+		tick_fmt_centi(run, tick_centi_us(ival_total(&l->run), emit.mhz), 1);
 		put_field(w, emit.srclines[rows[i]].text, emit.srclines[rows[i]].text_n);
 		wr_printf(w, ",%llu,%llu,%s\n", (unsigned long long)l->count, (unsigned long long)l->cycles, run);
 	}
@@ -281,7 +279,7 @@ void code_free_core(struct core *c)
 {
 	uint32_t i;
 	for (i = 0; i < c->nline_alloc; i++)
-		free(c->lines[i].run.v);
+		ival_free(&c->lines[i].run);
 	free(c->lines);
 	c->lines = NULL;
 	c->nline_alloc = 0;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ival.h"
 #include "json.h"
 #include "keytab.h"
 #include "mem.h"
@@ -57,27 +58,14 @@ int lane_warp(int w);
 const char *cname_simt(const char *name, size_t n);
 void lanes_free(void);
 
-/* ---- interval unions (running and busy time) ----
- * Disjoint intervals sorted by start, at most cap of them; when full the
- * oldest are folded into `closed`, which is exact unless a later interval
- * still reaches back over them (records arrive near end-tick order, so
- * only a very long instruction spanning many idle gaps could). */
-struct ival { uint64_t s, e; };
-struct uacc {
-	uint64_t closed;
-	uint32_t n, cap;
-	struct ival *v;
-};
-void uacc_add(struct uacc *u, uint64_t s, uint64_t e);
-uint64_t uacc_total(const struct uacc *u);
 
 /* ---- per-pc statistics for the CSV and the INSTR_API block ---- */
 #define PC_RUN 4
 struct pcstat {
 	uint64_t pc, count, cycles;
 	uint64_t first_end;         /* the row shows its earliest-ending record */
-	struct ival runv[PC_RUN];
-	struct uacc run;
+	struct ival_run runv[PC_RUN];
+	struct ival_union run;
 	int lane;
 	char *name, *detail;
 	size_t name_n, detail_n;
@@ -111,7 +99,7 @@ struct pctab {
 };
 struct pipestat {
 	uint64_t count, cycles;
-	struct uacc busy;
+	struct ival_union busy;
 };
 
 /* ---- source lines (code.c), from src-map's code records ---- */
@@ -138,7 +126,7 @@ struct codeent {
 };
 struct linestat {
 	uint64_t count, cycles;
-	struct uacc run;
+	struct ival_union run;
 };
 
 /* ---- flags waiting for their partner ---- */
@@ -208,7 +196,7 @@ struct core {
 	/* statistics */
 	struct pctab pcs;
 	struct pipestat *pipes;
-	struct uacc busy;
+	struct ival_union busy;
 	struct linestat *lines;     /* per source line (srclines index) */
 	uint32_t nline_alloc;
 	uint64_t ninstr, min_start, max_end_i, nmarks, ncache, nsimt;

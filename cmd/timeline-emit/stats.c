@@ -9,79 +9,6 @@
 #include "emit.h"
 #include "rec.h"
 
-/* ---- interval unions ---- */
-
-static void fold(struct uacc *u, uint32_t k)
-{
-	uint32_t i;
-	for (i = 0; i < k; i++)
-		u->closed += u->v[i].e - u->v[i].s;
-	memmove(u->v, u->v + k, (u->n - k) * sizeof *u->v);
-	u->n -= k;
-}
-
-void uacc_add(struct uacc *u, uint64_t s, uint64_t e)
-{
-	uint32_t i, j;
-
-	if (e <= s)
-		return;         /* no length: nothing to add (the reference skips these too) */
-	if (u->n) {
-		struct ival *last = &u->v[u->n - 1];
-		/* The usual case in end order: past, or overlapping, the last. */
-		if (s >= last->s && s <= last->e) {
-			if (e > last->e)
-				last->e = e;
-			return;
-		}
-	}
-	/* First interval ending at or after s, and the first starting after e:
-	 * everything between merges with [s, e]. */
-	for (i = u->n; i > 0 && u->v[i - 1].e >= s; i--)
-		;
-	for (j = i; j < u->n && u->v[j].s <= e; j++) {
-		if (u->v[j].s < s)
-			s = u->v[j].s;
-		if (u->v[j].e > e)
-			e = u->v[j].e;
-	}
-	if (j > i) {
-		u->v[i].s = s;
-		u->v[i].e = e;
-		memmove(u->v + i + 1, u->v + j, (u->n - j) * sizeof *u->v);
-		u->n -= j - i - 1;
-		return;
-	}
-	if (u->n == u->cap) {
-		/* Keep the recent half: older gaps are long past. */
-		uint32_t k = u->cap > 1 ? u->cap / 2 : 1;
-		if (i < k) {
-			/* Reaches back behind what would be folded: fold less. */
-			k = i;
-			if (!k) {
-				/* Before everything: count it as closed on its own. */
-				u->closed += e - s;
-				return;
-			}
-		}
-		fold(u, k);
-		i -= k;
-	}
-	memmove(u->v + i + 1, u->v + i, (u->n - i) * sizeof *u->v);
-	u->v[i].s = s;
-	u->v[i].e = e;
-	u->n++;
-}
-
-uint64_t uacc_total(const struct uacc *u)
-{
-	uint64_t t = u->closed;
-	uint32_t i;
-	for (i = 0; i < u->n; i++)
-		t += u->v[i].e - u->v[i].s;
-	return t;
-}
-
 /* ---- per pc ---- */
 
 static struct pcstat *pc_get(struct pctab *t, uint64_t pc, int *fresh)
@@ -99,14 +26,13 @@ static struct pcstat *pc_get(struct pctab *t, uint64_t pc, int *fresh)
 		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
 		/* The run unions point into their own rows. */
 		for (i = 0; i < t->n; i++)
-			t->v[i].run.v = t->v[i].runv;
+			t->v[i].run.v = t->v[i].runv;   /* (ival_init_buf's) */
 	}
 	{
 		struct pcstat *p = &t->v[t->n++];
 		memset(p, 0, sizeof *p);
 		p->pc = pc;
-		p->run.v = p->runv;
-		p->run.cap = PC_RUN;
+		ival_init_buf(&p->run, p->runv, PC_RUN);
 		return p;
 	}
 }
@@ -132,7 +58,7 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 
 	p->count++;
 	p->cycles += cyc;
-	uacc_add(&p->run, start, end);
+	ival_add(&p->run, start, end);
 	/* A mark counts on the source lines of its start pc, as the
 	 * reference's per-line table counts it. */
 	code_stats(c, pc, &p->code, fresh, start, end, 1);
@@ -193,16 +119,14 @@ void stats_take(struct core *c, int lane, const char *name, size_t name_n, const
 		c->min_start = start;
 	if (end > c->max_end_i)
 		c->max_end_i = end;
-	uacc_add(&c->busy, start, end);
+	ival_add(&c->busy, start, end);
 	{
 		struct pipestat *ps = &c->pipes[lane];
 		ps->count++;
 		ps->cycles += cyc;
-		if (!ps->busy.v) {
-			ps->busy.cap = 256;
-			ps->busy.v = xmalloc(ps->busy.cap * sizeof *ps->busy.v);
-		}
-		uacc_add(&ps->busy, start, end);
+		if (!ps->busy.max)
+			ival_init(&ps->busy, 256);
+		ival_add(&ps->busy, start, end);
 	}
 }
 
@@ -255,7 +179,7 @@ static int write_file(const char *path, struct core *c, int code)
 		for (i = 0; i < c->pcs.n; i++) {
 			const struct pcstat *p = rows[i];
 			char run[TICK_FMT_MAX];
-			tick_fmt_centi(run, tick_centi_us(uacc_total(&p->run), emit.mhz), 1);
+			tick_fmt_centi(run, tick_centi_us(ival_total(&p->run), emit.mhz), 1);
 			wr_put(w, p->name, p->name_n);
 			wr_printf(w, ",%llu,", (unsigned long long)p->pc);
 			wr_put(w, emit.lanes[p->lane].name, emit.lanes[p->lane].len);
@@ -317,7 +241,7 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 		const struct core *c = v[i];
 		char a[TICK_FMT_MAX], b[TICK_FMT_MAX];
 		tick_fmt_centi(a, c->ninstr ? tick_centi_us(c->max_end_i - c->min_start, emit.mhz) : 0, 0);
-		tick_fmt_centi(b, tick_centi_us(uacc_total(&c->busy), emit.mhz), 0);
+		tick_fmt_centi(b, tick_centi_us(ival_total(&c->busy), emit.mhz), 0);
 		fprintf(f, "%-20s%-20s%s\n", c->name, a, b);
 	}
 	for (i = 0; i < n; i++) {
@@ -339,7 +263,7 @@ void stats_summary(struct core **cores, size_t n, FILE *f)
 		        "instructions");
 		for (k = 0; k < m; k++) {
 			const struct pipestat *ps = &c->pipes[order[k]];
-			uint64_t busy = uacc_total(&ps->busy);
+			uint64_t busy = ival_total(&ps->busy);
 			char p[32];
 			snprintf(p, sizeof p, "%.2f", span ? 100.0 * (double)busy / (double)span : 0.0);
 			fprintf(f, "  %-14s%14llu%13llu%10s%14llu\n", emit.lanes[order[k]].name, (unsigned long long)ps->cycles,
@@ -369,8 +293,9 @@ void stats_free(struct core *c)
 	free(c->pcs.v);
 	keytab_free(&c->pcs.ix);
 	for (i = 0; i < c->nlane_alloc; i++)
-		free(c->pipes ? c->pipes[i].busy.v : NULL);
+		if (c->pipes)
+			ival_free(&c->pipes[i].busy);
 	free(c->pipes);
-	free(c->busy.v);
+	ival_free(&c->busy);
 	code_free_core(c);
 }

@@ -110,5 +110,19 @@ int main(void)
 		CHECK(u.n <= 8);
 	}
 	ival_free(&u);
+	/* in the caller's buffer: four runs, never moved or grown; the
+	 * oldest folded as above; ival_free leaves the buffer */
+	{
+		struct ival_run buf[4];
+		ival_init_buf(&u, buf, 4);
+		for (i = 0; i < 100; i++)
+			ival_add(&u, 10 * (uint64_t)i, 10 * (uint64_t)i + 4);
+		CHECK(u.v == buf && u.cap == 4 && u.n <= 4);
+		CHECK_INT(ival_total(&u), 400);
+		ival_add(&u, 993, 1000);        /* merges with the last run, [990, 994) */
+		CHECK_INT(ival_total(&u), 400 + 6);
+		ival_free(&u);
+		CHECK(buf[0].e > buf[0].s);     /* still ours, untouched by free */
+	}
 	return unit_done();
 }

@@ -86,6 +86,13 @@ tree_jsons() { find "$1" -type f \( -name '*.json' \) -print; }
 # stamps differ between runs).
 listing() { (cd "$1" && find . -type f ! -name manifest.json | LC_ALL=C sort); }
 
+# whole_run: the run that was not stopped made the tree under $T/o with the
+# files of the reference's ($ref).
+whole_run() {
+	run=$(echo "$T"/o/OPPROF_*)
+	[ "$(listing "$run")" = "$(listing "$ref")" ] || bad "a whole run with other files than the reference's"
+}
+
 @test "sim-export interrupted at 32 moments: a marked tree with whole cores, or nothing; the dump untouched" {
 	cp -r "$DATA/910B" "$T/dump"
 	sim-export -q -o "$T/ref" "$T/dump" >/dev/null 2>&1
@@ -97,10 +104,7 @@ listing() { (cd "$1" && find . -type f ! -name manifest.json | LC_ALL=C sort); }
 		interrupt "$call" "$k" "$path" sim-export -o "$T/o" "$T/dump"
 		diff -r "$DATA/910B" "$T/dump" >/dev/null || bad "the input dump changed"
 		case $st in
-		0)
-			run=$(echo "$T"/o/OPPROF_*)
-			[ "$(listing "$run")" = "$(listing "$ref")" ] || bad "a whole run with other files than the reference's"
-			;;
+		0) whole_run ;;
 		130)
 			seen130=$((seen130 + 1))
 			set -- "$T"/o/OPPROF_*
@@ -213,10 +217,7 @@ listing() { (cd "$1" && find . -type f ! -name manifest.json | LC_ALL=C sort); }
 		interrupt "$call" "$k" "$path" board-export -o "$T/o" "$T/in"
 		diff -r "$DATA/board910B" "$T/in" >/dev/null || bad "the input dump changed"
 		case $st in
-		0)
-			run=$(echo "$T"/o/OPPROF_*)
-			[ "$(listing "$run")" = "$(listing "$ref")" ] || bad "a whole run with other files than the reference's"
-			;;
+		0) whole_run ;;
 		130)
 			seen130=$((seen130 + 1))
 			[ -z "$(ls -A "$T/o")" ] || bad "an interrupted run moved something into place: $(ls -A "$T/o")"

@@ -5,6 +5,7 @@
 #   make check      install missing packages, build and run every test
 #                   (also under ASan/UBSan); check-unit, check-bats: a part
 #   make bench      throughput and memory benchmarks (test/bench)
+#   make bench-scale  sim-export on 1 GiB and 10 GiB dumps (time, RSS, disk)
 #   make fuzz       the libFuzzer targets (test/fuzz/README)
 
 CC      ?= cc
@@ -35,7 +36,7 @@ LIBSRC  := $(wildcard lib/*.c)
 # Only make deps and the targets the README names as installing (check,
 # demo, bench, fuzz) run apt-get; any other make stops with one line naming
 # the missing packages and make deps.
-INSTALLING_GOALS := deps check demo bench fuzz fuzz-%
+INSTALLING_GOALS := deps check demo bench bench-scale fuzz fuzz-%
 ifneq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
 DEPS := deps
 else
@@ -64,7 +65,7 @@ include $(wildcard mk/*.mk)
 tool_srcs = cmd/$(1).c $(wildcard cmd/$(1)/*.c)
 tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(call tool_srcs,$(1)))
 
-.PHONY: all deps deps-build deps-tests deps-fuzz demo check check-unit check-bats bench \
+.PHONY: all deps deps-build deps-tests deps-fuzz demo check check-unit check-bats bench bench-scale \
         install clean fuzz golden
 
 all: build/bin/.ok $(EXTRA_ALL)
@@ -205,6 +206,11 @@ bench: $(DEPS) build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
 	@sh test/bench/trace-clean.sh
 	@sh test/bench/prof-diff.sh
 	@if [ -n "$${BENCH_BASE:-}" ]; then sh test/bench/compare.sh "$$BENCH_BASE"; fi
+
+# sim-export on 1 GiB and 10 GiB dumps: time, peak RSS, temporaries
+# (BENCH_SCALE_SIZES in MiB; about 60 GB of free disk for the default).
+bench-scale: $(DEPS) build/bin/.ok $(HELPERS)
+	@sh test/bench/scale.sh
 
 # The tools and their man pages; what mk/*.mk adds (the preload library)
 # hangs on install too.

@@ -627,6 +627,44 @@ int wr_flush(struct wr *w)
 	return w->err;
 }
 
+int wr_copy_from(struct wr *w, int fd, uint64_t off, uint64_t len)
+{
+	struct stat st;
+	int kernel = !w->lz && !w->err && fstat(w->fd, &st) == 0 && S_ISREG(st.st_mode);
+
+	drain(w);
+	while (len && !w->err) {
+		ssize_t k = -1;
+		if (kernel) {
+			off_t from = (off_t)off;
+			k = copy_file_range(fd, &from, w->fd, NULL, len < (1u << 30) ? (size_t)len : (1u << 30), 0);
+			if (k < 0 && errno != EINTR) {
+				/* Not here (another filesystem, an old kernel):
+				 * the buffer's way from this byte on. */
+				kernel = 0;
+				continue;
+			}
+			if (k > 0)
+				w->written += (uint64_t)k;
+		} else {
+			size_t want = len < WR_CHUNK ? (size_t)len : WR_CHUNK;
+			char *p = wr_reserve(w, want);
+			k = pread(fd, p, want, (off_t)off);
+			if (k > 0)
+				wr_commit(w, (size_t)k);
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			w->err = k < 0 ? errno : EIO;
+			break;
+		}
+		off += (uint64_t)k;
+		len -= (uint64_t)k;
+	}
+	return w->err;
+}
+
 int wr_error(const struct wr *w) { return w->err; }
 const char *wr_name(const struct wr *w) { return w->name; }
 

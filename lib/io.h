@@ -70,6 +70,12 @@ void wr_puts(struct wr *w, const char *s);
 int wr_printf(struct wr *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Push buffered data to the file descriptor (compressing if needed). */
 int wr_flush(struct wr *w);
+/* len bytes of the regular file fd from offset off, appended to w: in the
+ * kernel (copy_file_range: no pass through this process, a shared extent
+ * where the filesystem has them) when w writes plain bytes to a file, else
+ * through w's buffer.  0, or an errno value (EIO: fd had fewer bytes); any
+ * failure is w's error too. */
+int wr_copy_from(struct wr *w, int fd, uint64_t off, uint64_t len);
 /* 0, or the errno of the first failure (EPIPE when the reader went away). */
 int wr_error(const struct wr *w);
 const char *wr_name(const struct wr *w);

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define COPY_CHUNK (1u << 20)
 
 static const char *const type_names[16] = {
 	[VDATA_CODE] = "CODE",
@@ -165,7 +164,7 @@ int vdata_block(struct vdata_w *v, int type, int version, const char *code_path,
 int vdata_block_from_fd(struct vdata_w *v, int type, int version, int fd)
 {
 	struct stat st;
-	uint64_t size, off;
+	uint64_t size;
 	int e = check_args(v, type, version, "");
 
 	if (e)
@@ -181,19 +180,12 @@ int vdata_block_from_fd(struct vdata_w *v, int type, int version, int fd)
 		return 0;
 	put_header(v, type, version, NULL, size);
 	/* The header has promised size bytes: from here on any failure leaves
-	 * a block that cannot be completed, so it poisons the writer. */
-	for (off = 0; off < size && !wr_error(v->w);) {
-		size_t want = size - off < COPY_CHUNK ? (size_t)(size - off) : COPY_CHUNK;
-		char *p = wr_reserve(v->w, want);
-		ssize_t k = pread(fd, p, want, (off_t)off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			v->err = k < 0 ? errno : EIO;
-			return v->err;
-		}
-		wr_commit(v->w, (size_t)k);
-		off += (uint64_t)k;
+	 * a block that cannot be completed, so it poisons the writer.  The
+	 * bytes go file to file in the kernel where they can (a trace.json of
+	 * a gigabyte is not read into this process and written out again). */
+	if ((e = wr_copy_from(v->w, fd, 0, size))) {
+		v->err = e;
+		return v->err;
 	}
 	return put_padding(v, size);
 }

@@ -78,6 +78,7 @@ REAL(ssize_t, write, (int, const void *, size_t));
 REAL(ssize_t, writev, (int, const struct iovec *, int));
 REAL(ssize_t, pwrite, (int, const void *, size_t, off_t));
 REAL(ssize_t, pwrite64, (int, const void *, size_t, off64_t));
+REAL(ssize_t, copy_file_range, (int, off64_t *, int, off64_t *, size_t, unsigned));
 REAL(int, fsync, (int));
 REAL(int, fdatasync, (int));
 REAL(int, close, (int));
@@ -109,7 +110,7 @@ static void resolve(void)
 {
 #define R(name) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
 	R(read); R(__read_chk); R(readv); R(pread); R(pread64);
-	R(write); R(writev); R(pwrite); R(pwrite64);
+	R(write); R(writev); R(pwrite); R(pwrite64); R(copy_file_range);
 	R(fsync); R(fdatasync); R(close);
 	R(rename); R(renameat); R(renameat2);
 	R(open); R(open64); R(__open_2); R(__open64_2);
@@ -531,6 +532,16 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 	NEED(pwrite64);
 	FAIL_FD("pwrite", OP_WRITE, fd);
 	return real_pwrite64(fd, buf, n, off);
+}
+
+/* A copy between files in the kernel: a read of the one, a write of the
+ * other. */
+ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size_t n, unsigned flags)
+{
+	NEED(copy_file_range);
+	FAIL_FD("copy_file_range", OP_READ, in);
+	FAIL_FD("copy_file_range", OP_WRITE, out);
+	return real_copy_file_range(in, in_off, out, out_off, n, flags);
 }
 
 /* ---- fsync ---- */

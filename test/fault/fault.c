@@ -1,7 +1,9 @@
 /* fault.so: an LD_PRELOAD library that makes chosen system calls fail, so
  * the tests can check that every tool fails cleanly (see test/fault/README).
  *
- *   FAULT_OP      read,write,fsync,close,rename,open (comma list); unset = off
+ *   FAULT_OP      read,write,fsync,close,rename,open,short (comma list);
+ *                 unset = off; short: reads succeed with fewer bytes
+ *   FAULT_SHORT   the most bytes a short read returns (default 1)
  *   FAULT_ERRNO   EIO (default), ENOSPC, EPIPE, EACCES, ... or a number
  *   FAULT_PATH    substring of the path a descriptor was opened with
  *                 ("stdin", "stdout", "stderr" for fds 0-2); unset = any
@@ -31,9 +33,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum op { OP_READ, OP_WRITE, OP_FSYNC, OP_CLOSE, OP_RENAME, OP_OPEN, NOPS };
+enum op { OP_READ, OP_WRITE, OP_FSYNC, OP_CLOSE, OP_RENAME, OP_OPEN, OP_SHORT, NOPS };
 static const char *const op_names[NOPS] = {
-	"read", "write", "fsync", "close", "rename", "open"
+	"read", "write", "fsync", "close", "rename", "open", "short"
 };
 
 /* Descriptors at or above this are never tracked: they never match a
@@ -47,6 +49,7 @@ static struct {
 	int verbose;
 	const char *path;             /* NULL = every path and descriptor */
 	unsigned long long after, count;
+	size_t short_max;             /* FAULT_SHORT */
 } cfg;
 
 static unsigned long long calls[NOPS];        /* matching calls seen */
@@ -320,6 +323,12 @@ __attribute__((constructor)) static void fault_init(void)
 		if (parse_num(v, &cfg.after))
 			bad_config("FAULT_AFTER", v);
 	}
+	cfg.short_max = 1;
+	if ((v = getenv("FAULT_SHORT")) && *v) {
+		if (parse_num(v, &x) || x == 0)
+			bad_config("FAULT_SHORT", v);
+		cfg.short_max = (size_t)x;
+	}
 	if ((v = getenv("FAULT_COUNT")) && *v) {
 		if (parse_num(v, &cfg.count))
 			bad_config("FAULT_COUNT", v);
@@ -389,11 +398,20 @@ static long long fire(enum op op, int match)
 		}                                           \
 	} while (0)
 
+/* A short read: at most cfg.short_max of the n bytes asked for, as a
+ * pipe, a terminal or a signal gives; a correct reader asks again. */
+#define SHORT_FD(fd, n)                             \
+	do {                                            \
+		if ((n) > cfg.short_max && fire(OP_SHORT, fd_matches(fd))) \
+			(n) = cfg.short_max;                    \
+	} while (0)
+
 ssize_t read(int fd, void *buf, size_t n)
 {
 	if (!real_read)
 		return syscall(SYS_read, fd, buf, n);
 	FAIL_FD("read", OP_READ, fd);
+	SHORT_FD(fd, n);
 	return real_read(fd, buf, n);
 }
 
@@ -401,6 +419,7 @@ ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 	NEED(__read_chk);
 	FAIL_FD("read", OP_READ, fd);
+	SHORT_FD(fd, n);
 	return real___read_chk(fd, buf, n, buflen);
 }
 
@@ -408,6 +427,13 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 {
 	NEED(readv);
 	FAIL_FD("readv", OP_READ, fd);
+	if (iovcnt > 0 && fd_matches(fd) && (cfg.ops & 1u << OP_SHORT)) {
+		/* the first buffer only, cut short */
+		size_t n = iov[0].iov_len;
+		SHORT_FD(fd, n);
+		NEED(read);
+		return real_read(fd, iov[0].iov_base, n);
+	}
 	return real_readv(fd, iov, iovcnt);
 }
 
@@ -415,6 +441,7 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 	NEED(pread);
 	FAIL_FD("pread", OP_READ, fd);
+	SHORT_FD(fd, n);
 	return real_pread(fd, buf, n, off);
 }
 
@@ -422,6 +449,7 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
 	NEED(pread64);
 	FAIL_FD("pread", OP_READ, fd);
+	SHORT_FD(fd, n);
 	return real_pread64(fd, buf, n, off);
 }
 

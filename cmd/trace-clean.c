@@ -257,7 +257,7 @@ static int first_bytes(struct run *r, unsigned char *head, size_t n, ssize_t *k)
 		return EXIT_UNUSABLE;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		*k = pread(fd, head, n, 0);
+		*k = io_pread_full(fd, head, n, 0);
 	if (!r->from_stdin)
 		close(fd);
 	return 0;

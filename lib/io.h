@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct rd;
 
@@ -17,6 +18,10 @@ struct rd;
 /* Is path (followed through links) a regular file / a directory? */
 int io_is_file(const char *path);
 int io_is_dir(const char *path);
+
+/* Read n bytes at off, asking again after a short read (a pipe's, a
+ * signal's): fewer only at the end of the file; -1 with errno on error. */
+ssize_t io_pread_full(int fd, void *buf, size_t n, uint64_t off);
 
 struct rd *rd_open(const char *path);
 struct rd *rd_fdopen(int fd, const char *name);

@@ -169,6 +169,21 @@ static void say_fd(const char *what, int fd, long long count)
 	m_send(&m);
 }
 
+static void say_short(int fd, long long count)
+{
+	struct msg m = { .n = 0 };
+	if (!cfg.verbose)
+		return;
+	m_str(&m, "fault: read fd ");
+	m_num(&m, fd);
+	m_str(&m, ": cut short to ");
+	m_num(&m, (long long)cfg.short_max);
+	m_str(&m, " bytes (matching call ");
+	m_num(&m, count);
+	m_str(&m, ")");
+	m_send(&m);
+}
+
 static void say_path(const char *what, const char *path, long long count)
 {
 	struct msg m = { .n = 0 };
@@ -402,8 +417,11 @@ static long long fire(enum op op, int match)
  * pipe, a terminal or a signal gives; a correct reader asks again. */
 #define SHORT_FD(fd, n)                             \
 	do {                                            \
-		if ((n) > cfg.short_max && fire(OP_SHORT, fd_matches(fd))) \
+		long long n_;                               \
+		if ((n) > cfg.short_max && (n_ = fire(OP_SHORT, fd_matches(fd)))) { \
 			(n) = cfg.short_max;                    \
+			say_short(fd, n_);                      \
+		}                                           \
 	} while (0)
 
 ssize_t read(int fd, void *buf, size_t n)

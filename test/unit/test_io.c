@@ -980,6 +980,25 @@ static void test_rm_tree(void)
 	CHECK_MSG(io_rm_tree(keep) == -1 && errno == ENOENT, "io_rm_tree, line %d", __LINE__);
 }
 
+/* io_pread_full: the bytes asked for at an offset, fewer only at the
+ * end, -1 on a descriptor that cannot be read. */
+static void test_pread_full(void)
+{
+	const char *f = unit_path("pread");
+	char buf[16];
+	int fd;
+
+	unit_write_file(f, "0123456789", 10);
+	fd = open(f, O_RDONLY);
+	CHECK_MSG(fd >= 0, "io_pread_full, line %d", __LINE__);
+	CHECK(io_pread_full(fd, buf, 4, 3) == 4 && !memcmp(buf, "3456", 4));
+	CHECK(io_pread_full(fd, buf, sizeof buf, 6) == 4 && !memcmp(buf, "6789", 4));
+	CHECK(io_pread_full(fd, buf, 4, 10) == 0);
+	close(fd);
+	CHECK(io_pread_full(fd, buf, 4, 0) == -1 && errno == EBADF);
+	unlink(f);
+}
+
 int main(void)
 {
 	char cmd[4200];
@@ -1000,6 +1019,7 @@ int main(void)
 	test_wr_special();
 	test_epipe();
 	test_rm_tree();
+	test_pread_full();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", unit_dir);
 	if (system(cmd) != 0)
 		printf("test_io.c: note: could not remove %s\n", unit_dir);

@@ -1,0 +1,138 @@
+# Cells of the fault matrix (fault-matrix.bats): one tool run under one
+# fault injected with test/fault/fault.so (test/fault/README), checked
+# against the rules of the man pages' EXIT STATUS: the status of the table,
+# one message naming the file, nothing half-written under a final name, an
+# older output kept as it was.
+#
+# Each check prints why it failed and returns 1 (the cells are called from
+# conditions, where bats' errexit does not stop a function).
+
+# inject [VAR=value...] COMMAND...: COMMAND under fault.so.  ASan builds
+# insist on coming first in the library list; they work fine after it.
+fm_inject() {
+	env LD_PRELOAD="$FAULT_SO" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$@"
+}
+
+fm_why() {
+	printf '%s\n' "$1" "--- exit status: ${status:-}" "--- stderr:" "${stderr:-}" >&2
+	[ -z "${dir:-}" ] || [ ! -d "$dir" ] || { echo "--- $dir:" >&2; find "$dir" >&2; }
+	return 1
+}
+
+# fm_message TOOL NAMED ERRTEXT: exactly one line of stderr names NAMED,
+# as "TOOL: NAMED: ..." or "TOOL: NAMED:LINE: ..." (NAMED ending in "/":
+# any file under that directory, or the directory), and carries ERRTEXT;
+# no message shows a temporary name.
+fm_message() {
+	local tool=$1 named=$2 errtext=$3 line n=0 hit=
+	for line in "${stderr_lines[@]}"; do
+		case $line in
+		"$tool: ${named%/}:"* | "$tool: ${named%/}/"*) n=$((n + 1)); hit=$line ;;
+		esac
+	done
+	[ "$n" -eq 1 ] || { fm_why "want one message naming $named, got $n"; return 1; }
+	[[ $named == */ || $hit == "$tool: $named: "?* || $hit =~ ^"$tool: $named:"[0-9]+": " ]] ||
+		{ fm_why "message not in the form '$tool: $named: ...': $hit"; return 1; }
+	[ -z "$errtext" ] || [[ $hit == *"$errtext"* ]] || { fm_why "message lacks '$errtext': $hit"; return 1; }
+	! grep -q '\.tmp' <<<"$stderr" || { fm_why "a message shows a temporary file name"; return 1; }
+}
+
+# fm_subst WORD: @OUT@ (the -o path), @DIR@ (its directory) and @IN@ (the
+# input directory) replaced.
+fm_subst() {
+	local a=$1
+	a=${a//@OUT@/$out}
+	a=${a//@DIR@/$dir}
+	a=${a//@IN@/$IN}
+	REPLY=$a
+}
+
+# fm_fails STATUS NAMED ERRTEXT FAULTS COMMAND...: COMMAND under FAULTS
+# (space-separated VAR=value, @-words substituted) twice, with nothing at
+# the -o path @OUT@ ($T/fresh/out), then over an older output there made
+# by the same command without faults ($T/existing/out).  Checks the exit
+# status, the message (fm_message, NAMED substituted) and that the
+# directory then holds nothing, or the older output byte for byte.
+fm_fails() {
+	local want=$1 named=$2 errtext=$3 faults=$4 case a
+	local -a args envs
+	shift 4
+	for case in fresh existing; do
+		dir=$T/$case
+		out=$dir/out
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		args=() envs=()
+		for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+		for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+		if [ "$case" = existing ]; then
+			"${args[@]}" >/dev/null 2>&1 || { fm_why "the run without a fault failed: ${args[*]}"; return 1; }
+			cp -a "$out" "$T/old"
+		fi
+		run --separate-stderr fm_inject "${envs[@]}" "${args[@]}" <"${STDIN:-/dev/null}"
+		[ "$status" -eq "$want" ] || { fm_why "$case: exit status $status, want $want"; return 1; }
+		fm_subst "$named"
+		fm_message "${args[0]}" "$REPLY" "$errtext" || return 1
+		if [ "$case" = fresh ]; then
+			[ -z "$(ls -A "$dir")" ] || { fm_why "fresh: files left behind"; return 1; }
+		else
+			[ "$(ls -A "$dir")" = out ] || { fm_why "existing: files left behind"; return 1; }
+			diff -r "$T/old" "$out" >&2 || { fm_why "existing: the older output was changed"; return 1; }
+			rm -rf "$T/old"
+		fi
+	done
+	dir=
+}
+
+# fm_same FAULTS COMMAND...: COMMAND under FAULTS (reads cut short, say)
+# gives the exit status, the messages and the -o output of a run without
+# them.
+fm_same() {
+	local faults=$1 a plain_status plain_err
+	local -a args envs
+	shift
+	dir=$T/same
+	rm -rf "$dir"
+	mkdir -p "$dir/a" "$dir/b"
+	args=() envs=()
+	for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+	out=$dir/a/out
+	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	run --separate-stderr "${args[@]}" <"${STDIN:-/dev/null}"
+	plain_status=$status plain_err=$stderr
+	out=$dir/b/out args=()
+	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	run --separate-stderr fm_inject "${envs[@]}" "${args[@]}" <"${STDIN:-/dev/null}"
+	[ "$status" -eq "$plain_status" ] || { fm_why "exit status $status, $plain_status without the fault"; return 1; }
+	[ "${stderr//$dir\/b/$dir/a}" = "$plain_err" ] ||
+		{ fm_why "messages differ from those without the fault: $plain_err"; return 1; }
+	diff -r "$dir/a" "$dir/b" >&2 || { fm_why "the output differs from that without the fault"; return 1; }
+	dir=
+}
+
+# fm_stdout STATUS FAULTS COMMAND...: COMMAND writing to standard output
+# under FAULTS; its status must be STATUS and, for 0 (EPIPE: the reader
+# went away), stderr must be what it is without the fault or nothing; for
+# 4, one message as the last line.
+fm_stdout() {
+	local want=$1 faults=$2 a plain_err
+	local -a args envs
+	shift 2
+	args=() envs=()
+	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+	plain_err=$("${args[@]}" 2>&1 >/dev/null <"${STDIN:-/dev/null}")
+	run --separate-stderr fm_stdout_null fm_inject "${envs[@]}" "${args[@]}" <"${STDIN:-/dev/null}"
+	[ "$status" -eq "$want" ] || { fm_why "exit status $status, want $want"; return 1; }
+	if [ "$want" -eq 0 ]; then
+		[ -z "$stderr" ] || [ "$stderr" = "$plain_err" ] || { fm_why "EPIPE said something"; return 1; }
+	else
+		[[ ${stderr_lines[-1]:-} == "${args[0]}: "*"Input/output error" ]] || { fm_why "no message"; return 1; }
+		[ "$(grep -c 'Input/output error' <<<"$stderr")" -eq 1 ] || { fm_why "more than one message"; return 1; }
+	fi
+}
+
+# The command with its standard output thrown away (binary records in
+# $output upset bash).
+fm_stdout_null() { "$@" >/dev/null; }

@@ -1,0 +1,191 @@
+#!/usr/bin/env bats
+# The fault matrix: every tool x every fault the system can hand it, each
+# cell one run (or two: with no older output, and over one) checked by the
+# helpers of fault-lib.bash.  Faults are injected with test/fault/fault.so
+# (test/fault/README).  The tools are described in tool_* below, the faults
+# in the cells; faults.bats holds the deeper cases of dump-split,
+# instr-parse and rec-cat (faults in the middle of large files, spools).
+#
+#   fault        what fails                          the rule
+#   in-eio       read(2) of the input: EIO           4, input named, no -o output
+#   in-short     reads return 7 bytes at a time      the same status, messages, output
+#   out-enospc   write(2) of -o: ENOSPC              4, -o named, nothing left, older kept
+#   out-eio      write(2) of -o: EIO                 the same
+#   fsync        fsync(2) of -o: EIO                 the same
+#   close        close(2) of -o: EIO                 the same
+#   rename       rename(2) into -o: EIO              the same
+#   stdout-epipe standard output: EPIPE              0, nothing said (the reader went away)
+#   stdout-eio   standard output: EIO                4, one message
+
+bats_require_minimum_version 1.5.0
+
+load fault-lib
+
+setup_file() {
+	export FAULT_SO="$BATS_TEST_DIRNAME/../../build/fault.so"
+	export DATA="$BATS_TEST_DIRNAME/../data"
+	export IN="$BATS_FILE_TMPDIR/in"
+	unset OPTRACE_FORMAT
+	[ -f "$FAULT_SO" ] || return 0
+	mkdir -p "$IN"
+	dump-split "$DATA/910B" >"$IN/lines.rec" 2>/dev/null
+	instr-parse "$IN/lines.rec" >"$IN/instr.rec" 2>/dev/null
+	icache-merge "$IN/instr.rec" 2>/dev/null | scalar-merge >"$IN/merged.rec" 2>/dev/null
+	timeline-emit -o "$IN/tl" "$IN/merged.rec" >/dev/null 2>&1
+	cp -r "$DATA/board910B/dump" "$IN/board"
+	dump-split -o "$IN/board.rec" "$IN/board" 2>/dev/null
+}
+
+setup() {
+	[ -f "$FAULT_SO" ] || skip "build/fault.so is missing: build it from test/fault/fault.c (test/fault/README)"
+	unset OPTRACE_FORMAT
+	T=$BATS_TEST_TMPDIR/w
+	mkdir -p "$T"
+	cd "$T"
+}
+
+# ---------------------------------------------------------------- the tools
+# tool_NAME sets: CMD (the command, -o @OUT@ in it), CMD_STDOUT (the same
+# writing to standard output), INPUT (the input file, under @IN@) and
+# NAMED_OUT (what a message about the output names: the -o file, or for a
+# -o DIR tool "@OUT@/", anything in the set).
+
+tool_instr_parse() {
+	CMD=(instr-parse -o @OUT@ @IN@/lines.rec) CMD_STDOUT=(instr-parse @IN@/lines.rec)
+	INPUT=lines.rec NAMED_OUT=@OUT@
+}
+tool_icache_merge() {
+	CMD=(icache-merge -o @OUT@ @IN@/instr.rec) CMD_STDOUT=(icache-merge @IN@/instr.rec)
+	INPUT=instr.rec NAMED_OUT=@OUT@
+}
+tool_scalar_merge() {
+	CMD=(scalar-merge -o @OUT@ @IN@/instr.rec) CMD_STDOUT=(scalar-merge @IN@/instr.rec)
+	INPUT=instr.rec NAMED_OUT=@OUT@
+}
+tool_mte_parse() {
+	CMD=(mte-parse -o @OUT@ @IN@/lines.rec) CMD_STDOUT=(mte-parse @IN@/lines.rec)
+	INPUT=lines.rec NAMED_OUT=@OUT@
+}
+tool_rec_cat() {
+	CMD=(rec-cat -o @OUT@ @IN@/instr.rec) CMD_STDOUT=(rec-cat @IN@/instr.rec)
+	INPUT=instr.rec NAMED_OUT=@OUT@
+}
+tool_dump_split_board() {
+	CMD=(dump-split -o @OUT@ @IN@/board) CMD_STDOUT=(dump-split @IN@/board)
+	INPUT=board/DeviceProf3.bin NAMED_OUT=@OUT@
+}
+# -o DIR tools: their summaries go to standard output.
+tool_timeline_emit() {
+	CMD=(timeline-emit -o @OUT@ @IN@/merged.rec) CMD_STDOUT=(timeline-emit -o @DIR@/out @IN@/merged.rec)
+	INPUT=merged.rec NAMED_OUT=@OUT@/
+}
+tool_trace_clean() {
+	CMD=(trace-clean -o @OUT@ @IN@/tl/visualize_data.bin) CMD_STDOUT=(trace-clean -o - @IN@/tl/visualize_data.bin)
+	INPUT=tl/visualize_data.bin NAMED_OUT=@OUT@/
+}
+tool_board_metrics() {
+	CMD=(board-metrics -o @OUT@ @IN@/board.rec) CMD_STDOUT=(board-metrics -o @DIR@/out @IN@/board.rec)
+	INPUT=board.rec NAMED_OUT=@OUT@/
+}
+
+# cell TOOL FAULT: the check of the header's table.
+cell() {
+	"tool_${1//-/_}"
+	local w="FAULT_PATH=@DIR@/out"
+	case $2 in
+	in-eio) fm_fails 4 "@IN@/$INPUT" "Input/output error" "FAULT_OP=read FAULT_PATH=in/$INPUT" "${CMD[@]}" ;;
+	in-short) fm_same "FAULT_OP=short FAULT_SHORT=7 FAULT_PATH=in/$INPUT" "${CMD[@]}" ;;
+	out-enospc) fm_fails 4 "$NAMED_OUT" "No space left on device" "FAULT_OP=write FAULT_ERRNO=ENOSPC $w" "${CMD[@]}" ;;
+	out-eio) fm_fails 4 "$NAMED_OUT" "Input/output error" "FAULT_OP=write $w" "${CMD[@]}" ;;
+	fsync) fm_fails 4 "$NAMED_OUT" "Input/output error" "FAULT_OP=fsync $w" "${CMD[@]}" ;;
+	close) fm_fails 4 "$NAMED_OUT" "Input/output error" "FAULT_OP=close $w" "${CMD[@]}" ;;
+	rename) fm_fails 4 "$NAMED_OUT" "Input/output error" "FAULT_OP=rename $w" "${CMD[@]}" ;;
+	stdout-epipe)
+		dir=$T/stdout && mkdir -p "$dir"
+		fm_stdout 0 "FAULT_OP=write FAULT_PATH=stdout FAULT_ERRNO=EPIPE" "${CMD_STDOUT[@]}" ;;
+	stdout-eio)
+		dir=$T/stdout && mkdir -p "$dir"
+		fm_stdout 4 "FAULT_OP=write FAULT_PATH=stdout" "${CMD_STDOUT[@]}" ;;
+	*) echo "no such fault: $2" >&2; return 1 ;;
+	esac
+}
+@test "instr-parse x in-eio" { cell instr-parse in-eio; }
+@test "instr-parse x in-short" { cell instr-parse in-short; }
+@test "instr-parse x out-enospc" { cell instr-parse out-enospc; }
+@test "instr-parse x out-eio" { cell instr-parse out-eio; }
+@test "instr-parse x fsync" { cell instr-parse fsync; }
+@test "instr-parse x close" { cell instr-parse close; }
+@test "instr-parse x rename" { cell instr-parse rename; }
+@test "instr-parse x stdout-epipe" { cell instr-parse stdout-epipe; }
+@test "instr-parse x stdout-eio" { cell instr-parse stdout-eio; }
+
+@test "icache-merge x in-eio" { cell icache-merge in-eio; }
+@test "icache-merge x in-short" { cell icache-merge in-short; }
+@test "icache-merge x out-enospc" { cell icache-merge out-enospc; }
+@test "icache-merge x out-eio" { cell icache-merge out-eio; }
+@test "icache-merge x fsync" { cell icache-merge fsync; }
+@test "icache-merge x close" { cell icache-merge close; }
+@test "icache-merge x rename" { cell icache-merge rename; }
+@test "icache-merge x stdout-epipe" { cell icache-merge stdout-epipe; }
+@test "icache-merge x stdout-eio" { cell icache-merge stdout-eio; }
+
+@test "scalar-merge x in-eio" { cell scalar-merge in-eio; }
+@test "scalar-merge x in-short" { cell scalar-merge in-short; }
+@test "scalar-merge x out-enospc" { cell scalar-merge out-enospc; }
+@test "scalar-merge x out-eio" { cell scalar-merge out-eio; }
+@test "scalar-merge x fsync" { cell scalar-merge fsync; }
+@test "scalar-merge x close" { cell scalar-merge close; }
+@test "scalar-merge x rename" { cell scalar-merge rename; }
+@test "scalar-merge x stdout-epipe" { cell scalar-merge stdout-epipe; }
+@test "scalar-merge x stdout-eio" { cell scalar-merge stdout-eio; }
+
+@test "mte-parse x in-eio" { cell mte-parse in-eio; }
+@test "mte-parse x in-short" { cell mte-parse in-short; }
+@test "mte-parse x out-enospc" { cell mte-parse out-enospc; }
+@test "mte-parse x out-eio" { cell mte-parse out-eio; }
+@test "mte-parse x fsync" { cell mte-parse fsync; }
+@test "mte-parse x close" { cell mte-parse close; }
+@test "mte-parse x rename" { cell mte-parse rename; }
+@test "mte-parse x stdout-epipe" { cell mte-parse stdout-epipe; }
+@test "mte-parse x stdout-eio" { cell mte-parse stdout-eio; }
+
+@test "rec-cat x in-eio" { cell rec-cat in-eio; }
+@test "rec-cat x in-short" { cell rec-cat in-short; }
+@test "rec-cat x out-enospc" { cell rec-cat out-enospc; }
+@test "rec-cat x out-eio" { cell rec-cat out-eio; }
+@test "rec-cat x fsync" { cell rec-cat fsync; }
+@test "rec-cat x close" { cell rec-cat close; }
+@test "rec-cat x rename" { cell rec-cat rename; }
+@test "rec-cat x stdout-epipe" { cell rec-cat stdout-epipe; }
+@test "rec-cat x stdout-eio" { cell rec-cat stdout-eio; }
+
+@test "timeline-emit x in-eio" { cell timeline-emit in-eio; }
+@test "timeline-emit x in-short" { cell timeline-emit in-short; }
+@test "timeline-emit x out-enospc" { cell timeline-emit out-enospc; }
+@test "timeline-emit x out-eio" { cell timeline-emit out-eio; }
+@test "timeline-emit x fsync" { cell timeline-emit fsync; }
+@test "timeline-emit x close" { cell timeline-emit close; }
+@test "timeline-emit x rename" { cell timeline-emit rename; }
+@test "timeline-emit x stdout-epipe" { cell timeline-emit stdout-epipe; }
+@test "timeline-emit x stdout-eio" { cell timeline-emit stdout-eio; }
+
+@test "trace-clean x in-eio" { cell trace-clean in-eio; }
+@test "trace-clean x in-short" { cell trace-clean in-short; }
+@test "trace-clean x out-enospc" { cell trace-clean out-enospc; }
+@test "trace-clean x out-eio" { cell trace-clean out-eio; }
+@test "trace-clean x fsync" { cell trace-clean fsync; }
+@test "trace-clean x close" { cell trace-clean close; }
+@test "trace-clean x rename" { cell trace-clean rename; }
+@test "trace-clean x stdout-epipe" { cell trace-clean stdout-epipe; }
+@test "trace-clean x stdout-eio" { cell trace-clean stdout-eio; }
+
+@test "board-metrics x in-eio" { cell board-metrics in-eio; }
+@test "board-metrics x in-short" { cell board-metrics in-short; }
+@test "board-metrics x out-enospc" { cell board-metrics out-enospc; }
+@test "board-metrics x out-eio" { cell board-metrics out-eio; }
+@test "board-metrics x fsync" { cell board-metrics fsync; }
+@test "board-metrics x close" { cell board-metrics close; }
+@test "board-metrics x rename" { cell board-metrics rename; }
+@test "board-metrics x stdout-epipe" { cell board-metrics stdout-epipe; }
+@test "board-metrics x stdout-eio" { cell board-metrics stdout-eio; }
+

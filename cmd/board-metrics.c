@@ -593,7 +593,7 @@ static void run_report(struct filter *f)
 			printf("  roofline       %s\n", verdict);
 		printf("  written        %s/OpBasicInfo.csv, %d metric CSVs, %spipes.svg\n", out_dir,
 		       __builtin_popcount(groups_on), fmt != BOARD_A5 ? "roofline.svg, " : "");
-		fflush(stdout);
+		cli_flush(stdout);
 	}
 	loss_report(&losses);
 	if (cli_verbosity >= 2)
@@ -679,7 +679,7 @@ int main(int argc, char **argv)
 	int status;
 
 	blk_index = keytab_make(sizeof(uint32_t), 3);
-	status = filter_main(&f, &cli, argc, argv);
+	status = cli_stdout_done(filter_main(&f, &cli, argc, argv));   /* the summary */
 	for (i = 0; i < nblks; i++)
 		free(blks[i]);
 	free(blks);

@@ -136,3 +136,19 @@ fm_stdout() {
 # The command with its standard output thrown away (binary records in
 # $output upset bash).
 fm_stdout_null() { "$@" >/dev/null; }
+
+# fm_full COMMAND...: COMMAND with standard output on /dev/full (every
+# write fails with ENOSPC, stdio's included, which fault.so cannot reach):
+# status 4 and one message, the last line, saying so.
+fm_full() {
+	local a
+	local -a args
+	args=()
+	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	run --separate-stderr fm_to_full "${args[@]}" <"${STDIN:-/dev/null}"
+	[ "$status" -eq 4 ] || { fm_why "exit status $status, want 4"; return 1; }
+	[[ ${stderr_lines[-1]:-} == "${args[0]}: "*"No space left on device" ]] || { fm_why "no message"; return 1; }
+	[ "$(grep -c 'No space left on device' <<<"$stderr")" -eq 1 ] || { fm_why "more than one message"; return 1; }
+}
+
+fm_to_full() { "$@" >/dev/full; }

@@ -16,6 +16,7 @@
 #   rename       rename(2) into -o: EIO              the same
 #   stdout-epipe standard output: EPIPE              0, nothing said (the reader went away)
 #   stdout-eio   standard output: EIO                4, one message
+#   stdout-full  standard output is /dev/full        4, one message
 
 bats_require_minimum_version 1.5.0
 
@@ -101,11 +102,15 @@ cell() {
 	close) fm_fails 4 "$NAMED_OUT" "Input/output error" "FAULT_OP=close $w" "${CMD[@]}" ;;
 	rename) fm_fails 4 "$NAMED_OUT" "Input/output error" "FAULT_OP=rename $w" "${CMD[@]}" ;;
 	stdout-epipe)
-		dir=$T/stdout && mkdir -p "$dir"
+		dir=$T/to-screen && mkdir -p "$dir"
 		fm_stdout 0 "FAULT_OP=write FAULT_PATH=stdout FAULT_ERRNO=EPIPE" "${CMD_STDOUT[@]}" ;;
 	stdout-eio)
-		dir=$T/stdout && mkdir -p "$dir"
+		[[ $NAMED_OUT != */ ]] || skip "n.a.: the summary is written with stdio, which fault.so cannot reach (stdout-full)"
+		dir=$T/to-screen && mkdir -p "$dir"
 		fm_stdout 4 "FAULT_OP=write FAULT_PATH=stdout" "${CMD_STDOUT[@]}" ;;
+	stdout-full)
+		dir=$T/to-screen && mkdir -p "$dir"
+		fm_full "${CMD_STDOUT[@]}" ;;
 	*) echo "no such fault: $2" >&2; return 1 ;;
 	esac
 }
@@ -118,6 +123,7 @@ cell() {
 @test "instr-parse x rename" { cell instr-parse rename; }
 @test "instr-parse x stdout-epipe" { cell instr-parse stdout-epipe; }
 @test "instr-parse x stdout-eio" { cell instr-parse stdout-eio; }
+@test "instr-parse x stdout-full" { cell instr-parse stdout-full; }
 
 @test "icache-merge x in-eio" { cell icache-merge in-eio; }
 @test "icache-merge x in-short" { cell icache-merge in-short; }
@@ -128,6 +134,7 @@ cell() {
 @test "icache-merge x rename" { cell icache-merge rename; }
 @test "icache-merge x stdout-epipe" { cell icache-merge stdout-epipe; }
 @test "icache-merge x stdout-eio" { cell icache-merge stdout-eio; }
+@test "icache-merge x stdout-full" { cell icache-merge stdout-full; }
 
 @test "scalar-merge x in-eio" { cell scalar-merge in-eio; }
 @test "scalar-merge x in-short" { cell scalar-merge in-short; }
@@ -138,6 +145,7 @@ cell() {
 @test "scalar-merge x rename" { cell scalar-merge rename; }
 @test "scalar-merge x stdout-epipe" { cell scalar-merge stdout-epipe; }
 @test "scalar-merge x stdout-eio" { cell scalar-merge stdout-eio; }
+@test "scalar-merge x stdout-full" { cell scalar-merge stdout-full; }
 
 @test "mte-parse x in-eio" { cell mte-parse in-eio; }
 @test "mte-parse x in-short" { cell mte-parse in-short; }
@@ -148,6 +156,7 @@ cell() {
 @test "mte-parse x rename" { cell mte-parse rename; }
 @test "mte-parse x stdout-epipe" { cell mte-parse stdout-epipe; }
 @test "mte-parse x stdout-eio" { cell mte-parse stdout-eio; }
+@test "mte-parse x stdout-full" { cell mte-parse stdout-full; }
 
 @test "rec-cat x in-eio" { cell rec-cat in-eio; }
 @test "rec-cat x in-short" { cell rec-cat in-short; }
@@ -158,6 +167,7 @@ cell() {
 @test "rec-cat x rename" { cell rec-cat rename; }
 @test "rec-cat x stdout-epipe" { cell rec-cat stdout-epipe; }
 @test "rec-cat x stdout-eio" { cell rec-cat stdout-eio; }
+@test "rec-cat x stdout-full" { cell rec-cat stdout-full; }
 
 @test "timeline-emit x in-eio" { cell timeline-emit in-eio; }
 @test "timeline-emit x in-short" { cell timeline-emit in-short; }
@@ -168,6 +178,7 @@ cell() {
 @test "timeline-emit x rename" { cell timeline-emit rename; }
 @test "timeline-emit x stdout-epipe" { cell timeline-emit stdout-epipe; }
 @test "timeline-emit x stdout-eio" { cell timeline-emit stdout-eio; }
+@test "timeline-emit x stdout-full" { cell timeline-emit stdout-full; }
 
 @test "trace-clean x in-eio" { cell trace-clean in-eio; }
 @test "trace-clean x in-short" { cell trace-clean in-short; }
@@ -178,6 +189,7 @@ cell() {
 @test "trace-clean x rename" { cell trace-clean rename; }
 @test "trace-clean x stdout-epipe" { cell trace-clean stdout-epipe; }
 @test "trace-clean x stdout-eio" { cell trace-clean stdout-eio; }
+@test "trace-clean x stdout-full" { cell trace-clean stdout-full; }
 
 @test "board-metrics x in-eio" { cell board-metrics in-eio; }
 @test "board-metrics x in-short" { cell board-metrics in-short; }
@@ -188,4 +200,5 @@ cell() {
 @test "board-metrics x rename" { cell board-metrics rename; }
 @test "board-metrics x stdout-epipe" { cell board-metrics stdout-epipe; }
 @test "board-metrics x stdout-eio" { cell board-metrics stdout-eio; }
+@test "board-metrics x stdout-full" { cell board-metrics stdout-full; }
 

@@ -152,3 +152,25 @@ fm_full() {
 }
 
 fm_to_full() { "$@" >/dev/full; }
+
+# fm_partial NAMED ERRTEXT FAULTS COMMAND...: an input file among several
+# cannot be read: status 1 (input problems, output produced), one message
+# naming it, the -o output in place and no temporary beside it.
+fm_partial() {
+	local named=$1 errtext=$2 faults=$3 a
+	local -a args envs
+	shift 3
+	dir=$T/partial
+	out=$dir/out
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	args=() envs=()
+	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+	run --separate-stderr fm_inject "${envs[@]}" "${args[@]}" <"${STDIN:-/dev/null}"
+	[ "$status" -eq 1 ] || { fm_why "exit status $status, want 1"; return 1; }
+	fm_subst "$named"
+	fm_message "${args[0]}" "$REPLY" "$errtext" || return 1
+	[ "$(ls -A "$dir")" = out ] && [ -s "$out" ] || { fm_why "want the output alone in $dir"; return 1; }
+	dir=
+}

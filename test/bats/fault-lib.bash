@@ -139,16 +139,19 @@ fm_stdout_null() { "$@" >/dev/null; }
 
 # fm_full COMMAND...: COMMAND with standard output on /dev/full (every
 # write fails with ENOSPC, stdio's included, which fault.so cannot reach):
-# status 4 and one message, the last line, saying so.
+# status 4 (FULL_STATUS: another) and one message, the last line, saying
+# so (FULL_TEXT: what it ends with, if not the errno's text; FULL_ONE=0:
+# a recipe, whose tools say it too).
 fm_full() {
 	local a
 	local -a args
 	args=()
 	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
 	run --separate-stderr fm_to_full "${args[@]}" <"${STDIN:-/dev/null}"
-	[ "$status" -eq 4 ] || { fm_why "exit status $status, want 4"; return 1; }
-	[[ ${stderr_lines[-1]:-} == "${args[0]}: "*"No space left on device" ]] || { fm_why "no message"; return 1; }
-	[ "$(grep -c 'No space left on device' <<<"$stderr")" -eq 1 ] || { fm_why "more than one message"; return 1; }
+	[ "$status" -eq "${FULL_STATUS:-4}" ] || { fm_why "exit status $status, want ${FULL_STATUS:-4}"; return 1; }
+	[[ ${stderr_lines[-1]:-} == "${args[0]}: "*"${FULL_TEXT-No space left on device}" ]] || { fm_why "no message"; return 1; }
+	[ "${FULL_ONE:-1}" = 0 ] || [ "$(grep -c -- "${FULL_TEXT-No space left on device}" <<<"$stderr")" -eq 1 ] ||
+		{ fm_why "more than one message"; return 1; }
 }
 
 fm_to_full() { "$@" >/dev/full; }
@@ -172,5 +175,61 @@ fm_partial() {
 	fm_subst "$named"
 	fm_message "${args[0]}" "$REPLY" "$errtext" || return 1
 	[ "$(ls -A "$dir")" = out ] && [ -s "$out" ] || { fm_why "want the output alone in $dir"; return 1; }
+	dir=
+}
+
+# fm_gone COMMAND...: COMMAND with standard output a pipe whose reader has
+# already gone (SIGPIPE as the shell leaves it, EPIPE where it is
+# ignored): it must end quietly with its usual status (0 or 1), never die
+# of SIGPIPE (141) or call it an error.
+fm_gone() {
+	local a plain_status
+	local -a args
+	args=()
+	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	run --separate-stderr "${args[@]}" <"${STDIN:-/dev/null}" >/dev/null
+	plain_status=$status
+	run --separate-stderr python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+rc = subprocess.call(sys.argv[1:], stdout=w, stdin=sys.stdin)
+sys.exit(128 - rc if rc < 0 else rc)' "${args[@]}" <"${STDIN:-/dev/null}"
+	[ "$status" -eq "$plain_status" ] || { fm_why "exit status $status, $plain_status with a reader"; return 1; }
+	! grep -qi 'broken pipe' <<<"$stderr" || { fm_why "the reader's going away was called an error"; return 1; }
+}
+
+# fm_tree STATUS PATTERN FAULTS COMMAND...: a recipe writing a tree under
+# the directory @OUT@.  An older output is made there first (by the
+# command without faults); then COMMAND under FAULTS must exit STATUS,
+# say PATTERN (a glob) on one line of stderr, leave no temporary name in
+# @OUT@ and every older file as it was.  AGE_STAMPS=1: the older trees'
+# .done stamps are made old first (batch.mk then rebuilds them).
+fm_tree() {
+	local want=$1 pattern=$2 faults=$3 a line hit=0
+	local -a args envs
+	shift 3
+	dir=$T/tree
+	out=$dir/out
+	rm -rf "$dir" "$T/old"
+	mkdir -p "$out"
+	args=() envs=()
+	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+	"${args[@]}" >/dev/null 2>&1 </dev/null || [ $? -eq 1 ] || { fm_why "the run without a fault failed: ${args[*]}"; return 1; }
+	[ "${AGE_STAMPS:-0}" = 0 ] || find "$out" -name .done -exec touch -d 2000-01-01 {} +
+	cp -a "$out" "$T/old"
+	run --separate-stderr fm_inject "${envs[@]}" "${args[@]}" </dev/null
+	[ "$status" -eq "$want" ] || { fm_why "exit status $status, want $want"; return 1; }
+	for line in "${stderr_lines[@]}"; do
+		# shellcheck disable=SC2053
+		[[ $line != $pattern ]] || hit=$((hit + 1))
+	done
+	[ "$hit" -ge 1 ] || { fm_why "no message like '$pattern'"; return 1; }
+	[ -z "$(find "$out" -name '*.tmp*' -o -name '*.new' -o -name '*.old')" ] ||
+		{ fm_why "a temporary name left in $out"; return 1; }
+	for a in "$T/old"/*; do
+		diff -r "$a" "$out/${a##*/}" >&2 || { fm_why "the older ${a##*/} was changed"; return 1; }
+	done
 	dir=
 }

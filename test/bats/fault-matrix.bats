@@ -18,6 +18,7 @@
 #   stdout-epipe standard output: EPIPE              0, nothing said (the reader went away)
 #   stdout-eio   standard output: EIO                4, one message
 #   stdout-full  standard output is /dev/full        4, one message
+#   stdout-gone  standard output a pipe, reader gone  its usual status, quiet
 
 bats_require_minimum_version 1.5.0
 
@@ -36,6 +37,7 @@ setup_file() {
 	timeline-emit -o "$IN/tl" "$IN/merged.rec" >/dev/null 2>&1
 	cp -r "$DATA/board910B/dump" "$IN/board"
 	cp -r "$DATA/910B" "$IN/sim"
+	mkdir -p "$IN/runs" && cp -r "$DATA/910B" "$IN/runs/a"
 	dump-split -o "$IN/board.rec" "$IN/board" 2>/dev/null
 }
 
@@ -87,7 +89,7 @@ tool_dump_split_board() {
 # -o DIR tools: their summaries go to standard output.
 tool_timeline_emit() {
 	CMD=(timeline-emit -o @OUT@ @IN@/merged.rec) CMD_STDOUT=(timeline-emit -o @DIR@/out @IN@/merged.rec)
-	INPUT=merged.rec NAMED_OUT=@OUT@/
+	INPUT=merged.rec NAMED_OUT=@OUT@/ SUMMARY_STATUS=0
 }
 tool_trace_clean() {
 	CMD=(trace-clean -o @OUT@ @IN@/tl/visualize_data.bin) CMD_STDOUT=(trace-clean -o - @IN@/tl/visualize_data.bin)
@@ -95,12 +97,12 @@ tool_trace_clean() {
 }
 tool_board_metrics() {
 	CMD=(board-metrics -o @OUT@ @IN@/board.rec) CMD_STDOUT=(board-metrics -o @DIR@/out @IN@/board.rec)
-	INPUT=board.rec NAMED_OUT=@OUT@/
+	INPUT=board.rec NAMED_OUT=@OUT@/ SUMMARY_STATUS=0
 }
 
 # cell TOOL FAULT: the check of the header's table.
 cell() {
-	local INPUT_STATUS=4 ONE_INPUT=
+	local INPUT_STATUS=4 ONE_INPUT= SUMMARY_STATUS=
 	"tool_${1//-/_}"
 	local w="FAULT_PATH=@DIR@/out"
 	case $2 in
@@ -127,8 +129,13 @@ cell() {
 		dir=$T/to-screen && mkdir -p "$dir"
 		fm_stdout 4 "FAULT_OP=write FAULT_PATH=stdout" "${CMD_STDOUT[@]}" ;;
 	stdout-full)
+		# A summary's loss is said, the set is in place and the status
+		# stands (timeline-emit(1), board-metrics(1)).
 		dir=$T/to-screen && mkdir -p "$dir"
-		fm_full "${CMD_STDOUT[@]}" ;;
+		FULL_STATUS=${SUMMARY_STATUS:-4} fm_full "${CMD_STDOUT[@]}" ;;
+	stdout-gone)
+		dir=$T/to-screen && mkdir -p "$dir"
+		fm_gone "${CMD_STDOUT[@]}" ;;
 	*) echo "no such fault: $2" >&2; return 1 ;;
 	esac
 }
@@ -143,6 +150,7 @@ cell() {
 @test "dump-split x stdout-epipe" { cell dump-split stdout-epipe; }
 @test "dump-split x stdout-eio" { cell dump-split stdout-eio; }
 @test "dump-split x stdout-full" { cell dump-split stdout-full; }
+@test "dump-split x stdout-gone" { cell dump-split stdout-gone; }
 
 @test "dump-split-board x in-eio" { cell dump-split-board in-eio; }
 @test "dump-split-board x in-eio-one" { cell dump-split-board in-eio-one; }
@@ -155,6 +163,7 @@ cell() {
 @test "dump-split-board x stdout-epipe" { cell dump-split-board stdout-epipe; }
 @test "dump-split-board x stdout-eio" { cell dump-split-board stdout-eio; }
 @test "dump-split-board x stdout-full" { cell dump-split-board stdout-full; }
+@test "dump-split-board x stdout-gone" { cell dump-split-board stdout-gone; }
 
 @test "instr-parse x in-eio" { cell instr-parse in-eio; }
 @test "instr-parse x in-short" { cell instr-parse in-short; }
@@ -166,6 +175,7 @@ cell() {
 @test "instr-parse x stdout-epipe" { cell instr-parse stdout-epipe; }
 @test "instr-parse x stdout-eio" { cell instr-parse stdout-eio; }
 @test "instr-parse x stdout-full" { cell instr-parse stdout-full; }
+@test "instr-parse x stdout-gone" { cell instr-parse stdout-gone; }
 
 @test "icache-merge x in-eio" { cell icache-merge in-eio; }
 @test "icache-merge x in-short" { cell icache-merge in-short; }
@@ -177,6 +187,7 @@ cell() {
 @test "icache-merge x stdout-epipe" { cell icache-merge stdout-epipe; }
 @test "icache-merge x stdout-eio" { cell icache-merge stdout-eio; }
 @test "icache-merge x stdout-full" { cell icache-merge stdout-full; }
+@test "icache-merge x stdout-gone" { cell icache-merge stdout-gone; }
 
 @test "scalar-merge x in-eio" { cell scalar-merge in-eio; }
 @test "scalar-merge x in-short" { cell scalar-merge in-short; }
@@ -188,6 +199,7 @@ cell() {
 @test "scalar-merge x stdout-epipe" { cell scalar-merge stdout-epipe; }
 @test "scalar-merge x stdout-eio" { cell scalar-merge stdout-eio; }
 @test "scalar-merge x stdout-full" { cell scalar-merge stdout-full; }
+@test "scalar-merge x stdout-gone" { cell scalar-merge stdout-gone; }
 
 @test "mte-parse x in-eio" { cell mte-parse in-eio; }
 @test "mte-parse x in-short" { cell mte-parse in-short; }
@@ -199,6 +211,7 @@ cell() {
 @test "mte-parse x stdout-epipe" { cell mte-parse stdout-epipe; }
 @test "mte-parse x stdout-eio" { cell mte-parse stdout-eio; }
 @test "mte-parse x stdout-full" { cell mte-parse stdout-full; }
+@test "mte-parse x stdout-gone" { cell mte-parse stdout-gone; }
 
 @test "rec-cat x in-eio" { cell rec-cat in-eio; }
 @test "rec-cat x in-short" { cell rec-cat in-short; }
@@ -210,6 +223,7 @@ cell() {
 @test "rec-cat x stdout-epipe" { cell rec-cat stdout-epipe; }
 @test "rec-cat x stdout-eio" { cell rec-cat stdout-eio; }
 @test "rec-cat x stdout-full" { cell rec-cat stdout-full; }
+@test "rec-cat x stdout-gone" { cell rec-cat stdout-gone; }
 
 @test "timeline-emit x in-eio" { cell timeline-emit in-eio; }
 @test "timeline-emit x in-short" { cell timeline-emit in-short; }
@@ -221,6 +235,7 @@ cell() {
 @test "timeline-emit x stdout-epipe" { cell timeline-emit stdout-epipe; }
 @test "timeline-emit x stdout-eio" { cell timeline-emit stdout-eio; }
 @test "timeline-emit x stdout-full" { cell timeline-emit stdout-full; }
+@test "timeline-emit x stdout-gone" { cell timeline-emit stdout-gone; }
 
 @test "trace-clean x in-eio" { cell trace-clean in-eio; }
 @test "trace-clean x in-short" { cell trace-clean in-short; }
@@ -232,6 +247,7 @@ cell() {
 @test "trace-clean x stdout-epipe" { cell trace-clean stdout-epipe; }
 @test "trace-clean x stdout-eio" { cell trace-clean stdout-eio; }
 @test "trace-clean x stdout-full" { cell trace-clean stdout-full; }
+@test "trace-clean x stdout-gone" { cell trace-clean stdout-gone; }
 
 @test "board-metrics x in-eio" { cell board-metrics in-eio; }
 @test "board-metrics x in-short" { cell board-metrics in-short; }
@@ -243,4 +259,92 @@ cell() {
 @test "board-metrics x stdout-epipe" { cell board-metrics stdout-epipe; }
 @test "board-metrics x stdout-eio" { cell board-metrics stdout-eio; }
 @test "board-metrics x stdout-full" { cell board-metrics stdout-full; }
+@test "board-metrics x stdout-gone" { cell board-metrics stdout-gone; }
+
+# ---------------------------------------------------------------- recipes
+# A recipe writes a tree under -o OUTDIR (sim-export, board-export: a new
+# OPPROF_* tree each run; batch.mk: OUT/<name>).  The tools' own messages
+# name the files; the recipe adds what it means for the tree.  Each cell:
+# fm_tree (the status, a message, no temporary left, an older tree as it
+# was) or fm_gone.
+
+# rcell RECIPE FAULT
+rcell() {
+	local top=$BATS_TEST_DIRNAME/../..
+	export OPTRACE_BIN=$top/${OPTRACE_VARIANT:-build}/bin
+	local PATH=$top/pipelines:$OPTRACE_BIN:$PATH
+	local -a se=(sim-export -q -o @OUT@ @IN@/sim) be=(board-export -q -o @OUT@ @IN@/board)
+	local -a bm=(make -s -f "$top/pipelines/batch.mk" "DUMPS=@IN@/runs/*" OUT=@OUT@)
+	case $1/$2 in
+	sim-export/in-eio)
+		fm_tree 1 "*core0.veccore1.instr_log.dump: read error: Input/output error" \
+			"FAULT_OP=read FAULT_PATH=in/sim/core0.veccore1.instr_log" "${se[@]}" ;;
+	sim-export/out-enospc)
+		fm_tree 4 "timeline-emit: */trace.json: cannot write: No space left on device" \
+			"FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=/trace.json" "${se[@]}" ;;
+	sim-export/out-eio)
+		fm_tree 4 "scalar-merge: */records/core0.veccore1.rec: write error: Input/output error" \
+			"FAULT_OP=write FAULT_PATH=records/core0.veccore1.rec" "${se[@]}" ;;
+	sim-export/fsync)
+		fm_tree 4 "trace-clean: */trace.clean.json: *Input/output error" \
+			"FAULT_OP=fsync FAULT_PATH=trace.clean.json" "${se[@]}" ;;
+	sim-export/close)
+		fm_tree 4 "timeline-emit: */visualize_data.bin: *Input/output error" \
+			"FAULT_OP=close FAULT_PATH=visualize_data.bin" "${se[@]}" ;;
+	sim-export/rename)
+		fm_tree 4 "*cannot rename the finished tree into place: nothing written" \
+			"FAULT_OP=rename FAULT_PATH=/OPPROF_" "${se[@]}" ;;
+	sim-export/stdout-gone) dir=$T/to-screen && mkdir -p "$dir" && fm_gone sim-export -o @DIR@ @IN@/sim ;;
+	batch.mk/out-enospc)
+		AGE_STAMPS=1 fm_tree 2 "batch.mk: *: sim-export exited 4; the older *runs_a is kept, what this run left is *runs_a.incomplete" \
+			"FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=/trace.json" "${bm[@]}" ;;
+	batch.mk/fsync)
+		AGE_STAMPS=1 fm_tree 2 "batch.mk: *: sim-export exited 4; the older * is kept*" \
+			"FAULT_OP=fsync FAULT_PATH=trace.clean.json" "${bm[@]}" ;;
+	batch.mk/rename)
+		AGE_STAMPS=1 fm_tree 2 "batch.mk: *: sim-export exited 4; the older * is kept*" \
+			"FAULT_OP=rename FAULT_PATH=/OPPROF_" "${bm[@]}" ;;
+	board-export/in-eio)
+		fm_tree 1 "*DeviceProf3.bin: read error after record 0: Input/output error" \
+			"FAULT_OP=read FAULT_PATH=in/board/DeviceProf3.bin" "${be[@]}" ;;
+	board-export/out-enospc)
+		fm_tree 4 "board-metrics: */OpBasicInfo.csv: cannot write: No space left on device" \
+			"FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=OpBasicInfo.csv" "${be[@]}" ;;
+	board-export/fsync)
+		fm_tree 4 "board-metrics: */PipeUtilization.csv: cannot write: Input/output error" \
+			"FAULT_OP=fsync FAULT_PATH=PipeUtilization.csv" "${be[@]}" ;;
+	board-export/close)
+		fm_tree 4 "board-metrics: */roofline.svg: *Input/output error" \
+			"FAULT_OP=close FAULT_PATH=roofline.svg" "${be[@]}" ;;
+	board-export/rename)
+		fm_tree 4 "board-export: *" "FAULT_OP=rename FAULT_PATH=/OPPROF_" "${be[@]}" ;;
+	sim-export/stdout-full)
+		dir=$T/to-screen && mkdir -p "$dir" && FULL_ONE=0 FULL_TEXT="(stdout): cannot write" fm_full sim-export -o @DIR@ @IN@/sim ;;
+	board-export/stdout-full)
+		dir=$T/to-screen && mkdir -p "$dir" && FULL_ONE=0 FULL_TEXT="(stdout): cannot write" fm_full board-export -o @DIR@ @IN@/board ;;
+	board-export/stdout-gone) dir=$T/to-screen && mkdir -p "$dir" && fm_gone board-export -o @DIR@ @IN@/board ;;
+	*) echo "no such cell: $1 x $2" >&2; return 1 ;;
+	esac
+}
+
+@test "sim-export x in-eio" { rcell sim-export in-eio; }
+@test "sim-export x out-enospc" { rcell sim-export out-enospc; }
+@test "sim-export x out-eio" { rcell sim-export out-eio; }
+@test "sim-export x fsync" { rcell sim-export fsync; }
+@test "sim-export x close" { rcell sim-export close; }
+@test "sim-export x rename" { rcell sim-export rename; }
+@test "sim-export x stdout-gone" { rcell sim-export stdout-gone; }
+@test "sim-export x stdout-full" { rcell sim-export stdout-full; }
+
+@test "batch.mk x out-enospc" { rcell batch.mk out-enospc; }
+@test "batch.mk x fsync" { rcell batch.mk fsync; }
+@test "batch.mk x rename" { rcell batch.mk rename; }
+
+@test "board-export x in-eio" { rcell board-export in-eio; }
+@test "board-export x out-enospc" { rcell board-export out-enospc; }
+@test "board-export x fsync" { rcell board-export fsync; }
+@test "board-export x close" { rcell board-export close; }
+@test "board-export x rename" { rcell board-export rename; }
+@test "board-export x stdout-gone" { rcell board-export stdout-gone; }
+@test "board-export x stdout-full" { rcell board-export stdout-full; }
 

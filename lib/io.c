@@ -719,3 +719,36 @@ ssize_t io_pread_full(int fd, void *buf, size_t n, uint64_t off)
 	}
 	return (ssize_t)got;
 }
+
+int io_out_dir(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return 1;
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (errno != ENOENT)
+		return -1;
+	/* A link to nothing: not a place to make the directory. */
+	if (lstat(path, &st) == 0) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+int io_tree_dir(const char *path)
+{
+	struct stat st;
+	if (mkdir(path, 0777) == 0)
+		return 1;
+	if (errno != EEXIST || lstat(path, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}

@@ -1310,6 +1310,8 @@ int main(int argc, char **argv)
 	status = filter_run(&f, argc, argv, first);
 	if (trace_epipe)
 		status = EXIT_OK;       /* the reader of the trace went away */
+	else if (status == EXIT_OK || status == EXIT_PARTIAL)
+		status = tick_report(status);
 	/* A summary that cannot be written is said; the set is in place
 	 * (timeline-emit(1), EXIT STATUS), so the status stands. */
 	if (emit.opt.dir)

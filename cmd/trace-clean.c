@@ -1012,6 +1012,8 @@ int main(int argc, char **argv)
 	status = clean(&r, arg);
 	if (status == EXIT_QUIET)
 		status = EXIT_OK;
+	else if (status == EXIT_OK || status == EXIT_PARTIAL)
+		status = tick_report(status);
 	else if (stops(status) && r.trace_stdout && r.trace_w) {
 		/* A trace on standard output is still a whole document. */
 		clean_abort_close();

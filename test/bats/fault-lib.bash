@@ -180,15 +180,15 @@ fm_partial() {
 
 # fm_gone COMMAND...: COMMAND with standard output a pipe whose reader has
 # already gone (SIGPIPE as the shell leaves it, EPIPE where it is
-# ignored): it must end quietly with its usual status (0 or 1), never die
-# of SIGPIPE (141) or call it an error.
+# ignored): it must end quietly with its usual status (0 or 1;
+# FM_GONE_STATUS: another), never die of SIGPIPE (141) or call it an error.
 fm_gone() {
 	local a plain_status
 	local -a args
 	args=()
 	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
 	run --separate-stderr "${args[@]}" <"${STDIN:-/dev/null}" >/dev/null
-	plain_status=$status
+	plain_status=${FM_GONE_STATUS:-$status}
 	run --separate-stderr python3 -c '
 import os, subprocess, sys
 r, w = os.pipe()
@@ -196,7 +196,8 @@ os.close(r)
 rc = subprocess.call(sys.argv[1:], stdout=w, stdin=sys.stdin)
 sys.exit(128 - rc if rc < 0 else rc)' "${args[@]}" <"${STDIN:-/dev/null}"
 	[ "$status" -eq "$plain_status" ] || { fm_why "exit status $status, $plain_status with a reader"; return 1; }
-	! grep -qi 'broken pipe' <<<"$stderr" || { fm_why "the reader's going away was called an error"; return 1; }
+	! grep -v 'killed by signal 13' <<<"$stderr" | grep -qi 'broken pipe' ||
+		{ fm_why "the reader's going away was called an error"; return 1; }
 }
 
 # fm_tree STATUS PATTERN FAULTS COMMAND...: a recipe writing a tree under

@@ -348,3 +348,107 @@ rcell() {
 @test "board-export x stdout-gone" { rcell board-export stdout-gone; }
 @test "board-export x stdout-full" { rcell board-export stdout-full; }
 
+# ---------------------------------------------------------------- capture
+# sim-capture and its preload library (in the application) under a fault:
+# the status 4, sim-capture's message naming the file of the run, no
+# temporary name left, and manifest.json saying what is missing (KEY
+# false).  sim-capture-faults.bats holds the deeper cases.
+
+# ccell FAULT
+ccell() {
+	local top=$BATS_TEST_DIRNAME/../..
+	local app=$top/build/ops/bin/add_rt
+	[ -x "$app" ] && [ -d "$top/build/cann/tools/simulator" ] || skip "the stand-in simulator is not built"
+	export ASCEND_HOME_PATH=$top/build/cann
+	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS
+	local d=/device0/add_custom/0/dump
+	case $1 in
+	in-eio) fm_capture dumps_complete "$d/core0.veccore0.instr_log.dump: dump not saved: Input/output error" \
+		"FAULT_OP=read FAULT_PATH=tmp_dump/core0.veccore0.instr_log" "$app" ;;
+	in-short) fm_capture_same "FAULT_OP=short FAULT_SHORT=7 FAULT_PATH=tmp_dump/" "$app" ;;
+	out-enospc) fm_capture dumps_complete "$d/core0.veccore1.instr_log.dump: dump not saved: No space left on device" \
+		"FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=$d/core0.veccore1.instr_log.dump" "$app" ;;
+	out-eio) fm_capture records_complete "/capture.rec: Input/output error" \
+		"FAULT_OP=write FAULT_PATH=capture.rec" "$app" ;;
+	fsync) fm_capture records_complete "/capture.rec: Input/output error" \
+		"FAULT_OP=fsync FAULT_PATH=capture.rec" "$app" ;;
+	close) fm_capture records_complete "/capture.rec: Input/output error" \
+		"FAULT_OP=close FAULT_PATH=capture.rec" "$app" ;;
+	rename) fm_capture records_complete "/capture.rec: Input/output error" \
+		"FAULT_OP=rename FAULT_PATH=capture.rec" "$app" ;;
+	esac
+}
+
+# fm_capture KEY MESSAGE FAULTS APP: sim-capture -o DIR -- APP under
+# FAULTS: status 4, "sim-capture: RUN/...MESSAGE" on stderr, KEY false in
+# the manifest, no temporary file in the run.
+fm_capture() {
+	local key=$1 msg=$2 faults=$3 r
+	local -a envs
+	shift 3
+	dir=$T/cap
+	rm -rf "$dir" && mkdir -p "$dir"
+	# shellcheck disable=SC2206
+	envs=($faults)
+	run --separate-stderr fm_inject "${envs[@]}" sim-capture -q -o "$dir" -- "$@"
+	[ "$status" -eq 4 ] || { fm_why "exit status $status, want 4"; return 1; }
+	r=$(ls -d "$dir"/OPPROF_*)
+	[ "$(grep -c -F -- "sim-capture: $r$msg" <<<"$stderr")" -eq 1 ] || { fm_why "no one message 'sim-capture: $r$msg'"; return 1; }
+	jq -e --arg k "$key" '.[$k] == false' "$r/manifest.json" >/dev/null || { fm_why "manifest: $key is not false"; return 1; }
+	[ -z "$(find "$r" -name '*.tmp*')" ] || { fm_why "a temporary file left"; return 1; }
+	dir=
+}
+
+# fm_capture_same FAULTS APP: the same dumps and status as without FAULTS.
+fm_capture_same() {
+	local faults=$1 a b
+	local -a envs
+	shift
+	dir=$T/cap
+	rm -rf "$dir" && mkdir -p "$dir/a" "$dir/b"
+	sim-capture -q -o "$dir/a" -- "$@"
+	# shellcheck disable=SC2206
+	envs=($faults)
+	run --separate-stderr fm_inject "${envs[@]}" sim-capture -q -o "$dir/b" -- "$@"
+	[ "$status" -eq 0 ] || { fm_why "exit status $status, want 0"; return 1; }
+	a=$(ls -d "$dir"/a/OPPROF_*)/device0/add_custom/0/dump
+	b=$(ls -d "$dir"/b/OPPROF_*)/device0/add_custom/0/dump
+	diff -r "$a" "$b" >&2 || { fm_why "the dumps differ"; return 1; }
+	dir=
+}
+
+@test "sim-capture x in-eio" { ccell in-eio; }
+@test "sim-capture x in-short" { ccell in-short; }
+@test "sim-capture x out-enospc" { ccell out-enospc; }
+@test "sim-capture x out-eio" { ccell out-eio; }
+@test "sim-capture x fsync" { ccell fsync; }
+@test "sim-capture x close" { ccell close; }
+@test "sim-capture x rename" { ccell rename; }
+
+# sim-flow: sim-capture, then sim-export for each launch.
+# fcell FAULT
+fcell() {
+	local top=$BATS_TEST_DIRNAME/../..
+	local app=$top/build/ops/bin/add_rt
+	[ -x "$app" ] && [ -d "$top/build/cann/tools/simulator" ] || skip "the stand-in simulator is not built"
+	export ASCEND_HOME_PATH=$top/build/cann OPTRACE_BIN=$top/${OPTRACE_VARIANT:-build}/bin
+	local PATH=$top/pipelines:$OPTRACE_BIN:$PATH
+	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS
+	case $1 in
+	out-enospc) fm_tree 4 "timeline-emit: */trace.json: cannot write: No space left on device" \
+		"FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=/trace.json" sim-flow -q -o @OUT@ -- "$app" ;;
+	fsync) fm_tree 4 "sim-capture: */capture.rec: Input/output error" \
+		"FAULT_OP=fsync FAULT_PATH=capture.rec" sim-flow -q -o @OUT@ -- "$app" ;;
+	stdout-gone)
+		# The application's own output goes there too: it is the one that
+		# dies of SIGPIPE, status 1 ("the application failed"); sim-flow
+		# itself neither dies of it (141) nor calls it an error.
+		dir=$T/to-screen && mkdir -p "$dir"
+		FM_GONE_STATUS=1 fm_gone sim-flow -o @DIR@ -- "$app"
+		[[ $stderr == *"the application was killed by signal 13"* ]] || fm_why "not the application's SIGPIPE" ;;
+	esac
+}
+
+@test "sim-flow x out-enospc" { fcell out-enospc; }
+@test "sim-flow x fsync" { fcell fsync; }
+@test "sim-flow x stdout-gone" { fcell stdout-gone; }

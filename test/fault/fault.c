@@ -67,6 +67,7 @@ REAL(ssize_t, write, (int, const void *, size_t));
 REAL(ssize_t, writev, (int, const struct iovec *, int));
 REAL(ssize_t, pwrite, (int, const void *, size_t, off_t));
 REAL(ssize_t, pwrite64, (int, const void *, size_t, off64_t));
+REAL(ssize_t, copy_file_range, (int, off64_t *, int, off64_t *, size_t, unsigned));
 REAL(int, fsync, (int));
 REAL(int, fdatasync, (int));
 REAL(int, close, (int));
@@ -98,7 +99,7 @@ static void resolve(void)
 {
 #define R(name) real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name)
 	R(read); R(__read_chk); R(readv); R(pread); R(pread64);
-	R(write); R(writev); R(pwrite); R(pwrite64);
+	R(write); R(writev); R(pwrite); R(pwrite64); R(copy_file_range);
 	R(fsync); R(fdatasync); R(close);
 	R(rename); R(renameat); R(renameat2);
 	R(open); R(open64); R(__open_2); R(__open64_2);
@@ -500,6 +501,17 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 	NEED(pwrite64);
 	FAIL_FD("pwrite", OP_WRITE, fd);
 	return real_pwrite64(fd, buf, n, off);
+}
+
+/* A copy in the kernel: a read of fd_in and a write of fd_out, for the
+ * faults of either. */
+ssize_t copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_t *off_out, size_t n, unsigned flags)
+{
+	NEED(copy_file_range);
+	FAIL_FD("copy_file_range (read)", OP_READ, fd_in);
+	FAIL_FD("copy_file_range (write)", OP_WRITE, fd_out);
+	SHORT_FD(fd_in, n);
+	return real_copy_file_range(fd_in, off_in, fd_out, off_out, n, flags);
 }
 
 /* ---- fsync ---- */

@@ -48,6 +48,18 @@ fm_subst() {
 	REPLY=$a
 }
 
+# fm_words ARRAY WORD...: ARRAY set to the WORDs, each through fm_subst.
+fm_words() {
+	local -n fm_to=$1
+	local fm_w
+	shift
+	fm_to=()
+	for fm_w in "$@"; do
+		fm_subst "$fm_w"
+		fm_to+=("$REPLY")
+	done
+}
+
 # fm_fails STATUS NAMED ERRTEXT FAULTS COMMAND...: COMMAND under FAULTS
 # (space-separated VAR=value, @-words substituted) twice, with nothing at
 # the -o path @OUT@ ($T/fresh/out), then over an older output there made
@@ -63,9 +75,9 @@ fm_fails() {
 		out=$dir/out
 		rm -rf "$dir"
 		mkdir -p "$dir"
-		args=() envs=()
-		for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
-		for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+		fm_words args "$@"
+		# shellcheck disable=SC2086
+		fm_words envs $faults
 		if [ "$case" = existing ]; then
 			"${args[@]}" >/dev/null 2>&1 || { fm_why "the run without a fault failed: ${args[*]}"; return 1; }
 			cp -a "$out" "$T/old"
@@ -95,14 +107,14 @@ fm_same() {
 	dir=$T/same
 	rm -rf "$dir"
 	mkdir -p "$dir/a" "$dir/b"
-	args=() envs=()
-	for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+	# shellcheck disable=SC2086
+	fm_words envs $faults
 	out=$dir/a/out
-	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	fm_words args "$@"
 	run --separate-stderr "${args[@]}" <"${STDIN:-/dev/null}"
 	plain_status=$status plain_err=$stderr
-	out=$dir/b/out args=()
-	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	out=$dir/b/out
+	fm_words args "$@"
 	run --separate-stderr fm_inject "${envs[@]}" "${args[@]}" <"${STDIN:-/dev/null}"
 	[ "$status" -eq "$plain_status" ] || { fm_why "exit status $status, $plain_status without the fault"; return 1; }
 	[ "${stderr//$dir\/b/$dir/a}" = "$plain_err" ] ||
@@ -119,9 +131,9 @@ fm_stdout() {
 	local want=$1 faults=$2 a plain_err
 	local -a args envs
 	shift 2
-	args=() envs=()
-	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
-	for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+	fm_words args "$@"
+	# shellcheck disable=SC2086
+	fm_words envs $faults
 	plain_err=$("${args[@]}" 2>&1 >/dev/null <"${STDIN:-/dev/null}")
 	run --separate-stderr fm_stdout_null fm_inject "${envs[@]}" "${args[@]}" <"${STDIN:-/dev/null}"
 	[ "$status" -eq "$want" ] || { fm_why "exit status $status, want $want"; return 1; }
@@ -145,8 +157,7 @@ fm_stdout_null() { "$@" >/dev/null; }
 fm_full() {
 	local a
 	local -a args
-	args=()
-	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	fm_words args "$@"
 	run --separate-stderr fm_to_full "${args[@]}" <"${STDIN:-/dev/null}"
 	[ "$status" -eq "${FULL_STATUS:-4}" ] || { fm_why "exit status $status, want ${FULL_STATUS:-4}"; return 1; }
 	[[ ${stderr_lines[-1]:-} == "${args[0]}: "*"${FULL_TEXT-No space left on device}" ]] || { fm_why "no message"; return 1; }
@@ -167,9 +178,9 @@ fm_partial() {
 	out=$dir/out
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	args=() envs=()
-	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
-	for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+	fm_words args "$@"
+	# shellcheck disable=SC2086
+	fm_words envs $faults
 	run --separate-stderr fm_inject "${envs[@]}" "${args[@]}" <"${STDIN:-/dev/null}"
 	[ "$status" -eq 1 ] || { fm_why "exit status $status, want 1"; return 1; }
 	fm_subst "$named"
@@ -185,8 +196,7 @@ fm_partial() {
 fm_gone() {
 	local a plain_status
 	local -a args
-	args=()
-	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
+	fm_words args "$@"
 	run --separate-stderr "${args[@]}" <"${STDIN:-/dev/null}" >/dev/null
 	plain_status=${FM_GONE_STATUS:-$status}
 	run --separate-stderr python3 -c '
@@ -214,9 +224,9 @@ fm_tree() {
 	out=$dir/out
 	rm -rf "$dir" "$T/old"
 	mkdir -p "$out"
-	args=() envs=()
-	for a in "$@"; do fm_subst "$a"; args+=("$REPLY"); done
-	for a in $faults; do fm_subst "$a"; envs+=("$REPLY"); done
+	fm_words args "$@"
+	# shellcheck disable=SC2086
+	fm_words envs $faults
 	"${args[@]}" >/dev/null 2>&1 </dev/null || [ $? -eq 1 ] || { fm_why "the run without a fault failed: ${args[*]}"; return 1; }
 	[ "${AGE_STAMPS:-0}" = 0 ] || find "$out" -name .done -exec touch -d 2000-01-01 {} +
 	cp -a "$out" "$T/old"

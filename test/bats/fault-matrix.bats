@@ -305,7 +305,8 @@ rcell() {
 		AGE_STAMPS=1 fm_tree 2 "batch.mk: *: sim-export exited 4; the older * is kept*" \
 			"FAULT_OP=rename FAULT_PATH=/OPPROF_" "${bm[@]}" ;;
 	board-export/in-eio)
-		fm_tree 1 "*DeviceProf3.bin: read error after record 0: Input/output error" \
+		# the dump is copied into the tree first: it is cp that fails
+		fm_tree 4 "board-export: */in/board: cannot be copied into */OPPROF_* (see above): nothing written" \
 			"FAULT_OP=read FAULT_PATH=in/board/DeviceProf3.bin" "${be[@]}" ;;
 	board-export/out-enospc)
 		fm_tree 4 "board-metrics: */OpBasicInfo.csv: cannot write: No space left on device" \

@@ -153,7 +153,8 @@ static void m_send(struct msg *m)
 	errno = saved;
 }
 
-static void say_fd(const char *what, int fd, long long count)
+/* "fault: WHAT fd FD: HOW V (matching call COUNT)" */
+static void say_fd_as(const char *what, int fd, const char *how, long long v, long long count)
 {
 	struct msg m = { .n = 0 };
 	if (!cfg.verbose)
@@ -162,27 +163,22 @@ static void say_fd(const char *what, int fd, long long count)
 	m_str(&m, what);
 	m_str(&m, " fd ");
 	m_num(&m, fd);
-	m_str(&m, ": failed with errno ");
-	m_num(&m, cfg.err);
+	m_str(&m, how);
+	m_num(&m, v);
 	m_str(&m, " (matching call ");
 	m_num(&m, count);
 	m_str(&m, ")");
 	m_send(&m);
 }
 
+static void say_fd(const char *what, int fd, long long count)
+{
+	say_fd_as(what, fd, ": failed with errno ", cfg.err, count);
+}
+
 static void say_short(int fd, long long count)
 {
-	struct msg m = { .n = 0 };
-	if (!cfg.verbose)
-		return;
-	m_str(&m, "fault: read fd ");
-	m_num(&m, fd);
-	m_str(&m, ": cut short to ");
-	m_num(&m, (long long)cfg.short_max);
-	m_str(&m, " bytes (matching call ");
-	m_num(&m, count);
-	m_str(&m, ")");
-	m_send(&m);
+	say_fd_as("read", fd, ": cut short, bytes at most ", (long long)cfg.short_max, count);
 }
 
 static void say_path(const char *what, const char *path, long long count)

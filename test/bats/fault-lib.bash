@@ -7,10 +7,12 @@
 # Each check prints why it failed and returns 1 (the cells are called from
 # conditions, where bats' errexit does not stop a function).
 
-# inject [VAR=value...] COMMAND...: COMMAND under fault.so.  ASan builds
-# insist on coming first in the library list; they work fine after it.
+# fm_inject [VAR=value...] COMMAND...: COMMAND under fault.so, ended after
+# FM_TIMEOUT seconds (default 300; a tool that hangs on a fault fails its
+# cell with status 124).  ASan builds insist on coming first in the
+# library list; they work fine after it.
 fm_inject() {
-	env LD_PRELOAD="$FAULT_SO" \
+	timeout "${FM_TIMEOUT:-300}" env LD_PRELOAD="$FAULT_SO" \
 		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$@"
 }
 
@@ -203,7 +205,7 @@ fm_gone() {
 import os, subprocess, sys
 r, w = os.pipe()
 os.close(r)
-rc = subprocess.call(sys.argv[1:], stdout=w, stdin=sys.stdin)
+rc = subprocess.call(sys.argv[1:], stdout=w, stdin=sys.stdin, timeout=int(os.environ.get("FM_TIMEOUT", "300")))
 sys.exit(128 - rc if rc < 0 else rc)' "${args[@]}" <"${STDIN:-/dev/null}"
 	[ "$status" -eq "$plain_status" ] || { fm_why "exit status $status, $plain_status with a reader"; return 1; }
 	! grep -v 'killed by signal 13' <<<"$stderr" | grep -qi 'broken pipe' ||

@@ -50,60 +50,50 @@ setup() {
 }
 
 # ---------------------------------------------------------------- the tools
-# tool_NAME sets: CMD (the command, -o @OUT@ in it), CMD_STDOUT (the same
-# writing to standard output), INPUT (the input file, under @IN@) and
-# NAMED_OUT (what a message about the output names: the -o file, or for a
-# -o DIR tool "@OUT@/", anything in the set).
+# One row a tool, columns separated by "|":
+#   name          the row's name (the tool's, or another for a second row)
+#   command       with -o @OUT@ (@IN@: the inputs made in setup_file)
+#   to stdout     the same writing to standard output (-o DIR tools: their
+#                 summary goes there)
+#   input         the input file the faults hit, under @IN@
+#   named         what a message about the output names: the -o file, or
+#                 for a -o DIR tool "@OUT@/", anything in the set
+#   in-eio        the status of a read error of the input (default 4);
+#                 dump-split(1): a dump file that cannot be read is an input
+#                 problem (1, the others written), an on-board dump whose
+#                 op_basic_info.txt cannot be read is unusable (3)
+#   one input     a file of several whose read error is status 1 (in-eio-one)
+#   summary       the status when only the summary is lost (stdout-full):
+#                 the set is in place, the status stands (timeline-emit(1))
+TOOL_TABLE='
+instr-parse|instr-parse -o @OUT@ @IN@/lines.rec|instr-parse @IN@/lines.rec|lines.rec|@OUT@|||
+icache-merge|icache-merge -o @OUT@ @IN@/instr.rec|icache-merge @IN@/instr.rec|instr.rec|@OUT@|||
+scalar-merge|scalar-merge -o @OUT@ @IN@/instr.rec|scalar-merge @IN@/instr.rec|instr.rec|@OUT@|||
+mte-parse|mte-parse -o @OUT@ @IN@/lines.rec|mte-parse @IN@/lines.rec|lines.rec|@OUT@|||
+rec-cat|rec-cat -o @OUT@ @IN@/instr.rec|rec-cat @IN@/instr.rec|instr.rec|@OUT@|||
+dump-split|dump-split -o @OUT@ @IN@/sim|dump-split @IN@/sim|sim/core0.veccore1.instr_log.dump|@OUT@|1||
+dump-split-board|dump-split -o @OUT@ @IN@/board|dump-split @IN@/board|board/op_basic_info.txt|@OUT@|3|board/DeviceProf3.bin|
+timeline-emit|timeline-emit -o @OUT@ @IN@/merged.rec|timeline-emit -o @DIR@/out @IN@/merged.rec|merged.rec|@OUT@/|||0
+trace-clean|trace-clean -o @OUT@ @IN@/tl/visualize_data.bin|trace-clean -o - @IN@/tl/visualize_data.bin|tl/visualize_data.bin|@OUT@/|||
+board-metrics|board-metrics -o @OUT@ @IN@/board.rec|board-metrics -o @DIR@/out @IN@/board.rec|board.rec|@OUT@/|||0
+'
 
-tool_instr_parse() {
-	CMD=(instr-parse -o @OUT@ @IN@/lines.rec) CMD_STDOUT=(instr-parse @IN@/lines.rec)
-	INPUT=lines.rec NAMED_OUT=@OUT@
-}
-tool_icache_merge() {
-	CMD=(icache-merge -o @OUT@ @IN@/instr.rec) CMD_STDOUT=(icache-merge @IN@/instr.rec)
-	INPUT=instr.rec NAMED_OUT=@OUT@
-}
-tool_scalar_merge() {
-	CMD=(scalar-merge -o @OUT@ @IN@/instr.rec) CMD_STDOUT=(scalar-merge @IN@/instr.rec)
-	INPUT=instr.rec NAMED_OUT=@OUT@
-}
-tool_mte_parse() {
-	CMD=(mte-parse -o @OUT@ @IN@/lines.rec) CMD_STDOUT=(mte-parse @IN@/lines.rec)
-	INPUT=lines.rec NAMED_OUT=@OUT@
-}
-tool_rec_cat() {
-	CMD=(rec-cat -o @OUT@ @IN@/instr.rec) CMD_STDOUT=(rec-cat @IN@/instr.rec)
-	INPUT=instr.rec NAMED_OUT=@OUT@
-}
-# dump-split(1): a dump file that cannot be read is an input problem
-# (status 1, the others written), in-eio-one; an on-board dump whose
-# op_basic_info.txt cannot be read is unusable (3), in-eio.
-tool_dump_split() {
-	CMD=(dump-split -o @OUT@ @IN@/sim) CMD_STDOUT=(dump-split @IN@/sim)
-	INPUT=sim/core0.veccore1.instr_log.dump INPUT_STATUS=1 NAMED_OUT=@OUT@
-}
-tool_dump_split_board() {
-	CMD=(dump-split -o @OUT@ @IN@/board) CMD_STDOUT=(dump-split @IN@/board)
-	INPUT=board/op_basic_info.txt INPUT_STATUS=3 ONE_INPUT=board/DeviceProf3.bin NAMED_OUT=@OUT@
-}
-# -o DIR tools: their summaries go to standard output.
-tool_timeline_emit() {
-	CMD=(timeline-emit -o @OUT@ @IN@/merged.rec) CMD_STDOUT=(timeline-emit -o @DIR@/out @IN@/merged.rec)
-	INPUT=merged.rec NAMED_OUT=@OUT@/ SUMMARY_STATUS=0
-}
-tool_trace_clean() {
-	CMD=(trace-clean -o @OUT@ @IN@/tl/visualize_data.bin) CMD_STDOUT=(trace-clean -o - @IN@/tl/visualize_data.bin)
-	INPUT=tl/visualize_data.bin NAMED_OUT=@OUT@/
-}
-tool_board_metrics() {
-	CMD=(board-metrics -o @OUT@ @IN@/board.rec) CMD_STDOUT=(board-metrics -o @DIR@/out @IN@/board.rec)
-	INPUT=board.rec NAMED_OUT=@OUT@/ SUMMARY_STATUS=0
+# tool NAME: CMD, CMD_STDOUT (arrays), INPUT, NAMED_OUT, INPUT_STATUS,
+# ONE_INPUT and SUMMARY_STATUS from NAME's row.
+tool() {
+	local row name cmd to_stdout
+	row=$(grep "^$1|" <<<"$TOOL_TABLE") || { echo "no row for $1" >&2; return 1; }
+	IFS='|' read -r name cmd to_stdout INPUT NAMED_OUT INPUT_STATUS ONE_INPUT SUMMARY_STATUS <<<"$row"
+	read -ra CMD <<<"$cmd"
+	read -ra CMD_STDOUT <<<"$to_stdout"
+	: "${INPUT_STATUS:=4}"
 }
 
 # cell TOOL FAULT: the check of the header's table.
 cell() {
-	local INPUT_STATUS=4 ONE_INPUT= SUMMARY_STATUS=
-	"tool_${1//-/_}"
+	local -a CMD CMD_STDOUT
+	local INPUT NAMED_OUT INPUT_STATUS ONE_INPUT SUMMARY_STATUS
+	tool "$1" || return 1
 	local w="FAULT_PATH=@DIR@/out"
 	case $2 in
 	in-eio)

@@ -603,7 +603,6 @@ static void drop_run(void *arg)
 static void make_run_dir(void)
 {
 	const char *o = out_dir ? out_dir : ".";
-	struct stat st;
 	char abs[PATH_MAX], stamp[32];
 	time_t now = time(NULL);
 	int tries;
@@ -612,13 +611,18 @@ static void make_run_dir(void)
 		if (*bad == '\n' || *bad == '\r' || *bad == '\t' || *bad == '\f' || *bad == '\v' ||
 		    *bad == '\b' || *bad == 0x7f)
 			cli_die(EXIT_USAGE, "--output: the path contains a control character");
-	if (lstat(o, &st) == 0) {
-		if (S_ISLNK(st.st_mode))
-			cli_die(EXIT_USAGE, "%s: the output path is a symbolic link; give the directory itself", o);
-		if (!S_ISDIR(st.st_mode))
-			cli_die(EXIT_USAGE, "%s: the output path exists and is not a directory", o);
-	} else {
+	/* Followed when a link, as any path; what the run makes in it is
+	 * new (mkdir, which no link planted there passes). */
+	switch (io_out_dir(o)) {
+	case 1:
+		break;
+	case 0:
 		mkdir_p(o);
+		break;
+	default:
+		if (errno == ENOTDIR)
+			cli_die(EXIT_USAGE, "%s: the output path exists and is not a directory", o);
+		cli_die(EXIT_IO, "%s:", o);
 	}
 	if (!realpath(o, abs))
 		cli_die(EXIT_IO, "%s:", o);

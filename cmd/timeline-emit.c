@@ -951,7 +951,7 @@ static void run_drain(struct filter *f)
 		 * The exit removes what was begun. */
 		const char *name = input_name ? input_name : "the input";
 		if (f->read_failed)
-			cli_die(EXIT_UNUSABLE, "nothing read: the input is unusable; nothing written");
+			exit(EXIT_IO);  /* an I/O error, said already naming the file */
 		if (f->ls->count[LOSS_BAD] || unknown)
 			cli_die(EXIT_UNUSABLE, "%s: not an optrace record stream (no record of a known kind); "
 			        "nothing written", name);
@@ -1162,13 +1162,13 @@ static void run_report(struct filter *f)
 			sel[n++] = cores[k];
 	if (out) {
 		stats_summary(sel, n, out);
-		fflush(out);
+		cli_flush(out);
 	}
 	if (report_top) {
 		/* Beside the summary; on stderr when the trace is on stdout. */
 		FILE *rf = emit.opt.dir ? stdout : stderr;
 		code_report(sel, n, report_top, rf);
-		fflush(rf);
+		cli_flush(rf);
 	}
 	for (k = 0; k < n; k++) {
 		const char *w = warn_core(sel[k], buf, sizeof buf);
@@ -1309,6 +1309,12 @@ int main(int argc, char **argv)
 	status = filter_run(&f, argc, argv, first);
 	if (trace_epipe)
 		status = EXIT_OK;       /* the reader of the trace went away */
+	else if (status == EXIT_OK || status == EXIT_PARTIAL)
+		status = tick_report(status);
+	/* A summary that cannot be written is said; the set is in place
+	 * (timeline-emit(1), EXIT STATUS), so the status stands. */
+	if (emit.opt.dir)
+		(void)cli_stdout_done(status);
 	release_all();
 	loss_free(&ls);
 	return status;

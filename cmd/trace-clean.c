@@ -257,7 +257,7 @@ static int first_bytes(struct run *r, unsigned char *head, size_t n, ssize_t *k)
 		return EXIT_UNUSABLE;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		*k = pread(fd, head, n, 0);
+		*k = io_pread_full(fd, head, n, 0);
 	if (!r->from_stdin)
 		close(fd);
 	return 0;
@@ -1012,6 +1012,8 @@ int main(int argc, char **argv)
 	status = clean(&r, arg);
 	if (status == EXIT_QUIET)
 		status = EXIT_OK;
+	else if (status == EXIT_OK || status == EXIT_PARTIAL)
+		status = tick_report(status);
 	else if (stops(status) && r.trace_stdout && r.trace_w) {
 		/* A trace on standard output is still a whole document. */
 		clean_abort_close();

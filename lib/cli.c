@@ -91,6 +91,32 @@ void cli_die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+static int stdout_errno;      /* the first failure of cli_flush(stdout) */
+
+int cli_flush(FILE *f)
+{
+	int r;
+	errno = 0;
+	r = fflush(f);
+	if (r && f == stdout && !stdout_errno)
+		stdout_errno = errno ? errno : EIO;
+	return r;
+}
+
+int cli_stdout_done(int status)
+{
+	int failed = ferror(stdout);
+	/* A failed write of stdio drops its bytes and forgets why: the
+	 * reason is what cli_flush kept, or what this last flush says. */
+	if (!cli_flush(stdout) && !failed)
+		return status;
+	errno = stdout_errno ? stdout_errno : EIO;
+	if (errno == EPIPE)
+		return status;
+	cli_warn("(stdout): cannot write:");
+	return status == EXIT_INTR ? status : EXIT_IO;
+}
+
 /* The cleanup list: a small array, grown as needed; entries are taken off
  * before they run, so a cleanup may itself add or remove entries.  Each
  * entry remembers the process that added it: a forked child inherits the

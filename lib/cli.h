@@ -3,6 +3,7 @@
 #define OPTRACE_CLI_H
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -46,6 +47,15 @@ void cli_warn_at(const char *file, unsigned long long line, const char *fmt, ...
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void cli_die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The end of a run that printed on standard output through stdio (a
+ * summary): flushed and checked.  A write error is said, "(stdout): cannot
+ * write: ...", and makes the status EXIT_IO (EXIT_INTR stays); EPIPE, the
+ * reader gone away, is not an error.  Returns the status to exit with. */
+int cli_stdout_done(int status);
+/* fflush(f); for stdout the errno of a failure is kept for
+ * cli_stdout_done (stdio forgets it).  0 or EOF, as fflush. */
+int cli_flush(FILE *f);
 
 /* The exit-time cleanup list: fn(arg) runs when the process exits before
  * the matching cli_cleanup_remove (cli_die, exit, a return from main), the

@@ -740,3 +740,53 @@ int io_is_dir(const char *path)
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
+
+ssize_t io_pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!k)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+int io_out_dir(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return 1;
+		errno = ENOTDIR;
+		return -1;
+	}
+	if (errno != ENOENT)
+		return -1;
+	/* A link to nothing: not a place to make the directory. */
+	if (lstat(path, &st) == 0) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+int io_tree_dir(const char *path)
+{
+	struct stat st;
+	if (mkdir(path, 0777) == 0)
+		return 1;
+	if (errno != EEXIST || lstat(path, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}

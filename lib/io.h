@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct rd;
 
@@ -17,6 +18,21 @@ struct rd;
 /* Is path (followed through links) a regular file / a directory? */
 int io_is_file(const char *path);
 int io_is_dir(const char *path);
+
+/* The output directory a user named (-o DIR): a symbolic link there, or
+ * in the path to it, is followed, as a path is by any Unix tool.  1 when
+ * it is a directory, 0 when nothing is there, -1 with errno when it is
+ * something else (ENOTDIR: a file, a dangling link) or cannot be looked at. */
+int io_out_dir(const char *path);
+/* A directory a tool makes inside its output tree (a core's directory,
+ * raw_simulator): made when missing (1), taken when already a directory
+ * (0); a symbolic link there was planted, and is never followed: -1 with
+ * errno ENOTDIR, as for anything else that is not a directory. */
+int io_tree_dir(const char *path);
+
+/* Read n bytes at off, asking again after a short read (a pipe's, a
+ * signal's): fewer only at the end of the file; -1 with errno on error. */
+ssize_t io_pread_full(int fd, void *buf, size_t n, uint64_t off);
 
 struct rd *rd_open(const char *path);
 struct rd *rd_fdopen(int fd, const char *name);

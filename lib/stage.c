@@ -40,16 +40,16 @@ static void stage_abort(void *unused);
 
 int stage_begin(const char *dir, const char *tool)
 {
-	struct stat st;
 	size_t n = strlen(dir);
+	int exists;
 	mode_t mask;
 
 	final_dir = dir;
-	if (stat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode)) {
-			errno = ENOTDIR;
-			return -1;
-		}
+	/* DIR itself is followed when a link; what the set puts in it never
+	 * is (io_tree_dir, the renames). */
+	if ((exists = io_out_dir(dir)) < 0)
+		return -1;
+	if (exists) {
 		size_t k = n + strlen(tool) + 16;
 		stage_path = xmalloc(k);
 		snprintf(stage_path, k, "%s/.%s.tmpXXXXXX", dir, tool);
@@ -209,16 +209,13 @@ int stage_commit(char **failed)
 		if (slash) {
 			char *d = xmalloc(strlen(final_dir) + (size_t)(slash - files[i]) + 2);
 			sprintf(d, "%s/%.*s", final_dir, (int)(slash - files[i]), files[i]);
-			if (lstat(d, &st) < 0) {
-				if (mkdir(d, 0777) < 0) {
-					err = errno;
-				} else {
-					made = xrealloc(made, (nmade + 1) * sizeof *made);
-					made[nmade++] = d;
-					d = NULL;
-				}
-			} else if (!S_ISDIR(st.st_mode)) {
-				err = ENOTDIR;
+			int k = io_tree_dir(d);
+			if (k < 0) {
+				err = errno;
+			} else if (k) {
+				made = xrealloc(made, (nmade + 1) * sizeof *made);
+				made[nmade++] = d;
+				d = NULL;
 			}
 			if (err) {
 				*failed = d;

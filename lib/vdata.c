@@ -289,24 +289,6 @@ struct vdata_r *vdata_ropen(const char *path, char *err, size_t errlen)
 	return r;
 }
 
-/* Read exactly n bytes at off; the count actually read, -1 on error. */
-static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (!k)
-			break;
-		got += (size_t)k;
-	}
-	return (ssize_t)got;
-}
-
 static int fail(struct vdata_r *r, int e, char *err, size_t errlen, uint64_t at, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 static int fail(struct vdata_r *r, int e, char *err, size_t errlen, uint64_t at, const char *fmt, ...)
@@ -345,7 +327,7 @@ int vdata_next(struct vdata_r *r, struct vdata_blk *out, char *err, size_t errle
 	if (left < VDATA_HEADER_SIZE)
 		return fail(r, EBADMSG, err, errlen, at, "truncated block header (%llu of %d bytes)",
 		            (unsigned long long)left, VDATA_HEADER_SIZE);
-	k = pread_full(r->fd, h, sizeof h, at);
+	k = io_pread_full(r->fd, h, sizeof h, at);
 	if (k < 0)
 		return fail(r, errno, err, errlen, at, "read error: %s", strerror(errno));
 	if ((size_t)k < sizeof h)
@@ -371,7 +353,7 @@ int vdata_next(struct vdata_r *r, struct vdata_blk *out, char *err, size_t errle
 		if (left < VDATA_PATH_SIZE)
 			return fail(r, EBADMSG, err, errlen, body, "truncated source path (%llu of %d bytes)",
 			            (unsigned long long)left, VDATA_PATH_SIZE);
-		k = pread_full(r->fd, r->path, VDATA_PATH_SIZE, body);
+		k = io_pread_full(r->fd, r->path, VDATA_PATH_SIZE, body);
 		if (k < 0)
 			return fail(r, errno, err, errlen, body, "read error: %s", strerror(errno));
 		if (k < VDATA_PATH_SIZE)
@@ -391,7 +373,7 @@ int vdata_next(struct vdata_r *r, struct vdata_blk *out, char *err, size_t errle
 		return fail(r, EBADMSG, err, errlen, at, "empty payload (MindStudio Insight rejects the file)");
 	if (npad) {
 		uint64_t p0 = body + content - npad;
-		k = pread_full(r->fd, pad, npad, p0);
+		k = io_pread_full(r->fd, pad, npad, p0);
 		if (k < 0)
 			return fail(r, errno, err, errlen, p0, "read error: %s", strerror(errno));
 		if ((size_t)k < npad)

@@ -71,19 +71,34 @@ $(OUT)/%/.done: export BATCH_DUMP = $(call dir_of,$*)
 $(OUT)/%/.done: export BATCH_TREE = $(OUT)/$*
 
 # sim-export's status 1 (problems found, the tree written) gets a warning
-# and the stamp; any other failure keeps what sim-export left (an
+# and the stamp.  Any other failure keeps what sim-export left (an
 # interrupted or incomplete tree, its manifest.json says what is missing)
-# but not the stamp, so the next make tries again, and stops make.
+# but not the stamp, so the next make tries again, and stops make; an older
+# tree is then kept as it was, and what the run left goes beside it as
+# <tree>.incomplete.  A new tree replaces the older one only once written.
 .SECONDEXPANSION:
 $(OUT)/%/.done: $$(call dump_files,$$(call dir_of,$$*))
-	@rm -rf -- "$$BATCH_TREE" "$$BATCH_TREE.new" && mkdir -p -- "$$BATCH_TREE.new"
+	@rm -rf -- "$$BATCH_TREE.new" && mkdir -p -- "$$BATCH_TREE.new"
 	@st=0; "$$SIM_EXPORT" -q -j "$$SIM_EXPORT_JOBS" $${SOC:+--soc-version="$$SOC"} -o "$$BATCH_TREE.new" -- "$$BATCH_DUMP" || st=$$?; \
-	for t in "$$BATCH_TREE.new"/OPPROF_*; do [ ! -d "$$t" ] || mv -- "$$t" "$$BATCH_TREE"; done; \
+	keep=; [ "$$st" -le 1 ] || [ ! -d "$$BATCH_TREE" ] || keep=$$BATCH_TREE.incomplete; \
+	for t in "$$BATCH_TREE.new"/OPPROF_*; do \
+		[ -d "$$t" ] || continue; \
+		if [ -n "$$keep" ]; then \
+			rm -rf -- "$$keep" && mv -- "$$t" "$$keep" || st=4; \
+		else \
+			rm -rf -- "$$BATCH_TREE.old" && \
+			{ [ ! -e "$$BATCH_TREE" ] || mv -- "$$BATCH_TREE" "$$BATCH_TREE.old"; } && \
+			mv -- "$$t" "$$BATCH_TREE" && rm -rf -- "$$BATCH_TREE.old" || st=4; \
+		fi; \
+	done; \
 	rm -rf -- "$$BATCH_TREE.new"; \
 	case $$st in \
 	0) ;; \
 	1) echo "batch.mk: $$BATCH_DUMP: sim-export found problems (above); the tree is written" >&2 ;; \
-	*) echo "batch.mk: $$BATCH_DUMP: sim-export exited $$st" >&2; exit "$$st" ;; \
+	*) if [ -n "$$keep" ]; then \
+		echo "batch.mk: $$BATCH_DUMP: sim-export exited $$st; the older $$BATCH_TREE is kept, what this run left is $$keep" >&2; \
+	   else echo "batch.mk: $$BATCH_DUMP: sim-export exited $$st" >&2; fi; \
+	   exit "$$st" ;; \
 	esac; \
 	touch -- "$$BATCH_TREE/.done"
 

@@ -79,25 +79,60 @@ static int dtype_size(const char *t)
 	return 0;
 }
 
+/* The largest tensor (and workspace) a description may ask for: the
+ * launcher holds every tensor in memory and writes every output, so a
+ * typo in a shape must not ask for gigabytes (optrace-capture(5), The
+ * --config kernel description). */
+#define TENSOR_MAX (1ull << 30)
+
+/* The bytes of tensor p (type and shape), checked against TENSOR_MAX
+ * before anything is allocated or written: the message names the
+ * tensor. */
 static unsigned long long shape_bytes(const cJSON *p)
 {
-	const char *t = str_key(p, "type", 1);
+	const char *t = str_key(p, "type", 1), *name = str_key(p, "name", 0);
 	const cJSON *shape = cJSON_GetObjectItemCaseSensitive(p, "shape"), *d;
 	unsigned long long n = (unsigned long long)dtype_size(t);
+	char what[320];
 	if (!n)
 		bad("unknown data type %s", t);
 	if (!cJSON_IsArray(shape))
 		bad("\"%s\": shape should be an array", "shape");
+	snprintf(what, sizeof what, "%.255s", name ? name : "?");
 	cJSON_ArrayForEach(d, shape)
 	{
 		if (!cJSON_IsNumber(d) || d->valuedouble < 1 || d->valuedouble > 1e12)
 			bad("\"%s\": every dimension should be a positive integer", "shape");
 		/* compared before the product, which could wrap past 2^64 */
-		if ((unsigned long long)d->valuedouble > (30ull << 30) / n)
-			bad("a %s is larger than 30 GiB", "tensor");
+		if ((unsigned long long)d->valuedouble > TENSOR_MAX / n)
+			bad("tensor %s: its shape is larger than 1 GiB", what);
 		n *= (unsigned long long)d->valuedouble;
 	}
 	return n;
+}
+
+/* A kernel_config.bin's list of sizes (key: "n;n;..."; for
+ * tiling_data_path "path;n", the last one), each at most TENSOR_MAX. */
+static void sizes_ok(const cJSON *root, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
+	const char *s;
+	if (!v)
+		return;
+	s = v->valuestring;
+	if (!strcmp(key, "tiling_data_path"))
+		s = strrchr(s, ';') ? strrchr(s, ';') + 1 : "";
+	for (;;) {
+		unsigned long long n = 0;
+		int digits = 0;
+		for (; *s >= '0' && *s <= '9'; s++, digits++)
+			if ((n = n * 10 + (unsigned long long)(*s - '0')) > TENSOR_MAX)
+				bad("\"%s\": a size is larger than 1 GiB", key);
+		if (!digits || (*s && *s != ';'))
+			bad("\"%s\" should be sizes in bytes, separated by ;", key);
+		if (!*s++)
+			return;
+	}
 }
 
 /* A path in the JSON, relative to the JSON file's directory. */
@@ -159,6 +194,10 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 			if (!cJSON_IsString(v))
 				bad("\"%s\" should be a string", v->string);
 		str_key(root, "kernel_name", 1);
+		sizes_ok(root, "input_size");
+		sizes_ok(root, "output_size");
+		sizes_ok(root, "workspace_size");
+		sizes_ok(root, "tiling_data_path");
 		f = fopen(bin_path, "w");
 		if (!f || fwrite(text, 1, len, f) != len || fclose(f))
 			cli_die(EXIT_IO, "%s: cannot write", bin_path);
@@ -218,14 +257,14 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 			list_add(osizes, sizeof osizes, num);
 		} else if (!strcmp(type, "workspace")) {
 			v = cJSON_GetObjectItemCaseSensitive(p, "user_workspace_size");
-			if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > 30.0 * (1 << 30))
-				bad("\"%s\" should be a size in (0, 30 GiB]", "user_workspace_size");
+			if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > (double)TENSOR_MAX)
+				bad("\"%s\" should be a size in (0, 1 GiB]", "user_workspace_size");
 			workspace = (unsigned long long)v->valuedouble;
 		} else if (!strcmp(type, "tiling")) {
 			const char *tp = str_key(p, "tiling_data_path", 1);
 			v = cJSON_GetObjectItemCaseSensitive(p, "tiling_data_size");
-			if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > 30.0 * (1 << 30))
-				bad("\"%s\" should be a size in (0, 30 GiB]", "tiling_data_size");
+			if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > (double)TENSOR_MAX)
+				bad("\"%s\" should be a size in (0, 1 GiB]", "tiling_data_size");
 			abs_path(path, sizeof path, tp);
 			if (access(path, R_OK))
 				bad("%s: the tiling data cannot be read", path);

@@ -89,7 +89,6 @@ static struct json *use(struct subout *o)
 void sub_open(struct core *c)
 {
 	struct subout *o = xcalloc(1, sizeof *o);
-	struct stat st;
 	char *base;
 	mode_t mask;
 	struct json *j;
@@ -99,11 +98,10 @@ void sub_open(struct core *c)
 	o->core = c->name;
 	o->dir = xpath(emit.opt.dir, c->name);
 	/* The directory is named by the data: never write through a link. */
-	if (lstat(o->dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode))
+	if (io_tree_dir(o->dir) < 0) {
+		if (errno == ENOTDIR)
 			cli_die(EXIT_IO, "%s/%s: exists and is not a directory (a symbolic link is not followed)",
 			        stage_final(), c->name);
-	} else if (mkdir(o->dir, 0777) < 0) {
 		cli_die(EXIT_IO, "%s/%s: cannot create:", stage_final(), c->name);
 	}
 	o->final = xpath(o->dir, "trace.json");

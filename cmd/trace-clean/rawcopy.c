@@ -164,14 +164,12 @@ int rawcopy(const char *srcdir, const char *input, const char *outdir, const cha
 
 	*copied = 0;
 	base = base ? base + 1 : input;
-	if (mkdir(to, 0777) < 0 && errno != EEXIST) {
-		cli_warn("%s: cannot create:", shown);
-		free(to);
-		free(shown);
-		return -1;
-	}
-	if (lstat(to, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		cli_warn("%s: not a directory", shown);
+	/* never a link planted there */
+	if (io_tree_dir(to) < 0 || lstat(to, &st) < 0) {
+		if (errno == ENOTDIR)
+			cli_warn("%s: not a directory (a symbolic link is not followed)", shown);
+		else
+			cli_warn("%s: cannot create:", shown);
 		free(to);
 		free(shown);
 		return -1;

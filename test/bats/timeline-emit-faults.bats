@@ -93,7 +93,7 @@ fails_whole() {
 	fails_whole out/trace.json FAULT_OP=open FAULT_ERRNO=EACCES FAULT_PATH=/trace.json.tmp
 }
 
-@test "an input with no record, or that cannot be read, exits 3 and makes no -o directory" {
+@test "an input with no record exits 3, one that cannot be read 4, and neither makes an -o directory" {
 	: > empty.rec
 	run timeline-emit -o out empty.rec
 	[ "$status" -eq 3 ]
@@ -104,8 +104,10 @@ fails_whole() {
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"text.rec: not an optrace record stream"* ]]
 	[ ! -e out ]
-	run timeline-emit -o out "$T"
-	[ "$status" -eq 3 ]
+	# a read error (a directory): 4, as for every tool, one message
+	run --separate-stderr timeline-emit -o out "$T"
+	[ "$status" -eq 4 ]
+	[ "$stderr" = "timeline-emit: $T: read error: Is a directory" ]
 	[ ! -e out ]
 	[ -z "$(ls -A | grep -v -e empty.rec -e text.rec)" ]
 	# Over an older set: left alone.

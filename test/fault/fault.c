@@ -1,7 +1,9 @@
 /* fault.so: an LD_PRELOAD library that makes chosen system calls fail, so
  * the tests can check that every tool fails cleanly (see test/fault/README).
  *
- *   FAULT_OP      read,write,fsync,close,rename,open (comma list); unset = off
+ *   FAULT_OP      read,write,fsync,close,rename,open,short (comma list);
+ *                 unset = off; short: reads succeed with fewer bytes
+ *   FAULT_SHORT   the most bytes a short read returns (default 1)
  *   FAULT_ERRNO   EIO (default), ENOSPC, EPIPE, EACCES, ... or a number
  *   FAULT_PATH    substring of the path a descriptor was opened with
  *                 ("stdin", "stdout", "stderr" for fds 0-2); unset = any
@@ -43,9 +45,9 @@
 #include <unistd.h>
 
 enum sig_to { TO_GROUP, TO_JOB, TO_SELF };
-enum op { OP_READ, OP_WRITE, OP_FSYNC, OP_CLOSE, OP_RENAME, OP_OPEN, NOPS };
+enum op { OP_READ, OP_WRITE, OP_FSYNC, OP_CLOSE, OP_RENAME, OP_OPEN, OP_SHORT, NOPS };
 static const char *const op_names[NOPS] = {
-	"read", "write", "fsync", "close", "rename", "open"
+	"read", "write", "fsync", "close", "rename", "open", "short"
 };
 
 /* Descriptors at or above this are never tracked: they never match a
@@ -61,6 +63,7 @@ static struct {
 	unsigned long long after, count;
 	int sig, sig_to;              /* FAULT_SIGNAL, FAULT_SIGNAL_TO (enum sig_to) */
 	const char *once;             /* FAULT_ONCE */
+	size_t short_max;             /* FAULT_SHORT */
 } cfg;
 
 static unsigned long long calls[NOPS];        /* matching calls seen */
@@ -164,7 +167,8 @@ static void m_send(struct msg *m)
 	errno = saved;
 }
 
-static void say_fd(const char *what, int fd, long long count)
+/* "fault: WHAT fd FD: HOW V (matching call COUNT)" */
+static void say_fd_as(const char *what, int fd, const char *how, long long v, long long count)
 {
 	struct msg m = { .n = 0 };
 	if (!cfg.verbose)
@@ -173,12 +177,22 @@ static void say_fd(const char *what, int fd, long long count)
 	m_str(&m, what);
 	m_str(&m, " fd ");
 	m_num(&m, fd);
-	m_str(&m, ": failed with errno ");
-	m_num(&m, cfg.err);
+	m_str(&m, how);
+	m_num(&m, v);
 	m_str(&m, " (matching call ");
 	m_num(&m, count);
 	m_str(&m, ")");
 	m_send(&m);
+}
+
+static void say_fd(const char *what, int fd, long long count)
+{
+	say_fd_as(what, fd, ": failed with errno ", cfg.err, count);
+}
+
+static void say_short(int fd, long long count)
+{
+	say_fd_as("read", fd, ": cut short, bytes at most ", (long long)cfg.short_max, count);
 }
 
 static void say_path(const char *what, const char *path, long long count)
@@ -363,6 +377,12 @@ __attribute__((constructor)) static void fault_init(void)
 		strcpy(once, v);
 		cfg.once = once;
 	}
+	cfg.short_max = 1;
+	if ((v = getenv("FAULT_SHORT")) && *v) {
+		if (parse_num(v, &x) || x == 0)
+			bad_config("FAULT_SHORT", v);
+		cfg.short_max = (size_t)x;
+	}
 	if ((v = getenv("FAULT_COUNT")) && *v) {
 		if (parse_num(v, &cfg.count))
 			bad_config("FAULT_COUNT", v);
@@ -467,11 +487,23 @@ static long long fire(enum op op, int match)
 		}                                           \
 	} while (0)
 
+/* A short read: at most cfg.short_max of the n bytes asked for, as a
+ * pipe, a terminal or a signal gives; a correct reader asks again. */
+#define SHORT_FD(fd, n)                             \
+	do {                                            \
+		long long n_;                               \
+		if ((n) > cfg.short_max && (n_ = fire(OP_SHORT, fd_matches(fd)))) { \
+			(n) = cfg.short_max;                    \
+			say_short(fd, n_);                      \
+		}                                           \
+	} while (0)
+
 ssize_t read(int fd, void *buf, size_t n)
 {
 	if (!real_read)
 		return syscall(SYS_read, fd, buf, n);
 	FAIL_FD("read", OP_READ, fd);
+	SHORT_FD(fd, n);
 	return real_read(fd, buf, n);
 }
 
@@ -479,6 +511,7 @@ ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 	NEED(__read_chk);
 	FAIL_FD("read", OP_READ, fd);
+	SHORT_FD(fd, n);
 	return real___read_chk(fd, buf, n, buflen);
 }
 
@@ -486,6 +519,13 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 {
 	NEED(readv);
 	FAIL_FD("readv", OP_READ, fd);
+	if (iovcnt > 0 && fd_matches(fd) && (cfg.ops & 1u << OP_SHORT)) {
+		/* the first buffer only, cut short */
+		size_t n = iov[0].iov_len;
+		SHORT_FD(fd, n);
+		NEED(read);
+		return real_read(fd, iov[0].iov_base, n);
+	}
 	return real_readv(fd, iov, iovcnt);
 }
 
@@ -493,6 +533,7 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 	NEED(pread);
 	FAIL_FD("pread", OP_READ, fd);
+	SHORT_FD(fd, n);
 	return real_pread(fd, buf, n, off);
 }
 
@@ -500,6 +541,7 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
 	NEED(pread64);
 	FAIL_FD("pread", OP_READ, fd);
+	SHORT_FD(fd, n);
 	return real_pread64(fd, buf, n, off);
 }
 
@@ -534,14 +576,15 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 	return real_pwrite64(fd, buf, n, off);
 }
 
-/* A copy between files in the kernel: a read of the one, a write of the
- * other. */
-ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size_t n, unsigned flags)
+/* A copy in the kernel: a read of fd_in and a write of fd_out, for the
+ * faults of either. */
+ssize_t copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_t *off_out, size_t n, unsigned flags)
 {
 	NEED(copy_file_range);
-	FAIL_FD("copy_file_range", OP_READ, in);
-	FAIL_FD("copy_file_range", OP_WRITE, out);
-	return real_copy_file_range(in, in_off, out, out_off, n, flags);
+	FAIL_FD("copy_file_range (read)", OP_READ, fd_in);
+	FAIL_FD("copy_file_range (write)", OP_WRITE, fd_out);
+	SHORT_FD(fd_in, n);
+	return real_copy_file_range(fd_in, off_in, fd_out, off_out, n, flags);
 }
 
 /* ---- fsync ---- */

@@ -67,16 +67,25 @@ static void test_shape(void)
 	CHECK_INT(translate(DESC("[8,2048]"), msg, sizeof msg, bin, sizeof bin), 0);
 	CHECK_MSG(strstr(bin, "\"output_size\":\"16384\"") != NULL, "output_size 16384 in %s", bin);
 
-	/* 2^32 x 2^32 bytes wrapped to 0 in 64 bits and passed the 30 GiB test */
+	/* 2^32 x 2^32 bytes wrapped to 0 in 64 bits and passed a size test */
 	CHECK_INT(translate(DESC("[4294967296,4294967296]"), msg, sizeof msg, bin, sizeof bin), 2);
-	CHECK_MSG(strstr(msg, "larger than 30 GiB") != NULL, "message: %s", msg);
+	CHECK_MSG(strstr(msg, "tensor o: its shape is larger than 1 GiB") != NULL, "message: %s", msg);
 	CHECK_MSG(bin[0] == 0, "nothing written: %s", bin);
 	/* 2^34 x 2^30 wraps to 0 too */
 	CHECK_INT(translate(DESC("[17179869184,1073741824]"), msg, sizeof msg, bin, sizeof bin), 2);
-	CHECK_MSG(strstr(msg, "larger than 30 GiB") != NULL, "message: %s", msg);
+	CHECK_MSG(strstr(msg, "larger than 1 GiB") != NULL, "message: %s", msg);
+	/* 4 GiB of uint8 (8 GiB as float16) was taken, and the launcher then
+	 * held it in memory and wrote it out: one line naming the file and
+	 * the tensor, nothing written */
+	CHECK_INT(translate(DESC("[2,2147483648]"), msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_MSG(!strcmp(msg, "test_config: c.json: tensor o: its shape is larger than 1 GiB\n") ||
+	              (strstr(msg, "c.json: tensor o: its shape is larger than 1 GiB\n") && !strchr(msg, '\n')[1]),
+	          "one line naming the file and the tensor: %s", msg);
+	CHECK_MSG(bin[0] == 0, "nothing written: %s", bin);
 	/* the largest tensor allowed, and one byte more */
-	CHECK_INT(translate(DESC("[30,1024,1024,1024]"), msg, sizeof msg, bin, sizeof bin), 0);
-	CHECK_INT(translate(DESC("[32212254721]"), msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_INT(translate(DESC("[1024,1024,1024]"), msg, sizeof msg, bin, sizeof bin), 0);
+	CHECK_INT(translate(DESC("[1073741825]"), msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_INT(translate(DESC("[2,536870913]"), msg, sizeof msg, bin, sizeof bin), 2);
 }
 
 /* A kernel_config.bin is taken as it is, once every value is a string. */
@@ -94,6 +103,21 @@ static void test_bin(void)
 	CHECK_MSG(bin[0] == 0, "nothing written: %s", bin);
 	CHECK_INT(translate(nest, msg, sizeof msg, bin, sizeof bin), 2);
 	CHECK_MSG(strstr(msg, "\"x\" should be a string") != NULL, "message: %s", msg);
+	/* its sizes are held to the same cap as a description's */
+	static const char big[] = "{\"bin_path\":\"/k.o\",\"kernel_name\":\"add\",\"input_path\":\"n;/i\","
+	                          "\"input_size\":\"0;8589934592\"}";
+	static const char bigw[] = "{\"bin_path\":\"/k.o\",\"kernel_name\":\"add\",\"workspace_size\":\"1073741825\"}";
+	static const char badn[] = "{\"bin_path\":\"/k.o\",\"kernel_name\":\"add\",\"output_size\":\"8;x\"}";
+	static const char fine[] = "{\"bin_path\":\"/k.o\",\"kernel_name\":\"add\",\"output_size\":\"8;1073741824\","
+	                           "\"tiling_data_path\":\"/t.bin;8\"}";
+	CHECK_INT(translate(big, msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_MSG(strstr(msg, "c.json: \"input_size\": a size is larger than 1 GiB") != NULL, "message: %s", msg);
+	CHECK_MSG(bin[0] == 0, "nothing written: %s", bin);
+	CHECK_INT(translate(bigw, msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_MSG(strstr(msg, "\"workspace_size\": a size is larger than 1 GiB") != NULL, "message: %s", msg);
+	CHECK_INT(translate(badn, msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_MSG(strstr(msg, "\"output_size\" should be sizes in bytes") != NULL, "message: %s", msg);
+	CHECK_INT(translate(fine, msg, sizeof msg, bin, sizeof bin), 0);
 }
 
 int main(void)

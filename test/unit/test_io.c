@@ -980,6 +980,56 @@ static void test_rm_tree(void)
 	CHECK_MSG(io_rm_tree(keep) == -1 && errno == ENOENT, "io_rm_tree, line %d", __LINE__);
 }
 
+/* io_pread_full: the bytes asked for at an offset, fewer only at the
+ * end, -1 on a descriptor that cannot be read. */
+static void test_pread_full(void)
+{
+	const char *f = unit_path("pread");
+	char buf[16];
+	int fd;
+
+	unit_write_file(f, "0123456789", 10);
+	fd = open(f, O_RDONLY);
+	CHECK_MSG(fd >= 0, "io_pread_full, line %d", __LINE__);
+	CHECK(io_pread_full(fd, buf, 4, 3) == 4 && !memcmp(buf, "3456", 4));
+	CHECK(io_pread_full(fd, buf, sizeof buf, 6) == 4 && !memcmp(buf, "6789", 4));
+	CHECK(io_pread_full(fd, buf, 4, 10) == 0);
+	close(fd);
+	CHECK(io_pread_full(fd, buf, 4, 0) == -1 && errno == EBADF);
+	unlink(f);
+}
+
+/* io_out_dir follows a link the user named; io_tree_dir makes or takes
+ * a real directory and refuses a link planted where it goes. */
+static void test_out_dirs(void)
+{
+	char d[1200], l[1200], f[1200], dl[1200], sub[1300];
+
+	snprintf(d, sizeof d, "%s/outdir", unit_dir);
+	snprintf(l, sizeof l, "%s/outlink", unit_dir);
+	snprintf(f, sizeof f, "%s/outfile", unit_dir);
+	snprintf(dl, sizeof dl, "%s/dangling", unit_dir);
+	CHECK(io_out_dir(d) == 0);
+	CHECK(mkdir(d, 0700) == 0 && io_out_dir(d) == 1);
+	CHECK(symlink(d, l) == 0 && io_out_dir(l) == 1);
+	unit_write_file(f, "x", 1);
+	CHECK(io_out_dir(f) == -1 && errno == ENOTDIR);
+	CHECK(symlink("no-such-target", dl) == 0 && io_out_dir(dl) == -1 && errno == ENOTDIR);
+	/* inside: made, then taken; a link there (to a directory) refused */
+	snprintf(sub, sizeof sub, "%s/core0", d);
+	CHECK(io_tree_dir(sub) == 1 && io_tree_dir(sub) == 0);
+	snprintf(sub, sizeof sub, "%s/planted", d);
+	CHECK(symlink(d, sub) == 0 && io_tree_dir(sub) == -1 && errno == ENOTDIR);
+	CHECK(io_tree_dir(f) == -1 && errno == ENOTDIR);
+	CHECK(io_tree_dir(dl) == -1 && errno == ENOTDIR);
+	snprintf(sub, sizeof sub, "%s/no/such", d);
+	CHECK(io_tree_dir(sub) == -1 && errno == ENOENT);
+	io_rm_tree(d);
+	unlink(l);
+	unlink(f);
+	unlink(dl);
+}
+
 int main(void)
 {
 	char cmd[4200];
@@ -1000,6 +1050,8 @@ int main(void)
 	test_wr_special();
 	test_epipe();
 	test_rm_tree();
+	test_pread_full();
+	test_out_dirs();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", unit_dir);
 	if (system(cmd) != 0)
 		printf("test_io.c: note: could not remove %s\n", unit_dir);

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "cli.h"
 #include "unit.h"
 #include <string.h>
 
@@ -31,8 +32,12 @@ int main(void)
 		if (tick_milli_us(t, 1001) != (t * 2000 + 1001) / 2002)
 			break;
 	CHECK(t == 5000);
-	/* Saturation instead of wrapping. */
+	/* Saturation instead of wrapping, each one counted. */
+	CHECK(tick_overflows == 0);
 	CHECK(tick_us6(UINT64_MAX, 1850) == UINT64_MAX);
+	CHECK(tick_overflows == 1);
+	CHECK(tick_us6(18446744073708ull * 1850, 1850) != UINT64_MAX && tick_overflows == 1);
+	CHECK(tick_us6(18446744073709ull * 1850, 1850) == UINT64_MAX && tick_overflows == 2);
 	CHECK(tick_us6(UINT64_MAX, 1) == UINT64_MAX);
 	CHECK(tick_centi_us(UINT64_MAX, 1) == UINT64_MAX);
 	CHECK(tick_centi_us(UINT64_MAX, 1850) == (UINT64_MAX / 1850) * 100 + ((UINT64_MAX % 1850) * 100 + 925) / 1850);
@@ -46,5 +51,11 @@ int main(void)
 	CHECK(tick_fmt_centi(b, 200, 0) == 4 && !strcmp(b, "2.00"));
 	CHECK(tick_fmt_centi(b, 1234507, 0) == 8 && !strcmp(b, "12345.07"));
 	CHECK(tick_fmt_centi(b, 5, 1) == 8 && !strcmp(b, "0.050000"));
+	/* The report: status 0 becomes 1, a worse one stays; nothing counted,
+	 * nothing changes. */
+	CHECK(tick_report(EXIT_OK) == EXIT_PARTIAL);
+	CHECK(tick_report(EXIT_IO) == EXIT_IO);
+	tick_overflows = 0;
+	CHECK(tick_report(EXIT_OK) == EXIT_OK);
 	return unit_done();
 }

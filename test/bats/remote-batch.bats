@@ -284,3 +284,31 @@ logins() { grep -c 'Accepted publickey' "$RB_ETC/sshd_$1.log"; }
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
 	same_trees local remote
 }
+
+@test "sim-export --sshloginfile: the cores are parsed on both hosts, the tree byte-identical to a local run" {
+	# (on the hosts the dump is dump/ of the run's directory: the name
+	# stays here)
+	n="-d q'uote \$(touch PWNED1) \`touch PWNED2\`"
+	gen-dump -s 4 -c 2 -o "$n"
+	cp -- "$data"/910B/core0.veccore0.instr_log.dump "$n/"
+	sim-export -q -j 2 -o here -- "$n" 2>/dev/null
+	a0=$(logins a) b0=$(logins b)
+	run sim-export -q -j 1 --sshloginfile hosts -o there -- "$n"
+	no_markers_here
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ "$(logins a)" -gt "$a0" ] && [ "$(logins b)" -gt "$b0" ]
+	the_tree here; t1=$tree
+	the_tree there; t2=$tree
+	diff -r "$t1" "$t2"
+	[ "$(cd "$t1" && find . | sort)" = "$(cd "$t2" && find . | sort)" ]
+	jq -e --arg d "./$n" '.dump == $d and .complete' "$t2/manifest.json" >/dev/null
+	# nothing of it left on the hosts
+	for h in a b; do
+		[ -z "$(ssh "$(host_addr "$h")" 'find . -mindepth 1')" ] || { ssh "$(host_addr "$h")" 'find . -mindepth 1'; return 1; }
+	done
+	# a bad host list is a usage error, nothing written
+	run sim-export -q --sshlogin 'h;touch PWNED3' -o bad -- "$n"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sim-export: SSHLOGIN: 'h;touch PWNED3' is not a host"* ]]
+	[ -z "$(ls -A bad)" ]
+}

@@ -6,12 +6,13 @@
 # plain [N/][user@]host entries are let through: ssh options, ports and
 # keys belong in ~/.ssh/config (or PARALLEL_SSH), never in the host list.
 
-# remote_logins PROG HOSTSFILE SSHLOGIN OUTFILE: the hosts of HOSTSFILE
-# (one a line, blank lines and # comments skipped) and of SSHLOGIN
-# (separated by commas), checked, one a line into OUTFILE.  A bad entry:
+# remote_logins PROG HOSTSFILE SSHLOGIN LABEL OUTFILE: the hosts of
+# HOSTSFILE (one a line, blank lines and # comments skipped) and of
+# SSHLOGIN (separated by commas; LABEL names it in messages), checked, one
+# a line into OUTFILE.  A bad entry:
 # one line naming it (and the file and line) on stderr, status 2.
 remote_logins() {
-	local prog=$1 file=$2 list=$3 out=$4 line n=0 where e
+	local prog=$1 file=$2 list=$3 label=$4 out=$5 line n=0 where e
 	local -a entries=() places=()
 	if [ -n "$file" ]; then
 		[ -f "$file" ] && [ -r "$file" ] || { echo "$prog: $file: cannot read the host list" >&2; return 2; }
@@ -29,7 +30,7 @@ remote_logins() {
 		local IFS=,
 		for e in $list; do
 			entries+=("$e")
-			places+=("SSHLOGIN")
+			places+=("$label")
 		done
 		unset IFS
 	fi

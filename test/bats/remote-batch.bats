@@ -55,6 +55,7 @@ setup_file() {
 	# configuration only.
 	printf '#!/bin/sh\nexec /usr/bin/ssh -F "%s" "$@"\n' "$RB_ETC/ssh_config" >"$F/bin/ssh"
 	chmod +x "$F/bin/ssh"
+	export PATH="$F/bin:$PATH"
 
 	local h ns i=0 addr
 	for h in a b; do
@@ -82,29 +83,41 @@ setup_file() {
 		PrintMotd no
 		LogLevel INFO
 		EOF
-		mkdir -p "$F/host_$h/bin"
-		# sshd in its own mount namespace: the work directory hidden, its
-		# own /root (the login directory) and /run (privilege separation);
-		# bin/ of the host at $F/rbin (the sim-export some tests run).
-		ip netns exec "$ns" unshare -m --propagation private sh -c '
-			mount -t tmpfs optrace-test "$1/local" &&
-			mount -t tmpfs optrace-test /root &&
-			mount -t tmpfs optrace-test /run && mkdir /run/sshd &&
-			mkdir -p "$1/rbin" && mount --bind "$1/host_$2/bin" "$1/rbin" &&
-			exec /usr/sbin/sshd -f "$3" -E "$4"' sh "$F" "$h" "$RB_ETC/sshd_$h.conf" "$RB_ETC/sshd_$h.log" \
-			</dev/null >/dev/null 2>&1 || { cat "$RB_ETC/sshd_$h.log" >&2; return 1; }
+		start_host "$h" || return 1
 		i=$((i + 1))
 	done
-	# ready when a login works (sshd listens before it forks away, so the
-	# first try normally does)
-	for h in a b; do
-		i=0
-		until PATH="$F/bin:$PATH" ssh "$(host_addr "$h")" true 2>"$F/ssh.err"; do
-			i=$((i + 1))
-			[ "$i" -lt 50 ] || { cat "$F/ssh.err" "$RB_ETC/sshd_$h.log" >&2; return 1; }
-			sleep 0.1
-		done
+}
+
+# start_host a|b: host a or b's sshd, in its own mount namespace (the work
+# directory hidden, its own /root, the login directory, and /run, for the
+# privilege separation; bin/ of the host at $F/rbin, the sim-export or
+# dump-split some tests run), until a login works.
+start_host() {
+	local h=$1 ns i=0
+	ns=RB_NS_${h^^}
+	ns=${!ns}
+	mkdir -p "$F/host_$h/bin"
+	ip netns exec "$ns" unshare -m --propagation private sh -c '
+		mount -t tmpfs optrace-test "$1/local" &&
+		mount -t tmpfs optrace-test /root &&
+		mount -t tmpfs optrace-test /run && mkdir /run/sshd &&
+		mkdir -p "$1/rbin" && mount --bind "$1/host_$2/bin" "$1/rbin" &&
+		exec /usr/sbin/sshd -f "$3" -E "$4"' sh "$F" "$h" "$RB_ETC/sshd_$h.conf" "$RB_ETC/sshd_$h.log" \
+		</dev/null >/dev/null 2>&1 || { cat "$RB_ETC/sshd_$h.log" >&2; return 1; }
+	# (sshd listens before it forks away: the first try normally works)
+	until ssh "$(host_addr "$h")" true 2>"$F/ssh.err"; do
+		i=$((i + 1))
+		[ "$i" -lt 50 ] || { cat "$F/ssh.err" "$RB_ETC/sshd_$h.log" >&2; return 1; }
+		sleep 0.1
 	done
+}
+
+# host_pid a|b: the pid of host a or b's sshd, when it runs (a pid file
+# left by a killed one may name another process by now).
+host_pid() {
+	local pid
+	pid=$(cat "$RB_ETC/sshd_$1.pid" 2>/dev/null) && [ -n "$pid" ] || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$RB_ETC/sshd_$1.conf" && echo "$pid"
 }
 
 # kill_tree PID: PID and every process below it.
@@ -121,10 +134,7 @@ teardown_file() {
 		ns=RB_NS_${h^^}
 		ns=${!ns}
 		[ -n "$ns" ] || continue
-		if [ -f "$RB_ETC/sshd_$h.pid" ]; then
-			pid=$(cat "$RB_ETC/sshd_$h.pid")
-			[ -z "$pid" ] || kill_tree "$pid"
-		fi
+		pid=$(host_pid "$h") && kill_tree "$pid"
 		ip link del "${ns}0" 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
@@ -139,6 +149,10 @@ setup() {
 	mkdir -p "$w" && cd "$w" || return 1
 	export PATH="$F/bin:$PATH"
 	rm -rf "$F/shared"/* "$F"/host_?/bin/*
+	# a host an earlier test killed comes back
+	for h in a b; do
+		host_pid "$h" >/dev/null || start_host "$h" || return 1
+	done
 	for n in plain "q'uote" 'c$(touch${IFS}PWNED1)' 'b`touch${IFS}PWNED2`' -lead 'a,b&c'; do
 		mkdir -p "runs/$n/dump"
 		cp "$data"/910B/* "runs/$n/dump/"
@@ -152,6 +166,49 @@ setup() {
 no_markers_here() {
 	no_markers || return 1
 	[ -z "$(find "$w" -name 'PWNED*')" ] || { echo "injected code ran: $(find "$w" -name 'PWNED*')"; return 1; }
+}
+
+# dying_host TOOL REAL: TOOL in the bin/ of both hosts ($F/rbin there),
+# running REAL.  Host a's first run waits until host b has died; host b
+# runs its first job whole, then dies (its sshd and all below it killed)
+# when its second one starts.  So b surely takes a second job, and that
+# job is cut off in the middle.  Each run leaves its arguments in
+# $F/shared/a.N or b.N; b.killed says b died.
+dying_host() {
+	cat >"$F/host_a/bin/$1" <<-EOF
+	#!/bin/sh
+	n=\$(ls "$F/shared" | grep -c '^a\.')
+	printf '%s\n' "\$*" >"$F/shared/a.\$((n + 1))"
+	if [ "\$n" -eq 0 ]; then
+		i=0
+		until [ -e "$F/shared/b.killed" ] || [ \$i -ge 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	fi
+	exec "$2" "\$@"
+	EOF
+	cat >"$F/host_b/bin/$1" <<-EOF
+	#!/bin/sh
+	n=\$(ls "$F/shared" | grep -c '^b\.[0-9]')
+	printf '%s\n' "\$*" >"$F/shared/b.\$((n + 1))"
+	if [ "\$n" -ge 1 ]; then
+		touch "$F/shared/b.killed"
+		pids=\$(ps -e -o pid=,ppid= | awk -v r="\$(cat "$RB_ETC/sshd_b.pid")" -v me=\$\$ '{ p[\$1] = \$2 } END {
+			for (x in p) { y = x; while ((y in p) && y != r && y > 1) y = p[y]; if (y == r && x != me) print x } }')
+		kill -KILL \$(cat "$RB_ETC/sshd_b.pid") \$pids
+		kill -KILL \$\$
+	fi
+	exec "$2" "\$@"
+	EOF
+	chmod +x "$F/host_a/bin/$1" "$F/host_b/bin/$1"
+}
+
+# b_died N: host b ran one job whole and died in its second, and host a
+# ran the cut-off job and at least N jobs in all.
+b_died() {
+	[ -e "$F/shared/b.killed" ] || { echo "host b did not die"; return 1; }
+	[ "$(ls "$F/shared" | grep -c '^b\.[0-9]')" -eq 2 ] || { ls "$F/shared"; return 1; }
+	! host_pid b
+	grep -qxF -- "$(cat "$F/shared/b.2")" "$F"/shared/a.* || { echo "the cut-off job was not run on a"; return 1; }
+	[ "$(ls "$F/shared" | grep -c '^a\.')" -ge "$1" ]
 }
 
 batch() {
@@ -203,45 +260,11 @@ logins() { grep -c 'Accepted publickey' "$RB_ETC/sshd_$1.log"; }
 
 @test "batch.mk HOSTS=: a host that dies in the middle of the run: its jobs are run on the other, nothing lost" {
 	batch OUT=local 2>/dev/null
-	# Host a's first job waits until host b has died; host b parses its
-	# first dump, then dies (its sshd and all below it killed) when its
-	# second job starts.  So b surely takes a second job, and that job is
-	# cut off in the middle.
-	cat >"$F/host_a/bin/sim-export" <<-EOF
-	#!/bin/sh
-	n=\$(ls "$F/shared" | grep -c '^a\.')
-	printf '%s\n' "\$*" >"$F/shared/a.\$((n + 1))"
-	if [ "\$n" -eq 0 ]; then
-		i=0
-		until [ -e "$F/shared/b.killed" ] || [ \$i -ge 600 ]; do sleep 0.1; i=\$((i + 1)); done
-	fi
-	exec "$top/pipelines/sim-export" "\$@"
-	EOF
-	cat >"$F/host_b/bin/sim-export" <<-EOF
-	#!/bin/sh
-	n=\$(ls "$F/shared" | grep -c '^b\.[0-9]')
-	printf '%s\n' "\$*" >"$F/shared/b.\$((n + 1))"
-	if [ "\$n" -ge 1 ]; then
-		touch "$F/shared/b.killed"
-		pids=\$(ps -e -o pid=,ppid= | awk -v r="\$(cat "$RB_ETC/sshd_b.pid")" -v me=\$\$ '{ p[\$1] = \$2 } END {
-			for (x in p) { y = x; while ((y in p) && y != r && y > 1) y = p[y]; if (y == r && x != me) print x } }')
-		kill -KILL \$(cat "$RB_ETC/sshd_b.pid") \$pids
-		kill -KILL \$\$
-	fi
-	exec "$top/pipelines/sim-export" "\$@"
-	EOF
-	chmod +x "$F"/host_?/bin/sim-export
+	dying_host sim-export "$top/pipelines/sim-export"
 	run batch OUT=remote HOSTS=hosts "REMOTE_SIM_EXPORT=$F/rbin/sim-export"
 	no_markers_here
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
-	# b did one whole job and died in its second
-	[ -e "$F/shared/b.killed" ]
-	[ "$(ls "$F/shared" | grep -c '^b\.[0-9]')" -eq 2 ]
-	! kill -0 "$(cat "$RB_ETC/sshd_b.pid")" 2>/dev/null
-	# a did all the rest, the cut-off job among them
-	cut=$(cat "$F/shared/b.2")
-	grep -qxF -- "$cut" "$F"/shared/a.*
-	[ "$(ls "$F/shared" | grep -c '^a\.')" -ge $((ndumps - 1)) ]
+	b_died $((ndumps - 1))
 	# nothing lost: every tree, as the local run made it, with its stamp
 	same_trees local remote
 	for d in local/*; do [ -f "remote/${d#local/}/.done" ]; done
@@ -273,9 +296,15 @@ logins() { grep -c 'Accepted publickey' "$RB_ETC/sshd_$1.log"; }
 }
 
 @test "batch.mk HOSTS=: SOC travels as data; a dump that fails fails on the host, as it would here" {
-	run batch OUT=remote HOSTS=hosts 'SOC=$(touch PWNED1)`touch PWNED2`'
+	# (the hosts see $F/shared: a command run there would leave its file)
+	# ($ is make's own syntax in a make variable: none here)
+	soc="q'\"\`touch $F/shared/PWNED1\`;touch $F/shared/PWNED2"
+	run batch OUT=remote HOSTS=hosts "SOC=$soc"
 	no_markers_here
+	[ -z "$(ls "$F/shared")" ]
 	[ "$status" -ne 0 ]
+	# the value reached sim-export on the host as it was
+	[[ "$output" == *"$soc"* ]] || { echo "$output"; return 1; }
 	[[ "$output" == *"batch.mk: runs/plain/dump: sim-export exited 2"* ]] || { echo "$output"; return 1; }
 	[ -z "$(find remote -name .done)" ]
 	# and with a good one, the same trees as here
@@ -309,6 +338,24 @@ logins() { grep -c 'Accepted publickey' "$RB_ETC/sshd_$1.log"; }
 	# a bad host list is a usage error, nothing written
 	run sim-export -q --sshlogin 'h;touch PWNED3' -o bad -- "$n"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"sim-export: SSHLOGIN: 'h;touch PWNED3' is not a host"* ]]
+	[[ "$output" == *"sim-export: --sshlogin: 'h;touch PWNED3' is not a host"* ]]
 	[ -z "$(ls -A bad)" ]
+}
+
+@test "sim-export --sshloginfile: a host that dies in the middle of the run: its cores are parsed on the other, nothing lost" {
+	gen-dump -s 4 -c 2 -o d
+	sim-export -q -j 2 -o here -- d
+	for t in instr-parse icache-merge scalar-merge; do
+		ln -s "$OPTRACE_BIN/$t" "$F/host_a/bin/"
+		ln -s "$OPTRACE_BIN/$t" "$F/host_b/bin/"
+	done
+	dying_host dump-split "$OPTRACE_BIN/dump-split"
+	run sim-export -q -j 1 --sshloginfile hosts --remote-bin "$F/rbin" -o there -- d
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	b_died 3
+	the_tree here; t1=$tree
+	the_tree there; t2=$tree
+	diff -r "$t1" "$t2"
+	[ "$(cd "$t1" && find . | sort)" = "$(cd "$t2" && find . | sort)" ]
+	jq -e '.complete and .missing == []' "$t2/manifest.json" >/dev/null
 }

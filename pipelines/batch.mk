@@ -21,6 +21,14 @@ DUMPS ?=
 OUT ?= profiles
 SOC ?=
 SIM_EXPORT_JOBS ?= 1
+# The hosts only from make's command line (or the makefile that includes
+# this one): a HOSTS or SSHLOGIN in the environment does not send dumps away.
+ifneq ($(filter environment%,$(origin HOSTS)),)
+HOSTS :=
+endif
+ifneq ($(filter environment%,$(origin SSHLOGIN)),)
+SSHLOGIN :=
+endif
 HOSTS ?=
 SSHLOGIN ?=
 RETRIES ?= 2

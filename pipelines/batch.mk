@@ -90,6 +90,9 @@ ifneq ($(words $(names)),$(words $(sort $(names))))
 $(error batch.mk: two dump directories give the same tree name (a/b and a_b): use another OUT for one)
 endif
 stamps := $(foreach n,$(names),$(OUT)/$(n)/.done)
+ifneq ($(and $(batch_remote),$(filter .remote,$(names))),)
+$(error batch.mk: with HOSTS or SSHLOGIN a dump directory cannot be named .remote (OUT/.remote holds the remote run's state))
+endif
 
 .PHONY: all clean
 all: $(stamps)
@@ -122,9 +125,9 @@ $(OUT)/%/.done: $$(call dump_files,$$(call dir_of,$$*))
 else
 # Remote: each out-of-date tree loses its stamp (so that make sees it
 # changed) and is queued (OUT/.remote/queue/<name> holds its dump), then
-# batch-remote parses the queue on the hosts, writes the
-# trees and their stamps, and touches OUT/.remote/batch last (so that
-# make -q still says whether everything is up to date).
+# batch-remote parses the queue on the hosts, writes the trees and their
+# stamps, and touches OUT/.remote/batch last (so that make -q still says
+# whether everything is up to date).
 $(OUT)/.remote/batch:
 	@bash "$$BATCH_REMOTE" && mkdir -p -- "$$BATCH_STATE" && touch -- "$$BATCH_STATE/batch"
 $(OUT)/.remote/batch: export BATCH_STATE = $(OUT)/.remote

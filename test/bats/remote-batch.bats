@@ -302,6 +302,11 @@ logins() { grep -c 'Accepted publickey' "$RB_ETC/sshd_$1.log"; }
 	run make -s -C runs/plain -f "$top/pipelines/batch.mk" "DUMPS=../-lead/dump" OUT=out HOSTS=hosts
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"relative paths below the current one"* ]]
+	# and one whose tree would be OUT/.remote, the remote run's state
+	mkdir .remote && cp "$data"/910B/* .remote/
+	run make -s -f "$top/pipelines/batch.mk" DUMPS=.remote OUT=out HOSTS=hosts
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cannot be named .remote"* ]]
 }
 
 @test "batch.mk HOSTS=: SOC travels as data; a dump that fails fails on the host, as it would here" {

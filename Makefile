@@ -222,7 +222,7 @@ install: build/bin/.ok
 	install -m 644 man/*.1 $(MANDIR)/man1/
 	install -m 644 man/*.5 $(MANDIR)/man5/
 	install -m 644 man/*.7 $(MANDIR)/man7/
-	install -m 644 pipelines/batch.mk $(DESTDIR)$(PREFIX)/share/optrace/
+	install -m 644 pipelines/batch.mk pipelines/batch-remote pipelines/remote.bash $(DESTDIR)$(PREFIX)/share/optrace/
 	@# the index man -k reads (not for a staged install under DESTDIR)
 	@[ -n "$(DESTDIR)" ] || ! command -v mandb >/dev/null 2>&1 || mandb -q "$(MANDIR)" 2>/dev/null || true
 

@@ -28,6 +28,11 @@ command -v groff >/dev/null 2>&1    || tests="$tests groff"
 command -v mandb >/dev/null 2>&1    || tests="$tests man-db"
 # headless Chromium renders the SVG pictures (test/bats/svg.bats)
 command -v chromium >/dev/null 2>&1 || tests="$tests chromium"
+# sshd for the remote batch test (test/bats/remote-batch.bats runs its own
+# daemons in network namespaces; the package's service is not used)
+[ -x /usr/sbin/sshd ]               || tests="$tests openssh-server"
+# rsync: what GNU parallel moves files with to and from remote hosts
+command -v rsync >/dev/null 2>&1    || tests="$tests rsync"
 
 case $mode in
 build)

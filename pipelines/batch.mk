@@ -7,8 +7,10 @@
 # tree sim-export writes, rebuilt only when a dump file of D is newer than
 # the tree's stamp $(OUT)/<name>/.done.  Parallel across dumps with make -j;
 # each dump's cores are parsed in parallel by sim-export itself (limit with
-# SIM_EXPORT_JOBS).  SOC=... is passed as --soc-version.  See
-# optrace-batch(7).
+# SIM_EXPORT_JOBS).  SOC=... is passed as --soc-version.  With HOSTS=FILE
+# (one [N/][user@]host a line) or SSHLOGIN=host,host the dumps are parsed
+# on those hosts over ssh instead (batch-remote, next to this file), the
+# trees the same.  See optrace-batch(7).
 #
 # Names never reach the shell as text: each recipe is fixed and reads the
 # dump, the tree and the settings from exported variables.  make itself
@@ -19,11 +21,27 @@ DUMPS ?=
 OUT ?= profiles
 SOC ?=
 SIM_EXPORT_JOBS ?= 1
+# The hosts only from make's command line (or the makefile that includes
+# this one): a HOSTS or SSHLOGIN in the environment does not send dumps away.
+ifneq ($(filter environment%,$(origin HOSTS)),)
+HOSTS :=
+endif
+ifneq ($(filter environment%,$(origin SSHLOGIN)),)
+SSHLOGIN :=
+endif
+HOSTS ?=
+SSHLOGIN ?=
+RETRIES ?= 2
+HOST_JOBS ?= 1
 # sim-export: next to this file (pipelines/ of a checkout, which finds the
 # tools of its build/bin), else where make install puts it
 # (PREFIX/share/optrace/batch.mk -> PREFIX/bin/sim-export), else in PATH.
 batch_here := $(dir $(lastword $(MAKEFILE_LIST)))
 SIM_EXPORT ?= $(firstword $(wildcard $(batch_here)sim-export $(batch_here)../../bin/sim-export) sim-export)
+# The sim-export a host runs: the same path (the same install on every
+# host), else sim-export from the host's PATH.
+REMOTE_SIM_EXPORT ?= $(if $(findstring /,$(SIM_EXPORT)),$(abspath $(SIM_EXPORT)),$(SIM_EXPORT))
+batch_remote := $(strip $(HOSTS)$(SSHLOGIN))
 
 batch_backslash := $(strip \ )
 batch_bad_chars := ; : | $(batch_backslash)
@@ -49,6 +67,16 @@ ifneq ($(strip $(batch_bad_dirs)),)
 $(error $(batch_refuse): '$(firstword $(batch_bad_dirs))' (rename it))
 endif
 
+# A host gets a dump at the same relative path in a directory of its own:
+# an absolute path or one through .. would be written (and removed) at
+# that place on the host.
+ifneq ($(batch_remote),)
+batch_not_below := $(foreach d,$(dump_dirs),$(if $(or $(filter /%,$(d)),$(findstring /../,/$(d)/)),$(d)))
+ifneq ($(strip $(batch_not_below)),)
+$(error batch.mk: with HOSTS or SSHLOGIN the dump directories are relative paths below the current one: '$(firstword $(batch_not_below))' (run make from above it))
+endif
+endif
+
 name_of = $(subst /,_,$(1))
 # Exact equality (no pattern characters involved).
 batch_eq = $(and $(findstring $(1),$(2)),$(findstring $(2),$(1)))
@@ -62,21 +90,29 @@ ifneq ($(words $(names)),$(words $(sort $(names))))
 $(error batch.mk: two dump directories give the same tree name (a/b and a_b): use another OUT for one)
 endif
 stamps := $(foreach n,$(names),$(OUT)/$(n)/.done)
+ifneq ($(and $(batch_remote),$(filter .remote,$(names))),)
+$(error batch.mk: with HOSTS or SSHLOGIN a dump directory cannot be named .remote (OUT/.remote holds the remote run's state))
+endif
 
 .PHONY: all clean
 all: $(stamps)
+ifneq ($(batch_remote),)
+all: $(OUT)/.remote/batch
+$(OUT)/.remote/batch: $(stamps)
+endif
 
 export SIM_EXPORT SIM_EXPORT_JOBS SOC
 $(OUT)/%/.done: export BATCH_DUMP = $(call dir_of,$*)
 $(OUT)/%/.done: export BATCH_TREE = $(OUT)/$*
 
+.SECONDEXPANSION:
+ifeq ($(batch_remote),)
 # sim-export's status 1 (problems found, the tree written) gets a warning
 # and the stamp.  Any other failure keeps what sim-export left (an
 # interrupted or incomplete tree, its manifest.json says what is missing)
 # but not the stamp, so the next make tries again, and stops make; an older
 # tree is then kept as it was, and what the run left goes beside it as
 # <tree>.incomplete.  A new tree replaces the older one only once written.
-.SECONDEXPANSION:
 $(OUT)/%/.done: $$(call dump_files,$$(call dir_of,$$*))
 	@rm -rf -- "$$BATCH_TREE.new" && mkdir -p -- "$$BATCH_TREE.new"
 	@st=0; "$$SIM_EXPORT" -q -j "$$SIM_EXPORT_JOBS" $${SOC:+--soc-version="$$SOC"} -o "$$BATCH_TREE.new" -- "$$BATCH_DUMP" || st=$$?; \
@@ -101,7 +137,26 @@ $(OUT)/%/.done: $$(call dump_files,$$(call dir_of,$$*))
 	   exit "$$st" ;; \
 	esac; \
 	touch -- "$$BATCH_TREE/.done"
+else
+# Remote: each out-of-date tree loses its stamp (so that make sees it
+# changed) and is queued (OUT/.remote/queue/<name> holds its dump), then
+# batch-remote parses the queue on the hosts, writes the trees and their
+# stamps, and touches OUT/.remote/batch last (so that make -q still says
+# whether everything is up to date).
+$(OUT)/.remote/batch:
+	@bash "$$BATCH_REMOTE" && mkdir -p -- "$$BATCH_STATE" && touch -- "$$BATCH_STATE/batch"
+$(OUT)/.remote/batch: export BATCH_STATE = $(OUT)/.remote
+$(OUT)/%/.done: export BATCH_NAME = $*
+$(OUT)/%/.done: $$(call dump_files,$$(call dir_of,$$*))
+	@rm -f -- "$$BATCH_TREE/.done" && mkdir -p -- "$$BATCH_OUT/.remote/queue" && printf '%s\n' "$$BATCH_DUMP" >"$$BATCH_OUT/.remote/queue/$$BATCH_NAME"
+endif
+export BATCH_OUT = $(OUT)
+export BATCH_HOSTS = $(HOSTS)
+export BATCH_SSHLOGIN = $(SSHLOGIN)
+export BATCH_RETRIES = $(RETRIES)
+export BATCH_HOST_JOBS = $(HOST_JOBS)
+export BATCH_RSE = $(REMOTE_SIM_EXPORT)
+export BATCH_REMOTE = $(batch_here)batch-remote
 
 clean:
 	rm -rf -- "$$BATCH_OUT"
-clean: export BATCH_OUT = $(OUT)

@@ -87,12 +87,14 @@ build/obj/cmd/$(1).o build/obj/cmd/$(1)/%.o: CFLAGS += -Icmd/$(1)
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
+# (A new file renamed over the old: a shell running the old one reads it as
+# it goes, and must not find the new text under its feet.)
 $(SCRIPTS:%=build/bin/%): build/bin/%: pipelines/%
 	@mkdir -p $(dir $@)
-	cp $< $@ && chmod 755 $@
+	cp $< $@.tmp && chmod 755 $@.tmp && mv -f $@.tmp $@
 $(SCRIPTS:%=build-san/bin/%): build-san/bin/%: pipelines/%
 	@mkdir -p $(dir $@)
-	cp $< $@ && chmod 755 $@
+	cp $< $@.tmp && chmod 755 $@.tmp && mv -f $@.tmp $@
 
 build/bin/.ok: $(TOOLS:%=build/bin/%) $(SCRIPTS:%=build/bin/%)
 	@touch $@

@@ -12,10 +12,11 @@
 #                                    size free in BENCH_DIR)
 #
 # BENCH_SCALE_SIZES: the sizes in MiB (default "1024 10240"); BENCH_DIR:
-# the scratch directory (default a fresh one under $TMPDIR or /tmp).
+# the scratch directory (default a fresh one under $TMPDIR or /tmp);
+# BENCH_BIN: the tools (default build/bin).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-bin="$top/build/bin"
+bin=${BENCH_BIN:-$top/build/bin}
 sizes=${BENCH_SCALE_SIZES:-"1024 10240"}
 scratch=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/optrace-scale.XXXXXX")}
 sampler=

@@ -113,9 +113,12 @@ ifeq ($(batch_remote),)
 # but not the stamp, so the next make tries again, and stops make; an older
 # tree is then kept as it was, and what the run left goes beside it as
 # <tree>.incomplete.  A new tree replaces the older one only once written.
+# A Ctrl+C (or TERM) stops sim-export, which keeps what it parsed; the
+# recipe's shell waits for it (it catches the signal, so as not to leave it
+# writing behind make's back) and puts that tree in place as above.
 $(OUT)/%/.done: $$(call dump_files,$$(call dir_of,$$*))
 	@rm -rf -- "$$BATCH_TREE.new" && mkdir -p -- "$$BATCH_TREE.new"
-	@st=0; "$$SIM_EXPORT" -q -j "$$SIM_EXPORT_JOBS" $${SOC:+--soc-version="$$SOC"} -o "$$BATCH_TREE.new" -- "$$BATCH_DUMP" || st=$$?; \
+	@trap : INT TERM; st=0; "$$SIM_EXPORT" -q -j "$$SIM_EXPORT_JOBS" $${SOC:+--soc-version="$$SOC"} -o "$$BATCH_TREE.new" -- "$$BATCH_DUMP" || st=$$?; \
 	keep=; [ "$$st" -le 1 ] || [ ! -d "$$BATCH_TREE" ] || keep=$$BATCH_TREE.incomplete; \
 	for t in "$$BATCH_TREE.new"/OPPROF_*; do \
 		[ -d "$$t" ] || continue; \

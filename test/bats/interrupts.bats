@@ -28,12 +28,13 @@ setup() {
 	DATA=$TOP/test/data
 }
 
-# moments SEED N MAX [PATHS]: N lines "CALL K PATH", the same for a seed on
+# moments SEED N MAX [PATHS]: N lines "CALL K PATH SIG", the same for a seed on
 # every machine (a Lehmer generator in exact integer steps): K spread over
 # 0..MAX-1, small ones more often, where the short runs here have most of
 # their calls; PATH one of the words of PATHS ("-": calls on any file), the
 # files whose calls count (fault.so's FAULT_PATH: "stdin" and "stdout" are
-# the pipes between the stages, read and written).
+# the pipes between the stages, read and written); SIG is INT, every third
+# TERM.
 moments() {
 	awk -v x="$1" -v n="$2" -v max="$3" -v paths="${4:--}" 'BEGIN {
 		split("read write open close", calls)
@@ -45,7 +46,7 @@ moments() {
 			x = (x * 48271) % 2147483647; p = path[1 + x % np]
 			if (p == "stdin") c = "read"
 			if (p == "stdout") c = "write"
-			print c, int(a * b / max), p
+			print c, int(a * b / max), p, i % 3 == 2 ? "TERM" : "INT"
 		} }'
 }
 
@@ -61,13 +62,13 @@ interrupt() {
 	rm -f "$T/once"
 	st=0
 	env LD_PRELOAD="$FAULT_SO" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
-		FAULT_OP="$call" FAULT_PATH="$path" FAULT_SIGNAL=INT FAULT_SIGNAL_TO=job FAULT_AFTER="$k" \
+		FAULT_OP="$call" FAULT_PATH="$path" FAULT_SIGNAL="${sig:-INT}" FAULT_SIGNAL_TO=job FAULT_AFTER="$k" \
 		FAULT_ONCE="$T/once" env --default-signal=INT setsid -w "$@" >"$T/log" 2>&1 </dev/null || st=$?
-	trial="$call #$((k + 1))${path:+ on $path}"
+	trial="SIG${sig:-INT} at $call #$((k + 1))${path:+ on $path}"
 }
 
 bad() {
-	printf '%s\n' "trial: SIGINT at $trial: $*" "--- exit status: $st" "--- output:" >&2
+	printf '%s\n' "trial: $trial: $*" "--- exit status: $st" "--- output:" >&2
 	cat "$T/log" >&2
 	return 1
 }
@@ -99,7 +100,7 @@ whole_run() {
 	ref=$(echo "$T"/ref/OPPROF_*)
 	[ -d "$ref" ]
 	seen130=0
-	while read -r call k path; do
+	while read -r call k path sig; do
 		rm -rf "$T/o"
 		interrupt "$call" "$k" "$path" sim-export -o "$T/o" "$T/dump"
 		diff -r "$DATA/910B" "$T/dump" >/dev/null || bad "the input dump changed"
@@ -158,23 +159,24 @@ whole_run() {
 	# The pipeline, each stage's status into the file $3 (the file names
 	# are arguments, never code).
 	cat > "$T/pipe.sh" <<-'EOF'
-		trap : INT
+		trap : INT TERM
 		dump-split -q "$1" | instr-parse -q | icache-merge -q | scalar-merge -q | timeline-emit -q -o "$2"
 		printf '%s\n' "${PIPESTATUS[@]}" > "$3"
 	EOF
 	bash "$T/pipe.sh" "$dump" "$T/ref" "$T/st" >/dev/null 2>&1
 	[ -f "$T/ref/trace.json" ]
 	seen130=0
-	while read -r call k path; do
+	while read -r call k path sig; do
 		rm -rf "$T/emit" "$T/st"
 		# The shell that keeps the statuses outlives the signal (its
 		# trap is set before the stages touch a file that counts).
 		interrupt "$call" "$k" "$path" bash "$T/pipe.sh" "$dump" "$T/emit" "$T/st"
 		[ -s "$T/st" ] || bad "the pipeline did not finish"
 		statuses=$(tr '\n' ' ' < "$T/st")
-		# A stage exits 0, 130 (interrupted) or 1 (its input was cut
-		# short: a stage upstream stopped; an interrupt that came before
-		# a tool had set its handler was lost with the old image).
+		# A stage exits 0, 130 (interrupted; or killed by SIGINT, 143
+		# by SIGTERM, before it had set its handler) or 1 (its input was
+		# cut short: a stage upstream stopped; a signal that came between
+		# fork and exec was lost with the old image).
 		if [ "$statuses" != "${statuses% 3 }" ]; then
 			# Stages upstream stopped before they had begun (killed:
 			# no header): timeline-emit read nothing and said so.
@@ -183,7 +185,7 @@ whole_run() {
 			continue
 		fi
 		for s in $statuses; do
-			case $s in 0|1|130) ;; *) bad "a stage exited $s ($statuses)" ;; esac
+			case $s in 0|1|130|143) ;; *) bad "a stage exited $s ($statuses)" ;; esac
 		done
 		if [ "$statuses" = "0 0 0 0 0 " ]; then
 			diff -r "$T/ref" "$T/emit" >/dev/null || bad "a whole run whose outputs differ from the reference's"
@@ -211,7 +213,7 @@ whole_run() {
 	[ -d "$ref" ]
 	cp -r "$DATA/board910B" "$T/in"
 	seen130=0
-	while read -r call k path; do
+	while read -r call k path sig; do
 		rm -rf "$T/o"
 		mkdir "$T/o"
 		interrupt "$call" "$k" "$path" board-export -o "$T/o" "$T/in"
@@ -237,7 +239,7 @@ whole_run() {
 	export ASCEND_HOME_PATH=$cann
 	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS
 	seen130=0
-	while read -r call k path; do
+	while read -r call k path sig; do
 		rm -rf "$T/o"
 		mkdir "$T/o"
 		interrupt "$call" "$k" "$path" sim-flow -o "$T/o" -- "$ops/bin/add_rt"
@@ -272,4 +274,63 @@ whole_run() {
 	done < <(moments 53 12 256 "- add_rt dump stdout")
 	echo "# $seen130 of 12 trials interrupted" >&3
 	[ "$seen130" -ge 3 ]
+}
+
+@test "board-flow interrupted at 12 moments: no work directory left, every tree's JSON valid and its captured dumps kept" {
+	ops=$TOP/build/ops
+	cann=$TOP/build/cann
+	[ -x "$ops/bin/op_acl" ] && [ -f "$cann/lib64/libruntime.so" ] || skip "the stand-in device is not built"
+	command -v board-flow >/dev/null || skip "board-flow is not built"
+	export ASCEND_HOME_PATH=$cann
+	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS
+	seen130=0
+	while read -r call k path sig; do
+		rm -rf "$T/o"
+		mkdir "$T/o"
+		interrupt "$call" "$k" "$path" board-flow -o "$T/o" -- "$ops/bin/op_acl" -s add
+		case $st in
+		0) [ -n "$(ls "$T"/o/OPPROF_*/device0/*/0/OpBasicInfo.csv 2>/dev/null)" ] || bad "a whole run without its CSVs" ;;
+		130) seen130=$((seen130 + 1)) ;;
+		*) bad "exit status $st" ;;
+		esac
+		[ -z "$(find "$T/o" -maxdepth 1 -name '.*')" ] || bad "a work directory left: $(ls -A "$T/o")"
+		for run in "$T"/o/OPPROF_*; do
+			[ -d "$run" ] || continue
+			json_ok $(tree_jsons "$run") || bad "a JSON output that does not parse"
+			# a launch's CSVs are whole or absent: OpBasicInfo.csv
+			# has its header and one row
+			for b in "$run"/device0/*/*/OpBasicInfo.csv; do
+				[ -f "$b" ] || continue
+				[ "$(wc -l < "$b")" -eq 2 ] || bad "$b: cut short"
+			done
+		done
+	done < <(moments 71 12 256 "- dump stdout")
+	echo "# $seen130 of 12 trials interrupted" >&3
+	[ "$seen130" -ge 3 ]
+}
+
+@test "batch.mk interrupted at 12 moments: make again finishes the trees, the same as a run never stopped" {
+	command -v make >/dev/null || skip "no make"
+	mkdir -p "$T/runs/a" "$T/runs/b"
+	cp "$DATA"/910B/* "$T/runs/a/"
+	cp "$DATA"/910B/* "$T/runs/b/"
+	cd "$T"
+	make -s -f "$TOP/pipelines/batch.mk" DUMPS='runs/*' OUT=ref >/dev/null 2>&1
+	[ -f ref/runs_a/.done ] && [ -f ref/runs_b/.done ]
+	seen=0
+	while read -r call k path sig; do
+		rm -rf out
+		interrupt "$call" "$k" "$path" make -s -f "$TOP/pipelines/batch.mk" DUMPS='runs/*' OUT=out
+		[ "$st" = 0 ] || seen=$((seen + 1))
+		# again, not stopped: everything there, as if never stopped
+		run make -s -f "$TOP/pipelines/batch.mk" DUMPS='runs/*' OUT=out
+		[ "$status" -eq 0 ] || bad "make again: exit $status: $output"
+		for n in runs_a runs_b; do
+			[ "$(listing out/$n/OPPROF_*)" = "$(listing ref/$n/OPPROF_*)" ] || bad "out/$n differs from an unstopped run's"
+		done
+		[ -z "$(ls -A out | grep -v '^runs_[ab]$')" ] || bad "left in out: $(ls -A out)"
+		diff -r "$DATA/910B" runs/a >/dev/null && diff -r "$DATA/910B" runs/b >/dev/null || bad "a dump changed"
+	done < <(moments 83 12 64 "- runs stdout")
+	echo "# $seen of 12 trials interrupted" >&3
+	[ "$seen" -ge 3 ]
 }

@@ -75,6 +75,6 @@ for mb in $sizes; do
 		first_rss=$rss
 	else
 		awk -v a="$first_rss" -v b="$rss" -v mb="$mb" 'BEGIN {
-			printf "   peak RSS at %s MiB: %.2fx that of the first size%s\n", mb, b / a, b > a * 1.25 ? "  (not flat)" : "" }'
+			printf "   peak RSS at %s MiB: %.2fx that of the first size%s\n", mb, b / a, (b > a * 1.25) ? "  (not flat)" : "" }'
 	fi
 done

@@ -60,6 +60,11 @@ int biu_ctrl_pipe(unsigned ctrl)
 	return ctrl < 16 ? ctrl_pipe[ctrl] : -1;
 }
 
+unsigned biu_pipe_ctrl(unsigned pipe)
+{
+	return pipe == BIU_FIXP ? 0xA : pipe;
+}
+
 static unsigned le16(const unsigned char *p)
 {
 	return (unsigned)p[0] | (unsigned)p[1] << 8;

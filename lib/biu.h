@@ -40,6 +40,8 @@ const char *biu_pipe_cname(unsigned pipe);
 int biu_pipe_find(const char *s, size_t n, int scalar);
 /* The pipe a dfx-mark ctrl nibble stamps (0..5 and 0xA), or -1. */
 int biu_ctrl_pipe(unsigned ctrl);
+/* The ctrl nibble of a pipe's dfx marks (the inverse of biu_ctrl_pipe). */
+unsigned biu_pipe_ctrl(unsigned pipe);
 /* The reference's table of twelve colours, for regions and opcodes. */
 #define BIU_NCOLOURS 12u
 const char *biu_colour(size_t i);   /* i modulo the table */

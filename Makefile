@@ -142,6 +142,9 @@ build/bin/peakrss: test/bench/peakrss.c
 	@mkdir -p build/bin
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $<
 
+build/bin/biu-bench: test/bench/biu-bench.c build/liboptrace.a
+	@mkdir -p build/bin
+	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
 build/bin/decode-bench: test/bench/decode-bench.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -o $@ $< build/liboptrace.a $(LDLIBS)
@@ -181,7 +184,7 @@ build/fault.so: test/fault/fault.c
 	@mkdir -p build
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
 
-HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
+HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/biu-bench build/bin/vdata-dump \
            build/bin/gen-vdata build/bin/svg-demo build-san/bin/svg-demo build/bin/board-gen build/bin/board-synth build/fault.so
 
 # The tests, both builds each (test/run-all.sh): check-unit the C unit

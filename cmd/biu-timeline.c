@@ -37,6 +37,17 @@ static unsigned lanes[BIU_CHANNELS];        /* pipes drawn, bit per pipe */
 static uint64_t drawn, drawn_kind[4];
 static int summary;                          /* the summary lines on stdout */
 
+/* v in lowercase hex, at least 8 digits (the reference's pc_addr). */
+static char *hex8(char *p, uint64_t v)
+{
+	int n = 8, i;
+	while (n < 16 && v >> (4 * n))
+		n++;
+	for (i = n - 1; i >= 0; i--)
+		*p++ = "0123456789abcdef"[v >> (4 * i) & 15];
+	return p;
+}
+
 static void event(void *ctx, const struct biu_event *e)
 {
 	const struct biu_map_entry *m = NULL;
@@ -91,7 +102,7 @@ static void event(void *ctx, const struct biu_event *e)
 		/* The source lines need the kernel's debug lines: "" (see
 		 * biu-timeline(1), BUGS). */
 		p = JW_LIT(p, ",\"args\":{\"pc_addr\":\"0x");
-		p += snprintf(p, 20, "%08llx", (unsigned long long)m->pc);
+		p = hex8(p, m->pc);
 		p = JW_LIT(p, "\",\"code\":\"\"}");
 	}
 	*p++ = '}';

@@ -24,8 +24,6 @@ static const char *const colours[BIU_NCOLOURS] = {
 	"rail_response", "thread_state_uninterruptible", "head_dump_object_type", "cq_build_attempt_passed",
 };
 static const char *const sub_names[BIU_SUBS] = { "cubecore", "veccore0", "veccore1" };
-/* The ids the end-of-kernel stub stamps to flush the BIU buffer. */
-static const uint16_t end_seq[8] = { 0xd88, 0xd99, 0xdaa, 0xdbb, 0xdcc, 0xddd, 0xdee, 0xdff };
 static const signed char ctrl_pipe[16] = {
 	BIU_SCALAR, BIU_VECTOR, BIU_CUBE, BIU_MTE1, BIU_MTE2, BIU_MTE3, -1, -1,
 	-1, -1, BIU_FIXP, -1, -1, -1, -1, -1,
@@ -166,21 +164,29 @@ static void release(struct biu *b, struct chan *c)
 	c->marking = 0;
 }
 
-static void put(struct biu *b, struct chan *c, unsigned kind, unsigned pipe, unsigned id, uint64_t start,
-                uint64_t dur)
+/* An event while an end-marker sequence is under way: held back. */
+static void hold(struct biu *b, struct chan *c, const struct biu_event *e)
+{
+	if (c->nhold < BIU_HOLD_MAX) {
+		if (c->nhold == c->caphold)
+			c->hold = xreallocarray(c->hold, c->caphold = c->caphold ? 2 * c->caphold : 64, sizeof *c->hold);
+		c->hold[c->nhold++] = *e;
+		return;
+	}
+	b->st.held_over++;
+	release(b, c);
+	count_pair(b, e);
+	b->emit(b->ctx, e);
+}
+
+static inline void put(struct biu *b, struct chan *c, unsigned kind, unsigned pipe, unsigned id, uint64_t start,
+                       uint64_t dur)
 {
 	struct biu_event e = { start, dur, (uint16_t)id, (uint8_t)(c - b->ch), (uint8_t)pipe, (uint8_t)kind };
 	c->nev++;
 	if (c->marking) {
-		if (c->nhold < BIU_HOLD_MAX) {
-			if (c->nhold == c->caphold)
-				c->hold = xreallocarray(c->hold, c->caphold = c->caphold ? 2 * c->caphold : 64,
-				                        sizeof *c->hold);
-			c->hold[c->nhold++] = e;
-			return;
-		}
-		b->st.held_over++;
-		release(b, c);
+		hold(b, c, &e);
+		return;
 	}
 	count_pair(b, &e);
 	b->emit(b->ctx, &e);
@@ -188,11 +194,12 @@ static void put(struct biu *b, struct chan *c, unsigned kind, unsigned pipe, uns
 
 /* The end-marker sequence: an id of it starts (0xd88) or goes on with
  * it; any other id ends it, the held events being data. */
-static void endmark(struct biu *b, struct chan *c, unsigned id)
+/* The ids the end-of-kernel stub stamps to flush the BIU buffer:
+ * 0xd88, 0xd99, ..., 0xdff. */
+static inline void endmark(struct biu *b, struct chan *c, unsigned id)
 {
-	unsigned i;
-	for (i = 0; i < 8 && end_seq[i] != id; i++)
-		;
+	/* The sequence runs 0xd88 to 0xdff in steps of 0x11. */
+	unsigned i = id - 0xd88u <= 0x77u && (id - 0xd88u) % 0x11u == 0 ? (id - 0xd88u) / 0x11u : 8;
 	if (i == 8) {
 		if (c->marking)
 			release(b, c);
@@ -238,9 +245,8 @@ static void set_used(struct idtab *t, unsigned id, int on)
 static void pipe_state(struct biu *b, struct chan *c, unsigned state)
 {
 	unsigned now = state & ((1u << BIU_NPIPES) - 1), diff = now ^ c->busy, p;
-	for (p = 0; diff; p++, diff >>= 1) {
-		if (!(diff & 1))
-			continue;
+	for (; diff; diff &= diff - 1) {
+		p = (unsigned)__builtin_ctz(diff);
 		if (now >> p & 1) {
 			c->busy_start[p] = c->cycle;
 		} else {
@@ -317,7 +323,8 @@ void biu_data(struct biu *b, unsigned ch, const unsigned char *p, size_t n)
 			continue;
 		}
 		c->cycle = cycle += le16(p);
-		endmark(b, c, state);
+		if (c->marking || state - 0xd88u <= 0x77u)
+			endmark(b, c, state);
 		if (pipemode)
 			mark_pipe(b, c, (unsigned)pipe, state);
 		else

@@ -160,6 +160,6 @@ EXTRA_BENCH += camodel-bench
 
 # make bench: about 1 GB of on-board raw files from board-gen, timed
 .PHONY: board-bench
-board-bench: build/bin/board-gen build/bin/.ok build/bin/peakrss
+board-bench: build/bin/board-gen build/bin/.ok build/bin/peakrss build/bin/biu-bench
 	@sh test/tools/board-bench.sh
 EXTRA_BENCH += board-bench

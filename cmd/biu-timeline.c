@@ -19,7 +19,9 @@
 #include "io.h"
 #include "json.h"
 #include "mem.h"
+#include "keytab.h"
 #include "pmu.h"
+#include "rec.h"
 #include "tick.h"
 
 static enum biu_mode mode = BIU_INSTR_TIMELINE;
@@ -36,6 +38,12 @@ static size_t chan_json_n[BIU_CHANNELS];
 static unsigned lanes[BIU_CHANNELS];        /* pipes drawn, bit per pipe */
 static uint64_t drawn, drawn_kind[4];
 static int summary;                          /* the summary lines on stdout */
+static const char *code_path;               /* --code: src-map's code records */
+static int pcs_only;                         /* --pcs */
+/* The code argument of each map pc, JSON-quoted: pc -> index + 1. */
+static struct keytab code_ix;
+static char **code_json;
+static size_t *code_json_n, ncodes, code_max;
 
 /* v in lowercase hex, at least 8 digits (the reference's pc_addr). */
 static char *hex8(char *p, uint64_t v)
@@ -84,7 +92,7 @@ static void event(void *ctx, const struct biu_event *e)
 		cname = biu_pipe_cname(e->pipe);
 		break;
 	}
-	p = json_value_start(&J, 200 + JW_STR_MAX(name_n) + chan_json_n[e->ch]);
+	p = json_value_start(&J, 200 + JW_STR_MAX(name_n) + chan_json_n[e->ch] + code_max);
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
 	p = JW_LIT(p, ",\"cname\":\"");
@@ -99,11 +107,15 @@ static void event(void *ctx, const struct biu_event *e)
 	p = jw_raw(p, biu_pipe_name(e->pipe), strlen(biu_pipe_name(e->pipe)));
 	*p++ = '"';
 	if (m) {
-		/* The source lines need the kernel's debug lines: "" (see
-		 * biu-timeline(1), BUGS). */
+		const uint32_t *k = code_ix.vsize ? keytab_find(&code_ix, m->pc) : NULL;
 		p = JW_LIT(p, ",\"args\":{\"pc_addr\":\"0x");
 		p = hex8(p, m->pc);
-		p = JW_LIT(p, "\",\"code\":\"\"}");
+		p = JW_LIT(p, "\",\"code\":");
+		if (k)
+			p = jw_raw(p, code_json[*k - 1], code_json_n[*k - 1]);
+		else
+			p = JW_LIT(p, "\"\"");
+		*p++ = '}';
 	}
 	*p++ = '}';
 	json_value_done(&J, p);
@@ -247,6 +259,85 @@ static char **list_files(const char *dir, size_t *count)
 	return v;
 }
 
+/* --code FILE: the stack of each pc of its code records (src-map(1)),
+ * any encoding; other records are passed over.  A source line that is no
+ * more than "??" (no debug line) is none. */
+static void read_code(const char *path)
+{
+	struct rd *r = rd_open(path);
+	struct rec_dec dec = { 0 };
+	struct rec rec;
+	const char *line, *why;
+	size_t n;
+	if (!r) {
+		cli_warn("%s: cannot open: no source lines:", path);
+		return;
+	}
+	code_ix = keytab_make(sizeof(uint32_t), 0);
+	while ((line = rd_line(r, &n))) {
+		const struct rec_text *st;
+		uint32_t *slot;
+		int fresh;
+		if (rec_decode(&dec, line, n, &rec, &why) != DEC_OK || rec.sc->kind != K_CODE)
+			continue;
+		st = &rec.s[CS_STACK];
+		if (!st->n || (st->n >= 2 && !memcmp(st->p, "??", 2)))
+			continue;
+		slot = keytab_get(&code_ix, rec.n[C_PC].u, &fresh);
+		if (fresh) {
+			code_json = xreallocarray(code_json, ncodes + 1, sizeof *code_json);
+			code_json_n = xreallocarray(code_json_n, ncodes + 1, sizeof *code_json_n);
+			*slot = (uint32_t)++ncodes;
+		} else {
+			free(code_json[*slot - 1]);
+		}
+		code_json[*slot - 1] = xmalloc(JW_STR_MAX(st->n));
+		code_json_n[*slot - 1] = (size_t)(jw_str(code_json[*slot - 1], st->p, st->n) - code_json[*slot - 1]);
+		if (code_json_n[*slot - 1] > code_max)
+			code_max = code_json_n[*slot - 1];
+	}
+	if (rd_error(r))
+		cli_warn("%s: read error: %s", path, rd_strerror(r));
+	rec_dec_free(&dec);
+	rd_close(r);
+}
+
+/* --pcs: the map's pcs as instruction records (opcode and pipe), for
+ * src-map(1) to find their source lines. */
+static int write_pcs(const char *soc)
+{
+	struct rec_out o = { 0 };
+	struct rec rec;
+	unsigned p, id;
+	int e;
+	o.producer = "biu-timeline";
+	if (!(o.w = wr_open(out_path, 0)))
+		cli_die(EXIT_IO, "%s: cannot create:", out_path);
+	o.mode = cli_out_mode(0, 0, 0, strcmp(out_path, "-") ? -1 : 1);
+	rec_out_header(&o, soc, mhz, "dfx_region_map.txt");
+	rec_init(&rec, K_INSTR);
+	for (p = 0; p < BIU_NPIPES; p++)
+		for (id = 0; id < BIU_IDS; id++) {
+			const struct biu_map_entry *m = biu_map_get(&map, p, id);
+			size_t n;
+			const char *name;
+			if (!m)
+				continue;
+			name = biu_map_name(&map, m, &n);
+			rec.n[I_PC].u = m->pc;
+			rec.n[I_ID].u = id;
+			rec_text_set(&rec, IS_PIPE, biu_pipe_name(p), strlen(biu_pipe_name(p)));
+			rec_text_set(&rec, IS_NAME, name, n);
+			rec_out_put(&o, &rec);
+		}
+	rec_out_trailer(&o, 0, 0, 0);
+	if ((e = wr_close(o.w)) && e != EPIPE) {
+		errno = e;
+		cli_die(EXIT_IO, "%s: cannot write:", out_path);
+	}
+	return EXIT_OK;
+}
+
 static const char help[] =
 	"usage: biu-timeline [-o FILE] [--aic-metrics=InstrTimeline|PipeTimeline] [--pipe=LIST] DIR\n"
 	"Write the A5 instruction (default) or pipe timeline of the on-board dump DIR\n"
@@ -259,6 +350,9 @@ static const char help[] =
 	"                     mte1 mte2 mte3 (and scalar, PipeTimeline); default all\n"
 	"  --soc-version=SOC  the SoC (default: Run Soc Version of op_basic_info.txt)\n"
 	"  --aicore-freq=MHZ  the clock of the cycles (default: Current Freq, else 1650)\n"
+	"  --code FILE        code records (src-map) giving the instructions' source lines\n"
+	"  --pcs              write the region map's pcs as instruction records instead\n"
+	"                     (for src-map --binary DIR/aicore_binary.o)\n"
 	"  -q, -v             fewer / more messages\n"
 	"  -h, --help, --version\n"
 	"Exit: 0 ok, 1 stamps were lost (the trace has the rest), 2 usage or a chip\n"
@@ -366,6 +460,8 @@ int main(int argc, char **argv)
 		{ "instr-timeline-pipe", required_argument, NULL, 'P' },
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "aicore-freq", required_argument, NULL, 'f' },
+		{ "code", required_argument, NULL, 'C' },
+		{ "pcs", no_argument, NULL, 'p' },
 		CLI_LONGOPTS_END
 	};
 	const struct chip *chip;
@@ -394,6 +490,8 @@ int main(int argc, char **argv)
 				cli_die(EXIT_USAGE, "option --aicore-freq: %s is not a clock in MHz (1..100000)", optarg);
 			break;
 		case 'P': parse_pipes(optarg); break;
+		case 'C': code_path = optarg; break;
+		case 'p': pcs_only = 1; break;
 		case 'A':
 			if (!strcasecmp(optarg, "InstrTimeline"))
 				mode = BIU_INSTR_TIMELINE;
@@ -433,6 +531,14 @@ int main(int argc, char **argv)
 	      : basic.cur_freq > 0 ? (unsigned)basic.cur_freq : pmu_defaults(BOARD_A5)->aicore_mhz;
 	free(info);
 
+	if (pcs_only) {
+		read_map(dir);
+		rc = write_pcs(chip->soc);
+		biu_map_free(&map);
+		return rc;
+	}
+	if (code_path)
+		read_code(code_path);
 	files = list_files(dir, &nfiles);
 	if (!nfiles)
 		cli_die(EXIT_UNUSABLE, "%s: no timeline.bin (the device wrote no %s stamps): nothing written", dir,
@@ -514,5 +620,11 @@ int main(int argc, char **argv)
 		         (unsigned long long)biu_stats(b)->chunks, (unsigned long long)biu_stats(b)->erased);
 	biu_free(b);
 	biu_map_free(&map);
+	for (i = 0; i < ncodes; i++)
+		free(code_json[i]);
+	free(code_json);
+	free(code_json_n);
+	if (code_ix.vsize)
+		keytab_free(&code_ix);
 	return status;
 }

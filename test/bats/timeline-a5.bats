@@ -234,3 +234,30 @@ example() {
 		[ "$status" -eq 0 ]
 	done
 }
+
+@test "board-export: an instruction's source lines from the kernel binary (src-map), empty where none" {
+	need_device
+	command -v nm >/dev/null || skip "nm is not installed"
+	run board-flow -q -o out --soc-version=Ascend950PR_9599 --aic-metrics=InstrTimeline --pipe=vector \
+		-- "$ops/bin/op_acl" -s mixed
+	[ "$status" -eq 0 ]
+	l=$(ls -d out/OPPROF_*/device0/*/0)
+	# The stand-in's made-up pcs match no line.
+	[ "$(jq '[.traceEvents[] | select(.ph == "X" and .args.code != "")] | length' "$l/trace.json")" -eq 0 ]
+	# Point region 1536 at the kernel's entry: its runs get its line.
+	off=$(nm --defined-only "$l/dump/aicore_binary.o" | awk '$3 == "mixed_custom" { print $1 }' | sed 's/^0*//')
+	[ -n "$off" ]
+	sed -i "s/^region_id=1536,pipe=vector,kind=instr,pc=0x[0-9a-f]*,/region_id=1536,pipe=vector,kind=instr,pc=0x$off,/" \
+		"$l/dump/dfx_region_map.txt"
+	run board-export -q -o again --aic-metrics=InstrTimeline "$l"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	t=$(ls -d again/OPPROF_*)/trace.json
+	start=$(cat "$l/dump/pc_start_addr.txt")
+	want=$(printf '0x%08x' $((start + 0x$off)))
+	run jq -r --arg pc "$want" '[.traceEvents[] | select(.ph == "X" and .args.pc_addr == $pc) | .args.code] | unique | .[]' "$t"
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" =~ /test/ops/mixed/mixed_custom\.c:[1-9][0-9]*$ ]]
+	[ "$(jq --arg pc "$want" '[.traceEvents[] | select(.ph == "X" and .args.pc_addr != $pc and .args.code != "")] | length' "$t")" -eq 0 ]
+}

@@ -39,6 +39,7 @@ static unsigned lanes[BIU_CHANNELS];        /* pipes drawn, bit per pipe */
 static uint64_t drawn, drawn_kind[4];
 static int summary;                          /* the summary lines on stdout */
 static const char *code_path;               /* --code: src-map's code records */
+static const char *dfx_dir;                 /* --dfx-dir: the compiler's files */
 static int pcs_only;                         /* --pcs */
 /* The code argument of each map pc, JSON-quoted: pc -> index + 1. */
 static struct keytab code_ix;
@@ -182,7 +183,7 @@ static uint64_t start_pc(const char *dir)
 
 static void read_map(const char *dir)
 {
-	char *path = xpath(dir, "dfx_region_map.txt");
+	char *path = xpath(dfx_dir ? dfx_dir : dir, "dfx_region_map.txt");
 	uint64_t pc0 = start_pc(dir);
 	struct rd *r;
 	const char *s;
@@ -212,7 +213,7 @@ static void read_map(const char *dir)
 /* dfx_tune.log: the pipes the compiler ran out of ids on (bit per pipe). */
 static unsigned read_tune(const char *dir)
 {
-	char *path = xpath(dir, "dfx_tune.log");
+	char *path = xpath(dfx_dir ? dfx_dir : dir, "dfx_tune.log");
 	struct rd *r = io_is_file(path) ? rd_open(path) : NULL;
 	const char *s;
 	size_t n;
@@ -351,6 +352,8 @@ static const char help[] =
 	"  --soc-version=SOC  the SoC (default: Run Soc Version of op_basic_info.txt)\n"
 	"  --aicore-freq=MHZ  the clock of the cycles (default: Current Freq, else 1650)\n"
 	"  --code FILE        code records (src-map) giving the instructions' source lines\n"
+	"  --dfx-dir DIR      read dfx_region_map.txt and dfx_tune.log from DIR\n"
+	"                     (launch 0's dump, for the other launches of a kernel)\n"
 	"  --pcs              write the region map's pcs as instruction records instead\n"
 	"                     (for src-map --binary DIR/aicore_binary.o)\n"
 	"  -q, -v             fewer / more messages\n"
@@ -462,6 +465,7 @@ int main(int argc, char **argv)
 		{ "aicore-freq", required_argument, NULL, 'f' },
 		{ "code", required_argument, NULL, 'C' },
 		{ "pcs", no_argument, NULL, 'p' },
+		{ "dfx-dir", required_argument, NULL, 'D' },
 		CLI_LONGOPTS_END
 	};
 	const struct chip *chip;
@@ -492,6 +496,7 @@ int main(int argc, char **argv)
 		case 'P': parse_pipes(optarg); break;
 		case 'C': code_path = optarg; break;
 		case 'p': pcs_only = 1; break;
+		case 'D': dfx_dir = optarg; break;
 		case 'A':
 			if (!strcasecmp(optarg, "InstrTimeline"))
 				mode = BIU_INSTR_TIMELINE;

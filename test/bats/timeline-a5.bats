@@ -261,3 +261,23 @@ example() {
 	[[ "${lines[0]}" =~ /test/ops/mixed/mixed_custom\.c:[1-9][0-9]*$ ]]
 	[ "$(jq --arg pc "$want" '[.traceEvents[] | select(.ph == "X" and .args.pc_addr != $pc and .args.code != "")] | length' "$t")" -eq 0 ]
 }
+
+@test "board-export: a kernel's later launches read the compiler's files of launch 0" {
+	need_device
+	run board-flow -q -o out --soc-version=Ascend950PR_9599 --launch-count=2 --aic-metrics=InstrTimeline --pipe=mte2 \
+		-- "$ops/bin/op_acl" -s mixed -r 2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	k=$(ls -d out/OPPROF_*/device0/*)
+	[ -f "$k/1/trace.json" ]
+	rm "$k/1/dump/dfx_region_map.txt" "$k/1/dump/dfx_tune.log" "$k/1/trace.json"
+	run board-export -q --in-place --aic-metrics=InstrTimeline "$k"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '[.traceEvents[] | select(.ph == "X") | .name] | unique | join(" ")' "$k/1/trace.json")" = "copy_gm_to_cbuf copy_gm_to_ubuf" ]
+	# Without launch 0's either: Instr<id>, and said.
+	rm "$k/0/dump/dfx_region_map.txt"
+	run biu-timeline -o t.json "$k/1/dump"
+	[ "$status" -eq 0 ]
+	grep -q "dfx_region_map.txt: none: instructions are named Instr<id>" <<<"$output"
+	[ "$(jq -r '[.traceEvents[] | select(.ph == "X") | .name] | unique | join(" ")' t.json)" = "Instr1536 Instr1537" ]
+}

@@ -204,6 +204,14 @@ example() {
 	[ -f "$l/Memory.csv" ] && [ ! -f "$l/L2Cache.csv" ]
 	[ "$(jq '[.traceEvents[] | select(.ph == "X" and (.name | startswith("MarkStamp")))] | length' "$l/trace.json")" -eq 0 ]
 	[ "$(jq '[.traceEvents[] | select(.ph == "X" and .name == .tid)] | length' "$l/trace.json")" -gt 0 ]
+	# The busy spans of a pipe add up to the busy time its PMU counted.
+	run board-export -q --in-place --aic-metrics=PipeTimeline,PipeUtilization "$l"
+	[ "$status" -eq 0 ]
+	busy=$(jq '[.traceEvents[] | select(.ph == "X" and .pid == "core0.cubecore" and .name == "MTE2") | .dur] | add' "$l/trace.json")
+	pmu=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "aic_mte2_time(us)") c = i }
+		$1 == 0 && $2 == "cube0" { print $c }' "$l/PipeUtilization.csv")
+	echo "busy $busy pmu $pmu"
+	awk -v a="$busy" -v b="$pmu" 'BEGIN { exit !(b > 0 && a > 0.99 * b && a < 1.01 * b) }'
 	run board-flow -o out910 --aic-metrics=InstrTimeline -- "$ops/bin/op_acl" -s mixed
 	echo "$output"
 	[ "$status" -eq 2 ]

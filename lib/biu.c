@@ -297,13 +297,15 @@ static void mark_instr(struct biu *b, struct chan *c, unsigned pipe, unsigned id
 
 void biu_data(struct biu *b, unsigned ch, const unsigned char *p, size_t n)
 {
-	struct chan *c = &b->ch[ch];
+	struct chan *c;
 	const unsigned char *end = p + (n & ~(size_t)(BIU_REC_SIZE - 1));
 	int pipemode = b->mode == BIU_PIPE_TIMELINE;
-	uint64_t cycle = c->cycle, ignored = 0;
+	uint64_t cycle, ignored = 0;
 
 	if (ch >= BIU_CHANNELS)
 		return;
+	c = &b->ch[ch];
+	cycle = c->cycle;
 	b->st.seen |= 1u << ch;
 	b->st.records += (uint64_t)(end - p) / BIU_REC_SIZE;
 	for (; p < end; p += BIU_REC_SIZE) {

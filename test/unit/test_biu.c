@@ -239,6 +239,34 @@ static void test_endmarks(void)
 	}
 }
 
+/* More events after 0xD88 than are held: the sequence is data. */
+static void test_hold_over(void)
+{
+	size_t n = 2 * (BIU_HOLD_MAX + 10) + 1, i;
+	unsigned char *buf = malloc(4 * n);
+	struct biu *b = biu_new(BIU_PIPE_TIMELINE, take, NULL);
+	CHECK(buf != NULL);
+	if (!buf)
+		return;
+	/* (1,0x0D88), then busy/idle samples of VECTOR: one span each pair. */
+	buf[0] = 1, buf[1] = 0, buf[2] = 0x88, buf[3] = 0x0D;
+	for (i = 1; i < n; i++) {
+		buf[4 * i] = 1;
+		buf[4 * i + 1] = 0;
+		buf[4 * i + 2] = i % 2 ? 0x02 : 0x00;
+		buf[4 * i + 3] = 0xF0;
+	}
+	nev = 0;
+	biu_data(b, 3, buf, 4 * n);
+	biu_finish(b);
+	/* The mark and BIU_HOLD_MAX + 10 spans, none dropped. */
+	CHECK_INT(nev, 1 + BIU_HOLD_MAX + 10);
+	CHECK_INT(biu_stats(b)->held_over, 1);
+	CHECK_INT(biu_stats(b)->erased, 0);
+	biu_free(b);
+	free(buf);
+}
+
 static void test_map(void)
 {
 	struct biu_map m;
@@ -417,6 +445,7 @@ int main(void)
 	test_instr_timeline();
 	test_regions();
 	test_endmarks();
+	test_hold_over();
 	test_map();
 	test_tune();
 	test_files();

@@ -109,14 +109,15 @@ static void event(void *ctx, const struct biu_event *e)
 	*p++ = '"';
 	if (m) {
 		const uint32_t *k = code_ix.vsize ? keytab_find(&code_ix, m->pc) : NULL;
-		p = JW_LIT(p, ",\"args\":{\"pc_addr\":\"0x");
-		p = hex8(p, m->pc);
-		p = JW_LIT(p, "\",\"code\":");
+		/* The reference's order of the keys: code, pc_addr. */
+		p = JW_LIT(p, ",\"args\":{\"code\":");
 		if (k)
 			p = jw_raw(p, code_json[*k - 1], code_json_n[*k - 1]);
 		else
 			p = JW_LIT(p, "\"\"");
-		*p++ = '}';
+		p = JW_LIT(p, ",\"pc_addr\":\"0x");
+		p = hex8(p, m->pc);
+		p = JW_LIT(p, "\"}");
 	}
 	*p++ = '}';
 	json_value_done(&J, p);

@@ -57,7 +57,7 @@ example() {
 	grep -q "InstrTimeline: 1 instruction runs on 1 lanes of 1 sub-cores" <<<"$output"
 	# 1548 starts at cycle 100 and ends at 150: 100/1650 us for 50/1650.
 	run jq -c '[.traceEvents[] | select(.ph == "X")]' t.json
-	[ "$output" = '[{"name":"fix_op","cname":"thread_state_runnable","ph":"X","ts":0.060606,"dur":0.030303,"pid":"core0.veccore0","tid":"FIXP","args":{"pc_addr":"0x00001040","code":""}}]' ]
+	[ "$output" = '[{"name":"fix_op","cname":"thread_state_runnable","ph":"X","ts":0.060606,"dur":0.030303,"pid":"core0.veccore0","tid":"FIXP","args":{"code":"","pc_addr":"0x00001040"}}]' ]
 	run jq -r '.profilingType, .displayTimeUnit, ([.traceEvents[] | select(.ph == "M")] | length)' t.json
 	[ "${lines[*]}" = "op ns 2" ]
 	# Without the map: Instr<id> in the pipe's colour, no args.
@@ -288,4 +288,29 @@ example() {
 	[ "$status" -eq 0 ]
 	grep -q "dfx_region_map.txt: none: instructions are named Instr<id>" <<<"$output"
 	[ "$(jq -r '[.traceEvents[] | select(.ph == "X") | .name] | unique | join(" ")' t.json)" = "Instr1536 Instr1537" ]
+}
+
+# The slices of a trace, one line each (pid, tid, name, cname, ts and dur
+# to 0.1 ns, args), sorted: the reference writes single-precision times.
+slices() {
+	jq -r '.traceEvents[] | select(.ph == "X")
+		| [.pid, .tid, .name, .cname, (.ts * 10000 | round), (.dur * 10000 | round), (.args // {} | tojson)]
+		| map(tostring) | join(" ")' "$1" | sort
+}
+
+@test "the reference's on-board parse draws the same slices (when its peer build is here)" {
+	need_device
+	peer=${OPTRACE_REF_BOARD:-}      # the reference's on-board parse, as a command: DUMPDIR OUTDIR SOC
+	[ -n "$peer" ] && [ -x "$peer" ] || skip "OPTRACE_REF_BOARD does not name the reference's on-board parse"
+	for m in InstrTimeline PipeTimeline; do
+		CAMODEL_DEVICE_TIMELINE_DROP=11 run board-flow -q -o "o$m" --soc-version=Ascend950PR_9599 --aic-metrics=$m \
+			-- "$ops/bin/op_acl" -s mixed
+		[ "$status" -le 1 ]
+		l=$(ls -d o$m/OPPROF_*/device0/*/0)
+		"$peer" "$l" "r$m" Ascend950PR_9599 -- --aic-metrics=$m >"r$m.log" 2>&1 || { cat "r$m.log"; false; }
+		slices "$l/trace.json" >ours
+		slices "$(ls -d r$m/OPPROF_*)/trace.json" >theirs
+		[ -s ours ]
+		diff ours theirs
+	done
 }

@@ -532,6 +532,10 @@ static uint64_t tl_next(const struct tl_pipe *p)
 	return p->i * p->step + (p->started ? p->dur : 0);
 }
 
+/* The cycles from the BIU's start to the kernel's first instruction (the
+ * instrumentation's prologue). */
+#define TL_START 100
+
 static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct tl_chan *c)
 {
 	struct tl_pipe pp[BIU_NPIPES];
@@ -563,6 +567,7 @@ static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct t
 		if (best == BIU_NPIPES)
 			break;
 		struct tl_pipe *q = &pp[best];
+		at += TL_START;
 		unsigned k = (unsigned)(q->i % t->body);
 		if (t->mode == DP_TL_INSTR) {
 			/* Both ends of a run carry the instruction's id; ids past the

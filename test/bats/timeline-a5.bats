@@ -222,6 +222,11 @@ example() {
 	[ "$status" -eq 2 ]
 	run board-export -o out2 --pipe=cube --aic-metrics=PipeTimeline "$l"
 	[ "$status" -eq 2 ]
+	# Refused before anything runs.
+	run board-flow -o out3 --pipe=cube -- "$ops/bin/op_acl" -s mixed
+	[ "$status" -eq 2 ]
+	grep -q "only with --aic-metrics=InstrTimeline" <<<"$output"
+	[ ! -e out3 ] || [ -z "$(ls -A out3)" ]
 }
 
 @test "Perfetto keeps every slice of the InstrTimeline and PipeTimeline traces" {

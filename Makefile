@@ -22,7 +22,7 @@ PREFIX  ?= /usr/local
 # its man page.  SCRIPTS are the shell tools of pipelines/, copied next to
 # them.
 TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge \
-           mte-parse sim-capture src-map board-metrics prof-diff
+           mte-parse sim-capture src-map board-metrics prof-diff biu-timeline
 SCRIPTS := sim-flow sim-export board-flow board-export
 # Libraries only one tool links.
 # libarchive.a (in libarchive-dev): only its tar reader is linked in,
@@ -145,6 +145,9 @@ build/bin/peakrss: test/bench/peakrss.c
 	@mkdir -p build/bin
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $<
 
+build/bin/biu-bench: test/bench/biu-bench.c build/liboptrace.a
+	@mkdir -p build/bin
+	$(CC) $(BASEFLAGS) -O2 -g -o $@ $< build/liboptrace.a $(LDLIBS)
 build/bin/decode-bench: test/bench/decode-bench.c build/liboptrace.a
 	@mkdir -p build/bin
 	$(CC) $(BASEFLAGS) -O2 -o $@ $< build/liboptrace.a $(LDLIBS)
@@ -184,7 +187,7 @@ build/fault.so: test/fault/fault.c
 	@mkdir -p build
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -shared -fPIC -o $@ $< -ldl
 
-HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/vdata-dump \
+HELPERS := build/bin/gen-dump build/bin/peakrss build/bin/decode-bench build/bin/biu-bench build/bin/vdata-dump \
            build/bin/gen-vdata build/bin/svg-demo build-san/bin/svg-demo build/bin/board-gen build/bin/board-synth build/fault.so
 
 # The tests, both builds each (test/run-all.sh): check-unit the C unit
@@ -240,7 +243,7 @@ install: build/bin/.ok
 # and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= $(or $(FUZZ_TIME),60)
-FUZZ_ALL     := grammar tar rec line board vdata elf jscan icache ccu mte config trace
+FUZZ_ALL     := grammar tar rec line board biu vdata elf jscan icache ccu mte config trace
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZSAN      := address,undefined -fno-sanitize-recover=undefined
 FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -Ilib -g -O1 -fno-omit-frame-pointer

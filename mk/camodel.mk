@@ -6,7 +6,7 @@ CANN          := build/cann
 CAMODEL_SOCS  := Ascend910B1 Ascend910B4 Ascend910_9391 Ascend310P1 dav_3510
 CAMODEL_SRC   := test/camodel/rt.c test/camodel/sim.c test/camodel/logw.c test/camodel/devprof.c
 # the project's decoders and PMU tables, built into the runtime (hidden)
-CAMODEL_LIB   := lib/pmu.c lib/board.c lib/io.c lib/chip.c lib/cli.c
+CAMODEL_LIB   := lib/pmu.c lib/board.c lib/io.c lib/chip.c lib/cli.c lib/biu.c lib/mem.c
 CAMODEL_ACLSRC := test/camodel/acl.c test/camodel/ascendcl.c
 CAMODEL_HDR   := $(wildcard test/camodel/*.h test/camodel/include/*.h test/camodel/include/*/*.h)
 CAMODEL_FLAGS := $(BASEFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -Itest/camodel/include -Itest/camodel
@@ -160,6 +160,6 @@ EXTRA_BENCH += camodel-bench
 
 # make bench: about 1 GB of on-board raw files from board-gen, timed
 .PHONY: board-bench
-board-bench: build/bin/board-gen build/bin/.ok build/bin/peakrss
+board-bench: build/bin/board-gen build/bin/.ok build/bin/peakrss build/bin/biu-bench
 	@sh test/tools/board-bench.sh
 EXTRA_BENCH += board-bench

@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "biu.h"
 #include "pmu.h"
 
 /* Bytes per L2 request (the main-memory request size of every family). */
@@ -364,10 +366,297 @@ int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, siz
 		snprintf(err, es, "op_basic_info.txt: a name with a line break");
 		return -1;
 	}
+	{
+		struct dp_timeline t;
+		if (dp_timeline_env(&t, err, es)) {
+			out_abort(&o);
+			return -1;
+		}
+		/* The timeline is a replay of its own: written once. */
+		if (t.mode != DP_TL_NONE && r->fmt == BOARD_A5 && n <= 1 && dp_timeline_write(r, &t, dir, err, es)) {
+			out_abort(&o);
+			return -1;
+		}
+	}
 	fprintf(o.f,
 	        "Op Name=%s\nBlock Dim=%llu\nRun Soc Version=%s\nDevice Id=%u\nPid=%ld\n"
 	        "Current Freq=%u\nRated Freq=%u\nIs MC2=0\nIs Lccl=0\nHas Simt=%d\n",
 	        r->op_name, (unsigned long long)r->block_dim, r->soc, r->device_id, r->pid, r->freq_mhz, r->freq_mhz,
 	        r->has_simt ? 1 : 0);
+	return out_close(&o, err, es);
+}
+
+/* ---- the A5 BIU timeline ---- */
+
+/* The timing model's pipe of each BIU pipe. */
+static const int tl_model_pipe[BIU_NPIPES] = { DP_S, DP_V, DP_M, DP_MTE1, DP_MTE2, DP_MTE3, DP_FIX };
+/* Opcodes a pipe's static instructions are named after, in turn. */
+static const char *const tl_opcodes[BIU_NPIPES][3] = {
+	{ "scalar_op", "scalar_op", "scalar_op" },
+	{ "vadd", "vmul", "vconv" },
+	{ "mmad", "mmad", "mmad" },
+	{ "load_cbuf_to_ca", "load_cbuf_to_cb", "load_cbuf_to_ca" },
+	{ "copy_gm_to_ubuf", "copy_gm_to_cbuf", "copy_gm_to_ubuf" },
+	{ "copy_ubuf_to_gm", "copy_ubuf_to_gm", "copy_ubuf_to_gm" },
+	{ "fix_matrix_cc_to_gm", "fix_matrix_cc_to_gm", "fix_matrix_cc_to_gm" },
+};
+
+/* A pipe's name as the compiler writes it ("mte2"). */
+static const char *tl_lower(unsigned pipe, char buf[8])
+{
+	const char *name = biu_pipe_name(pipe);
+	size_t j;
+	for (j = 0; name[j] && j < 7; j++)
+		buf[j] = (char)(name[j] | 0x20);
+	buf[j] = 0;
+	return buf;
+}
+
+static uint16_t tl_id(unsigned k)
+{
+	return (uint16_t)(k < 512 ? 0x600 + k : 0xE00 + (k - 512));
+}
+
+static uint64_t tl_pc(unsigned pipe, unsigned k)
+{
+	return 0x100 + ((uint64_t)pipe * DP_DFX_IDS_A5 + k) * 8;
+}
+
+int dp_timeline_env(struct dp_timeline *t, char *err, size_t es)
+{
+	const char *m = getenv("CAMODEL_DEVICE_TIMELINE"), *p = getenv("CAMODEL_DEVICE_TIMELINE_PIPES");
+	const char *b = getenv("CAMODEL_DEVICE_TIMELINE_BODY"), *d = getenv("CAMODEL_DEVICE_TIMELINE_DROP");
+	char *end;
+	memset(t, 0, sizeof *t);
+	t->pipes = ((1u << BIU_NPIPES) - 1) & ~(1u << BIU_SCALAR);
+	t->body = 32;
+	if (!m || !*m)
+		return 0;
+	if (!strcasecmp(m, "InstrTimeline"))
+		t->mode = DP_TL_INSTR;
+	else if (!strcasecmp(m, "PipeTimeline"))
+		t->mode = DP_TL_PIPE;
+	else {
+		snprintf(err, es, "CAMODEL_DEVICE_TIMELINE=%s: neither InstrTimeline nor PipeTimeline", m);
+		return -1;
+	}
+	if (p && *p) {
+		t->pipes = 0;
+		while (*p) {
+			size_t n = strcspn(p, "|,");
+			int k = biu_pipe_find(p, n, 0);
+			if (k < 0) {
+				snprintf(err, es, "CAMODEL_DEVICE_TIMELINE_PIPES: '%.*s' is not one of cube fixp vector mte1 mte2 mte3",
+				         (int)n, p);
+				return -1;
+			}
+			t->pipes |= 1u << k;
+			p += n + (p[n] != 0);
+		}
+	}
+	if (b && *b) {
+		unsigned long v = strtoul(b, &end, 10);
+		if (*end || v < 1 || v > 100000) {
+			snprintf(err, es, "CAMODEL_DEVICE_TIMELINE_BODY=%s: not a count 1..100000", b);
+			return -1;
+		}
+		t->body = (unsigned)v;
+	}
+	if (d && *d) {
+		unsigned long long v = strtoull(d, &end, 10);
+		if (*end || v == 1) {
+			snprintf(err, es, "CAMODEL_DEVICE_TIMELINE_DROP=%s: not a count 0 or 2.. (every Nth record lost)", d);
+			return -1;
+		}
+		t->drop = v;
+	}
+	return 0;
+}
+
+/* One channel's records, cut into chunks as they fill. */
+struct tl_chan {
+	FILE *f;
+	unsigned char head[BIU_HEAD_SIZE];
+	unsigned char *data;
+	size_t n;
+	uint64_t last, written, drop;
+	unsigned busy;
+};
+
+static void tl_flush(struct tl_chan *c)
+{
+	uint32_t v = (uint32_t)c->n;
+	c->head[4] = (unsigned char)v;
+	c->head[5] = (unsigned char)(v >> 8);
+	c->head[6] = (unsigned char)(v >> 16);
+	c->head[7] = (unsigned char)(v >> 24);
+	memset(c->data + c->n, 0, BIU_DATA_SIZE - c->n);
+	fwrite(c->head, 1, BIU_HEAD_SIZE, c->f);
+	fwrite(c->data, 1, BIU_DATA_SIZE, c->f);
+	c->n = 0;
+}
+
+static void tl_rec(struct tl_chan *c, unsigned cycles, unsigned info)
+{
+	if (c->drop && ++c->written % c->drop == 0)
+		return;
+	if (c->n == BIU_DATA_SIZE)
+		tl_flush(c);
+	c->data[c->n++] = (unsigned char)cycles;
+	c->data[c->n++] = (unsigned char)(cycles >> 8);
+	c->data[c->n++] = (unsigned char)info;
+	c->data[c->n++] = (unsigned char)(info >> 8);
+}
+
+/* A record at cycle t: the cycles since the last one, in steps of at most
+ * 65535 (pipe samples of the same state carry the rest). */
+static void tl_at(struct tl_chan *c, uint64_t t, unsigned info)
+{
+	uint64_t d = t - c->last;
+	while (d > 0xffff) {
+		tl_rec(c, 0xffff, 0xF000 | c->busy);
+		d -= 0xffff;
+	}
+	tl_rec(c, (unsigned)d, info);
+	c->last = t;
+}
+
+/* A pipe of one sub-core: n instructions of dur cycles every step. */
+struct tl_pipe {
+	uint64_t n, i, dur, step;
+	int started;            /* instruction i has started */
+};
+
+static uint64_t tl_next(const struct tl_pipe *p)
+{
+	return p->i * p->step + (p->started ? p->dur : 0);
+}
+
+/* The cycles from the BIU's start to the kernel's first instruction (the
+ * instrumentation's prologue). */
+#define TL_START 100
+
+static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct tl_chan *c)
+{
+	struct tl_pipe pp[BIU_NPIPES];
+	unsigned p;
+	uint64_t span = s->cycles ? s->cycles : 1;
+	for (p = 0; p < BIU_NPIPES; p++) {
+		int m = tl_model_pipe[p];
+		uint64_t n = s->instr[m], busy = s->busy[m] < span ? s->busy[m] : span;
+		if (t->mode == DP_TL_INSTR && !(t->pipes >> p & 1))
+			n = 0;
+		if (n && busy < n)
+			busy = n;
+		pp[p].n = n;
+		pp[p].i = 0;
+		pp[p].dur = n ? busy / n : 0;
+		pp[p].step = n ? (span > busy ? span : busy) / n : 0;
+		if (pp[p].step < pp[p].dur)
+			pp[p].step = pp[p].dur;
+		pp[p].started = 0;
+	}
+	for (;;) {
+		uint64_t at = UINT64_MAX;
+		unsigned best = BIU_NPIPES;
+		for (p = 0; p < BIU_NPIPES; p++)
+			if (pp[p].i < pp[p].n && tl_next(&pp[p]) < at) {
+				at = tl_next(&pp[p]);
+				best = p;
+			}
+		if (best == BIU_NPIPES)
+			break;
+		struct tl_pipe *q = &pp[best];
+		at += TL_START;
+		unsigned k = (unsigned)(q->i % t->body);
+		if (t->mode == DP_TL_INSTR) {
+			/* Both ends of a run carry the instruction's id; ids past the
+			 * chip's count were never given out. */
+			if (best != BIU_SCALAR && k < DP_DFX_IDS_A5)
+				tl_at(c, at, (unsigned)biu_pipe_ctrl(best) << 12 | tl_id(k));
+		} else {
+			unsigned busy = q->started ? c->busy & ~(1u << best) : c->busy | 1u << best;
+			/* Back to back: the pipe stays busy. */
+			if (q->started && q->step == q->dur && q->i + 1 < q->n)
+				busy = c->busy;
+			if (busy != c->busy) {
+				c->busy = busy;
+				tl_at(c, at, 0xF000 | busy);
+			}
+		}
+		if (q->started)
+			q->i++;
+		q->started = !q->started;
+	}
+	/* instrprof_end: the ids that flush the BIU buffer, NOPs, the last
+	 * id again. */
+	for (p = 0; p < 8; p++)
+		tl_at(c, c->last + 1, 0x0D88 + 0x11 * p);
+	tl_at(c, c->last + 3500, 0xF000 | c->busy);
+	tl_at(c, c->last + 1, 0x0DFF);
+}
+
+int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const char *dir, char *err, size_t es)
+{
+	struct outf o;
+	struct dp_sub tmp;
+	struct tl_chan c;
+	uint64_t most[BIU_NPIPES] = { 0 };
+	unsigned p, k;
+
+	if (mkdirs(dir, err, es) || out_open(&o, dir, "timeline.bin", err, es))
+		return -1;
+	memset(&c, 0, sizeof c);
+	if (!(c.data = malloc(BIU_DATA_SIZE))) {
+		out_abort(&o);
+		snprintf(err, es, "timeline.bin: out of memory");
+		return -1;
+	}
+	c.f = o.f;
+	c.drop = t->drop;
+	for (size_t i = 0; i < r->nsub; i++) {
+		const struct dp_sub *s = sub_at(r, i, &tmp);
+		unsigned type = s->core == BOARD_CUBE ? 0 : 1 + (s->sub_block & 1);
+		for (p = 0; p < BIU_NPIPES; p++)
+			if (s->instr[tl_model_pipe[p]] > most[p])
+				most[p] = s->instr[tl_model_pipe[p]];
+		c.head[0] = (unsigned char)s->core_id;
+		c.head[1] = (unsigned char)(s->core_id >> 8);
+		c.head[2] = (unsigned char)type;
+		c.head[3] = 0;
+		c.n = 0;
+		c.last = 0;
+		c.busy = 0;
+		tl_sub(s, t, &c);
+		tl_flush(&c);
+	}
+	free(c.data);
+	if (out_close(&o, err, es))
+		return -1;
+	if (t->mode != DP_TL_INSTR)
+		return 0;
+
+	/* The compiler's side files: a line per stamped static instruction,
+	 * and the pipes it ran out of ids on. */
+	if (out_open(&o, dir, "dfx_region_map.txt", err, es))
+		return -1;
+	for (p = 1; p < BIU_NPIPES; p++) {
+		uint64_t body = most[p] < t->body ? most[p] : t->body;
+		if (!(t->pipes >> p & 1))
+			continue;
+		for (k = 0; k < body && k < DP_DFX_IDS_A5; k++) {
+			char pipe[8];
+			fprintf(o.f, "region_id=%u,pipe=%s,kind=instr,pc=0x%llx,opcode=%s\n", tl_id(k), tl_lower(p, pipe),
+			        (unsigned long long)tl_pc(p, k), tl_opcodes[p][k % 3]);
+		}
+	}
+	if (out_close(&o, err, es) || out_open(&o, dir, "dfx_tune.log", err, es))
+		return -1;
+	fprintf(o.f, "[INFO] dfx region instrumentation of %s\n", r->op_name);
+	for (p = 1; p < BIU_NPIPES; p++) {
+		char pipe[8];
+		if ((t->pipes >> p & 1) && (most[p] < t->body ? most[p] : t->body) > DP_DFX_IDS_A5)
+			fprintf(o.f, "[ERROR] TUNE-ERROR: all dfx ids consumed[pipe=%s]\n", tl_lower(p, pipe));
+	}
 	return out_close(&o, err, es);
 }

@@ -76,6 +76,32 @@ struct dp_run {
  * sees half a file.  0, or -1 with a one-line message in err. */
 int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, size_t errsize);
 
+/* The A5 BIU timeline (optrace-board(5), TIMELINE.BIN): what the
+ * compiler's dfx_region instrumentation (InstrTimeline) or the pipe-state
+ * sampling (PipeTimeline) would give for the run.  Each pipe of a sub-core
+ * runs its instr[] instructions one after another, each busy[]/instr[]
+ * cycles, spread evenly over the sub-core's cycles; the instructions go
+ * round a loop body of `body` static instructions, each given a dfx id
+ * (1024 per pipe on A5: past that the compiler's tune log says the ids
+ * ran out and the rest go unstamped).  Every drop-th record of a channel
+ * is lost, as a BIU that overflows loses them. */
+enum dp_tl_mode { DP_TL_NONE, DP_TL_PIPE, DP_TL_INSTR };
+struct dp_timeline {
+	enum dp_tl_mode mode;
+	unsigned pipes;        /* instrumented pipes, bit per BIU pipe (lib/biu.h) */
+	unsigned body;         /* static instructions per pipe */
+	uint64_t drop;         /* every drop-th record of a channel lost; 0 none */
+};
+/* The dfx ids of one pipe on A5. */
+#define DP_DFX_IDS_A5 1024u
+/* From the environment (CAMODEL_DEVICE_TIMELINE, _PIPES, _BODY, _DROP;
+ * test/camodel/README); 0, or -1 with a message in err. */
+int dp_timeline_env(struct dp_timeline *t, char *err, size_t errsize);
+/* timeline.bin, dfx_region_map.txt (InstrTimeline) and dfx_tune.log into
+ * dir; 0, or -1 with a message in err. */
+int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const char *dir, char *err,
+                      size_t errsize);
+
 /* Sub-cores of a launch: 3 per block for a mix kernel on A2/A3/A5, else 1. */
 unsigned dp_subs_per_block(enum board_fmt fmt, int mix);
 

@@ -33,3 +33,29 @@ awk -v mb="$mb" -v c="$cpu" -v r="$rss" 'BEGIN {
 cpu=$(tail -n 1 "$scratch/m" | sed 's/.*cpu_s=\([0-9.]*\).*/\1/')
 rss=$(tail -n 1 "$scratch/m" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
 awk -v c="$cpu" -v r="$rss" 'BEGIN { printf "board-bench: board-metrics of its records (65535 blocks x 3 sub-cores): %.2f CPU-s, peak RSS %.1f MB\n", c, r / 1024 }'
+
+# The A5 timeline (timeline.bin, optrace-board(5)): about 1 GB of pipe
+# busy samples (PipeTimeline) and 365 MB of instruction stamps
+# (InstrTimeline) from board-gen, decoded by biu-bench with the events
+# counted, not written (the goal: 1 GB of timeline.bin per CPU-second,
+# memory bounded by the open ids); then biu-timeline end to end on a
+# 20 MB dump, where writing the trace's JSON is most of the time.
+rm -rf "$scratch/d" "$scratch/recs" "$scratch/csv"
+CAMODEL_DEVICE_TIMELINE=PipeTimeline "$gen" --chip A5 --blocks 6 --loops 430000 "$scratch/tp"
+CAMODEL_DEVICE_TIMELINE=InstrTimeline "$gen" --chip A5 --blocks 6 --loops 540000 "$scratch/ti"
+"$bin/peakrss" -o "$scratch/m" -- "$bin/biu-bench" "$scratch/tp" | sed -n 1p
+rss=$(tail -n 1 "$scratch/m" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
+echo "board-bench: biu-bench peak RSS $((rss / 1024)) MB"
+rm -rf "$scratch/tp"
+"$bin/biu-bench" "$scratch/ti" | sed -n 2p
+rm -rf "$scratch/ti"
+CAMODEL_DEVICE_TIMELINE=InstrTimeline "$gen" --chip A5 --blocks 6 --loops 30000 "$scratch/ts"
+mb=$(du -sb "$scratch/ts/timeline.bin" | awk '{ printf "%.1f", $1 / 1e6 }')
+"$bin/peakrss" -o "$scratch/m" -- "$bin/biu-timeline" -q -o "$scratch/trace.json" "$scratch/ts"
+cpu=$(tail -n 1 "$scratch/m" | sed 's/.*cpu_s=\([0-9.]*\).*/\1/')
+rss=$(tail -n 1 "$scratch/m" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
+out=$(du -sb "$scratch/trace.json" | awk '{ printf "%.0f", $1 / 1e6 }')
+awk -v mb="$mb" -v c="$cpu" -v r="$rss" -v o="$out" 'BEGIN {
+	if (c < 0.001) c = 0.001
+	printf "board-bench: biu-timeline of %s MB of timeline.bin into a %s MB trace.json: %.2f CPU-s, %.0f MB per CPU-second, peak RSS %.1f MB\n",
+	       mb, o, c, mb / c, r / 1024 }'

@@ -67,6 +67,20 @@ interrupt() {
 	trial="SIG${sig:-INT} at $call #$((k + 1))${path:+ on $path}"
 }
 
+# standin RECIPE NEEDED...: the stand-in CANN root (simulator and device)
+# and its samples for RECIPE, or skip; ops: the samples' bin.
+standin() {
+	local recipe=$1 f
+	shift
+	for f in "$@"; do
+		[ -e "$f" ] || skip "the stand-in CANN root or its samples are not built ($f)"
+	done
+	command -v "$recipe" >/dev/null || skip "$recipe is not built"
+	ops=$TOP/build/ops
+	export ASCEND_HOME_PATH=$TOP/build/cann
+	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS
+}
+
 bad() {
 	printf '%s\n' "trial: $trial: $*" "--- exit status: $st" "--- output:" >&2
 	cat "$T/log" >&2
@@ -232,12 +246,7 @@ whole_run() {
 }
 
 @test "sim-flow interrupted at 12 moments: what was captured is kept and parsed, the tree says interrupted" {
-	ops=$TOP/build/ops
-	cann=$TOP/build/cann
-	[ -d "$cann/tools/simulator" ] && [ -x "$ops/bin/add_rt" ] || skip "the stand-in simulator or samples are not built"
-	command -v sim-flow >/dev/null || skip "sim-flow is not built"
-	export ASCEND_HOME_PATH=$cann
-	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS
+	standin sim-flow "$TOP/build/cann/tools/simulator" "$TOP/build/ops/bin/add_rt"
 	seen130=0
 	while read -r call k path sig; do
 		rm -rf "$T/o"
@@ -277,12 +286,7 @@ whole_run() {
 }
 
 @test "board-flow interrupted at 16 moments: no work directory left, every tree's JSON valid and its captured dumps kept" {
-	ops=$TOP/build/ops
-	cann=$TOP/build/cann
-	[ -x "$ops/bin/op_acl" ] && [ -f "$cann/lib64/libruntime.so" ] || skip "the stand-in device is not built"
-	command -v board-flow >/dev/null || skip "board-flow is not built"
-	export ASCEND_HOME_PATH=$cann
-	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS
+	standin board-flow "$TOP/build/cann/lib64/libruntime.so" "$TOP/build/ops/bin/op_acl"
 	seen130=0
 	while read -r call k path sig; do
 		rm -rf "$T/o"

@@ -97,7 +97,8 @@ static void read_instrs(const char *path)
 	if (rd_error(r))
 		cli_die(EXIT_IO, "%s: cannot read: %s", path, rd_strerror(r));
 	rd_close(r);
-	qsort(instrs, ninstrs, sizeof *instrs, cmp_pc);
+	if (ninstrs > 1)
+		qsort(instrs, ninstrs, sizeof *instrs, cmp_pc);
 }
 
 /* The sampling's start pc: pc_start_pcsampling.txt, else

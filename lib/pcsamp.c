@@ -70,6 +70,8 @@ static void merge_rows(struct pcs *s)
 static void merge_dropped(struct pcs *s)
 {
 	size_t i, k = 0;
+	if (s->ndropped < 2)
+		return;
 	qsort(s->dropped_pcs, s->ndropped, sizeof *s->dropped_pcs, cmp_pc);
 	for (i = 0; i < s->ndropped; i++)
 		if (!k || s->dropped_pcs[k - 1] != s->dropped_pcs[i])

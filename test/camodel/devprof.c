@@ -377,6 +377,13 @@ int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, siz
 			out_abort(&o);
 			return -1;
 		}
+		/* SIMT warps are always instrumented on A5; PC sampling when asked. */
+		const char *pcs = getenv("CAMODEL_DEVICE_PCSAMPLING");
+		if (r->fmt == BOARD_A5 && r->has_simt && n <= 1 &&
+		    dp_simt_write(r, pcs && *pcs && strcmp(pcs, "0"), dir, err, es)) {
+			out_abort(&o);
+			return -1;
+		}
 	}
 	fprintf(o.f,
 	        "Op Name=%s\nBlock Dim=%llu\nRun Soc Version=%s\nDevice Id=%u\nPid=%ld\n"
@@ -658,5 +665,99 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 		if ((t->pipes >> p & 1) && (most[p] < t->body ? most[p] : t->body) > DP_DFX_IDS_A5)
 			fprintf(o.f, "[ERROR] TUNE-ERROR: all dfx ids consumed[pipe=%s]\n", tl_lower(p, pipe));
 	}
+	return out_close(&o, err, es);
+}
+
+/* ---- the A5 SIMT warp timeline and PC sampling ---- */
+
+static void put_le(unsigned char *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* The warp file's core type of a sub-core: 0 and 1 its vector core (a
+ * vector kernel's blocks go two to a core), 2 the cube core. */
+static unsigned simt_vec(const struct dp_run *r, const struct dp_sub *s)
+{
+	if (s->core == BOARD_CUBE)
+		return 2;
+	return (r->task_type == 2 ? s->sub_block : s->block) & 1;
+}
+
+unsigned dp_simt_count(size_t i, unsigned k, unsigned state)
+{
+	if (state == 8)
+		return 16 + (unsigned)((k + i) % 8);   /* Active */
+	return (unsigned)((k * 3 + state * 5 + i) % 11);
+}
+
+int dp_simt_write(const struct dp_run *r, int pcsampling, const char *dir, char *err, size_t es)
+{
+	struct outf o;
+	struct dp_sub tmp;
+	unsigned char blk[16 + 64 * 16 + 64];
+	if (mkdirs(dir, err, es) || out_open(&o, dir, "WarpTimeline.bin", err, es))
+		return -1;
+	/* A sub-core's warps: one per warp instruction it ran, at most 64,
+	 * warp w from cycle 100 + 7w for the SIMT pipe's busy cycles + 1. */
+	for (size_t i = 0; i < r->nsub; i++) {
+		const struct dp_sub *s = sub_at(r, i, &tmp);
+		uint64_t nw = s->instr[DP_EX], len = s->busy[DP_EX] + 1;
+		memset(blk, 0, sizeof blk);
+		if (s->instr[DP_EX]) {
+			if (nw > 64) nw = 64;
+			put_le(blk, 0x5A5A5A5Au, 4);
+			put_le(blk + 4, nw, 4);
+			put_le(blk + 8, s->core_id, 4);
+			put_le(blk + 12, simt_vec(r, s), 4);
+			for (uint64_t w = 0; w < nw; w++) {
+				put_le(blk + 16 + 16 * w, 100 + 7 * w, 8);
+				put_le(blk + 16 + 16 * w + 8, 100 + 7 * w + len, 8);
+			}
+		}
+		fwrite(blk, 1, sizeof blk, o.f);
+	}
+	if (out_close(&o, err, es))
+		return -1;
+	if (!pcsampling)
+		return 0;
+
+	unsigned char *chunk = malloc(BIU_CHUNK_SIZE);
+	if (!chunk) {
+		snprintf(err, es, "pcSampling.bin.0: out of memory");
+		return -1;
+	}
+	if (out_open(&o, dir, "pcSampling.bin.0", err, es)) {
+		free(chunk);
+		return -1;
+	}
+	for (size_t i = 0; i < r->nsub; i++) {
+		const struct dp_sub *s = sub_at(r, i, &tmp);
+		if (!s->instr[DP_EX])
+			continue;
+		memset(chunk, 0, BIU_CHUNK_SIZE);
+		put_le(chunk, s->core_id, 2);
+		put_le(chunk + 2, simt_vec(r, s) == 2 ? 0 : 1 + simt_vec(r, s), 2);
+		put_le(chunk + 4, 16 * (DP_SIMT_BODY + 1), 4);
+		for (unsigned k = 0; k <= DP_SIMT_BODY; k++) {
+			unsigned char *q = chunk + 8 + 16 * k;
+			uint64_t pc = k < DP_SIMT_BODY ? DP_SIMT_PC0 + 8 * k : DP_SIMT_STUB_PC;
+			/* the 24-bit field holds bits 26..3 of the sampled address */
+			put_le(q, (pc + (DP_SIMT_START_PC & 0x7FFFFFF) + DP_SIMT_PC_OFFSET) >> 3, 3);
+			for (unsigned st = 0; st < 9; st++)
+				q[3 + st] = (unsigned char)dp_simt_count(i, k, st);
+		}
+		fwrite(chunk, 1, BIU_CHUNK_SIZE, o.f);
+	}
+	free(chunk);
+	if (out_close(&o, err, es) || out_open(&o, dir, "pc_start_pcsampling.txt", err, es))
+		return -1;
+	fprintf(o.f, "0x%x\n", DP_SIMT_START_PC);
+	if (out_close(&o, err, es) || out_open(&o, dir, "PcOffset.bin", err, es))
+		return -1;
+	unsigned char off[8];
+	put_le(off, DP_SIMT_PC_OFFSET, 8);
+	fwrite(off, 1, 8, o.f);
 	return out_close(&o, err, es);
 }

@@ -102,6 +102,25 @@ int dp_timeline_env(struct dp_timeline *t, char *err, size_t errsize);
 int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const char *dir, char *err,
                       size_t errsize);
 
+/* The A5 SIMT files of a run whose sub-cores ran SIMT instructions
+ * (optrace-board(5), WARPTIMELINE.BIN and PCSAMPLING.BIN): WarpTimeline.bin,
+ * one block of warp runs per sub-core (a sub-core without SIMT gets a block
+ * without the magic word); with pcsampling also pcSampling.bin.0 (a chunk
+ * per SIMT sub-core, a record per static SIMT instruction, DP_SIMT_BODY of
+ * them from pc DP_SIMT_PC0, 8 bytes apart, and one record at the
+ * instrumentation stub's pc DP_SIMT_STUB_PC, which is no instruction of
+ * the kernel), pc_start_pcsampling.txt and PcOffset.bin.  0, or -1 with a
+ * message in err. */
+#define DP_SIMT_BODY 12u
+#define DP_SIMT_PC0 0x200u
+#define DP_SIMT_STUB_PC 0x10u
+#define DP_SIMT_START_PC 0x12340000u
+#define DP_SIMT_PC_OFFSET 0x40u
+int dp_simt_write(const struct dp_run *r, int pcsampling, const char *dir, char *err, size_t errsize);
+/* The nine PC-sampling counters of static SIMT instruction k of sub-core
+ * i (the stub's record: k = DP_SIMT_BODY). */
+unsigned dp_simt_count(size_t i, unsigned k, unsigned state);
+
 /* Sub-cores of a launch: 3 per block for a mix kernel on A2/A3/A5, else 1. */
 unsigned dp_subs_per_block(enum board_fmt fmt, int mix);
 

@@ -1,0 +1,343 @@
+/* pc-stall: the A5 PC sampling of an on-board dump (dump/pcSampling.bin*;
+ * optrace-board(5)) as two CSVs: the stall states sampled at each
+ * instruction, and the top stall reasons over the kernel.  See
+ * pc-stall(1). */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board.h"
+#include "chip.h"
+#include "cli.h"
+#include "io.h"
+#include "mem.h"
+#include "order.h"
+#include "pcsamp.h"
+#include "scan.h"
+
+static const char *out_dir = ".", *soc_option, *instrs_path;
+
+static const char help[] =
+	"usage: pc-stall [-o DIR] [--instrs FILE] DUMPDIR\n"
+	"The PC sampling of the Ascend950 on-board dump directory DUMPDIR\n"
+	"(pcSampling.bin*, pc_start_pcsampling.txt, PcOffset.bin) as\n"
+	"DIR/PcSampling.csv (the stall states sampled at each instruction) and\n"
+	"DIR/TopStallReason.csv (the stall reasons over the kernel).\n"
+	"  -o DIR             where the CSVs go (default: .)\n"
+	"  --instrs FILE      the kernel's instruction pcs, one hex offset a line;\n"
+	"                     samples at other pcs are dropped (default: none is)\n"
+	"  --soc-version=SOC  the SoC (default: Run Soc Version of op_basic_info.txt)\n"
+	"  -q, -v             quieter, more verbose\n"
+	"  -h, --help, --version\n"
+	"Exit: 0 ok, 1 a file skipped or cut (the CSVs written), 2 usage\n"
+	"or an operator without SIMT, 3 no usable sample, 4 I/O error, 130 interrupted.\n";
+
+static uint64_t *instrs;
+static size_t ninstrs;
+
+static int is_instr(void *ctx, uint64_t pc)
+{
+	size_t lo = 0, hi = ninstrs;
+	(void)ctx;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (instrs[mid] < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ninstrs && instrs[lo] == pc;
+}
+
+static int cmp_pc(const void *a, const void *b)
+{
+	return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+/* A hex number ("0x" optional) leading a line, white space around it;
+ * -1 when the line holds something else. */
+static int hex_line(const char *s, size_t n, uint64_t *v)
+{
+	const char *e = s + n;
+	size_t k;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	if (e - s > 2 && s[0] == '0' && (s[1] | 0x20) == 'x')
+		s += 2;
+	k = scan_hex(s, e, v);
+	return k && k <= 16 && s + k == e ? 0 : -1;
+}
+
+static void read_instrs(const char *path)
+{
+	struct rd *r = rd_open(path);
+	const char *s;
+	size_t n, cap = 0;
+	if (!r)
+		cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
+	while ((s = rd_line(r, &n))) {
+		uint64_t pc;
+		size_t i = 0;
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i == n || s[i] == '#' || (i + 1 == n && s[i] == '\r'))
+			continue;
+		if (hex_line(s, n, &pc) < 0)
+			cli_die(EXIT_UNUSABLE, "%s:%llu: not an instruction pc (a hex number): nothing written", path,
+			        (unsigned long long)rd_lineno(r));
+		if (ninstrs == cap)
+			instrs = xreallocarray(instrs, cap = cap ? 2 * cap : 256, sizeof *instrs);
+		instrs[ninstrs++] = pc;
+	}
+	if (rd_error(r))
+		cli_die(EXIT_IO, "%s: cannot read: %s", path, rd_strerror(r));
+	rd_close(r);
+	if (ninstrs > 1)
+		qsort(instrs, ninstrs, sizeof *instrs, cmp_pc);
+}
+
+/* The sampling's start pc: pc_start_pcsampling.txt, else
+ * pc_start_addr.txt, else 0 (a file that does not hold one is passed). */
+static uint64_t start_pc(const char *dir)
+{
+	static const char *const names[] = { "pc_start_pcsampling.txt", "pc_start_addr.txt" };
+	unsigned i;
+	for (i = 0; i < 2; i++) {
+		char *path = xpath(dir, names[i]);
+		struct rd *r = io_is_file(path) ? rd_open(path) : NULL;
+		const char *s;
+		size_t n;
+		uint64_t v;
+		int ok = r && (s = rd_line(r, &n)) && hex_line(s, n, &v) == 0;
+		if (r)
+			rd_close(r);
+		free(path);
+		if (ok)
+			return v;
+	}
+	return 0;
+}
+
+/* PcOffset.bin: the instrumentation's pc offset (u64), else 0. */
+static uint64_t pc_offset(const char *dir)
+{
+	char *path = xpath(dir, "PcOffset.bin");
+	struct rd *r = io_is_file(path) ? rd_open(path) : NULL;
+	unsigned char b[8];
+	uint64_t v = 0;
+	int k;
+	if (r && rd_read(r, b, 8) == 8)
+		for (k = 7; k >= 0; k--)
+			v = v << 8 | b[k];
+	else if (r)
+		cli_warn("%s: shorter than 8 bytes: the pc offset taken as 0", path);
+	if (r)
+		rd_close(r);
+	free(path);
+	return v;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void percent(struct wr *w, uint64_t part, uint64_t total)
+{
+	/* six decimals, rounded */
+	uint64_t x = total ? (uint64_t)((double)part * 1e8 / (double)total + 0.5) : 0;
+	wr_printf(w, "%llu.%06llu", (unsigned long long)(x / 1000000), (unsigned long long)(x % 1000000));
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_LONGOPTS,
+		{ "instrs", required_argument, NULL, 'I' },
+		{ "soc-version", required_argument, NULL, 's' },
+		CLI_LONGOPTS_END
+	};
+	struct board_basic basic;
+	struct board_err err;
+	struct pcs s;
+	struct rd *r;
+	struct wr *wi, *wt;
+	const char *dir;
+	char *info, text[160], **files = NULL, *p1, *p2;
+	unsigned char *chunk;
+	size_t nfiles = 0, cap = 0, i, skipped = 0;
+	uint64_t total = 0, all = 0;
+	unsigned k, order[PCS_STALLS];
+	int c, status = EXIT_OK, rc;
+	DIR *d;
+	struct dirent *e;
+
+	cli_init("pc-stall");
+	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(help, stdout); return EXIT_OK;
+		case 'V': cli_version();
+		case 'o': out_dir = optarg; break;
+		case 'q': cli_verbosity = 0; break;
+		case 'v': cli_verbosity = 2; break;
+		case 'I': instrs_path = optarg; break;
+		case 's': soc_option = cli_soc(optarg)->soc; break;
+		default: fputs(help, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_warn("one dump directory expected");
+		fputs(help, stderr);
+		return EXIT_USAGE;
+	}
+	dir = argv[optind];
+	if (!io_is_dir(dir))
+		cli_die(EXIT_UNUSABLE, "%s: not a directory", dir);
+	if (!io_is_dir(out_dir))
+		cli_die(EXIT_USAGE, "%s: not a directory", out_dir);
+
+	board_basic_init(&basic);
+	info = xpath(dir, "op_basic_info.txt");
+	if (!(r = rd_open(info)))
+		cli_die(EXIT_UNUSABLE, "%s: cannot open:", info);
+	if (board_basic_read(r, &basic, &err) < 0) {
+		board_err_text(&err, text, sizeof text);
+		cli_die(EXIT_UNUSABLE, "%s: %s; nothing written", info, text);
+	}
+	rd_close(r);
+	free(info);
+	if (chip_find(soc_option ? soc_option : basic.soc)->family != CHIP_A5)
+		cli_die(EXIT_USAGE, "%s: PC sampling is not supported on this chip (%s): it samples Ascend950's (A5) "
+		        "SIMT warps: nothing written", dir, soc_option ? soc_option : basic.soc);
+	if (!basic.has_simt)
+		cli_die(EXIT_USAGE, "%s: PC sampling is not supported on this operator (%s): it has no SIMT code "
+		        "(op_basic_info.txt: Has Simt=0): nothing written", dir, basic.op_name);
+	if (instrs_path)
+		read_instrs(instrs_path);
+
+	if (!(d = opendir(dir)))
+		cli_die(EXIT_UNUSABLE, "%s: cannot read:", dir);
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, PCS_FILE, strlen(PCS_FILE)))
+			continue;
+		if (nfiles == cap)
+			files = xreallocarray(files, cap = cap ? 2 * cap : 8, sizeof *files);
+		files[nfiles++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (!nfiles)
+		cli_die(EXIT_UNUSABLE, "%s: no pcSampling.bin (the device wrote no PC samples): nothing written", dir);
+	qsort(files, nfiles, sizeof *files, cmp_name);
+
+	pcs_init(&s, start_pc(dir), pc_offset(dir), instrs_path ? is_instr : NULL, NULL);
+	chunk = xmalloc(PCS_CHUNK_SIZE);
+	for (i = 0; i < nfiles && !cli_interrupted; i++) {
+		char *path = xpath(dir, files[i]);
+		size_t got;
+		uint64_t at = 0;
+		if (!(r = rd_open(path))) {
+			cli_warn("%s: cannot open: skipped:", path);
+			skipped++;
+			free(path);
+			continue;
+		}
+		while ((got = rd_read(r, chunk, PCS_CHUNK_SIZE)) == PCS_CHUNK_SIZE && !cli_interrupted) {
+			pcs_chunk(&s, chunk);
+			at++;
+		}
+		if (rd_error(r))
+			cli_die(EXIT_IO, "%s: cannot read: %s", path, rd_strerror(r));
+		if (got && !cli_interrupted) {
+			cli_warn("%s: cut: %zu bytes after %llu whole chunks of %u bytes are left out", path, got,
+			         (unsigned long long)at, PCS_CHUNK_SIZE);
+			skipped++;
+		}
+		rd_close(r);
+		free(path);
+	}
+	free(chunk);
+	if (cli_interrupted)
+		cli_die(EXIT_INTR, "interrupted: nothing written");
+	pcs_finish(&s);
+	for (k = 0; k < PCS_STALLS; k++)
+		total += s.top[k];
+	for (i = 0; i < s.nrows; i++)
+		all += pcs_all_sum(s.rows[i].n);
+	if (!s.nrows)
+		cli_die(EXIT_UNUSABLE, "%s: no sample at an instruction of the kernel (%llu records, %llu at %zu pcs "
+		        "that are not instructions): nothing written", dir, (unsigned long long)s.records,
+		        (unsigned long long)s.dropped, s.ndropped);
+
+	p1 = xpath(out_dir, "PcSampling.csv");
+	p2 = xpath(out_dir, "TopStallReason.csv");
+	if (!(wi = wr_open(p1, 0)))
+		cli_die(EXIT_IO, "%s: cannot create:", p1);
+	if (!(wt = wr_open(p2, 0)))
+		cli_die(EXIT_IO, "%s: cannot create:", p2);
+	wr_puts(wi, "pc");
+	for (k = 0; k < PCS_STATES; k++)
+		wr_printf(wi, ",%s", pcs_state_name(k));
+	wr_puts(wi, ",Stall Sampling(Not Issue)(%),Stall Sampling(All Samples)(%)\n");
+	for (i = 0; i < s.nrows; i++) {
+		const struct pcs_row *row = &s.rows[i];
+		wr_printf(wi, "0x%llx", (unsigned long long)row->pc);
+		for (k = 0; k < PCS_STATES; k++)
+			wr_printf(wi, ",%llu", (unsigned long long)row->n[k]);
+		wr_putc(wi, ',');
+		percent(wi, pcs_stall_sum(row->n), total);
+		wr_putc(wi, ',');
+		percent(wi, pcs_all_sum(row->n), all);
+		wr_putc(wi, '\n');
+	}
+	wr_puts(wt, "Stall Reason,Samples,Percent(%)\n");
+	for (k = 0; k < PCS_STALLS; k++) {
+		wr_printf(wt, "%s,%llu,", pcs_state_name(k), (unsigned long long)s.top[k]);
+		percent(wt, s.top[k], total);
+		wr_putc(wt, '\n');
+	}
+	if ((rc = wr_close(wi)) || (rc = wr_close(wt))) {
+		errno = rc;
+		cli_die(EXIT_IO, "%s: cannot write:", out_dir);
+	}
+
+	if (cli_verbosity >= 1) {
+		unsigned a, b;
+		for (k = 0; k < PCS_STALLS; k++)
+			order[k] = k;
+		for (a = 1; a < PCS_STALLS; a++)   /* by samples, the table's order among equals */
+			for (b = a; b > 0 && s.top[order[b]] > s.top[order[b - 1]]; b--) {
+				unsigned t = order[b];
+				order[b] = order[b - 1];
+				order[b - 1] = t;
+			}
+		printf("  pc sampling    %s (%zu instructions, %llu stall samples)\n", p1, s.nrows,
+		       (unsigned long long)total);
+		printf("  top stall reasons (%s)\n", p2);
+		for (k = 0; k < 3 && s.top[order[k]]; k++) {
+			uint64_t x = total ? (s.top[order[k]] * 1000 + total / 2) / total : 0;
+			printf("    %-24s %llu (%llu.%llu%%)\n", pcs_state_name(order[k]),
+			       (unsigned long long)s.top[order[k]], (unsigned long long)(x / 10), (unsigned long long)(x % 10));
+		}
+		fflush(stdout);
+	}
+	if (s.dropped) {
+		cli_warn("%s: %llu of %llu samples at %zu pcs that are not instructions of the kernel dropped (first "
+		         "0x%llx)", dir, (unsigned long long)s.dropped, (unsigned long long)s.records, s.ndropped,
+		         (unsigned long long)s.dropped_pcs[0]);
+	}
+	if (skipped)
+		status = EXIT_PARTIAL;
+	for (i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	free(p1);
+	free(p2);
+	free(instrs);
+	pcs_free(&s);
+	return status;
+}

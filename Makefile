@@ -22,7 +22,7 @@ PREFIX  ?= /usr/local
 # its man page.  SCRIPTS are the shell tools of pipelines/, copied next to
 # them.
 TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge \
-           mte-parse sim-capture src-map board-metrics prof-diff biu-timeline
+           mte-parse sim-capture src-map board-metrics prof-diff biu-timeline mc2-timeline
 SCRIPTS := sim-flow sim-export board-flow board-export
 # Libraries only one tool links.
 # libarchive.a (in libarchive-dev): only its tar reader is linked in,

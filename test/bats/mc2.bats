@@ -210,3 +210,48 @@ with open("d/aicpu.bin", "wb") as f:
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "stand-in device: CAMODEL_DEVICE_MC2=2 writes aicpu.bin and Is MC2=1; board-flow draws its turns and HCCL tasks" {
+	need_device
+	CAMODEL_DEVICE_MC2=2 run board-flow -o out -- "$ops/bin/op_acl" -s mixed
+	echo "$output"
+	[ "$status" -eq 0 ]
+	l=$(echo out/OPPROF_*/device0/mixed_custom/0)
+	grep -qx 'Is MC2=1' "$l/dump/op_basic_info.txt"
+	# 2 turn records + 6 HCCL task infos two to a record
+	[ "$(stat -c %s "$l/dump/aicpu.bin")" -eq $((5 * 256)) ]
+	grep -q "MC2: 12 phases of 2 turns, 6 HCCL tasks on 2 planes, 8 tasks on 1 streams" <<<"$output"
+	# turns alternate planes; each turn's three tasks in order, in its TaskExecute phase
+	run jq -c '[.traceEvents[] | select(.pid == "HCCL TASK" and .ph == "X") | [.tid, .name]]' "$l/trace.json"
+	[ "$output" = '[["PLANE0","Notify_Wait"],["PLANE0","Memcpy"],["PLANE0","Notify_Record"],["PLANE1","Notify_Wait"],["PLANE1","Memcpy"],["PLANE1","Notify_Record"]]' ]
+	run jq -r '[.traceEvents[] | select(.tid == "TURN0" and .name == "TaskExecute")][0] as $x
+		| [.traceEvents[] | select(.tid == "PLANE0" and .ph == "X") | (.ts >= $x.ts and .ts + .dur <= $x.ts + $x.dur + 0.000001)] | all' "$l/trace.json"
+	[ "$output" = true ]
+	# the kernel's span is the AI Core task's alone: Task Duration as without MC2
+	grep -q '^mixed_custom,mix,1.140000,' "$l/OpBasicInfo.csv"
+}
+
+@test "stand-in device: without CAMODEL_DEVICE_MC2 no aicpu.bin, no trace.json; a bad value is refused" {
+	need_device
+	run board-flow -q -o out -- "$ops/bin/op_acl" -s add
+	[ "$status" -eq 0 ]
+	l=$(echo out/OPPROF_*/device0/*/0)
+	[ ! -e "$l/dump/aicpu.bin" ] && [ ! -e "$l/trace.json" ]
+	grep -qx 'Is MC2=0' "$l/dump/op_basic_info.txt"
+	LD_LIBRARY_PATH=$cann/lib64 CAMODEL_DEVICE_MC2=x CAMODEL_DEVICE_DUMP=$PWD/dev run "$ops/bin/op_acl" -s add
+	[ "$status" -ne 0 ]
+	grep -q "CAMODEL_DEVICE_MC2=x: not a count of communication turns 0..16" <<<"$output"
+}
+
+@test "board-export: an MC2 launch gets trace.json, a copy tree too; mc2-timeline by hand on the same dump agrees" {
+	need_device
+	LD_LIBRARY_PATH=$cann/lib64 CAMODEL_DEVICE_MC2=3 CAMODEL_DEVICE_DUMP=$PWD/l/dump run "$ops/bin/op_acl" -s add
+	[ "$status" -eq 0 ]
+	run board-export -o out l
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q "MC2: 18 phases of 3 turns, 9 HCCL tasks on 2 planes" <<<"$output"
+	run mc2-timeline -q -o t.json l/dump
+	[ "$status" -eq 0 ]
+	cmp t.json out/OPPROF_*/trace.json
+}

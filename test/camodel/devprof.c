@@ -342,9 +342,12 @@ int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, siz
 	}
 
 	uint8_t st[64];
+	unsigned mc2 = 0;   /* communication turns of an MC2 op (A2/A3) */
+	if (r->fmt == BOARD_A2 && dp_mc2_env(&mc2, err, es)) return -1;
 	if (out_open(&o, dir, "duration.bin", err, es)) return -1;
 	fwrite(st, 1, dp_stamp(r->fmt, 0, r->task_type, r->stream, r->task, r->start, st), o.f);
 	fwrite(st, 1, dp_stamp(r->fmt, 1, r->task_type, r->stream, r->task, r->end, st), o.f);
+	if (mc2) dp_mc2_stamps(r, mc2, o.f);
 	if (out_close(&o, err, es)) return -1;
 
 	if (r->fmt != BOARD_A5) {
@@ -385,11 +388,15 @@ int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, siz
 			return -1;
 		}
 	}
+	if (mc2 && dp_mc2_write(r, mc2, dir, err, es)) {
+		out_abort(&o);
+		return -1;
+	}
 	fprintf(o.f,
 	        "Op Name=%s\nBlock Dim=%llu\nRun Soc Version=%s\nDevice Id=%u\nPid=%ld\n"
-	        "Current Freq=%u\nRated Freq=%u\nIs MC2=0\nIs Lccl=0\nHas Simt=%d\n",
+	        "Current Freq=%u\nRated Freq=%u\nIs MC2=%d\nIs Lccl=0\nHas Simt=%d\n",
 	        r->op_name, (unsigned long long)r->block_dim, r->soc, r->device_id, r->pid, r->freq_mhz, r->freq_mhz,
-	        r->has_simt ? 1 : 0);
+	        mc2 ? 1 : 0, r->has_simt ? 1 : 0);
 	return out_close(&o, err, es);
 }
 
@@ -759,5 +766,146 @@ int dp_simt_write(const struct dp_run *r, int pcsampling, const char *dir, char 
 	unsigned char off[8];
 	put_le(off, DP_SIMT_PC_OFFSET, 8);
 	fwrite(off, 1, 8, o.f);
+	return out_close(&o, err, es);
+}
+
+/* ---- the MC2 op's AI CPU records ---- */
+
+int dp_mc2_env(unsigned *turns, char *err, size_t es)
+{
+	const char *e = getenv("CAMODEL_DEVICE_MC2");
+	char *end;
+	unsigned long v;
+	*turns = 0;
+	if (!e || !*e)
+		return 0;
+	v = strtoul(e, &end, 10);
+	if (*end || v > DP_MC2_TURNS_MAX) {
+		snprintf(err, es, "CAMODEL_DEVICE_MC2=%s: not a count of communication turns 0..%u", e, DP_MC2_TURNS_MAX);
+		return -1;
+	}
+	*turns = (unsigned)v;
+	return 0;
+}
+
+/* The HCCL tasks of a turn, in order: item id (the hash of the type's
+ * name), the ACSQ task type of its stamps. */
+static const struct { uint64_t item; unsigned acsq; } mc2_steps[DP_MC2_STEPS] = {
+	{ 0xab44b101f36f4b07ULL, 7 },    /* Notify_Wait, NOTIFY_WAIT_SQE */
+	{ 0x628f0043a268d0cfULL, 11 },   /* Memcpy, SDMA_SQE */
+	{ 0x9eb5886f0b5ef22fULL, 6 },    /* Notify_Record, NOTIFY_RECORD_SQE */
+};
+
+/* Turn k's seven timestamps: the kernel's span cut into n turns, each
+ * turn into its phases by the weights 1 1 2 1 4 1 (tenths). */
+static void mc2_times(const struct dp_run *r, unsigned n, unsigned k, uint64_t t[7])
+{
+	static const unsigned w[6] = { 1, 1, 2, 1, 4, 1 };
+	uint64_t len = r->end > r->start ? r->end - r->start : 1;
+	uint64_t a = r->start + len * k / n, b = r->start + len * (k + 1) / n;
+	unsigned i, sum = 0;
+	for (i = 0; i < 7; i++) {
+		t[i] = a + (b - a) * sum / 10;
+		if (i < 6)
+			sum += w[i];
+	}
+}
+
+/* Step j of turn k runs in the turn's TaskExecute phase, a third of it. */
+static void mc2_step_span(const uint64_t t[7], unsigned j, uint64_t *s, uint64_t *e)
+{
+	uint64_t a = t[4], len = t[5] - t[4];
+	*s = a + len * j / DP_MC2_STEPS + 1;
+	*e = a + len * (j + 1) / DP_MC2_STEPS;
+	if (*e <= *s)
+		*e = *s + 1;
+}
+
+void dp_mc2_stamps(const struct dp_run *r, unsigned n, FILE *f)
+{
+	uint8_t st[64];
+	uint64_t len = r->end > r->start ? r->end - r->start : 1, pre = len / 10 < r->start ? len / 10 : 0;
+	unsigned k, j;
+	/* the AI CPU kernel that serves the turns, a little before and after */
+	fwrite(st, 1, dp_stamp(r->fmt, 0, 1, DP_MC2_CPU_STREAM, r->task, r->start - pre, st), f);
+	fwrite(st, 1, dp_stamp(r->fmt, 1, 1, DP_MC2_CPU_STREAM, r->task, r->end + len / 10, st), f);
+	for (k = 0; k < n; k++) {
+		uint64_t t[7], s, e;
+		mc2_times(r, n, k, t);
+		for (j = 0; j < DP_MC2_STEPS; j++) {
+			unsigned task = DP_MC2_TASK0 + k * DP_MC2_STEPS + j;
+			mc2_step_span(t, j, &s, &e);
+			fwrite(st, 1, dp_stamp(r->fmt, 0, mc2_steps[j].acsq, DP_MC2_HCCL_STREAM, task, s, st), f);
+			fwrite(st, 1, dp_stamp(r->fmt, 1, mc2_steps[j].acsq, DP_MC2_HCCL_STREAM, task, e, st), f);
+		}
+	}
+}
+
+static void mc2_head(uint8_t *rec, unsigned type, unsigned len)
+{
+	memset(rec, 0, 256);
+	put16(rec, 0x5a5a);
+	put16(rec + 2, 6000);
+	put32(rec + 4, type);
+	put32(rec + 12, len);
+}
+
+int dp_mc2_write(const struct dp_run *r, unsigned n, const char *dir, char *err, size_t es)
+{
+	struct outf o;
+	struct dp_sub tmp;
+	uint8_t rec[256], *p = rec + 24;
+	uint64_t bytes = 0;
+	unsigned k, j, i = 0;
+	for (size_t s = 0; s < r->nsub; s++) {
+		const struct dp_sub *sub = sub_at(r, s, &tmp);
+		bytes += sub->bytes[DP_UB_TO_GM] + sub->bytes[DP_L0C_TO_GM];
+	}
+	/* each turn sends its share of what the kernel wrote */
+	bytes = n ? bytes / n : 0;
+	if (bytes < 4096)
+		bytes = 4096;
+	if (out_open(&o, dir, "aicpu.bin", err, es))
+		return -1;
+	for (k = 0; k < n; k++) {
+		uint64_t t[7];
+		mc2_times(r, n, k, t);
+		mc2_head(rec, 4, 80);
+		for (j = 0; j < 7; j++)
+			put64(p + 8 * j, t[j]);
+		put64(p + 56, bytes);
+		put32(p + 64, r->device_id);
+		put16(p + 68, DP_MC2_CPU_STREAM);
+		put16(p + 70, r->task);
+		p[72] = 1;
+		p[73] = (uint8_t)n;
+		p[74] = (uint8_t)k;
+		fwrite(rec, 1, sizeof rec, o.f);
+	}
+	/* the HCCL task infos, two to a record (116 bytes each); an odd last
+	 * one beside an empty one (group 0) */
+	for (k = 0; k < n; k++)
+		for (j = 0; j < DP_MC2_STEPS; j++, i++) {
+			uint8_t *h = p + (i % 2) * 116;
+			if (i % 2 == 0)
+				mc2_head(rec, 13, 232);
+			put64(h, mc2_steps[j].item);
+			put64(h + 8, 0x6d6332ULL);             /* ccl tag */
+			put64(h + 16, 0x68636c5f77726c64ULL);  /* group */
+			put32(h + 24, 0);                       /* local rank */
+			put32(h + 28, 1);                       /* remote rank */
+			put32(h + 32, 2);                       /* rank size */
+			put64(h + 40, k);                       /* notify id */
+			put64(h + 80, j == 1 ? bytes : 4);      /* the copy moves the data, notifies 4 bytes */
+			put32(h + 88, DP_MC2_TASK0 + k * DP_MC2_STEPS + j);
+			put16(h + 96, DP_MC2_HCCL_STREAM);
+			put16(h + 98, k % 2);                   /* plane: turns alternate */
+			h[101] = 3;                             /* FP16 */
+			h[102] = 1;                             /* HCCS */
+			if (i % 2)
+				fwrite(rec, 1, sizeof rec, o.f);
+		}
+	if (i % 2)
+		fwrite(rec, 1, sizeof rec, o.f);
 	return out_close(&o, err, es);
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "board.h"
 
@@ -123,5 +124,23 @@ unsigned dp_simt_count(size_t i, unsigned k, unsigned state);
 
 /* Sub-cores of a launch: 3 per block for a mix kernel on A2/A3/A5, else 1. */
 unsigned dp_subs_per_block(enum board_fmt fmt, int mix);
+
+/* The MC2 (compute and communication) op (optrace-board(5), AICPU.BIN;
+ * A2/A3): the AI CPU kernel serving n communication turns spread over the
+ * kernel's span, each turn's phases, and three HCCL tasks per turn
+ * (Notify_Wait, Memcpy, Notify_Record) in its TaskExecute phase, stamped
+ * in duration.bin on the HCCL stream. */
+#define DP_MC2_TURNS_MAX 16u
+#define DP_MC2_STEPS 3u
+#define DP_MC2_CPU_STREAM 2u
+#define DP_MC2_HCCL_STREAM 10u
+#define DP_MC2_TASK0 100u
+/* From the environment (CAMODEL_DEVICE_MC2, the turns; unset or 0: not an
+ * MC2 op); 0, or -1 with a message in err. */
+int dp_mc2_env(unsigned *turns, char *err, size_t errsize);
+/* The AI CPU and HCCL tasks' stamps, appended to duration.bin's f. */
+void dp_mc2_stamps(const struct dp_run *r, unsigned turns, FILE *f);
+/* aicpu.bin into dir; 0, or -1 with a message in err. */
+int dp_mc2_write(const struct dp_run *r, unsigned turns, const char *dir, char *err, size_t errsize);
 
 #endif

@@ -283,13 +283,14 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 	out = cJSON_CreateObject();
 	cJSON_AddStringToObject(out, "bin_path", tmp);
 	v = cJSON_GetObjectItemCaseSensitive(root, "blockdim");
-	if (v && (!cJSON_IsNumber(v) || v->valuedouble < 1))
-		bad("\"%s\" should be a positive integer", "blockdim");
+	/* (bounded before the conversion: a double past INT_MAX has no int) */
+	if (v && (!cJSON_IsNumber(v) || !(v->valuedouble >= 1 && v->valuedouble <= 65535)))
+		bad("\"%s\" should be an integer from 1 to 65535", "blockdim");
 	snprintf(num, sizeof num, "%d", v ? (int)v->valuedouble : 1);
 	cJSON_AddStringToObject(out, "block_dim", num);
 	v = cJSON_GetObjectItemCaseSensitive(root, "device_id");
-	if (v && (!cJSON_IsNumber(v) || v->valuedouble < 0))
-		bad("\"%s\" should be a non-negative integer", "device_id");
+	if (v && (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 65535)))
+		bad("\"%s\" should be an integer from 0 to 65535", "device_id");
 	snprintf(num, sizeof num, "%d", v ? (int)v->valuedouble : 0);
 	cJSON_AddStringToObject(out, "device_id", num);
 	cJSON_AddStringToObject(out, "ffts", ffts ? "Y" : "N");

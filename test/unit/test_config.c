@@ -60,6 +60,22 @@ static int translate(const char *text, char *msg, size_t msgcap, char *bin, size
 	"\"magic\":\"RT_DEV_BINARY_MAGIC_ELF\",\"test_cases\":[{\"param_desc\":[{\"param_type\":"     \
 	"\"output\",\"name\":\"o\",\"type\":\"uint8\",\"shape\":" shape "}]}]}"
 
+/* blockdim and device_id past an int: refused before the conversion
+ * (found by fuzz_config: device_id 066666666666). */
+static void test_ints(void)
+{
+	char msg[512], bin[4096];
+	CHECK_INT(translate("{\"kernel_name\":\"k\",\"kernel_path\":\"c.json\",\"mode\":\"ca\",\"device_id\":066666666666,"
+	                    "\"magic\":\"RT_DEV_BINARY_MAGIC_ELF\",\"test_cases\":[{\"param_desc\":[{\"param_type\":"
+	                    "\"output\",\"name\":\"o\",\"type\":\"uint8\",\"shape\":[8]}]}]}", msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_MSG(strstr(msg, "\"device_id\" should be an integer from 0 to 65535") != NULL, "message: %s", msg);
+	CHECK_INT(translate("{\"kernel_name\":\"k\",\"kernel_path\":\"c.json\",\"mode\":\"ca\",\"blockdim\":1e300,"
+	                    "\"magic\":\"RT_DEV_BINARY_MAGIC_ELF\",\"test_cases\":[{\"param_desc\":[{\"param_type\":"
+	                    "\"output\",\"name\":\"o\",\"type\":\"uint8\",\"shape\":[8]}]}]}", msg, sizeof msg, bin, sizeof bin), 2);
+	CHECK_MSG(strstr(msg, "\"blockdim\" should be an integer from 1 to 65535") != NULL, "message: %s", msg);
+	CHECK_MSG(bin[0] == 0, "nothing written: %s", bin);
+}
+
 static void test_shape(void)
 {
 	char msg[512], bin[4096];
@@ -123,6 +139,7 @@ static void test_bin(void)
 int main(void)
 {
 	unit_workdir("test_config");
+	test_ints();
 	test_shape();
 	test_bin();
 	unlink(unit_path("c.json"));

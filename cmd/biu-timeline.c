@@ -14,6 +14,7 @@
 
 #include "biu.h"
 #include "board.h"
+#include "dumpdir.h"
 #include "chip.h"
 #include "cli.h"
 #include "io.h"
@@ -471,14 +472,12 @@ int main(int argc, char **argv)
 	};
 	const struct chip *chip;
 	struct board_basic basic;
-	struct board_err err;
 	struct biu *b;
-	char *info, **files, msg[300], text[160];
+	char **files, msg[300];
 	const char *dir;
 	size_t nfiles, i;
 	unsigned tune, hit;
 	int c, status = EXIT_OK, rc;
-	struct rd *r;
 
 	cli_init("biu-timeline");
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
@@ -509,24 +508,9 @@ int main(int argc, char **argv)
 		default: fputs(help, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		cli_warn("one dump directory expected");
-		fputs(help, stderr);
+	if (!(dir = board_dump_operand(argc, argv, optind, help, &basic)))
 		return EXIT_USAGE;
-	}
-	dir = argv[optind];
-	if (!io_is_dir(dir))
-		cli_die(EXIT_UNUSABLE, "%s: not a directory", dir);
 
-	board_basic_init(&basic);
-	info = xpath(dir, "op_basic_info.txt");
-	if (!(r = rd_open(info)))
-		cli_die(EXIT_UNUSABLE, "%s: cannot open:", info);
-	if (board_basic_read(r, &basic, &err) < 0) {
-		board_err_text(&err, text, sizeof text);
-		cli_die(EXIT_UNUSABLE, "%s: %s; nothing written", info, text);
-	}
-	rd_close(r);
 	chip = chip_find(soc_option ? soc_option : basic.soc);
 	if (chip->family != CHIP_A5)
 		cli_die(EXIT_USAGE, "%s: %s is not supported on this chip (%s): the dfx_region timeline is Ascend950's "
@@ -535,7 +519,6 @@ int main(int argc, char **argv)
 		        soc_option ? soc_option : basic.soc);
 	mhz = mhz_option ? mhz_option
 	      : basic.cur_freq > 0 ? (unsigned)basic.cur_freq : pmu_defaults(BOARD_A5)->aicore_mhz;
-	free(info);
 
 	if (pcs_only) {
 		read_map(dir);

@@ -12,6 +12,7 @@
 
 #include "biu.h"
 #include "board.h"
+#include "dumpdir.h"
 #include "chip.h"
 #include "cli.h"
 #include "io.h"
@@ -203,24 +204,9 @@ int main(int argc, char **argv)
 		default: fputs(help, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		cli_warn("one dump directory expected");
-		fputs(help, stderr);
+	if (!(dir = board_dump_operand(argc, argv, optind, help, &basic)))
 		return EXIT_USAGE;
-	}
-	dir = argv[optind];
-	if (!io_is_dir(dir))
-		cli_die(EXIT_UNUSABLE, "%s: not a directory", dir);
 
-	board_basic_init(&basic);
-	path = xpath(dir, "op_basic_info.txt");
-	if (!(r = rd_open(path)))
-		cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
-	if (board_basic_read(r, &basic, &err) < 0) {
-		board_err_text(&err, text, sizeof text);
-		cli_die(EXIT_UNUSABLE, "%s: %s; nothing written", path, text);
-	}
-	rd_close(r);
 	chip = chip_find(soc_option ? soc_option : basic.soc);
 	if (chip->family != CHIP_A2 && chip->family != CHIP_A3)
 		cli_die(EXIT_USAGE, "%s: the MC2 timeline is not supported on this chip (%s): it is Atlas A2 and A3's "
@@ -228,7 +214,6 @@ int main(int argc, char **argv)
 	if (!basic.is_mc2)
 		cli_die(EXIT_UNUSABLE, "%s: %s is not an MC2 op (op_basic_info.txt has no Is MC2=1): no MC2 timeline, "
 		        "nothing written", dir, basic.op_name);
-	free(path);
 	khz = khz_option ? khz_option : pmu_defaults(BOARD_A2)->ts_khz;
 
 	/* The task stamps: the HCCL tasks' times and the base. */

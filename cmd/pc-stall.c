@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "board.h"
+#include "dumpdir.h"
 #include "chip.h"
 #include "cli.h"
 #include "io.h"
@@ -163,12 +164,11 @@ int main(int argc, char **argv)
 		CLI_LONGOPTS_END
 	};
 	struct board_basic basic;
-	struct board_err err;
 	struct pcs s;
 	struct rd *r;
 	struct wr *wi, *wt;
 	const char *dir;
-	char *info, text[160], **files = NULL, *p1, *p2;
+	char **files = NULL, *p1, *p2;
 	unsigned char *chunk;
 	size_t nfiles = 0, cap = 0, i, skipped = 0;
 	uint64_t total = 0, all = 0;
@@ -190,27 +190,11 @@ int main(int argc, char **argv)
 		default: fputs(help, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		cli_warn("one dump directory expected");
-		fputs(help, stderr);
+	if (!(dir = board_dump_operand(argc, argv, optind, help, &basic)))
 		return EXIT_USAGE;
-	}
-	dir = argv[optind];
-	if (!io_is_dir(dir))
-		cli_die(EXIT_UNUSABLE, "%s: not a directory", dir);
 	if (!io_is_dir(out_dir))
 		cli_die(EXIT_USAGE, "%s: not a directory", out_dir);
 
-	board_basic_init(&basic);
-	info = xpath(dir, "op_basic_info.txt");
-	if (!(r = rd_open(info)))
-		cli_die(EXIT_UNUSABLE, "%s: cannot open:", info);
-	if (board_basic_read(r, &basic, &err) < 0) {
-		board_err_text(&err, text, sizeof text);
-		cli_die(EXIT_UNUSABLE, "%s: %s; nothing written", info, text);
-	}
-	rd_close(r);
-	free(info);
 	if (chip_find(soc_option ? soc_option : basic.soc)->family != CHIP_A5)
 		cli_die(EXIT_USAGE, "%s: PC sampling is not supported on this chip (%s): it samples Ascend950's (A5) "
 		        "SIMT warps: nothing written", dir, soc_option ? soc_option : basic.soc);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "board.h"
+#include "dumpdir.h"
 #include "chip.h"
 #include "cli.h"
 #include "io.h"
@@ -104,14 +105,13 @@ int main(int argc, char **argv)
 	};
 	const struct chip *chip;
 	struct board_basic basic;
-	struct board_err err;
 	struct warp_stats st = { 0 };
 	struct warp_slice *v = NULL;
 	size_t n = 0, cap = 0, i, nlanes, tlen = 0, cut = 0;
 	uint64_t *shift, align6 = 0;
 	size_t *lanes;
 	unsigned char blk[WARP_BLOCK_SIZE];
-	char *info, *bin, *trace = NULL, text[160];
+	char *bin, *trace = NULL;
 	const char *dir, *close_at = NULL;
 	unsigned mhz;
 	int c, status = EXIT_OK, empty = 1, rc;
@@ -136,25 +136,9 @@ int main(int argc, char **argv)
 		default: fputs(help, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		cli_warn("one dump directory expected");
-		fputs(help, stderr);
+	if (!(dir = board_dump_operand(argc, argv, optind, help, &basic)))
 		return EXIT_USAGE;
-	}
-	dir = argv[optind];
-	if (!io_is_dir(dir))
-		cli_die(EXIT_UNUSABLE, "%s: not a directory", dir);
 
-	board_basic_init(&basic);
-	info = xpath(dir, "op_basic_info.txt");
-	if (!(r = rd_open(info)))
-		cli_die(EXIT_UNUSABLE, "%s: cannot open:", info);
-	if (board_basic_read(r, &basic, &err) < 0) {
-		board_err_text(&err, text, sizeof text);
-		cli_die(EXIT_UNUSABLE, "%s: %s; nothing written", info, text);
-	}
-	rd_close(r);
-	free(info);
 	chip = chip_find(soc_option ? soc_option : basic.soc);
 	if (chip->family != CHIP_A5)
 		cli_die(EXIT_USAGE, "%s: the warp timeline is not supported on this chip (%s): SIMT warps are "

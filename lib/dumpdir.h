@@ -1,0 +1,16 @@
+/* The operand of the on-board tools that read one launch's dump directory
+ * (biu-timeline, warp-timeline, pc-stall, mc2-timeline): the directory
+ * and its op_basic_info.txt (optrace-board(5), OP_BASIC_INFO.TXT). */
+#ifndef OPTRACE_DUMPDIR_H
+#define OPTRACE_DUMPDIR_H
+
+#include "board.h"
+
+/* argv[first] when it is the only operand: a directory whose
+ * op_basic_info.txt is read into *basic.  NULL, with the help on stderr,
+ * when there is not exactly one operand (the caller exits EXIT_USAGE);
+ * ends the run with EXIT_UNUSABLE and one message naming the file when
+ * the directory or its basic info is unusable. */
+const char *board_dump_operand(int argc, char **argv, int first, const char *help, struct board_basic *basic);
+
+#endif

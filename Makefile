@@ -288,8 +288,9 @@ $(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_rule,$(t))))
 fuzz: $(DEPS) $(FUZZ_TARGETS:%=fuzz-%)
 
 # Regenerate the golden outputs after an intended change; review with git diff.
-golden: build/bin/.ok
+golden: build/bin/.ok $(EXTRA_ALL)
 	sh test/golden/regen.sh
+	sh test/golden/board/regen.sh
 
 clean:
 	rm -rf build build-san build-fuzz

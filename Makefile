@@ -128,6 +128,8 @@ unit_extra_test_config := cmd/sim-capture/config.c
 unit_libs_test_config  := -Icmd/sim-capture -lcjson
 unit_extra_test_elf    := inject/elf.c
 unit_libs_test_elf     := -Iinject
+unit_extra_test_split  := cmd/timeline-emit/split.c
+unit_libs_test_split   := -Icmd/timeline-emit
 
 build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit

@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "mem.h"
 #include "io.h"
+#include "pmu.h"
 #include "json.h"
 #include "rec.h"
 
@@ -341,11 +342,46 @@ static void device_metrics(const char *s, enum chip_family fam)
  * 7 on 310P, 6 on Ascend950; kernel and range replay always program the
  * whole lists), one when only BasicInfo is asked for (the task's duration). */
 static unsigned long dev_replays;
+/* The events programmed (aic, aiv): the fixed lists, or in application
+ * replay of some groups only theirs (pmu_program_events). */
+static uint16_t dev_events[2][PMU_EVENTS_MAX];
+static size_t dev_nevents[2];
+static int dev_trimmed;
 
 static void device_plan(void)
 {
 	enum board_fmt fmt = board_fmt_of(chip_find(soc_opt ? soc_opt : CHIP_DEFAULT_SOC)->family);
-	dev_replays = dev.pmu ? (fmt == BOARD_310P ? 7 : fmt == BOARD_A5 ? 6 : 10) : 1;
+	size_t slots, k, most = 0;
+	if ((int)fmt < 0)
+		return; /* said by find_device */
+	slots = board_pmu_slots(fmt);
+	dev_trimmed = replay_mode == REPLAY_APPLICATION && dev.pmu && dev.pmu != G_ALL && fmt != BOARD_310P;
+	for (k = 0; k < 2; k++) {
+		const uint16_t *fix;
+		enum board_core core = k ? BOARD_VECTOR : BOARD_CUBE;
+		if (fmt == BOARD_310P && k) {
+			dev_nevents[k] = 0;
+			continue;
+		}
+		if (dev_trimmed) {
+			dev_nevents[k] = pmu_program_events(fmt, core, dev.pmu, dev_events[k], PMU_EVENTS_MAX);
+		} else {
+			fix = pmu_replay_events(fmt, core, &dev_nevents[k]);
+			memcpy(dev_events[k], fix, dev_nevents[k] * sizeof *fix);
+		}
+		if (dev_nevents[k] > most)
+			most = dev_nevents[k];
+	}
+	/* At least one, for the task's stamps. */
+	dev_replays = dev.pmu && most ? (most + slots - 1) / slots : 1;
+}
+
+static void events_text(char *buf, size_t cap, int k, char sep)
+{
+	size_t i, n = 0;
+	buf[0] = 0;
+	for (i = 0; i < dev_nevents[k] && n + 8 < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s%u", i ? (char[]){ sep, 0 } : "", dev_events[k][i]);
 }
 
 /* --replay-mode, --warm-up, --kill: the reference's checks and words. */
@@ -1228,6 +1264,14 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 			json_cstring(&j, "PcSampling");
 		json_end_array(&j);
 		json_kv_uint(&j, "replays", dev_replays);
+		for (g = 0; g < 2; g++) {
+			size_t e;
+			json_key(&j, g ? "events_aiv" : "events_aic");
+			json_begin_array(&j);
+			for (e = 0; e < dev_nevents[g]; e++)
+				json_uint(&j, dev_events[g][e]);
+			json_end_array(&j);
+		}
 		json_kv_uint(&j, "app_runs", replay_mode == REPLAY_APPLICATION ? dev_replays : 1);
 		json_kv_uint(&j, "warm_up", warm_up);
 		json_key(&j, "kill");
@@ -1289,6 +1333,35 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 	wr_putc(w, '\n');
 	if ((e = wr_close(w)))
 		cli_die(EXIT_IO, "%s: %s", path, strerror(e));
+}
+
+/* Application replay of some groups: each captured launch's dump directory
+ * names the events its replays counted (optrace-board(5), PMU_EVENTS.TXT),
+ * which are not the fixed lists the parse would assume. */
+static void write_pmu_events(void)
+{
+	char path[PATH_MAX * 2], ev[PMU_EVENTS_MAX * 6 + 8];
+	size_t i;
+	int e;
+	if (!device || !dev_trimmed)
+		return;
+	for (i = 0; i < nkernels; i++) {
+		struct wr *w;
+		snprintf(path, sizeof path, "%s/%s/pmu_events.txt", run, kernels[i].dir);
+		if (!(w = wr_open(path, 0))) {
+			add_problem(path, strlen(path), "not saved", 9);
+			continue;
+		}
+		events_text(ev, sizeof ev, 0, ',');
+		wr_printf(w, "aic=%s\n", ev);
+		events_text(ev, sizeof ev, 1, ',');
+		wr_printf(w, "aiv=%s\n", ev);
+		if ((e = wr_close(w))) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "not saved: %s", strerror(e));
+			add_problem(path, strlen(path), msg, strlen(msg));
+		}
+	}
 }
 
 /* ---- live stream: FIFO -> stdout ---- */
@@ -1547,6 +1620,17 @@ static void device_env(struct env *env)
 		env_set(env, "CAMODEL_DEVICE_TIMELINE", dev.pipe_tl ? "PipeTimeline" : "InstrTimeline");
 	if (dev.pcsampling)
 		env_set(env, "CAMODEL_DEVICE_PCSAMPLING", "1");
+	/* The device is programmed with the capture's events. */
+	if (dev_trimmed) {
+		char ev[PMU_EVENTS_MAX * 6 + 8];
+		events_text(ev, sizeof ev, 0, ',');
+		env_set(env, "CAMODEL_DEVICE_PMU_AIC", ev);
+		events_text(ev, sizeof ev, 1, ',');
+		env_set(env, "CAMODEL_DEVICE_PMU_AIV", ev);
+	} else {
+		env_unset(env, "CAMODEL_DEVICE_PMU_AIC");
+		env_unset(env, "CAMODEL_DEVICE_PMU_AIV");
+	}
 }
 
 /* What the preload library reads in both modes: where the run goes and
@@ -1896,6 +1980,7 @@ int main(int argc, char **argv)
 	merge_host_records();
 	rescue_interrupted();
 	scan_launch_dirs();
+	write_pmu_events();
 	io_rm_tree(tmpd);
 	close_live(timed_out);
 	return finish(command[0], timed_out, live_note);

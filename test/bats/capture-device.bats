@@ -186,6 +186,12 @@ Ascend310P3 application Default 7 7
 Ascend950PR_9599 kernel - 6 1
 Ascend950PR_9599 kernel KernelScale 6 1
 Ascend950PR_9599 application - 6 6
+Ascend910B1 application Memory 2 2
+Ascend910B1 application MemoryL0 1 1
+Ascend910B1 application Memory,MemoryL0,PipeUtilization 7 7
+Ascend310P3 application Memory 7 7
+Ascend950PR_9599 application PipeUtilization 2 2
+Ascend950PR_9599 kernel PipeUtilization 6 1
 EOF
 }
 
@@ -272,4 +278,31 @@ EOF
 	jq -e '.aic_metrics == "BasicInfo" and .groups == ["BasicInfo"] and .replays == 1' "$r/manifest.json"
 	[ -s "$r/device0/add_custom/0/dump/DeviceProf1.bin" ]
 	[ ! -e "$r/device0/add_custom/0/dump/DeviceProf2.bin" ]
+}
+
+@test "--device --replay-mode=application of some groups: only their events, and the parse gives the same numbers" {
+	run sim-capture -q --device --replay-mode=application --aic-metrics=Memory -o "$out/m" -- "$ops/bin/op_acl" -s mixed
+	[ "$status" -eq 0 ]
+	r=$(ls -d "$out"/m/OPPROF_*)
+	d=$r/device0/mixed_custom/0/dump
+	# the reference's packing: the fixed lists' order, a fixed replay's events kept together
+	[ "$(sed -n 1p "$d/pmu_events.txt")" = aic=1292,1293,1294,19,49,50,518,524,4,5,6,526,13,12,770,0 ]
+	[ "$(sed -n 2p "$d/pmu_events.txt")" = aiv=1292,1293,1294,61,62,5,6,0,4,526,13,12,0,0,0,0 ]
+	jq -e '.events_aic[0] == 1292 and (.events_aic | length) == 16 and .replays == 2' "$r/manifest.json"
+	[ -s "$d/DeviceProf2.bin" ] && [ ! -e "$d/DeviceProf3.bin" ]
+	run sim-capture -q --device -o "$out/f" -- "$ops/bin/op_acl" -s mixed
+	[ "$status" -eq 0 ]
+	f=$(ls -d "$out"/f/OPPROF_*)
+	[ ! -e "$f/device0/mixed_custom/0/dump/pmu_events.txt" ]
+	board-export -q --in-place --aic-metrics=Memory -- "$r"
+	board-export -q --in-place --aic-metrics=Memory -- "$f"
+	# every column but the times (each run has its own device clock)
+	diff <(cut -d, -f1-2,4-14,16- "$f/device0/mixed_custom/0/Memory.csv") \
+		<(cut -d, -f1-2,4-14,16- "$r/device0/mixed_custom/0/Memory.csv")
+	! grep -q ',NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA,NA' "$r/device0/mixed_custom/0/Memory.csv" ||
+		grep -c NA "$f/device0/mixed_custom/0/Memory.csv"
+	# a damaged list: said with its line, and the fixed lists are used
+	printf 'aic=1,x\naiv=2\n' > "$d/pmu_events.txt"
+	run dump-split "$d"
+	[[ $output == *"pmu_events.txt:1: not a list of event ids (the fixed event lists are used)"* ]]
 }

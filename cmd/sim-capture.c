@@ -199,6 +199,31 @@ static void check_core_ids(const char *s)
 	}
 }
 
+/* The next name of a comma-separated metric list at *p, lower-cased into
+ * tok (64 bytes; empty names skipped); 0 at the end. */
+static int next_metric(const char **p, char *tok)
+{
+	for (;;) {
+		const char *s = *p, *e;
+		size_t n, i;
+		if (!*s)
+			return 0;
+		e = strchr(s, ',');
+		if (!e)
+			e = s + strlen(s);
+		*p = *e ? e + 1 : e;
+		n = (size_t)(e - s);
+		if (n == 0)
+			continue;
+		if (n >= 64)
+			n = 63;
+		for (i = 0; i < n; i++)
+			tok[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+		tok[n] = 0;
+		return 1;
+	}
+}
+
 /* --aic-metrics: names of the reference, any case, comma separated.
  * from names where the list came from, for the message. */
 static void check_metrics(const char *s, const char *from, int sim)
@@ -209,23 +234,12 @@ static void check_metrics(const char *s, const char *from, int sim)
 		"pipetimeline", "instrtimeline", "pcsampling", "basicinfo", "source", "memorydetail",
 		"pmsampling", "overhead", NULL };
 	char tok[64];
-	const char *p = s, *e;
+	const char *p = s;
 	if (strlen(s) > 200)
 		cli_die(EXIT_USAGE, "%s: longer than 200 characters", from);
-	for (; *p; p = *e ? e + 1 : e) {
-		size_t n, i;
+	while (next_metric(&p, tok)) {
+		size_t i;
 		int ok = 0;
-		e = strchr(p, ',');
-		if (!e)
-			e = p + strlen(p);
-		n = (size_t)(e - p);
-		if (n == 0)
-			continue;
-		if (n >= sizeof tok)
-			n = sizeof tok - 1;
-		for (i = 0; i < n; i++)
-			tok[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
-		tok[n] = 0;
 		for (i = 0; known[i]; i++)
 			ok |= !strcmp(tok, known[i]);
 		if (!ok)
@@ -274,7 +288,7 @@ static void device_metrics(const char *s, enum chip_family fam)
 		{ "source", ON_A2 | ON_A3 | ON_A5 }, { "memorydetail", ON_A2 | ON_A3 | ON_A5 },
 		{ "pipetimeline", ON_A5 }, { "instrtimeline", ON_A5 }, { "pcsampling", ON_A5 }, { NULL, 0 } };
 	char tok[64];
-	const char *p, *e;
+	const char *p;
 	int ntok = 0, only_scale = 0;
 	dev.pmu = G_ALL;
 	if (!s || !*s)
@@ -284,19 +298,8 @@ static void device_metrics(const char *s, enum chip_family fam)
 	/* First the flags of every name, then the checks, as the reference
 	 * parses the whole list before checking it. */
 	for (int pass = 0; pass < 2; pass++)
-		for (p = s; *p; p = *e ? e + 1 : e) {
-			size_t n, i;
-			e = strchr(p, ',');
-			if (!e)
-				e = p + strlen(p);
-			n = (size_t)(e - p);
-			if (n == 0)
-				continue;
-			if (n >= sizeof tok)
-				n = sizeof tok - 1;
-			for (i = 0; i < n; i++)
-				tok[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
-			tok[n] = 0;
+		for (p = s; next_metric(&p, tok);) {
+			size_t i;
 			if (pass == 1) {
 				if (dev.pipe_tl && dev.instr_tl)
 					cli_die(EXIT_USAGE, "Unexpected argument --aic-metrics, 'PipeTimeline' and 'InstrTimeline' "
@@ -419,12 +422,12 @@ static void device_options(const char *kill_s, const char *mode_s, const char *w
 			        "--replay-mode=range");
 	}
 	if (warm_s && *warm_s) {
-		/* A number (an optional sign, digits) of at most 10 characters. */
+		/* A number (an optional sign, digits) that fits an int32. */
 		const char *d = warm_s + (*warm_s == '+' || *warm_s == '-');
-		long v;
-		if (!*d || strlen(warm_s) > 10 || strspn(d, "0123456789") != strlen(d))
+		long long v;
+		if (!*d || strlen(d) > 10 || strspn(d, "0123456789") != strlen(d) ||
+		    (v = strtoll(warm_s, NULL, 10)) > INT32_MAX || v < INT32_MIN)
 			cli_die(EXIT_USAGE, "Warm up times should be number and within [0, 500]");
-		v = strtol(warm_s, NULL, 10);
 		if (v < 0 || v > 500)
 			cli_die(EXIT_USAGE, "Warm up times should within [0, 500]");
 		warm_up = (unsigned long)v;

@@ -119,6 +119,8 @@ cycles_of() { od -An -tu8 -j$((128 * ${2:-0} + 32)) -N8 "$1" | tr -d ' '; }
 --warm-up=-1@Warm up times should within [0, 500]
 --warm-up=five@Warm up times should be number and within [0, 500]
 --warm-up=12345678901@Warm up times should be number and within [0, 500]
+--warm-up=2147483648@Warm up times should be number and within [0, 500]
+--warm-up=2147483647@Warm up times should within [0, 500]
 --aic-metrics=PMSampling@Unexpected argument in --aic-metrics, maybe in wrong run mode
 --aic-metrics=Overhead@Unexpected argument in --aic-metrics, maybe in wrong run mode
 --aic-metrics=PcSampling@Unexpected argument in --aic-metrics, maybe in wrong soc platform

@@ -128,6 +128,8 @@ unit_extra_test_config := cmd/sim-capture/config.c
 unit_libs_test_config  := -Icmd/sim-capture -lcjson
 unit_extra_test_elf    := inject/elf.c
 unit_libs_test_elf     := -Iinject
+unit_extra_test_split  := cmd/timeline-emit/split.c
+unit_libs_test_split   := -Icmd/timeline-emit
 
 build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit
@@ -288,8 +290,9 @@ $(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_rule,$(t))))
 fuzz: $(DEPS) $(FUZZ_TARGETS:%=fuzz-%)
 
 # Regenerate the golden outputs after an intended change; review with git diff.
-golden: build/bin/.ok
+golden: build/bin/.ok $(EXTRA_ALL)
 	sh test/golden/regen.sh
+	sh test/golden/board/regen.sh
 
 clean:
 	rm -rf build build-san build-fuzz

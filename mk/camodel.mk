@@ -87,7 +87,7 @@ OPS_HFLAGS    := $(BASEFLAGS) $(CFLAGS) -Itest/camodel/include
 OPS_RTLINK    := -L$(CANN)/tools/simulator/Ascend910B1/lib -lruntime_camodel
 OPS_ACLLINK   := -L$(CANN)/lib64 -lascendcl -lm
 OPS_KHDR      := test/camodel/include/camodel_kernel.h
-OPS_KERNELS   := add_custom add_custom_trace matmul_custom mixed_custom simt_custom count_custom
+OPS_KERNELS   := add_custom add_custom_trace matmul_custom mixed_custom simt_custom count_custom count_drain
 OPS_BINS      := add_rt op_rt op_acl mstx_rt
 OPS_ALL       := $(OPS_KERNELS:%=$(OPS)/kernels/%.o) $(OPS_KERNELS:%=$(OPS)/kernels/%.json) \
                  $(OPS_BINS:%=$(OPS)/bin/%)
@@ -114,6 +114,9 @@ $(OPS)/kernels/simt_custom.o: test/ops/simt/simt_custom.c $(OPS_KHDR)
 $(OPS)/kernels/count_custom.o: test/ops/count/count_custom.c $(OPS_KHDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPS_KFLAGS) -o $@ $<
+$(OPS)/kernels/count_drain.o: test/ops/count/count_custom.c $(OPS_KHDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPS_KFLAGS) -DDRAIN -o $@ $<
 
 $(OPS)/bin/add_rt: test/ops/vadd/add_rt.c test/ops/common/host.h $(CAMODEL_TREE)
 	@mkdir -p $(dir $@)

@@ -31,10 +31,41 @@ unsigned dp_replays(enum board_fmt fmt)
 	return (unsigned)((n + slots - 1) / slots);
 }
 
+/* The events the device was programmed with (CAMODEL_DEVICE_PMU_AIC and
+ * _AIV, comma-separated, as a capture of some groups in application replay
+ * gives them; README section 11), read once; NULL when not set. */
+static const uint16_t *dp_programmed(enum board_core core, size_t *len)
+{
+	static uint16_t ev[2][PMU_EVENTS_MAX];
+	static size_t n[2];
+	static int read, set[2];
+	if (!read) {
+		for (int k = 0; k < 2; k++) {
+			const char *e = getenv(k ? "CAMODEL_DEVICE_PMU_AIV" : "CAMODEL_DEVICE_PMU_AIC");
+			char *end;
+			if (!e || !*e)
+				continue;
+			set[k] = 1;
+			while (*e && n[k] < PMU_EVENTS_MAX) {
+				unsigned long v = strtoul(e, &end, 10);
+				if (end == e || v > 0xffff)
+					break;
+				ev[k][n[k]++] = (uint16_t)v;
+				e = *end == ',' ? end + 1 : end;
+			}
+		}
+		read = 1;
+	}
+	*len = n[core == BOARD_VECTOR];
+	return set[core == BOARD_VECTOR] ? ev[core == BOARD_VECTOR] : NULL;
+}
+
 unsigned dp_slot_event(enum board_fmt fmt, enum board_core core, unsigned n, unsigned i)
 {
 	size_t len, slots = board_pmu_slots(fmt);
-	const uint16_t *ev = pmu_replay_events(fmt, fmt == BOARD_310P ? BOARD_CUBE : core, &len);
+	const uint16_t *ev = dp_programmed(fmt == BOARD_310P ? BOARD_CUBE : core, &len);
+	if (!ev)
+		ev = pmu_replay_events(fmt, fmt == BOARD_310P ? BOARD_CUBE : core, &len);
 	size_t k = (size_t)(n - 1) * slots + i;
 	return n >= 1 && i < slots && k < len ? ev[k] : 0;
 }

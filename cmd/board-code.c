@@ -385,9 +385,17 @@ struct line {
 static struct line *lines;
 static size_t nlines;
 
+/* By file, then by line number ("file:line"; the last ':' splits). */
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct line *)a)->name, ((const struct line *)b)->name);
+	const char *x = ((const struct line *)a)->name, *y = ((const struct line *)b)->name;
+	const char *cx = strrchr(x, ':'), *cy = strrchr(y, ':');
+	size_t nx = cx ? (size_t)(cx - x) : strlen(x), ny = cy ? (size_t)(cy - y) : strlen(y);
+	int c = memcmp(x, y, nx < ny ? nx : ny);
+	if (c || nx != ny)
+		return c ? c : nx < ny ? -1 : 1;
+	c = cmp_u64(cx ? strtoull(cx + 1, NULL, 10) : 0, cy ? strtoull(cy + 1, NULL, 10) : 0);
+	return c ? c : strcmp(x, y);
 }
 
 static void gather_lines(void)

@@ -704,9 +704,7 @@ static void put_dma(void)
 		if (keytab_at(&dma, i, &key))
 			blocks[n++] = key;
 	qsort(blocks, n, sizeof *blocks, u64_less);
-	wr_puts(w, "block_id");
-	for (p = 0; p < DBI_NDMA; p++)
-		wr_printf(w, ",%s,%s_DATA", dbi_dma_name(p), dbi_dma_name(p));
+	wr_puts(w, dbi_dma_header());
 	wr_putc(w, '\n');
 	for (i = 0; i < n; i++) {
 		const struct dma_blk *b = keytab_find(&dma, blocks[i]);

@@ -134,6 +134,52 @@ unsigned dbi_dma_path_of(const struct dbi_mem *m)
 	return DBI_NDMA;
 }
 
+const char *dbi_dma_header(void)
+{
+	static char h[400];
+	if (!h[0]) {
+		size_t at = (size_t)snprintf(h, sizeof h, "block_id");
+		for (unsigned p = 0; p < DBI_NDMA; p++)
+			at += (size_t)snprintf(h + at, sizeof h - at, ",%s,%s_DATA", dma[p].name, dma[p].name);
+	}
+	return h;
+}
+
+int dbi_dma_parse(const char *line, size_t n, struct dbi_dma_row *r, const char **why)
+{
+	uint64_t v[1 + 2 * DBI_NDMA];
+	size_t at = 0, k;
+	while (n && line[n - 1] == '\r')
+		n--;
+	for (k = 0; k < 1 + 2 * DBI_NDMA; k++) {
+		size_t i = at;
+		uint64_t x = 0;
+		for (; i < n && line[i] >= '0' && line[i] <= '9'; i++) {
+			if (x > (UINT64_MAX - 9) / 10) {
+				*why = "a number past 2^64";
+				return -1;
+			}
+			x = x * 10 + (uint64_t)(line[i] - '0');
+		}
+		if (i == at || (i < n && line[i] != ',') || (k < 2 * DBI_NDMA && i == n) || (k == 2 * DBI_NDMA && i != n)) {
+			*why = "not a block id and 12 counts, comma-separated";
+			return -1;
+		}
+		v[k] = x;
+		at = i + 1;
+	}
+	if (v[0] > UINT32_MAX) {
+		*why = "a block id past 2^32";
+		return -1;
+	}
+	r->block = (unsigned)v[0];
+	for (k = 0; k < DBI_NDMA; k++) {
+		r->req[k] = v[1 + 2 * k];
+		r->bytes[k] = v[2 + 2 * k];
+	}
+	return 0;
+}
+
 /* ---- the basic-block map ---- */
 
 /* s[0, n) starts with the literal lit: the rest in *rest. */

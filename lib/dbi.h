@@ -53,6 +53,18 @@ unsigned dbi_dma_req_bytes(unsigned path);  /* 256, 128, ... */
 /* The path of a record, or DBI_NDMA for none of them. */
 unsigned dbi_dma_path_of(const struct dbi_mem *m);
 
+/* dbi_dma.csv (board-code(1) writes it, board-metrics(1) reads it): a
+ * header, then per block its id and, per path, the requests and the bytes
+ * ("GM_TO_L0A,GM_TO_L0A_DATA,..."). */
+struct dbi_dma_row {
+	unsigned block;
+	uint64_t req[DBI_NDMA], bytes[DBI_NDMA];
+};
+/* The header line, without LF. */
+const char *dbi_dma_header(void);
+/* A row line (without LF) into *r: 0, or -1 with why (a static text). */
+int dbi_dma_parse(const char *line, size_t n, struct dbi_dma_row *r, const char **why);
+
 /* ---- the basic-block map and its counts ---- */
 
 struct dbi_bb {

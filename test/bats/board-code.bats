@@ -213,3 +213,34 @@ out_empty() {
 	board-code -q -o "$t/o" "$t/e"
 	[ "$n" = $(( $(wc -l < "$t/o/instr_exe.csv") - 1 )) ]
 }
+
+@test "MemoryDetail: PipeUtilization's aic_mte1/aic_mte2_active_bw from the DMA bytes (board-flow, board-metrics --dbi-dma)" {
+	cd "$t"
+	board-flow -q -o out --aic-metrics=MemoryDetail -- "$ops/bin/op_acl" -s mixed -b 2 > /dev/null
+	l=$(echo out/OPPROF_*/device0/mixed_custom/0)
+	p=$l/PipeUtilization.csv
+	[ "$(head -1 "$p" | tr ',' '\n' | grep -c '^aic_mte[12]_active_bw(GB/s)$')" = 2 ]
+	# after the scalar-wait columns: the last two of the header
+	[ "$(head -1 "$p" | tr ',' '\n' | grep -v '^$' | tail -2 | tr '\n' ' ')" = "aic_mte1_active_bw(GB/s) aic_mte2_active_bw(GB/s) " ]
+	# mte2: the block's GM -> L1, L0A, L0B bytes over the MTE2 time
+	d=$l/dbi_dma.csv
+	join -t, <(awk -F, -v a="$(col "$d" GM_TO_L1_DATA)" -v b="$(col "$d" GM_TO_L0A_DATA)" -v c="$(col "$d" GM_TO_L0B_DATA)" \
+	             'NR > 1 { print $1 "," $a + $b + $c }' "$d" | sort) \
+	         <(awk -F, -v t="$(col "$p" 'aic_mte2_time(us)')" -v w="$(col "$p" 'aic_mte2_active_bw(GB/s)')" \
+	             -v m="$(col "$p" 'aic_mte1_active_bw(GB/s)')" '$2 == "cube0" { print $1 "," $t "," $w "," $m }' "$p" | sort) > j
+	[ "$(wc -l < j)" = 2 ]
+	awk -F, '{ want = $2 / $3 * 1e6 / 2^30; if ($2 == 0 || ($4 - want) / want > 1e-4 || (want - $4) / want > 1e-4 || !($5 > 0)) bad++ }
+	         END { exit bad > 0 }' j
+	# the vector rows have none
+	[ "$(awk -F, -v w="$(col "$p" 'aic_mte2_active_bw(GB/s)')" '$2 ~ /^vector/ && $w != "NA"' "$p" | wc -l)" = 0 ]
+	# without MemoryDetail, no such columns
+	board-flow -q -o out2 -- "$ops/bin/op_acl" -s mixed -b 2 > /dev/null
+	! head -1 out2/OPPROF_*/device0/mixed_custom/0/PipeUtilization.csv | grep -q 'aic_mte1_active_bw'
+	# a malformed dbi_dma.csv: the file and line, nothing written
+	sed '2s/,[0-9]*$/,x/' "$d" > bad.csv
+	mkdir m
+	run bash -c 'dump-split -q "$1" | board-metrics --dbi-dma bad.csv -o m' _ "$l/dump"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"bad.csv:2: not a block id and 12 counts, comma-separated"* ]]
+	[ -z "$(ls -A m)" ]
+}

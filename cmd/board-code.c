@@ -435,7 +435,8 @@ static void gather_lines(void)
 		}
 	}
 	keytab_free(&names);
-	qsort(lines, nlines, sizeof *lines, by_name);
+	if (nlines)
+		qsort(lines, nlines, sizeof *lines, by_name);
 }
 
 static void put_csvs(void)
@@ -629,7 +630,8 @@ static void put_cacheline(void)
 			const struct dbi_l2_setpc *x = (const void *)(l2.setpc.vals + i * l2.setpc.vsize);
 			v[n++] = (struct setpc){ l2.setpc.keys[2 * i], l2.setpc.keys[2 * i + 1], x->hit, x->miss };
 		}
-	qsort(v, n, sizeof *v, by_set_pc);
+	if (n)
+		qsort(v, n, sizeof *v, by_set_pc);
 	json_init(&J, w);
 	json_begin_object(&J);
 	json_key(&J, "Cacheline Records");
@@ -703,7 +705,8 @@ static void put_dma(void)
 	for (i = 0; i < dma.cap; i++)
 		if (keytab_at(&dma, i, &key))
 			blocks[n++] = key;
-	qsort(blocks, n, sizeof *blocks, u64_less);
+	if (n)
+		qsort(blocks, n, sizeof *blocks, u64_less);
 	wr_puts(w, dbi_dma_header());
 	wr_putc(w, '\n');
 	for (i = 0; i < n; i++) {
@@ -818,7 +821,8 @@ int main(int argc, char **argv)
 			if (st)
 				ins[i].hit = st->hit, ins[i].miss = st->miss;
 		}
-	qsort(ins, nins, sizeof *ins, by_off);
+	if (nins)
+		qsort(ins, nins, sizeof *ins, by_off);
 	keytab_free(&ix);
 	ix = keytab_make(sizeof(uint32_t), 0);
 	for (size_t i = 0; i < nins; i++)

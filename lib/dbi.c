@@ -101,6 +101,205 @@ int dbi_mem_each(const unsigned char *data, size_t n, int (*fn)(void *ctx, const
 	return 0;
 }
 
+/* ---- the instrumentation's packets ---- */
+
+static unsigned get16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)get16(p) | (uint32_t)get16(p + 2) << 16;
+}
+
+#define LOCAL_BLOCK 32u     /* bytes of a local-memory block (lenBurst's unit) */
+#define FRACTAL 512u        /* bytes of a LOAD_2D fractal */
+
+static uint64_t align32(uint64_t v)
+{
+	return (v + LOCAL_BLOCK - 1) / LOCAL_BLOCK * LOCAL_BLOCK;
+}
+
+/* A record's transfer kinds: both must be memory kinds. */
+static int kinds_ok(unsigned src, unsigned dst)
+{
+	return src < DBI_NMEM && dst < DBI_NMEM;
+}
+
+/* Body b of a record of type t into transfer records; 0, or -1 when its
+ * values cannot be expanded (counted as the type's failure). */
+static int expand(unsigned t, const unsigned char *b, unsigned block, uint64_t *serial,
+                  int (*fn)(void *, const struct dbi_mem *), void *ctx, int *stop)
+{
+	struct dbi_mem m = { 0 };
+	uint64_t dst = get64(b), src = get64(b + 8), i;
+	m.pc = get64(b + 16);
+	m.block = block;
+#define EMIT() do { m.serial = (*serial)++; if (!*stop && fn(ctx, &m)) *stop = 1; } while (0)
+	switch (t) {
+	case DBI_REC_DMA_MOV: {
+		/* u16 nBurst, lenBurst, srcStride, dstStride, coreID; u8 dst, src, padMode, byteMode */
+		unsigned nb = get16(b + 32), len = get16(b + 34), ss = get16(b + 36), ds = get16(b + 38);
+		m.dst = b[42];
+		m.src = b[43];
+		if (!kinds_ok(m.src, m.dst) || b[44] != 0)
+			return -1;   /* a pad mode: not expanded here */
+		for (i = 0; i < nb; i++) {
+			uint64_t sl = b[45] ? align32(len) : (uint64_t)len * LOCAL_BLOCK;
+			uint64_t dl = b[45] ? len : (uint64_t)len * LOCAL_BLOCK;
+			m.src_addr = src + i * (sl + (uint64_t)ss * LOCAL_BLOCK);
+			m.src_size = sl;
+			m.dst_addr = dst + i * (dl + (uint64_t)ds * LOCAL_BLOCK);
+			m.dst_size = dl;
+			EMIT();
+		}
+		return 0;
+	}
+	case DBI_REC_MOV_ALIGN: {
+		/* u32 srcGap, dstGap, lenBurst; u16 nBurst, coreID; u8 dst, src, dataType, leftPad, rightPad */
+		static const unsigned bits[8] = { 4, 8, 16, 32, 16, 16, 32, 32 };
+		uint64_t sg = get32(b + 32), dg = get32(b + 36), len = get32(b + 40), pad;
+		unsigned nb = get16(b + 44);
+		m.dst = b[48];
+		m.src = b[49];
+		if (!kinds_ok(m.src, m.dst) || b[50] >= 8)
+			return -1;
+		pad = ((uint64_t)b[51] + b[52]) * bits[b[50]] / 8;
+		/* The GM side counts bytes and byte gaps, the local side 32-byte blocks. */
+		for (i = 0; i < nb; i++) {
+			uint64_t sl = m.src == DBI_GM ? len : align32(len), sgap = m.src == DBI_GM ? sg : sg * LOCAL_BLOCK;
+			uint64_t dl = m.dst == DBI_GM ? len : align32(len + pad), dgap = m.dst == DBI_GM ? dg : dg * LOCAL_BLOCK;
+			m.src_addr = src + i * (sl + sgap);
+			m.src_size = sl;
+			m.dst_addr = dst + i * (dl + dgap);
+			m.dst_size = dl;
+			EMIT();
+		}
+		return 0;
+	}
+	case DBI_REC_LOAD_2D: {
+		/* u16 coreID, baseIdx, srcStride, dstStride; u8 repeat, dst, src, addrCalMode */
+		uint64_t base = get16(b + 34), ss = get16(b + 36), ds = get16(b + 38);
+		unsigned rep = b[40];
+		m.dst = b[41];
+		m.src = b[42];
+		if (!kinds_ok(m.src, m.dst) || b[43] > 1)
+			return -1;
+		m.src_size = m.dst_size = FRACTAL;
+		for (i = 0; i < rep; i++) {
+			uint64_t from = src + base * FRACTAL;
+			m.src_addr = b[43] ? from - ss * i * FRACTAL : from + ss * i * FRACTAL;
+			m.dst_addr = dst + ds * i * FRACTAL;
+			EMIT();
+		}
+		return 0;
+	}
+	case DBI_REC_LOAD_2DV2: {
+		/* u16 coreID, mStartPos, kStartPos, dstStride, srcStride (signed: its size counts);
+		 * u8 mStep, kStep, dst, src, dataType, transpose */
+		uint64_t mstart = get16(b + 34), kstart = get16(b + 36);
+		int ss = (int16_t)get16(b + 40);
+		m.dst = b[44];
+		m.src = b[45];
+		if (!kinds_ok(m.src, m.dst))
+			return -1;
+		m.src_size = m.dst_size = (uint64_t)b[42] * b[43] * FRACTAL;
+		m.src_addr = src + ((uint64_t)(ss < 0 ? -ss : ss) * kstart + mstart) * FRACTAL;
+		m.dst_addr = dst;
+		EMIT();
+		return 0;
+	}
+	}
+#undef EMIT
+	return -1;
+}
+
+static size_t body_size(unsigned t)
+{
+	switch (t) {
+	case DBI_REC_DMA_MOV: return DBI_DMA_MOV_SIZE - 8;
+	case DBI_REC_MOV_ALIGN: return DBI_MOV_ALIGN_SIZE - 8;
+	case DBI_REC_LOAD_2D: return DBI_LOAD_2D_SIZE - 8;
+	case DBI_REC_LOAD_2DV2: return DBI_LOAD_2DV2_SIZE - 8;
+	default: return 0;
+	}
+}
+
+int dbi_packet(const unsigned char *p, size_t n, int (*fn)(void *ctx, const struct dbi_mem *m), void *ctx,
+               struct dbi_loss *l, const char **path, size_t *pathlen)
+{
+	uint64_t count, k, serial = 0;
+	size_t at = DBI_PACKET_HEAD;
+	unsigned block;
+	int stop = 0;
+	if (n < DBI_PACKET_HEAD)
+		return -1;
+	count = get64(p);
+	block = get16(p + 24);
+	if (p[26]) {
+		*path = (const char *)p + DBI_PACKET_HEAD;
+		*pathlen = n - DBI_PACKET_HEAD;
+		return 1;
+	}
+	l->packets++;
+	l->overflow += get64(p + 16);
+	for (k = 0; k < count && at < n && !stop; k++) {
+		unsigned t;
+		size_t bs;
+		if (n - at < 8) {
+			l->invalid_data++;
+			break;
+		}
+		t = get32(p + at);
+		at += 8;
+		if (at >= n) {
+			l->invalid_data++;     /* a record header and no body */
+			break;
+		}
+		if (get32(p + at - 4) != DBI_RECORD_MAGIC) {
+			l->corrupt++;
+			break;
+		}
+		if (t == DBI_REC_INVALID || t >= DBI_NREC) {
+			l->invalid_type++;
+			break;
+		}
+		if (!(bs = body_size(t))) {
+			/* a type known to the reference whose layout this build does
+			 * not expand: its size is unknown, so the rest goes too */
+			l->unexpanded++;
+			l->type_failed[t]++;
+			k++;
+			break;
+		}
+		l->type_processed[t]++;
+		if (n - at < bs) {
+			l->out_of_bounds++;
+			l->type_failed[t]++;
+			k++;
+			break;
+		}
+		if (expand(t, p + at, block, &serial, fn, ctx, &stop))
+			l->type_failed[t]++;
+		at += bs;
+	}
+	if (count && n == DBI_PACKET_HEAD)
+		l->invalid_data++;     /* a count without records */
+	l->processed += k;
+	l->dropped += count - k;
+	return 0;
+}
+
+int dbi_loss_any(const struct dbi_loss *l)
+{
+	uint64_t f = 0;
+	for (unsigned t = 0; t < DBI_NREC; t++)
+		f |= l->type_failed[t];
+	return (l->dropped | l->overflow | l->invalid_data | l->corrupt | l->invalid_type | l->unexpanded |
+	        l->out_of_bounds | f) != 0;
+}
+
 /* ---- DMA paths ---- */
 
 static const struct {

@@ -43,6 +43,42 @@ void dbi_mem_encode(const struct dbi_mem *m, unsigned char *p);
 int dbi_mem_each(const unsigned char *data, size_t n, int (*fn)(void *ctx, const struct dbi_mem *m),
                  void *ctx, char *err, size_t errsize);
 
+/* ---- the instrumentation's packets, before expansion ----
+ * A packet: a 28-byte header (u64 count, u64 length, u64 overflow, u16
+ * blockId, u8 endFlag, padding), then count records, each a u32 type and
+ * the u32 magic DBI_RECORD_MAGIC before a body of its type (every body
+ * begins with u64 dst, src, pc, recordId).  The host expands each record
+ * into transfer records (optrace-board(5), MEMORYCHART.BIN).  An end
+ * packet (endFlag set) holds the dump path instead of records. */
+#define DBI_PACKET_HEAD 28
+#define DBI_RECORD_MAGIC 0x5A5A5A5Au
+enum dbi_rec_type { DBI_REC_INVALID = 0, DBI_REC_DMA_MOV = 3, DBI_REC_MOV_ALIGN = 4, DBI_REC_LOAD_2D = 6,
+                    DBI_REC_LOAD_2DV2 = 12, DBI_NREC = 20 };
+/* The bytes of a record (type, magic and body) of the expanded types. */
+#define DBI_DMA_MOV_SIZE (8 + 48)
+#define DBI_MOV_ALIGN_SIZE (8 + 56)
+#define DBI_LOAD_2D_SIZE (8 + 44)
+#define DBI_LOAD_2DV2_SIZE (8 + 48)
+/* What the packets held and what of it could not be read. */
+struct dbi_loss {
+	uint64_t packets, processed, dropped;   /* records read; of header counts not reached */
+	uint64_t overflow;                      /* the device's count of records it could not store */
+	uint64_t invalid_data;                  /* a record header past the packet's end */
+	uint64_t corrupt;                       /* a bad magic (the packet's rest is not read) */
+	uint64_t invalid_type;                  /* a type the host does not know */
+	uint64_t unexpanded;                    /* a known type this build does not expand */
+	uint64_t out_of_bounds;                 /* a body past the packet's end */
+	uint64_t type_processed[DBI_NREC], type_failed[DBI_NREC];
+};
+/* Packet p (n bytes): its records expanded to fn in order, losses
+ * counted into *loss.  1 for an end packet (its path at *path, *pathlen),
+ * 0 for records, -1 for a packet shorter than its header. */
+int dbi_packet(const unsigned char *p, size_t n, int (*fn)(void *ctx, const struct dbi_mem *m), void *ctx,
+               struct dbi_loss *loss, const char **path, size_t *pathlen);
+/* Any count of *l non-zero (the reference's "Some data of [MemoryChart]
+ * parse failed."). */
+int dbi_loss_any(const struct dbi_loss *l);
+
 /* Per launch, the DMA totals of the records by path (the active
  * bandwidth of PipeUtilization): requests of the path's request size and
  * the bytes read. */

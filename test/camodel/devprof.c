@@ -947,6 +947,69 @@ void dp_dbi_mem(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t o
 	dbi_mem_encode(&m, d->mem + d->nmem++ * DBI_MEMREC_SIZE);
 }
 
+/* One record in a packet of its own, expanded into d. */
+struct dbi_sink {
+	struct dp_dbi *d;
+	unsigned sub_block;
+};
+
+static int dbi_take(void *ctx, const struct dbi_mem *m)
+{
+	struct dbi_sink *k = ctx;
+	dp_dbi_mem(k->d, m->block, k->sub_block, m->pc, m->src, m->dst, m->src_addr, m->dst_addr, m->src_size,
+	           m->dst_size);
+	return 0;
+}
+
+static void dbi_one(struct dp_dbi *d, unsigned block, unsigned sub_block, unsigned type, const uint8_t *rec,
+                    size_t n)
+{
+	uint8_t pk[DBI_PACKET_HEAD + 64] = { 0 };
+	struct dbi_sink k = { d, sub_block };
+	struct dbi_loss loss = { 0 };
+	const char *path;
+	size_t pl;
+	put64(pk, 1);
+	put16(pk + 24, block);
+	put32(pk + DBI_PACKET_HEAD, type);
+	put32(pk + DBI_PACKET_HEAD + 4, DBI_RECORD_MAGIC);
+	memcpy(pk + DBI_PACKET_HEAD + 8, rec, n);
+	dbi_packet(pk, DBI_PACKET_HEAD + 8 + n, dbi_take, &k, &loss, &path, &pl);
+}
+
+void dp_dbi_dma(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned src, unsigned dst,
+                uint64_t src_addr, uint64_t dst_addr, unsigned nburst, unsigned lenburst)
+{
+	uint8_t r[DBI_DMA_MOV_SIZE - 8] = { 0 };
+	if (!d->memory)
+		return;
+	put64(r, dst_addr);
+	put64(r + 8, src_addr);
+	put64(r + 16, off);
+	put16(r + 32, nburst);
+	put16(r + 34, lenburst);
+	r[42] = (uint8_t)dst;
+	r[43] = (uint8_t)src;
+	dbi_one(d, block, sub_block, DBI_REC_DMA_MOV, r, sizeof r);
+}
+
+void dp_dbi_load2d(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned dst,
+                   uint64_t src_addr, uint64_t dst_addr, unsigned repeat)
+{
+	uint8_t r[DBI_LOAD_2D_SIZE - 8] = { 0 };
+	if (!d->memory)
+		return;
+	put64(r, dst_addr);
+	put64(r + 8, src_addr);
+	put64(r + 16, off);
+	put16(r + 36, 1);      /* srcStride, dstStride: one fractal */
+	put16(r + 38, 1);
+	r[40] = (uint8_t)repeat;
+	r[41] = (uint8_t)dst;
+	r[42] = DP_MEM_L1;
+	dbi_one(d, block, sub_block, DBI_REC_LOAD_2D, r, sizeof r);
+}
+
 void dp_dbi_exec(struct dp_dbi *d, uint64_t off)
 {
 	if (d->source)

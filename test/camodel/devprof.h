@@ -165,6 +165,14 @@ int dp_dbi_env(struct dp_dbi *d, char *err, size_t errsize);
 /* A transfer of the instruction at pc offset off by (block, sub_block). */
 void dp_dbi_mem(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned src, unsigned dst,
                 uint64_t src_addr, uint64_t dst_addr, uint64_t src_size, uint64_t dst_size);
+/* A DMA move (DMA_MOV: nburst bursts of lenburst 32-byte blocks, no
+ * strides) or a LOAD_2D (repeat fractals of 512 bytes) as the stub
+ * records it, expanded into transfer records as the host does (lib/dbi.h,
+ * dbi_packet). */
+void dp_dbi_dma(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned src, unsigned dst,
+                uint64_t src_addr, uint64_t dst_addr, unsigned nburst, unsigned lenburst);
+void dp_dbi_load2d(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned dst,
+                   uint64_t src_addr, uint64_t dst_addr, unsigned repeat);
 /* One execution of the instruction at pc offset off. */
 void dp_dbi_exec(struct dp_dbi *d, uint64_t off);
 /* What was asked into dir: MemoryChart.bin; kernel0Stub.o.bbbmap.0 (the

@@ -846,14 +846,12 @@ static void mte_copy(uint64_t pc, int pipe, const char *a2, const char *p310, co
 	if (s->fam != FAM_310P && log_on[DVC_MTE_LOG] && (s->f_mte || logw_cb[DVC_MTE_LOG].mte)) mte_events(s, st, gmaddr, laddr, bytes, write_gm, local_if);
 }
 
-/* A DMA move's records as the DBI stub expands them: one per burst. */
+/* A DMA move as the DBI stub records it (a record per burst, expanded). */
 static void dbi_bursts(uint64_t pc, unsigned src, unsigned dst, uint64_t saddr, uint64_t daddr, uint32_t nburst,
                        uint32_t lenburst)
 {
-	uint64_t len = (uint64_t)lenburst * 32;
-	for (uint32_t i = 0; i < nburst && dbi.memory; i++)
-		dp_dbi_mem(&dbi, (unsigned)S->block, (unsigned)S->subblock, pc - KB->pc_start, src, dst, saddr + i * len,
-		           daddr + i * len, len, len);
+	dp_dbi_dma(&dbi, (unsigned)S->block, (unsigned)S->subblock, pc - KB->pc_start, src, dst, saddr, daddr, nburst,
+	           lenburst);
 }
 
 __attribute__((noinline)) static void op_gm_to_ub(uint32_t ub, GM_ADDR g, uint32_t nburst, uint32_t lenburst)
@@ -890,9 +888,8 @@ static void load2d(uint64_t pc, uint8_t *dstbuf, uint32_t dsz, const char *dname
 	uint64_t n = (uint64_t)repeat * 512;
 	memcpy(local(dstbuf, dsz, dst, n, dname), local(s->l1, L1_SIZE, l1, n, "L1"), n);
 	s->pm.bytes[dstbuf == s->l0a ? DP_L1_TO_L0A : DP_L1_TO_L0B] += n;
-	for (uint32_t i = 0; i < repeat && dbi.memory; i++)   /* LOAD_2D: a record of 512 bytes per repeat */
-		dp_dbi_mem(&dbi, (unsigned)s->block, (unsigned)s->subblock, pc - KB->pc_start, DP_MEM_L1,
-		           dstbuf == s->l0a ? DP_MEM_L0A : DP_MEM_L0B, l1 + 512u * i, dst + 512u * i, 512, 512);
+	dp_dbi_load2d(&dbi, (unsigned)s->block, (unsigned)s->subblock, pc - KB->pc_start,
+	              dstbuf == s->l0a ? DP_MEM_L0A : DP_MEM_L0B, l1, dst, repeat);
 	char d[300], *p = mov_detail(s, d, pc, "L1", dname, dst, l1, (uint64_t)repeat << 16, 3, 4);
 	uint64_t t = dispatch(s, pc, P_MTE1), st, en;
 	pipe_issue(s, t, P_MTE1, 2 + n / 128, 6, &st, &en);

@@ -178,8 +178,173 @@ static void bbmap(void)
 	}
 }
 
+/* ---- packets ---- */
+
+static unsigned char pk[4096];
+static size_t pkn;
+
+static void p8(size_t at, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		pk[at + i] = (unsigned char)(v >> (8 * i));
+}
+
+static void pk_begin(uint64_t count, unsigned block, uint64_t overflow)
+{
+	memset(pk, 0, sizeof pk);
+	p8(0, count, 8);
+	p8(16, overflow, 8);
+	p8(24, block, 2);
+	pkn = DBI_PACKET_HEAD;
+}
+
+/* A record of type t with body size bs: type, magic, dst, src, pc; the
+ * body's fields from offset 32 set by the caller at the returned offset. */
+static size_t pk_rec(unsigned t, size_t bs, uint64_t dst, uint64_t src, uint64_t pc)
+{
+	size_t at = pkn;
+	p8(at, t, 4);
+	p8(at + 4, DBI_RECORD_MAGIC, 4);
+	p8(at + 8, dst, 8);
+	p8(at + 16, src, 8);
+	p8(at + 24, pc, 8);
+	pkn += 8 + bs;
+	return at + 8;
+}
+
+static struct dbi_mem got[64];
+static size_t ngot;
+
+static int keep(void *ctx, const struct dbi_mem *m)
+{
+	(void)ctx;
+	if (ngot < 64)
+		got[ngot++] = *m;
+	return 0;
+}
+
+static int run_packet(struct dbi_loss *l)
+{
+	const char *path;
+	size_t pl;
+	ngot = 0;
+	memset(l, 0, sizeof *l);
+	return dbi_packet(pk, pkn, keep, NULL, l, &path, &pl);
+}
+
+#define MEM(k, sa, ss, da, ds)                                                              \
+	CHECK_MSG(got[k].src_addr == (sa) && got[k].src_size == (ss) && got[k].dst_addr == (da) && \
+	          got[k].dst_size == (ds), "record %d: src %llx+%llu dst %llx+%llu", k,          \
+	          (unsigned long long)got[k].src_addr, (unsigned long long)got[k].src_size,       \
+	          (unsigned long long)got[k].dst_addr, (unsigned long long)got[k].dst_size)
+
+static void packets(void)
+{
+	struct dbi_loss l;
+	size_t b;
+	const char *path;
+	size_t pl;
+
+	/* DMA_MOV: nBurst 2 of lenBurst 3 blocks, strides 1 and 2 blocks */
+	pk_begin(1, 5, 0);
+	b = pk_rec(DBI_REC_DMA_MOV, DBI_DMA_MOV_SIZE - 8, 0x100, 0x1000, 0x40);
+	p8(b + 32, 2, 2), p8(b + 34, 3, 2), p8(b + 36, 1, 2), p8(b + 38, 2, 2);
+	pk[b + 42] = DBI_UB, pk[b + 43] = DBI_GM;
+	CHECK(run_packet(&l) == 0);
+	CHECK_INT(ngot, 2);
+	MEM(0, 0x1000, 96, 0x100, 96);
+	MEM(1, 0x1000 + 128, 96, 0x100 + 160, 96);
+	CHECK(got[0].pc == 0x40 && got[0].block == 5 && got[0].src == DBI_GM && got[0].dst == DBI_UB);
+	CHECK(got[1].serial == 1);
+	CHECK(l.processed == 1 && l.type_processed[DBI_REC_DMA_MOV] == 1 && !dbi_loss_any(&l));
+	/* byte mode: the source rounded up to 32 bytes, the destination lenBurst bytes */
+	pk[b + 45] = 1;
+	p8(b + 34, 40, 2);
+	run_packet(&l);
+	MEM(0, 0x1000, 64, 0x100, 40);
+	MEM(1, 0x1000 + 64 + 32, 64, 0x100 + 40 + 64, 40);
+	/* a pad mode is not expanded: the type's failure */
+	pk[b + 44] = 2;
+	run_packet(&l);
+	CHECK(ngot == 0 && l.type_failed[DBI_REC_DMA_MOV] == 1 && dbi_loss_any(&l));
+
+	/* MOV_ALIGN GM -> UB: GM side lenBurst bytes and byte gaps, UB side 32-byte aligned with padding */
+	pk_begin(1, 0, 0);
+	b = pk_rec(DBI_REC_MOV_ALIGN, DBI_MOV_ALIGN_SIZE - 8, 0x200, 0x2000, 0x44);
+	p8(b + 32, 10, 4), p8(b + 36, 1, 4), p8(b + 40, 100, 4), p8(b + 44, 2, 2);
+	pk[b + 48] = DBI_UB, pk[b + 49] = DBI_GM, pk[b + 50] = 2 /* B16 */, pk[b + 51] = 1, pk[b + 52] = 2;
+	run_packet(&l);
+	CHECK_INT(ngot, 2);
+	MEM(0, 0x2000, 100, 0x200, 128);           /* 100 + 3 x 2 bytes of padding -> 128 */
+	MEM(1, 0x2000 + 110, 100, 0x200 + 160, 128);
+
+	/* LOAD_2D: repeat 3 fractals of 512 bytes, base 1, strides 2 (INC) and 1; DEC */
+	pk_begin(1, 0, 0);
+	b = pk_rec(DBI_REC_LOAD_2D, DBI_LOAD_2D_SIZE - 8, 0x300, 0x10000, 0x48);
+	p8(b + 34, 1, 2), p8(b + 36, 2, 2), p8(b + 38, 1, 2);
+	pk[b + 40] = 3, pk[b + 41] = DBI_L0A, pk[b + 42] = DBI_L1;
+	run_packet(&l);
+	CHECK_INT(ngot, 3);
+	MEM(0, 0x10000 + 512, 512, 0x300, 512);
+	MEM(2, 0x10000 + 512 + 4 * 512, 512, 0x300 + 1024, 512);
+	pk[b + 43] = 1;
+	run_packet(&l);
+	MEM(2, 0x10000 + 512 - 4 * 512, 512, 0x300 + 1024, 512);
+
+	/* LOAD_2DV2: one record of mStep x kStep fractals; a negative srcStride counts its size */
+	pk_begin(1, 0, 0);
+	b = pk_rec(DBI_REC_LOAD_2DV2, DBI_LOAD_2DV2_SIZE - 8, 0x400, 0x20000, 0x4c);
+	p8(b + 34, 1, 2), p8(b + 36, 2, 2), p8(b + 40, (uint16_t)-3, 2);
+	pk[b + 42] = 2, pk[b + 43] = 4, pk[b + 44] = DBI_L0B, pk[b + 45] = DBI_L1;
+	run_packet(&l);
+	CHECK_INT(ngot, 1);
+	MEM(0, 0x20000 + (3 * 2 + 1) * 512, 4096, 0x400, 4096);
+
+	/* two records in one packet, the second cut: out of bounds */
+	pk_begin(2, 0, 7);
+	b = pk_rec(DBI_REC_LOAD_2D, DBI_LOAD_2D_SIZE - 8, 0, 0, 0);
+	pk[b + 40] = 1, pk[b + 41] = DBI_L0A, pk[b + 42] = DBI_L1;
+	pk_rec(DBI_REC_LOAD_2D, DBI_LOAD_2D_SIZE - 8, 0, 0, 0);
+	pkn -= 4;
+	run_packet(&l);
+	CHECK(ngot == 1 && l.out_of_bounds == 1 && l.processed == 2 && l.overflow == 7);
+
+	/* the reference's cases: an INVALID type; a count of 1 and no data */
+	pk_begin(1, 0, 0);
+	pk_rec(DBI_REC_INVALID, 16, 0, 0, 0);
+	run_packet(&l);
+	CHECK(l.invalid_type == 1 && l.dropped == 1 && dbi_loss_any(&l));
+	pk_begin(1, 0, 0);
+	run_packet(&l);
+	CHECK(l.invalid_data == 1 && l.dropped == 1);
+	pk_begin(1, 0, 0);
+	p8(pkn, DBI_REC_LOAD_2D, 4), p8(pkn + 4, DBI_RECORD_MAGIC, 4);
+	pkn += 8;
+	run_packet(&l);
+	CHECK(l.invalid_data == 1);
+	/* a bad magic stops the packet; a type of the reference's not expanded here */
+	pk_begin(2, 0, 0);
+	b = pk_rec(DBI_REC_LOAD_2D, DBI_LOAD_2D_SIZE - 8, 0, 0, 0);
+	p8(b - 4, 0x12345678, 4);
+	run_packet(&l);
+	CHECK(l.corrupt == 1 && l.processed == 0 && l.dropped == 2 && ngot == 0);
+	pk_begin(1, 0, 0);
+	pk_rec(10 /* MOV_FP */, 40, 0, 0, 0);
+	run_packet(&l);
+	CHECK(l.unexpanded == 1 && l.type_failed[10] == 1);
+	/* an end packet: the path */
+	pk_begin(0, 0, 0);
+	pk[26] = 1;
+	memcpy(pk + pkn, "/x/dump", 7);
+	pkn += 7;
+	memset(&l, 0, sizeof l);
+	CHECK(dbi_packet(pk, pkn, keep, NULL, &l, &path, &pl) == 1 && pl == 7 && !memcmp(path, "/x/dump", 7));
+	CHECK(dbi_packet(pk, 10, keep, NULL, &l, &path, &pl) == -1);
+}
+
 int main(void)
 {
+	packets();
 	l2_cases();
 	memchart();
 	bbmap();

@@ -8,7 +8,10 @@
  * eviction follows a full set only); an error names a record.  The same
  * bytes are a basic-block map (dbi_bbmap_parse) and, split at the first
  * NUL, a map and its counts file: blocks end at or past their start, on
- * 4-byte instructions, a pc inside a block finds one. */
+ * 4-byte instructions, a pc inside a block finds one.  The bytes are also
+ * an instrumentation packet (dbi_packet): every record it expands has
+ * memory kinds of the table, the records read and dropped add up to the
+ * header's count. */
 #include "dbi.h"
 #include "fuzz.h"
 
@@ -69,6 +72,41 @@ static void bbmap(const char *text, size_t n, const unsigned char *counts, size_
 	dbi_bbmap_free(&m);
 }
 
+static uint64_t expanded;
+
+static int count_mem(void *ctx, const struct dbi_mem *m)
+{
+	(void)ctx;
+	CHECK(m->src < DBI_NMEM && m->dst < DBI_NMEM);
+	expanded++;
+	return expanded > 100000;       /* a huge burst count: enough */
+}
+
+static void packet(const unsigned char *p, size_t n)
+{
+	struct dbi_loss l = { 0 };
+	const char *path;
+	size_t pl;
+	uint64_t count = 0;
+	int rc;
+	expanded = 0;
+	rc = dbi_packet(p, n, count_mem, NULL, &l, &path, &pl);
+	if (n < DBI_PACKET_HEAD) {
+		CHECK(rc == -1);
+		return;
+	}
+	for (int i = 7; i >= 0; i--)
+		count = count << 8 | p[i];
+	if (rc == 1) {
+		CHECK(p[26] && pl == n - DBI_PACKET_HEAD);
+		return;
+	}
+	CHECK(rc == 0 && l.processed + l.dropped == count && l.packets == 1);
+	if (!expanded)
+		return;
+	CHECK(l.processed > 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *copy = fuzz_copy(data, size), err[300];
@@ -83,6 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(records == size / DBI_MEMREC_SIZE && size % DBI_MEMREC_SIZE == 0);
 	dbi_l2_free(&l2);
 
+	packet((const unsigned char *)copy, size);
 	bbmap(copy, size, NULL, 0);
 	if ((nul = memchr(copy, 0, size))) {
 		size_t k = (size_t)(nul - copy);

@@ -53,13 +53,13 @@ int board_start_pc(const char *dir, const char *name, uint64_t *pc)
 	if (!r)
 		return 0;
 	if ((s = rd_line(r, &n))) {
-		while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
-			n--;
-		if (n > 2 && s[0] == '0' && (s[1] | 0x20) == 'x') {
-			for (; i < n && k < 16 && hexval((unsigned char)s[i]) >= 0; i++, k++)
-				v = v << 4 | (uint64_t)hexval((unsigned char)s[i]);
-			ok = k && i == n;
-		}
+		/* as strtoull in base 16 reads it: "0x" optional, up to the first
+		 * character that is no hex digit */
+		if (!(n > 2 && s[0] == '0' && (s[1] | 0x20) == 'x'))
+			i = 0;
+		for (; i < n && k < 16 && hexval((unsigned char)s[i]) >= 0; i++, k++)
+			v = v << 4 | (uint64_t)hexval((unsigned char)s[i]);
+		ok = k > 0;
 	}
 	rd_close(r);
 	if (ok)

@@ -15,9 +15,10 @@
  * the directory or its basic info is unusable. */
 const char *board_dump_operand(int argc, char **argv, int first, const char *help, struct board_basic *basic);
 
-/* The hex pc on the first line of dir/name (pc_start_addr.txt: "0x" and
- * up to 16 hex digits); 1 and *pc, or 0 when the file is absent or its
- * first line holds no such number. */
+/* The hex pc at the start of dir/name's first line (pc_start_addr.txt:
+ * "0x" optional, up to 16 hex digits, read to the first other character);
+ * 1 and *pc, or 0 when the file is absent or its line starts with no hex
+ * digit. */
 int board_start_pc(const char *dir, const char *name, uint64_t *pc);
 
 /* The whole of dir/name (NUL-terminated past *n): NULL with errno when it

@@ -426,11 +426,6 @@ static const char *tl_lower(unsigned pipe, char buf[8])
 	return buf;
 }
 
-static uint16_t tl_id(unsigned k)
-{
-	return (uint16_t)(k < 512 ? 0x600 + k : 0xE00 + (k - 512));
-}
-
 static uint64_t tl_pc(unsigned pipe, unsigned k)
 {
 	return 0x100 + ((uint64_t)pipe * DP_DFX_IDS_A5 + k) * 8;
@@ -587,7 +582,7 @@ static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct t
 			/* Both ends of a run carry the instruction's id; ids past the
 			 * chip's count were never given out. */
 			if (best != BIU_SCALAR && k < DP_DFX_IDS_A5)
-				tl_at(c, at, (unsigned)biu_pipe_ctrl(best) << 12 | tl_id(k));
+				tl_at(c, at, (unsigned)biu_pipe_ctrl(best) << 12 | dp_dfx_id(k));
 		} else {
 			unsigned busy = q->started ? c->busy & ~(1u << best) : c->busy | 1u << best;
 			/* Back to back: the pipe stays busy. */
@@ -660,7 +655,7 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 			continue;
 		for (k = 0; k < body && k < DP_DFX_IDS_A5; k++) {
 			char pipe[8];
-			fprintf(o.f, "region_id=%u,pipe=%s,kind=instr,pc=0x%llx,opcode=%s\n", tl_id(k), tl_lower(p, pipe),
+			fprintf(o.f, "region_id=%u,pipe=%s,kind=instr,pc=0x%llx,opcode=%s\n", dp_dfx_id(k), tl_lower(p, pipe),
 			        (unsigned long long)tl_pc(p, k), tl_opcodes[p][k % 3]);
 		}
 	}

@@ -93,8 +93,14 @@ struct dp_timeline {
 	unsigned body;         /* static instructions per pipe */
 	uint64_t drop;         /* every drop-th record of a channel lost; 0 none */
 };
-/* The dfx ids of one pipe on A5. */
+/* The dfx ids of one pipe on A5 (the only chip with the instruction
+ * timeline): ids with bits 9 and 10 set, 0x600..0x7FF then 0xE00..0xFFF,
+ * region k of a pipe taking id dp_dfx_id(k). */
 #define DP_DFX_IDS_A5 1024u
+static inline uint16_t dp_dfx_id(unsigned k)
+{
+	return (uint16_t)(k < 512 ? 0x600 + k : 0xE00 + (k - 512));
+}
 /* From the environment (CAMODEL_DEVICE_TIMELINE, _PIPES, _BODY, _DROP;
  * test/camodel/README); 0, or -1 with a message in err. */
 int dp_timeline_env(struct dp_timeline *t, char *err, size_t errsize);

@@ -435,6 +435,7 @@ int dp_timeline_env(struct dp_timeline *t, char *err, size_t es)
 {
 	const char *m = getenv("CAMODEL_DEVICE_TIMELINE"), *p = getenv("CAMODEL_DEVICE_TIMELINE_PIPES");
 	const char *b = getenv("CAMODEL_DEVICE_TIMELINE_BODY"), *d = getenv("CAMODEL_DEVICE_TIMELINE_DROP");
+	const char *map = getenv("CAMODEL_DEVICE_DFX_MAP");
 	char *end;
 	memset(t, 0, sizeof *t);
 	t->pipes = ((1u << BIU_NPIPES) - 1) & ~(1u << BIU_SCALAR);
@@ -479,6 +480,8 @@ int dp_timeline_env(struct dp_timeline *t, char *err, size_t es)
 		}
 		t->drop = v;
 	}
+	if (t->mode == DP_TL_INSTR && map && *map)
+		t->map = map;
 	return 0;
 }
 
@@ -545,6 +548,50 @@ static uint64_t tl_next(const struct tl_pipe *p)
  * instrumentation's prologue). */
 #define TL_START 100
 
+struct tl_mark {
+	uint64_t t;
+	size_t i;
+	uint16_t info;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct tl_mark *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* instrprof_end: the ids that flush the BIU buffer, NOPs, the last id
+ * again. */
+static void tl_end_stub(struct tl_chan *c)
+{
+	for (unsigned p = 0; p < 8; p++)
+		tl_at(c, c->last + 1, 0x0D88 + 0x11 * p);
+	tl_at(c, c->last + 3500, 0xF000 | c->busy);
+	tl_at(c, c->last + 1, 0x0DFF);
+}
+
+/* The marks the instrumented instructions stamped, in time order (a
+ * sub-core's pipes run side by side; equal times keep their issue order). */
+static int tl_marks(const struct dp_sub *s, struct tl_chan *c)
+{
+	struct tl_mark *v = s->nmarks ? malloc(s->nmarks * sizeof *v) : NULL;
+	if (s->nmarks && !v)
+		return -1;
+	for (size_t i = 0; i < s->nmarks; i++) {
+		v[i].t = s->marks[i].t;
+		v[i].i = i;
+		v[i].info = s->marks[i].info;
+	}
+	qsort(v, s->nmarks, sizeof *v, by_time);
+	for (size_t i = 0; i < s->nmarks; i++)
+		tl_at(c, v[i].t, v[i].info);
+	free(v);
+	tl_end_stub(c);
+	return 0;
+}
+
 static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct tl_chan *c)
 {
 	struct tl_pipe pp[BIU_NPIPES];
@@ -597,12 +644,7 @@ static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct t
 			q->i++;
 		q->started = !q->started;
 	}
-	/* instrprof_end: the ids that flush the BIU buffer, NOPs, the last
-	 * id again. */
-	for (p = 0; p < 8; p++)
-		tl_at(c, c->last + 1, 0x0D88 + 0x11 * p);
-	tl_at(c, c->last + 3500, 0xF000 | c->busy);
-	tl_at(c, c->last + 1, 0x0DFF);
+	tl_end_stub(c);
 }
 
 int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const char *dir, char *err, size_t es)
@@ -636,13 +678,20 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 		c.n = 0;
 		c.last = 0;
 		c.busy = 0;
-		tl_sub(s, t, &c);
+		if (!t->map)
+			tl_sub(s, t, &c);
+		else if (tl_marks(s, &c)) {
+			free(c.data);
+			out_abort(&o);
+			snprintf(err, es, "timeline.bin: out of memory");
+			return -1;
+		}
 		tl_flush(&c);
 	}
 	free(c.data);
 	if (out_close(&o, err, es))
 		return -1;
-	if (t->mode != DP_TL_INSTR)
+	if (t->mode != DP_TL_INSTR || t->map)
 		return 0;
 
 	/* The compiler's side files: a line per stamped static instruction,

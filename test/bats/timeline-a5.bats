@@ -252,7 +252,7 @@ example() {
 	done
 }
 
-@test "board-export: an instruction's source lines from the kernel binary (src-map), empty where none" {
+@test "board-export: an instruction's source lines from the kernel binary (src-map) at the instrumented pcs" {
 	need_device
 	command -v nm >/dev/null || skip "nm is not installed"
 	run board-flow -q -o out --soc-version=Ascend950PR_9599 --aic-metrics=InstrTimeline --pipe=vector \
@@ -268,7 +268,7 @@ example() {
 	[ "$(wc -l <pcs)" -eq 2 ]   # the kernel's two vector instructions
 	while read -r pc code; do
 		off=$(printf '0x%x' $((pc - start)))
-		loc=$(addr2line -e "$l/dump/aicore_binary.o" "$off")
+		loc=$(addr2line -e "$l/dump/aicore_binary.o" "$off" | sed "s/ (discriminator [0-9]*)$//")
 		echo "$pc $code $loc"
 		[ "${loc##*/}" = "${code##*/}" ]
 	done <pcs

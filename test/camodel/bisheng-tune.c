@@ -254,16 +254,6 @@ static int by_pc(const void *a, const void *b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-static const char *lower_pipe(unsigned pipe, char buf[8])
-{
-	const char *name = biu_pipe_name(pipe);
-	size_t j;
-	for (j = 0; name[j] && j < 7; j++)
-		buf[j] = (char)(name[j] | 0x20);
-	buf[j] = 0;
-	return buf;
-}
-
 /* Does symbol name s stand for tiling key key: NAME_KEY, NAME_KEY_mix_aic
  * or NAME_KEY_mix_aiv? */
 static int has_key(const char *s, const char *key)
@@ -443,7 +433,7 @@ int main(int argc, char **argv)
 		char pb[8];
 		if (all[i].id)
 			wr_printf(m, "region_id=%u,pipe=%s,kind=%s,pc=0x%llx,opcode=%s\n", all[i].id,
-			          lower_pipe(kinds[all[i].kind].pipe, pb), kinds[all[i].kind].sel,
+			          biu_pipe_lower(kinds[all[i].kind].pipe, pb), kinds[all[i].kind].sel,
 			          (unsigned long long)all[i].pc, kinds[all[i].kind].opcode);
 	}
 	int status = EXIT_OK;
@@ -452,7 +442,7 @@ int main(int argc, char **argv)
 		char pb[8];
 		if (!want[p])
 			continue;
-		wr_printf(l, "[INFO] TUNE-INFO: pipe=%s instructions=%u dfx ids=%u\n", lower_pipe(p, pb), want[p], used[p]);
+		wr_printf(l, "[INFO] TUNE-INFO: pipe=%s instructions=%u dfx ids=%u\n", biu_pipe_lower(p, pb), want[p], used[p]);
 		if (want[p] > used[p]) {
 			wr_printf(l, "[ERROR] TUNE-ERROR: all dfx ids consumed[pipe=%s]\n", pb);
 			cli_warn("%s: %s: pipe %s has %u instructions, %u dfx ids: %u left unmarked", path, kname, pb, want[p],

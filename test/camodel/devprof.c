@@ -415,17 +415,6 @@ static const char *const tl_opcodes[BIU_NPIPES][3] = {
 	{ "fix_matrix_cc_to_gm", "fix_matrix_cc_to_gm", "fix_matrix_cc_to_gm" },
 };
 
-/* A pipe's name as the compiler writes it ("mte2"). */
-static const char *tl_lower(unsigned pipe, char buf[8])
-{
-	const char *name = biu_pipe_name(pipe);
-	size_t j;
-	for (j = 0; name[j] && j < 7; j++)
-		buf[j] = (char)(name[j] | 0x20);
-	buf[j] = 0;
-	return buf;
-}
-
 static uint64_t tl_pc(unsigned pipe, unsigned k)
 {
 	return 0x100 + ((uint64_t)pipe * DP_DFX_IDS_A5 + k) * 8;
@@ -704,7 +693,7 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 			continue;
 		for (k = 0; k < body && k < DP_DFX_IDS_A5; k++) {
 			char pipe[8];
-			fprintf(o.f, "region_id=%u,pipe=%s,kind=instr,pc=0x%llx,opcode=%s\n", dp_dfx_id(k), tl_lower(p, pipe),
+			fprintf(o.f, "region_id=%u,pipe=%s,kind=instr,pc=0x%llx,opcode=%s\n", dp_dfx_id(k), biu_pipe_lower(p, pipe),
 			        (unsigned long long)tl_pc(p, k), tl_opcodes[p][k % 3]);
 		}
 	}
@@ -714,7 +703,7 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 	for (p = 1; p < BIU_NPIPES; p++) {
 		char pipe[8];
 		if ((t->pipes >> p & 1) && (most[p] < t->body ? most[p] : t->body) > DP_DFX_IDS_A5)
-			fprintf(o.f, "[ERROR] TUNE-ERROR: all dfx ids consumed[pipe=%s]\n", tl_lower(p, pipe));
+			fprintf(o.f, "[ERROR] TUNE-ERROR: all dfx ids consumed[pipe=%s]\n", biu_pipe_lower(p, pipe));
 	}
 	return out_close(&o, err, es);
 }

@@ -511,14 +511,18 @@ static void find_inject(void)
 
 static char root[PATH_MAX], soc[128], sim_lib[PATH_MAX * 2];
 
-/* A timeline on a chip without one: refused before the run. */
+/* The on-board metrics only Ascend950 has (the timelines, PC sampling),
+ * on another chip: refused before the run. */
 static void timeline_chip(void)
 {
-	const char *m = metric_on(aic_metrics, "instrtimeline") ? "InstrTimeline"
-	              : metric_on(aic_metrics, "pipetimeline") ? "PipeTimeline" : NULL;
-	if (m && chip_find(soc)->family != CHIP_A5)
-		cli_die(EXIT_USAGE, "--aic-metrics=%s: not supported on this chip (%s): the on-board instruction and "
-		        "pipe timelines are Ascend950's", m, soc);
+	static const char *const a5_only[][2] = {
+		{ "instrtimeline", "InstrTimeline" }, { "pipetimeline", "PipeTimeline" }, { "pcsampling", "PcSampling" } };
+	if (chip_find(soc)->family == CHIP_A5)
+		return;
+	for (size_t i = 0; i < sizeof a5_only / sizeof a5_only[0]; i++)
+		if (metric_on(aic_metrics, a5_only[i][0]))
+			cli_die(EXIT_USAGE, "--aic-metrics=%s: not supported on this chip (%s): the on-board instruction "
+			        "and pipe timelines and PC sampling are Ascend950's", a5_only[i][1], soc);
 }
 
 /* The device's side of a timeline: what it stamps, and for InstrTimeline

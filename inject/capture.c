@@ -559,7 +559,24 @@ void inj_launch_begin(struct inj_launch *l)
  * (OPTRACE_DFX_TUNE, bisheng-tune) marks the captured kernel's
  * instructions and writes dfx_region_map.txt and dfx_tune.log into the
  * launch's dump directory; the device stamps the regions of that map
- * (CAMODEL_DEVICE_DFX_MAP).  The tool runs without this library. */
+ * (CAMODEL_DEVICE_DFX_MAP).  The tool runs without this library.  When
+ * it fails the launch runs uninstrumented: no timeline at all, until the
+ * launch ends (dfx_restore). */
+static int dfx_off;
+
+static void dfx_fail(void)
+{
+	if (!unsetenv("CAMODEL_DEVICE_TIMELINE"))
+		dfx_off = 1;
+}
+
+static void dfx_restore(void)
+{
+	unsetenv("CAMODEL_DEVICE_DFX_MAP");
+	if (dfx_off && !setenv("CAMODEL_DEVICE_TIMELINE", "InstrTimeline", 1))
+		dfx_off = 0;
+}
+
 static void dfx_instrument(struct inj_launch *l)
 {
 	extern char **environ;
@@ -571,8 +588,13 @@ static void dfx_instrument(struct inj_launch *l)
 	int st, rc;
 
 	unsetenv("CAMODEL_DEVICE_DFX_MAP");
-	if (!tool || !*tool || l->bin < 0)
+	if (!tool || !*tool)
 		return;
+	if (l->bin < 0) {
+		inj_note("%s: no kernel binary to instrument: no instruction timeline", l->dir);
+		dfx_fail();
+		return;
+	}
 	snprintf(bin, sizeof bin, "%s/aicore_binary.o", l->dir);
 	if (l->tiling_key != REC_NONE)
 		snprintf(sel, sizeof sel, "--tiling-key=%llu", (unsigned long long)l->tiling_key);
@@ -591,8 +613,10 @@ static void dfx_instrument(struct inj_launch *l)
 	argv[k] = NULL;
 	while (environ[n])
 		n++;
-	if (!(envp = calloc(n + 1, sizeof *envp)))
+	if (!(envp = calloc(n + 1, sizeof *envp))) {
+		dfx_fail();
 		return;
+	}
 	for (size_t i = 0, j = 0; i < n; i++)
 		if (strncmp(environ[i], "LD_PRELOAD=", 11))
 			envp[j++] = environ[i];
@@ -600,17 +624,20 @@ static void dfx_instrument(struct inj_launch *l)
 	free(envp);
 	if (rc) {
 		not_saved(tool, "instrumentation not run", rc);
+		dfx_fail();
 		return;
 	}
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
 			not_saved(tool, "instrumentation lost", errno);
+			dfx_fail();
 			return;
 		}
 	/* 1: a pipe ran out of dfx ids; its first instructions are marked
 	 * and dfx_tune.log says which pipe is incomplete. */
 	if (!WIFEXITED(st) || WEXITSTATUS(st) > 1) {
 		inj_note("%s: the instrumentation of %s failed (above): no instruction timeline", l->dir, l->name);
+		dfx_fail();
 		return;
 	}
 	snprintf(map, sizeof map, "%s/dfx_region_map.txt", l->dir);
@@ -751,7 +778,7 @@ void inj_launch_end(struct inj_launch *l, int64_t ret)
 			setenv("CAMODEL_DEVICE_DUMP", inj.devdump, 1);
 		else
 			unsetenv("CAMODEL_DEVICE_DUMP");
-		unsetenv("CAMODEL_DEVICE_DFX_MAP");
+		dfx_restore();
 	}
 	end = inj_now();
 	if (!inj.capdir || inj.disabled)

@@ -87,6 +87,11 @@ EOF
 	[ "$status" -eq 3 ]
 	grep -q "k.o: no kernel for tiling key 7" <<<"$output"
 	[ -z "$(ls -A none)" ]
+	# a binary of one kernel: a tiling key runs that one, as the runtime does
+	run "$tune" --action=instru-dfx --tiling-key=1 -o . "$ops/kernels/add_custom.o"
+	[ "$status" -eq 0 ]
+	grep -q 'instrumentation of add_custom ' dfx_tune.log
+	[ "$(wc -l <dfx_region_map.txt)" -eq 4 ]
 	# three kernels: one must be named
 	run "$tune" --action=instru-dfx -o none k.o
 	[ "$status" -eq 2 ]
@@ -181,4 +186,49 @@ flow() {
 	[ "$(jq '[.traceEvents[] | select(.ph == "X" and .name == "simt_vf")] | length' "$l/trace.json")" -gt 0 ]
 	# the warps join the same trace
 	[ "$(jq '[.traceEvents[] | select(.ph == "X" and (.pid | startswith("warp.")))] | length' "$l/trace.json")" -gt 0 ]
+}
+
+@test "board-flow InstrTimeline: a launch by handle and tiling key (rtKernelLaunchWithHandleV2) is instrumented too" {
+	[ -x "$ops/bin/op_rt" ] || skip "op_rt is not built"
+	# op_rt links the simulator's runtime library: found there, run on the device
+	LD_LIBRARY_PATH=$cann/tools/simulator/dav_3510/lib run board-flow -q -o out --soc-version=Ascend950PR_9599 \
+		--aic-metrics=InstrTimeline --pipe='cube|mte1' -- "$ops/bin/op_rt" -s mixed -m handle
+	echo "$output"
+	[ "$status" -eq 0 ]
+	l=$(ls -d out/OPPROF_*/device0/*/0)
+	[ "$(jq -r '[.traceEvents[] | select(.ph == "X") | .name] | unique | join(" ")' "$l/trace.json")" = \
+		"load_cbuf_to_ca load_cbuf_to_cb mmad" ]
+	[ "$(jq '[.traceEvents[] | select(.ph == "X" and (.args.code | test("mixed_custom\\.c:[0-9]+$") | not))] | length' "$l/trace.json")" -eq 0 ]
+}
+
+@test "sim-capture: --instr-timeline-pipe only with InstrTimeline and known pipes; not with PipeTimeline" {
+	run sim-capture --device -o out --soc-version=Ascend950PR_9599 --instr-timeline-pipe=cube -- true
+	[ "$status" -eq 2 ]
+	grep -q "only works with --aic-metrics=InstrTimeline" <<<"$output"
+	run sim-capture --device -o out --soc-version=Ascend950PR_9599 --aic-metrics=InstrTimeline --pipe='cube|scalar' -- true
+	[ "$status" -eq 2 ]
+	grep -q "pipes are cube fixp vector mte1 mte2 mte3" <<<"$output"
+	run sim-capture --device -o out --soc-version=Ascend950PR_9599 --aic-metrics=InstrTimeline,PipeTimeline -- true
+	[ "$status" -eq 2 ]
+	grep -q "cannot be specified together" <<<"$output"
+	run sim-capture --device -o out --soc-version=Ascend910B1 --aic-metrics=InstrTimeline -- true
+	[ "$status" -eq 2 ]
+	grep -q "InstrTimeline: not supported on this chip (Ascend910B1)" <<<"$output"
+	[ ! -e out ] || [ -z "$(ls -A out)" ]
+}
+
+@test "sim-capture: a failed instrumentation leaves the launch without the timeline, said" {
+	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
+	# a CANN root whose bisheng-tune always fails
+	mkdir -p root/compiler/ccec_compiler/bin
+	for f in lib64 tools include set_env.sh; do ln -s "$cann/$f" "root/$f"; done
+	printf '#!/bin/sh\necho "bisheng-tune: broken" >&2\nexit 3\n' >root/compiler/ccec_compiler/bin/bisheng-tune
+	chmod +x root/compiler/ccec_compiler/bin/bisheng-tune
+	run sim-capture --device -o out --cann-root=root --soc-version=Ascend950PR_9599 --aic-metrics=InstrTimeline \
+		-- "$ops/bin/op_acl" -s add
+	echo "$output"
+	grep -q "bisheng-tune: broken" <<<"$output"
+	grep -q "the instrumentation of add_custom failed (above): no instruction timeline" <<<"$output"
+	l=$(ls -d out/OPPROF_*/device0/*/0)
+	[ -f "$l/dump/DeviceProf1.bin" ] && [ ! -e "$l/dump/dfx_region_map.txt" ] && [ ! -e "$l/dump/timeline.bin" ]
 }

@@ -151,3 +151,28 @@ block() {
 	cmp p/PcSampling.csv "$l/PcSampling.csv"
 	cmp p/TopStallReason.csv "$l/TopStallReason.csv"
 }
+
+@test "PcSampling: a non-SIMT operator is told so (exit 1, the CSVs written); a chip without it is refused (exit 2)" {
+	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
+	run board-flow -q -o out --soc-version=Ascend950PR_9599 --aic-metrics=PcSampling,Memory -- "$ops/bin/op_acl" -s add
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q "PC sampling is not supported on this operator (Has Simt=0: no SIMT code): no PcSampling.csv" <<<"$output"
+	l=$(ls -d out/OPPROF_*/device0/*/0)
+	[ -f "$l/Memory.csv" ] && [ ! -e "$l/PcSampling.csv" ] && [ ! -e "$l/trace.json" ]
+	# On 910B the capture refuses before the run
+	run board-flow -q -o out910 --aic-metrics=PcSampling -- "$ops/bin/op_acl" -s add
+	echo "$output"
+	[ "$status" -eq 2 ]
+	grep -q "PcSampling: not supported on this chip (Ascend910B1)" <<<"$output"
+	! ls -d out910/OPPROF_* 2>/dev/null
+	# and the parse of a capture made without it names the chip, not the operator
+	run board-flow -q -o out910 -- "$ops/bin/op_acl" -s add
+	[ "$status" -eq 0 ]
+	l=$(ls -d out910/OPPROF_*/device0/*/0)
+	run board-export -q -o again --aic-metrics=PcSampling "$l"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	grep -q "PC sampling is not supported on this chip (Ascend910B1)" <<<"$output"
+	[ -z "$(find again -name '*.csv' 2>/dev/null)" ]
+}

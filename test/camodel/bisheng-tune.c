@@ -341,7 +341,7 @@ int main(int argc, char **argv)
 
 	/* The kernels asked for (global functions of .text) and the
 	 * functions they call, directly or not: the kernel's code. */
-	struct fn { uint64_t lo, hi; int in; } *fns = NULL;
+	struct fn { uint64_t lo, hi; int in, global; const char *name; } *fns = NULL;
 	size_t nfn = 0, nkern = 0, nglobal = 0;
 	char kname[1024] = "";
 	for (uint64_t k = 1; k < sym->sh_size / sizeof(Elf64_Sym); k++) {
@@ -353,8 +353,10 @@ int main(int argc, char **argv)
 		fns[nfn].lo = s->st_value;
 		fns[nfn].hi = s->st_value + s->st_size;
 		fns[nfn].in = 0;
+		fns[nfn].name = sn;
+		fns[nfn].global = ELF64_ST_BIND(s->st_info) == STB_GLOBAL && *sn;
 		nfn++;
-		if (ELF64_ST_BIND(s->st_info) != STB_GLOBAL || !*sn)
+		if (!fns[nfn - 1].global)
 			continue;
 		nglobal++;
 		if (name ? strcmp(sn, name) : key ? !has_key(sn, key) : 0)
@@ -363,15 +365,18 @@ int main(int argc, char **argv)
 		if (!nkern++)
 			snprintf(kname, sizeof kname, "%s", sn);
 	}
-	if (!name && !key) {
-		if (nglobal != 1)
-			cli_die(EXIT_USAGE, "%s: %zu kernels: name one (--kernel-name or --tiling-key)", path, nglobal);
+	/* neither named: every global function was taken, there must be one */
+	if (!name && !key && nglobal != 1)
+		cli_die(EXIT_USAGE, "%s: %zu kernels: name one (--kernel-name or --tiling-key)", path, nglobal);
+	/* A launch by tiling key of a binary with one kernel runs that one
+	 * (README section 2): so does the instrumentation. */
+	if (!nkern && key && nglobal == 1)
 		for (size_t i = 0; i < nfn; i++)
-			if (fns[i].in || !nkern) {
+			if (fns[i].global) {
 				fns[i].in = 1;
 				nkern = 1;
+				snprintf(kname, sizeof kname, "%s", fns[i].name);
 			}
-	}
 	if (!nkern) {
 		if (name)
 			cli_die(EXIT_UNUSABLE, "%s: no kernel named %s", path, name);

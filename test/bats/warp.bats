@@ -130,6 +130,52 @@ block() {
 	[ ! -e t2.json ]
 }
 
+@test "golden outputs: warp-timeline and pc-stall of the stand-in device's SIMT run (test/golden/warp)" {
+	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
+	sh "$top/test/golden/warp/make.sh" "$BATS_TEST_TMPDIR/g"
+	for f in warp.json warp.txt PcSampling.csv TopStallReason.csv pc-stall.txt; do
+		diff "$top/test/golden/warp/out/$f" "$BATS_TEST_TMPDIR/g/$f"
+	done
+}
+
+@test "pc-stall: the reference's example chunk (three records), top stall reasons; bad files named" {
+	info 1
+	# {coreId 0, coreType 1, validLen 48}: (field 5; 1..9), (8; 2..10), (1; 3..11)
+	{
+		printf '\x00\x00\x01\x00\x30\x00\x00\x00'
+		for r in "5 1" "8 2" "1 3"; do
+			set -- $r
+			printf "\\x$(printf %02x "$1")\\x00\\x00"
+			for i in $(seq 0 8); do printf "\\x$(printf %02x $(($2 + i)))"; done
+			printf '\x00\x00\x00\x00'
+		done
+	} >d/pcSampling.bin.0
+	truncate -s 2097160 d/pcSampling.bin.0
+	printf '0x0' >d/pc_start_pcsampling.txt
+	head -c 8 /dev/zero >d/PcOffset.bin
+	mkdir out
+	run pc-stall -o out d
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cut -d, -f1-10 out/PcSampling.csv | tail -n +2 | paste -sd' ')" = \
+		"0x8,3,4,5,6,7,8,9,10,11 0x28,1,2,3,4,5,6,7,8,9 0x40,2,3,4,5,6,7,8,9,10" ]
+	grep -qx 'IBuf_Empty,6,[0-9.]*' out/TopStallReason.csv
+	grep -qx 'Others,27,[0-9.]*' out/TopStallReason.csv
+	# Only the instructions listed are kept; the others are dropped, said.
+	printf '0x28\n0x40\n' >instrs
+	run pc-stall -o out --instrs instrs d
+	echo "$output"
+	[ "$(tail -n +2 out/PcSampling.csv | cut -d, -f1 | paste -sd' ')" = "0x28 0x40" ]
+	grep -q "0x8" <<<"$output"
+	# a file that is not whole chunks is named
+	truncate -s 100 d/pcSampling.bin.0
+	mkdir out2
+	run pc-stall -o out2 d
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q "pcSampling.bin.0" <<<"$output"
+}
+
 @test "warp-timeline and pc-stall on the stand-in device's SIMT sample" {
 	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
 	run board-flow -q -o out --soc-version=Ascend950PR_9599 --aic-metrics=PcSampling -- "$ops/bin/op_acl" -s simt

@@ -23,6 +23,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "biu.h"
 #include "board.h"
 #include "capture.h"
 #include "chip.h"
@@ -57,7 +58,9 @@ static const char usage_text[] =
 	"      --replay            also save what --config needs to replay each captured kernel\n"
 	"      --config=FILE       run one kernel described by a JSON file (or a kernel_config.bin)\n"
 	"      --core-id=0|3       cores to parse later (recorded in the manifest for sim-flow)\n"
-	"      --aic-metrics=LIST  metrics (with PMSampling the simulator writes MTE logs)\n"
+	"      --aic-metrics=LIST  metrics (with PMSampling the simulator writes MTE logs; with --device on\n"
+	"                          Ascend950, InstrTimeline instruments each captured kernel, PipeTimeline)\n"
+	"      --instr-timeline-pipe=P|...  (or --pipe) InstrTimeline's pipes: cube fixp vector mte1 mte2 mte3\n"
 	"      --cann-root=DIR     CANN root (default $ASCEND_HOME_PATH, else the bundled stand-in)\n"
 	"      --no-api-spans      do not record host API calls\n"
 	"  -q, -v                  quieter, more verbose\n"
@@ -66,6 +69,7 @@ static const char usage_text[] =
 /* ---- options ---- */
 
 static const char *aic_metrics;
+static const char *instr_pipes;   /* --instr-timeline-pipe */
 static const char *out_dir, *soc_opt, *kernel_names, *core_ids, *cann_root, *config_file;
 static unsigned long launch_count = 1, launch_skip;
 static unsigned long timeout_s;
@@ -224,6 +228,24 @@ static int next_metric(const char **p, char *tok)
 	}
 }
 
+/* The element of the list s that reads tok in any case, as the user
+ * wrote it (tok itself when none does). */
+static const char *metric_as_given(const char *s, const char *tok, size_t *len)
+{
+	size_t tn = strlen(tok);
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		if (n == tn && !strncasecmp(s, tok, n)) {
+			*len = n;
+			return s;
+		}
+		s += n + (s[n] != 0);
+	}
+	*len = tn;
+	return tok;
+}
+
+
 /* --aic-metrics: names of the reference, any case, comma separated.
  * from names where the list came from, for the message. */
 static void check_metrics(const char *s, const char *from, int sim)
@@ -308,8 +330,14 @@ static void device_metrics(const char *s, enum chip_family fam)
 					;
 				if (!table[i].name)
 					cli_die(EXIT_USAGE, "Unexpected argument in --aic-metrics, maybe in wrong run mode");
-				if (!(table[i].chips & chip_bit(fam)))
-					cli_die(EXIT_USAGE, "Unexpected argument in --aic-metrics, maybe in wrong soc platform");
+				if (!(table[i].chips & chip_bit(fam))) {
+					/* the reference's words, then which name and chip */
+					size_t n = 0;
+					const char *b = metric_as_given(s, tok, &n);
+					cli_die(EXIT_USAGE, "Unexpected argument in --aic-metrics, maybe in wrong soc platform: "
+					        "--aic-metrics=%.*s: not supported on this chip (%s)", (int)n, b,
+					        soc_opt ? soc_opt : CHIP_DEFAULT_SOC);
+				}
 				continue;
 			}
 			ntok++;
@@ -440,6 +468,37 @@ static void device_options(const char *kill_s, const char *mode_s, const char *w
 	device_plan();
 }
 
+/* Does the --aic-metrics list name metric (lower case)? */
+static int metric_on(const char *m, const char *metric)
+{
+	size_t n = strlen(metric);
+	for (const char *p = m; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
+		if (strcspn(p, ",") == n && !strncasecmp(p, metric, n))
+			return 1;
+	return 0;
+}
+
+/* InstrTimeline / PipeTimeline (on the device only) and
+ * --instr-timeline-pipe: the reference's rules; the chip is checked
+ * with the SoC (timeline_chip). */
+static void check_timeline(void)
+{
+	int instr = metric_on(aic_metrics, "instrtimeline"), pipe = metric_on(aic_metrics, "pipetimeline");
+	if (instr && pipe)
+		cli_die(EXIT_USAGE, "--aic-metrics: 'PipeTimeline' and 'InstrTimeline' cannot be specified together");
+	if (!instr_pipes)
+		return;
+	if (!instr)
+		cli_die(EXIT_USAGE, "--instr-timeline-pipe only works with --aic-metrics=InstrTimeline");
+	for (const char *p = instr_pipes; *p;) {
+		size_t n = strcspn(p, "|");
+		if (biu_pipe_find(p, n, 0) < 0)
+			cli_die(EXIT_USAGE, "--instr-timeline-pipe=%s: pipes are cube fixp vector mte1 mte2 mte3, "
+			        "separated by '|'", instr_pipes);
+		p += n + (p[n] != 0);
+	}
+}
+
 /* PMSampling (the simulator's MTE log) only when a metric list names it,
  * as the reference: its default turns the PMU groups on, not sampling. */
 static int pmsampling_on(const char *m)
@@ -527,6 +586,8 @@ static void parse_args(int argc, char **argv)
 			include_s = v;
 		} else if (take(a, "--aic-metrics", &i, argc, argv, &v)) {
 			aic_metrics = v;
+		} else if (take(a, "--instr-timeline-pipe", &i, argc, argv, &v) || take(a, "--pipe", &i, argc, argv, &v)) {
+			instr_pipes = v;
 		} else if (take(a, "--core-id", &i, argc, argv, &v)) {
 			core_ids = v;
 		} else if (take(a, "--cann-root", &i, argc, argv, &v)) {
@@ -575,6 +636,7 @@ static void parse_args(int argc, char **argv)
 		check_metrics(aic_metrics, "--aic-metrics", !device);
 	if (device)
 		device_metrics(aic_metrics, chip_find(soc_opt ? soc_opt : CHIP_DEFAULT_SOC)->family);
+	check_timeline();
 	if (core_ids)
 		check_core_ids(core_ids);
 	if (dump_s) {
@@ -706,6 +768,43 @@ static void find_inject(void)
 
 static char root[PATH_MAX], soc[128], sim_lib[PATH_MAX * 2];
 
+/* The on-board metrics only Ascend950 has (the timelines, PC sampling),
+ * on another chip: refused before the run. */
+static void timeline_chip(void)
+{
+	static const char *const a5_only[][2] = {
+		{ "instrtimeline", "InstrTimeline" }, { "pipetimeline", "PipeTimeline" }, { "pcsampling", "PcSampling" } };
+	if (chip_find(soc)->family == CHIP_A5)
+		return;
+	for (size_t i = 0; i < sizeof a5_only / sizeof a5_only[0]; i++)
+		if (metric_on(aic_metrics, a5_only[i][0]))
+			cli_die(EXIT_USAGE, "--aic-metrics=%s: not supported on this chip (%s): the on-board instruction "
+			        "and pipe timelines and PC sampling are Ascend950's", a5_only[i][1], soc);
+}
+
+/* The device's side of a timeline: what it stamps, and for InstrTimeline
+ * the compiler's instrumentation of each captured kernel (bisheng-tune
+ * in ROOT/compiler/ccec_compiler/bin, run by the preload library). */
+static void timeline_env(struct env *env)
+{
+	char tool[PATH_MAX * 2];
+	int instr = metric_on(aic_metrics, "instrtimeline");
+	env_unset(env, "OPTRACE_DFX_TUNE");
+	env_unset(env, "OPTRACE_DFX_PIPES");
+	env_unset(env, "CAMODEL_DEVICE_DFX_MAP");
+	if (!instr && !metric_on(aic_metrics, "pipetimeline"))
+		return;
+	env_set(env, "CAMODEL_DEVICE_TIMELINE", instr ? "InstrTimeline" : "PipeTimeline");
+	if (!instr)
+		return;
+	snprintf(tool, sizeof tool, "%s/compiler/ccec_compiler/bin/bisheng-tune", root);
+	if (access(tool, X_OK))
+		cli_die(EXIT_UNUSABLE, "--aic-metrics=InstrTimeline: the compiler's instrumentation is missing: %s:", tool);
+	env_set(env, "OPTRACE_DFX_TUNE", tool);
+	if (instr_pipes)
+		env_set(env, "OPTRACE_DFX_PIPES", instr_pipes);
+}
+
 /* --device: the runtime an application links, in ROOT/lib64 (on a real
  * machine the driver's, here the stand-in's device mode); the SoC from
  * --soc-version, else the default. */
@@ -721,6 +820,7 @@ static void find_device(void)
 		cli_die(EXIT_USAGE, "%s: path too long", root);
 	if (!io_is_file(p))
 		cli_die(EXIT_UNUSABLE, "no device runtime found: %s is missing", p);
+	timeline_chip();
 }
 
 static void find_simulator(void)
@@ -1634,6 +1734,7 @@ static void device_env(struct env *env)
 		env_unset(env, "CAMODEL_DEVICE_PMU_AIC");
 		env_unset(env, "CAMODEL_DEVICE_PMU_AIV");
 	}
+	timeline_env(env);
 }
 
 /* What the preload library reads in both modes: where the run goes and

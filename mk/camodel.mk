@@ -78,6 +78,14 @@ $(CANN)/lib64/libms_tools_ext.so: build/camodel/obj/mstx.o
 	$(CC) -shared -Wl,-soname,libms_tools_ext.so -o $@ $< -ldl -lpthread
 CAMODEL_TREE += $(CANN)/lib64/libms_tools_ext.so
 
+# The compiler's dfx_region instrumentation (README section 12), where
+# CANN keeps bisheng-tune.
+$(CANN)/compiler/ccec_compiler/bin/bisheng-tune: test/camodel/bisheng-tune.c test/camodel/devprof.h \
+		test/camodel/include/camodel_kernel.h build/liboptrace.a | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Itest/camodel/include -Itest/camodel -o $@ $< build/liboptrace.a $(LDLIBS)
+CAMODEL_TREE += $(CANN)/compiler/ccec_compiler/bin/bisheng-tune
+
 # ---- sample operators ----
 # Kernels are -g shared objects (test/camodel/README section 2); each has a
 # .json beside it naming its kernel type, as aclrtBinaryLoadFromFile reads.

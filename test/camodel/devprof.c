@@ -448,22 +448,6 @@ static const char *const tl_opcodes[BIU_NPIPES][3] = {
 	{ "fix_matrix_cc_to_gm", "fix_matrix_cc_to_gm", "fix_matrix_cc_to_gm" },
 };
 
-/* A pipe's name as the compiler writes it ("mte2"). */
-static const char *tl_lower(unsigned pipe, char buf[8])
-{
-	const char *name = biu_pipe_name(pipe);
-	size_t j;
-	for (j = 0; name[j] && j < 7; j++)
-		buf[j] = (char)(name[j] | 0x20);
-	buf[j] = 0;
-	return buf;
-}
-
-static uint16_t tl_id(unsigned k)
-{
-	return (uint16_t)(k < 512 ? 0x600 + k : 0xE00 + (k - 512));
-}
-
 static uint64_t tl_pc(unsigned pipe, unsigned k)
 {
 	return 0x100 + ((uint64_t)pipe * DP_DFX_IDS_A5 + k) * 8;
@@ -473,6 +457,7 @@ int dp_timeline_env(struct dp_timeline *t, char *err, size_t es)
 {
 	const char *m = getenv("CAMODEL_DEVICE_TIMELINE"), *p = getenv("CAMODEL_DEVICE_TIMELINE_PIPES");
 	const char *b = getenv("CAMODEL_DEVICE_TIMELINE_BODY"), *d = getenv("CAMODEL_DEVICE_TIMELINE_DROP");
+	const char *map = getenv("CAMODEL_DEVICE_DFX_MAP");
 	char *end;
 	memset(t, 0, sizeof *t);
 	t->pipes = ((1u << BIU_NPIPES) - 1) & ~(1u << BIU_SCALAR);
@@ -517,6 +502,8 @@ int dp_timeline_env(struct dp_timeline *t, char *err, size_t es)
 		}
 		t->drop = v;
 	}
+	if (t->mode == DP_TL_INSTR && map && *map)
+		t->map = map;
 	return 0;
 }
 
@@ -583,6 +570,50 @@ static uint64_t tl_next(const struct tl_pipe *p)
  * instrumentation's prologue). */
 #define TL_START 100
 
+struct tl_mark {
+	uint64_t t;
+	size_t i;
+	uint16_t info;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct tl_mark *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* instrprof_end: the ids that flush the BIU buffer, NOPs, the last id
+ * again. */
+static void tl_end_stub(struct tl_chan *c)
+{
+	for (unsigned p = 0; p < 8; p++)
+		tl_at(c, c->last + 1, 0x0D88 + 0x11 * p);
+	tl_at(c, c->last + 3500, 0xF000 | c->busy);
+	tl_at(c, c->last + 1, 0x0DFF);
+}
+
+/* The marks the instrumented instructions stamped, in time order (a
+ * sub-core's pipes run side by side; equal times keep their issue order). */
+static int tl_marks(const struct dp_sub *s, struct tl_chan *c)
+{
+	struct tl_mark *v = s->nmarks ? malloc(s->nmarks * sizeof *v) : NULL;
+	if (s->nmarks && !v)
+		return -1;
+	for (size_t i = 0; i < s->nmarks; i++) {
+		v[i].t = s->marks[i].t;
+		v[i].i = i;
+		v[i].info = s->marks[i].info;
+	}
+	qsort(v, s->nmarks, sizeof *v, by_time);
+	for (size_t i = 0; i < s->nmarks; i++)
+		tl_at(c, v[i].t, v[i].info);
+	free(v);
+	tl_end_stub(c);
+	return 0;
+}
+
 static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct tl_chan *c)
 {
 	struct tl_pipe pp[BIU_NPIPES];
@@ -620,7 +651,7 @@ static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct t
 			/* Both ends of a run carry the instruction's id; ids past the
 			 * chip's count were never given out. */
 			if (best != BIU_SCALAR && k < DP_DFX_IDS_A5)
-				tl_at(c, at, (unsigned)biu_pipe_ctrl(best) << 12 | tl_id(k));
+				tl_at(c, at, (unsigned)biu_pipe_ctrl(best) << 12 | dp_dfx_id(k));
 		} else {
 			unsigned busy = q->started ? c->busy & ~(1u << best) : c->busy | 1u << best;
 			/* Back to back: the pipe stays busy. */
@@ -635,12 +666,7 @@ static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct t
 			q->i++;
 		q->started = !q->started;
 	}
-	/* instrprof_end: the ids that flush the BIU buffer, NOPs, the last
-	 * id again. */
-	for (p = 0; p < 8; p++)
-		tl_at(c, c->last + 1, 0x0D88 + 0x11 * p);
-	tl_at(c, c->last + 3500, 0xF000 | c->busy);
-	tl_at(c, c->last + 1, 0x0DFF);
+	tl_end_stub(c);
 }
 
 int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const char *dir, char *err, size_t es)
@@ -674,13 +700,20 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 		c.n = 0;
 		c.last = 0;
 		c.busy = 0;
-		tl_sub(s, t, &c);
+		if (!t->map)
+			tl_sub(s, t, &c);
+		else if (tl_marks(s, &c)) {
+			free(c.data);
+			out_abort(&o);
+			snprintf(err, es, "timeline.bin: out of memory");
+			return -1;
+		}
 		tl_flush(&c);
 	}
 	free(c.data);
 	if (out_close(&o, err, es))
 		return -1;
-	if (t->mode != DP_TL_INSTR)
+	if (t->mode != DP_TL_INSTR || t->map)
 		return 0;
 
 	/* The compiler's side files: a line per stamped static instruction,
@@ -693,7 +726,7 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 			continue;
 		for (k = 0; k < body && k < DP_DFX_IDS_A5; k++) {
 			char pipe[8];
-			fprintf(o.f, "region_id=%u,pipe=%s,kind=instr,pc=0x%llx,opcode=%s\n", tl_id(k), tl_lower(p, pipe),
+			fprintf(o.f, "region_id=%u,pipe=%s,kind=instr,pc=0x%llx,opcode=%s\n", dp_dfx_id(k), biu_pipe_lower(p, pipe),
 			        (unsigned long long)tl_pc(p, k), tl_opcodes[p][k % 3]);
 		}
 	}
@@ -703,7 +736,7 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 	for (p = 1; p < BIU_NPIPES; p++) {
 		char pipe[8];
 		if ((t->pipes >> p & 1) && (most[p] < t->body ? most[p] : t->body) > DP_DFX_IDS_A5)
-			fprintf(o.f, "[ERROR] TUNE-ERROR: all dfx ids consumed[pipe=%s]\n", tl_lower(p, pipe));
+			fprintf(o.f, "[ERROR] TUNE-ERROR: all dfx ids consumed[pipe=%s]\n", biu_pipe_lower(p, pipe));
 	}
 	return out_close(&o, err, es);
 }

@@ -33,6 +33,11 @@ struct dp_sub {
 	uint64_t bytes[DP_NPATH];
 	uint64_t vec_f32, vec_f16, vec_s32, vec_s16;  /* vector instructions by type */
 	uint64_t ic_req, ic_miss;        /* icache fetch groups and misses */
+	/* InstrTimeline with an instrumentation map: the dfx marks the
+	 * instructions of the map stamped, a start and an end each (cycle,
+	 * BIU info word), in the order they were issued; malloc'ed */
+	struct dp_mark { uint64_t t; uint16_t info; } *marks;
+	size_t nmarks;
 };
 
 /* Replay files of a family (10 on A2/A3, 7 on 310P, 6 on A5). */
@@ -93,9 +98,19 @@ struct dp_timeline {
 	unsigned pipes;        /* instrumented pipes, bit per BIU pipe (lib/biu.h) */
 	unsigned body;         /* static instructions per pipe */
 	uint64_t drop;         /* every drop-th record of a channel lost; 0 none */
+	const char *map;       /* InstrTimeline: the instrumentation's dfx_region_map.txt
+	                          (CAMODEL_DEVICE_DFX_MAP): the marks of dp_sub are
+	                          stamped, and the map and tune log are the
+	                          instrumentation's, not written here */
 };
-/* The dfx ids of one pipe on A5. */
+/* The dfx ids of one pipe on A5 (the only chip with the instruction
+ * timeline): ids with bits 9 and 10 set, 0x600..0x7FF then 0xE00..0xFFF,
+ * region k of a pipe taking id dp_dfx_id(k). */
 #define DP_DFX_IDS_A5 1024u
+static inline uint16_t dp_dfx_id(unsigned k)
+{
+	return (uint16_t)(k < 512 ? 0x600 + k : 0xE00 + (k - 512));
+}
 /* From the environment (CAMODEL_DEVICE_TIMELINE, _PIPES, _BODY, _DROP;
  * test/camodel/README); 0, or -1 with a message in err. */
 int dp_timeline_env(struct dp_timeline *t, char *err, size_t errsize);

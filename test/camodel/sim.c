@@ -9,16 +9,19 @@
  * written in tick order once no later instruction can produce an earlier
  * tick, which is how the real simulator's logs are ordered. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "camodel.h"
 #define CAMODEL_RUNTIME
 #include "camodel_kernel.h"
+#include "biu.h"
 #include "devprof.h"
 #include "pmu.h"
 #include "runtime/rt.h"
@@ -121,6 +124,7 @@ struct sub {
 	uint32_t cross_pos[16];
 	uint64_t waits_unmatched;
 	struct dp_sub pm;        /* what the PMU counts (device mode) */
+	size_t mark_cap;         /* of pm.marks */
 };
 
 static struct sub *S;            /* the sub-core running now */
@@ -372,12 +376,15 @@ static void settle(struct sub *s, uint64_t upto)
 
 static _Noreturn void fault(const char *msg);
 
+static uint64_t pc_off;   /* the offset of the intrinsic running now */
+
 static inline uint64_t PCof(void *ra)
 {
 	uintptr_t off = (((uintptr_t)ra - 1) & ~(uintptr_t)3) - KB->base;
 	if (off >= KB->size)
 		fault("an intrinsic was called from outside the kernel image (a tail call? build kernels with "
 		      "-fno-optimize-sibling-calls)");
+	pc_off = off;
 	return KB->pc_start + off;
 }
 #define PC() PCof(__builtin_return_address(0))
@@ -556,6 +563,84 @@ static void queue(struct sub *s, int pipe, uint64_t start)
 	}
 }
 
+/* ---- InstrTimeline: the instrumentation's dfx marks (device mode) ----
+ * With CAMODEL_DEVICE_DFX_MAP naming the map bisheng-tune wrote for the
+ * kernel (README section 12), an instruction at a pc of the map stamps its
+ * region id on its pipe when it starts on the pipe and when it leaves it. */
+
+struct dfx_region { uint64_t pc; uint16_t id; uint8_t pipe; };
+static struct dfx_region *dfx_map;
+static size_t dfx_n;
+
+static int dfx_by_pc(const void *a, const void *b)
+{
+	const struct dfx_region *x = a, *y = b;
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* The map of this launch: 0, or a 507000 status with a message. */
+static int dfx_load(void)
+{
+	const char *tl = getenv("CAMODEL_DEVICE_TIMELINE"), *path = getenv("CAMODEL_DEVICE_DFX_MAP");
+	free(dfx_map);
+	dfx_map = NULL;
+	dfx_n = 0;
+	if (rt_family() != FAM_A5 || !tl || strcasecmp(tl, "InstrTimeline") || !path || !*path) return 0;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "camodel: %s: %s\n", path, strerror(errno));
+		return 507000;
+	}
+	char line[512];
+	size_t cap = 0;
+	unsigned long lineno = 0;
+	while (fgets(line, sizeof line, f)) {
+		unsigned id;
+		char pipe[16];
+		unsigned long long pc;
+		const char *q = strstr(line, ",pc=0x");
+		lineno++;
+		int k = sscanf(line, "region_id=%u,pipe=%15[A-Za-z0-9],", &id, pipe) == 2 && q &&
+		        sscanf(q, ",pc=0x%llx", &pc) == 1 ? biu_pipe_find(pipe, strlen(pipe), 0) : -1;
+		if (k < 0 || id >= BIU_IDS) {
+			fprintf(stderr, "camodel: %s:%lu: not a region line\n", path, lineno);
+			fclose(f);
+			return 507000;
+		}
+		if (dfx_n == cap) {
+			struct dfx_region *v = realloc(dfx_map, (cap = cap ? cap * 2 : 256) * sizeof *v);
+			if (!v) { fclose(f); return 207001; }
+			dfx_map = v;
+		}
+		dfx_map[dfx_n++] = (struct dfx_region){ pc, (uint16_t)id, (uint8_t)k };
+	}
+	fclose(f);
+	qsort(dfx_map, dfx_n, sizeof *dfx_map, dfx_by_pc);
+	return 0;
+}
+
+static void dfx_stamp(struct sub *s, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = dfx_n;
+	if (!dfx_n) return;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (dfx_map[m].pc < pc_off) lo = m + 1;
+		else hi = m;
+	}
+	if (lo == dfx_n || dfx_map[lo].pc != pc_off) return;
+	if (s->pm.nmarks + 2 > s->mark_cap) {
+		size_t cap = s->mark_cap ? s->mark_cap * 2 : 1024;
+		struct dp_mark *v = realloc(s->pm.marks, cap * sizeof *v);
+		if (!v) return;   /* a mark lost, as the BIU loses them */
+		s->pm.marks = v;
+		s->mark_cap = cap;
+	}
+	uint16_t info = (uint16_t)(biu_pipe_ctrl(dfx_map[lo].pipe) << 12 | dfx_map[lo].id);
+	s->pm.marks[s->pm.nmarks++] = (struct dp_mark){ start, info };
+	s->pm.marks[s->pm.nmarks++] = (struct dp_mark){ end, info };
+}
+
 /* Issue a pipelined instruction: occupies the pipe occ cycles, done lat
  * cycles after that. */
 static void pipe_issue(struct sub *s, uint64_t t, int pipe, uint64_t occ, uint64_t lat,
@@ -569,6 +654,7 @@ static void pipe_issue(struct sub *s, uint64_t t, int pipe, uint64_t occ, uint64
 	s->pm.instr[pipe]++;
 	if (*end > s->plast[pipe]) s->plast[pipe] = *end;
 	queue(s, pipe, st);
+	dfx_stamp(s, st, st + occ);
 }
 
 static uint64_t all_done(const struct sub *s)
@@ -1405,6 +1491,7 @@ __attribute__((noinline)) static void op_simt(int op, uint32_t nwarps, uint32_t 
 	}
 	s->pfree[p] = t + (nwarps + 3) / 4;
 	s->cur = t + (nwarps + 3) / 4;
+	dfx_stamp(s, t, t + (nwarps + 3) / 4);
 	s->pm.busy[p] += (nwarps + 3) / 4;
 	s->pm.instr[p] += nwarps;
 }
@@ -1674,6 +1761,7 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 		}
 		dp_dbi_clear(&dbi);
 	}
+	if (devdir && (rc = dfx_load())) return rc;
 
 	/* which sub-cores a block runs on */
 	int kinds[3], idxs[3], nsub, per_core;
@@ -1750,6 +1838,7 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 		if (co[c].used) merge_mte(dir, (int)c, &co[c]);
 	free(co);
 	if (dsub && !rc) rc = dev_write(devdir, fam, dsub, ndsub, entry, block_dim, mix, nsub == 1 && kinds[0] == 2);
+	for (size_t i = 0; i < ndsub; i++) free(dsub[i].marks);
 	free(dsub);
 	if (logw_flush_all()) rc = rc ? rc : 507000;
 	return rc;

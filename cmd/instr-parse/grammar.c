@@ -416,16 +416,31 @@ size_t strip_spaces_wide(char *dst, const char *src, size_t n)
 
 #define EQ(s, n, lit) ((n) == sizeof(lit) - 1 && !memcmp(s, lit, sizeof(lit) - 1))
 
+/* Is there LPCNT at p ('L'), or SPR:COND, around it ('O')? */
+static int usermark_at(const char *detail, const char *end, const char *p)
+{
+	if (*p == 'L')
+		return end - p >= 5 && !memcmp(p + 1, "PCNT", 4);
+	return p - detail >= 5 && end - p >= 4 && !memcmp(p - 5, "SPR:C", 5) && !memcmp(p + 1, "ND,", 3);
+}
+
 int is_usermark(const char *detail, size_t detail_n)
 {
-	/* This runs on every line: probe the needles' rarest letters
-	 * ('L' of LPCNT, 'O' of SPR:COND,) with memchr. */
-	const char *p, *end = detail + detail_n;
-	for (p = detail; (p = memchr(p, 'L', (size_t)(end - p))); p++)
-		if (end - p >= 5 && !memcmp(p + 1, "PCNT", 4))
-			return 1;
-	for (p = detail; (p = memchr(p, 'O', (size_t)(end - p))); p++)
-		if (p - detail >= 5 && end - p >= 4 && !memcmp(p - 5, "SPR:C", 5) && !memcmp(p + 1, "ND,", 3))
+	/* This runs on every line: probe the needles' rarest letters ('L'
+	 * of LPCNT, 'O' of SPR:COND,) in one pass, sixteen bytes a round. */
+	const char *p = detail, *end = detail + detail_n;
+#ifdef __SSE2__
+	for (; end - p >= 16; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('L')),
+		                                                      _mm_cmpeq_epi8(x, _mm_set1_epi8('O'))));
+		for (; m; m &= m - 1)
+			if (usermark_at(detail, end, p + __builtin_ctz(m)))
+				return 1;
+	}
+#endif
+	for (; p < end; p++)
+		if ((*p == 'L' || *p == 'O') && usermark_at(detail, end, p))
 			return 1;
 	return 0;
 }

@@ -363,7 +363,7 @@ static void add_flag(struct prog *pg, int kind, int src, int dst, int id)
 	struct ins *in;
 	if (pg->unique) {
 		/* The id printed is the buffer's plus twice the pair's count
-		 * mod 4 (the k-th WAIT of a queue prints its k-th SET's id). */
+		 * mod 8 (the k-th WAIT of a queue prints its k-th SET's id). */
 		in = add(pg, kind == K_SET ? src : dst, kind, V_FLAG, 0, 1, 1, bin,
 		         kind == K_SET ? "SET_FLAG" : "WAIT_FLAG", "PIPE:%s, TRIGGER PIPE:%s, FLAG ID:%%,",
 		         pipe_word[src], pipe_word[dst]);
@@ -736,7 +736,7 @@ static void values(struct gen *g, const struct ins *in, uint64_t *pv, uint64_t *
 	case V_FLAG: {
 		struct flagq *q = &g->flag[in->fsrc][in->fdst][in->fid];
 		uint64_t k = in->kind == K_SET ? q->nset++ : q->nwait++;
-		pv[0] = ev[0] = in->fid + 2 * (k % 4);
+		pv[0] = ev[0] = in->fid + 2 * (k % 8);
 		break;
 	}
 	case V_UMTEIN:
@@ -976,8 +976,8 @@ static void usage(FILE *f)
 	      "ROTATE_MB MiB (X.dump newest, X.1.dump older, ...).  With --unique,\n"
 	      "the loop's operands change on every execution: UB addresses, burst,\n"
 	      "mask, repeat and stride values drawn at random, GM addresses and\n"
-	      "counters advancing, flag ids cycling through 0-7, so no line of the\n"
-	      "loop but its JUMPC repeats one of the last eight lines of its pc.\n"
+	      "counters advancing, flag ids cycling through 0-15, so no line of\n"
+	      "the loop but its JUMPC repeats any of the last seven of its pc.\n"
 	      "Same arguments give byte-identical output.\n", f);
 }
 

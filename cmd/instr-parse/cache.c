@@ -356,7 +356,7 @@ void take_line(struct ip *ip, const struct rec *in)
 	struct unit *u = unit_for(ip, (uint32_t)in->n[L_CORE].u, (uint32_t)in->n[L_SUBTYPE].u,
 	                          (uint32_t)in->n[L_SUBIDX].u);
 	struct iline l;
-	const char *pipe;
+	const char *pipe, *head_pipe = NULL;
 	size_t dn;
 	long off;
 	uint64_t key, id, t8;
@@ -433,6 +433,7 @@ void take_line(struct ip *ip, const struct rec *in)
 			buf = sl->c[sl->clast].buf;
 			n = sl->c[sl->clast].rest_n;
 			rel = &sl->c[sl->clast].rel;
+			head_pipe = sl->c[sl->clast].npipe;
 		} else if (!is_pop && sl->x[sl->xlast].valid) {
 			buf = sl->x[sl->xlast].buf;
 			n = sl->x[sl->xlast].rest_n;
@@ -446,6 +447,7 @@ void take_line(struct ip *ip, const struct rec *in)
 			goto parsed;
 		}
 	}
+	head_pipe = NULL;
 	if (grammar_rest(text, len, (size_t)off, &l))
 		goto unparsed;
 parsed:
@@ -471,7 +473,10 @@ parsed:
 		}
 		key = ip->by_id ? l.id : l.pc;
 		if (!ip->by_id) {
-			k = count_line(u, key, 0, l.tick);
+			if (k)
+				count_in(k, 0, l.tick);
+			else
+				k = count_line(u, key, 0, l.tick);
 			pr = &k->regs;
 		} else {
 			pr = keytab_get(&u->pcregs, l.pc, NULL);
@@ -493,7 +498,12 @@ parsed:
 	}
 	grow_detail(ip, l.detail_n);
 	dn = strip_spaces_wide(ip->detail_buf, l.detail, l.detail_n);
-	pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, ip->detail_buf, dn);
+	/* With the raw pipe and name of the pc's last pop (never a mark: those
+	 * are not kept), only the mark test can change the pipe. */
+	if (head_pipe)
+		pipe = is_usermark(ip->detail_buf, dn) ? "USERMARK" : head_pipe;
+	else
+		pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, ip->detail_buf, dn);
 	if (!strcmp(pipe, "USERMARK"))
 		return;         /* marks never pair (optrace-dumps(5), PAIRING) */
 	if (u->block < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
@@ -516,7 +526,12 @@ parsed:
 		int fresh, v;
 		for (v = 0; v < CALC_VEC_NVARS; v++)
 			writes_val[v] = 0;
-		k = ip->by_id ? NULL : count_line(u, key, 1, l.tick);
+		if (ip->by_id)
+			k = NULL;
+		else if (k)
+			count_in(k, 1, l.tick);
+		else
+			k = count_line(u, key, 1, l.tick);
 		if (k) {
 			pr = &k->regs;
 			fresh = k->npop == 1;

@@ -432,3 +432,23 @@ PY
 	run bash -c "dump-split --soc-version=Ascend310P1 '$data/910B' 2>/dev/null | instr-parse --json 2>/dev/null | jq -c 'select(.kind==\"instr\") | .gpr' | sort -u | tr '\n' ' '"
 	[[ "$output" == *2* ]]
 }
+
+@test "operands that change on every execution: each record has its pop's name and detail, in memory and spooled" {
+	# gen-dump --unique: the pops of a pc differ in their operands, so the
+	# spool keeps each detail as a difference from the pc's previous one.
+	gen-dump --unique -s 2 -c 1 -o "$tmp/u"
+	dump-split "$tmp/u" >"$tmp/lines" 2>/dev/null
+	instr-parse -q "$tmp/lines" >"$tmp/mem"
+	OPTRACE_SPOOL_MEM=0 TMPDIR="$tmp" instr-parse -q "$tmp/lines" >"$tmp/file"
+	cmp "$tmp/mem" "$tmp/file"
+	rec-cat --json "$tmp/mem" | jq -r 'select(.kind=="instr") | "\(.start) \(.pc) \(.name) \(.detail)"' |
+		sort >"$tmp/got"
+	# The popped lines, marks left out (they never pair), details space-free.
+	grep -hv LPCNT "$tmp"/u/core0.veccore*.instr_popped_log.dump |
+		sed -E 's/^\[info\] \[0*([0-9]+)\] \(PC: 0x([0-9a-f]+)\) [A-Z0-9]+ *: \(Binary: 0x[0-9a-f]+\) ([A-Z0-9_]+)  (.*)$/\1 \2 \3 \4/' |
+		awk '{ d = ""; for (i = 4; i <= NF; i++) d = d $i; printf "%s 0x%s %s %s\n", $1, $2, $3, d }' |
+		sort >"$tmp/want"
+	[ "$(wc -l <"$tmp/got")" -gt 5000 ]
+	# every record is one of the pops (the few unpaired ones make no record)
+	[ -z "$(comm -13 "$tmp/want" "$tmp/got")" ]
+}

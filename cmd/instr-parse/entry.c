@@ -39,6 +39,10 @@ static inline uint64_t get_uv(const unsigned char **pp, const unsigned char *end
 	const unsigned char *p = *pp;
 	uint64_t v = 0;
 	unsigned sh = 0;
+	if (p < end && !(*p & 0x80)) {   /* most are one byte */
+		*pp = p + 1;
+		return *p;
+	}
 	for (;;) {
 		if (p >= end || sh > 63)
 			spool_damaged();
@@ -98,15 +102,24 @@ void spool_pop(struct unit *u, const struct popcache *c, int same, const struct 
 			bn = c->sdetail_n;
 			size_t m = bn < dn ? bn : dn;
 			uint64_t x, y;
+			/* Eight bytes a round; in the first word that differs,
+			 * the equal bytes are its low (prefix) or high (suffix)
+			 * zero bytes of x ^ y (words are loaded little-endian). */
 			while (pre + 8 <= m && (memcpy(&x, base + pre, 8), memcpy(&y, sd + pre, 8), x == y))
 				pre += 8;
-			while (pre < m && base[pre] == sd[pre])
-				pre++;
+			if (pre + 8 <= m)
+				pre += (size_t)__builtin_ctzll(x ^ y) >> 3;
+			else
+				while (pre < m && base[pre] == sd[pre])
+					pre++;
 			while (suf + 8 <= m - pre &&
 			       (memcpy(&x, base + bn - suf - 8, 8), memcpy(&y, sd + dn - suf - 8, 8), x == y))
 				suf += 8;
-			while (suf < m - pre && base[bn - 1 - suf] == sd[dn - 1 - suf])
-				suf++;
+			if (suf + 8 <= m - pre)
+				suf += (size_t)__builtin_clzll(x ^ y) >> 3;
+			else
+				while (suf < m - pre && base[bn - 1 - suf] == sd[dn - 1 - suf])
+					suf++;
 		}
 		if (!head) {
 			o = put_uv(o, zz((uint64_t)(int64_t)(int16_t)warp));

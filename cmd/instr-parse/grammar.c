@@ -473,15 +473,16 @@ size_t strip_spaces_wide(char *dst, const char *src, size_t n)
 
 int is_usermark(const char *detail, size_t detail_n)
 {
-	/* This runs on every line: probe the needles' rarest letters
-	 * ('L' of LPCNT, 'O' of SPR:COND,) with memchr. */
+	/* This runs on every line: one memchr pass for the letter both
+	 * needles have and operands rarely do (the 'C' of LPCNT and of
+	 * SPR:COND,), each needle tested around it. */
 	const char *p, *end = detail + detail_n;
-	for (p = detail; (p = memchr(p, 'L', (size_t)(end - p))); p++)
-		if (end - p >= 5 && !memcmp(p + 1, "PCNT", 4))
+	for (p = detail; (p = memchr(p, 'C', (size_t)(end - p))); p++) {
+		if (p - detail >= 2 && end - p >= 3 && !memcmp(p - 2, "LPCNT", 5))
 			return 1;
-	for (p = detail; (p = memchr(p, 'O', (size_t)(end - p))); p++)
-		if (p - detail >= 5 && end - p >= 4 && !memcmp(p - 5, "SPR:C", 5) && !memcmp(p + 1, "ND,", 3))
+		if (p - detail >= 4 && end - p >= 5 && !memcmp(p - 4, "SPR:COND,", 9))
 			return 1;
+	}
 	return 0;
 }
 

@@ -38,6 +38,23 @@ instrs() { jq -c 'select(.kind=="instr")'; }
 	[ "${#lines[@]}" -eq 2 ]
 }
 
+@test "newer simulators' marks (SPR:COND, for SPR:LPCNT) give the same mark; a COND: operand is no mark" {
+	mkdir -p "$tmp/cond" "$tmp/lt"
+	for f in "$data"/910B/*instr*; do
+		sed 's/SPR:LPCNT,/SPR:COND,/' "$f" >"$tmp/cond/${f##*/}"
+		# the mark lines as plain instructions: COND: and CNT in operands
+		sed 's/SPR:LPCNT, XN/COND:LT, SPR:PCNT, XN/' "$f" >"$tmp/lt/${f##*/}"
+	done
+	grep -q 'SPR:COND, XN:X6=0x80000001' "$tmp/cond/core0.veccore0.instr_popped_log.dump"
+	run bash -c "dump-split '$tmp/cond' 2>/dev/null | instr-parse --json 2>/dev/null | jq -c 'select(.kind==\"mark\") | [.name, .start, .end, .start_pc, .end_pc]'"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = '["Mark 0x1",11746,14010,"0x10f86148","0x10f86390"]' ]
+	[ "${#lines[@]}" -eq 2 ]
+	run bash -c "dump-split '$tmp/lt' 2>/dev/null | instr-parse --json 2>/dev/null | jq -r 'select(.kind==\"mark\" or .name==\"MOV_SPR_XN\") | .kind + \" \" + .pipe'"
+	[ "${lines[0]}" = "instr SCALAR" ]
+	[ "${#lines[@]}" -eq 4 ]
+}
+
 @test "910B sample: GPR counts in pc order are [1,1,2,2,0,0]" {
 	run bash -c "dump-split --core=core0.veccore0 '$data/910B' 2>/dev/null | instr-parse --json 2>/dev/null | jq -s -c 'map(select(.kind==\"instr\")) | sort_by(.pc) | map(.gpr)'"
 	[ "$status" -eq 0 ]

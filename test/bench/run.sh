@@ -4,7 +4,7 @@
 # on dumps whose lines do not repeat (gen-dump --unique, the stand-in
 # simulator's samples) against cat and wc -l of the same files.
 # Figures are per process; compare ratios measured in one run (the machine
-# may be noisy).  BENCH_SIZES overrides the sizes (MB), BENCH_DIR the
+# may be noisy).  BENCH_SIZES overrides the sizes (MB; empty: none), BENCH_DIR the
 # scratch directory (default: a fresh one under $TMPDIR or /tmp), BENCH_BIN
 # the directory of the tools (default build/bin), BENCH_BASE a directory
 # with other builds of dump-split and instr-parse: their lines are measured
@@ -14,7 +14,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BENCH_BIN:-$top/build/bin}
-sizes=${BENCH_SIZES:-"100 1000"}
+sizes=${BENCH_SIZES-"100 1000"}
 scratch=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/optrace-bench.XXXXXX")}
 trap 'rm -rf "$scratch"' EXIT INT TERM
 mkdir -p "$scratch"
@@ -101,32 +101,42 @@ done
 # MB of instr + popped logs per CPU-second, and as a fraction of cat's and
 # wc's; peak RSS of the largest process.
 runs=${BENCH_RUNS:-5}
-best() { # command...: the best of $runs runs, as "cpu_s maxrss_kb"
-	k=0
-	: >"$scratch/best"
-	while [ "$k" -lt "$runs" ]; do
-		"$bin/peakrss" -o "$scratch/m" -- "$@"
-		tail -n 1 "$scratch/m" >>"$scratch/best"
-		k=$((k + 1))
-	done
-	sed 's/.*cpu_s=\([0-9.]*\).*maxrss_kb=\([0-9]*\).*/\1 \2/' "$scratch/best" | sort -n | head -n 1
-}
 nonrep() { # label dir [instr-parse option]
 	nr_label=$1 nr_d=$2 nr_soc=${3:-}
 	set -- "$nr_d"/*instr_log* "$nr_d"/*instr_popped_log*
 	nr_bytes=$(cat "$@" | wc -c)
-	c_cat=$(best taskset -c 0 sh -c 'cat "$@" > /dev/null' sh "$@")
-	c_wc=$(best taskset -c 0 sh -c 'wc -l "$@" > /dev/null' sh "$@")
-	for b in "$bin" ${BENCH_BASE:+"$BENCH_BASE"}; do
-		tag=
-		[ "$b" = "$bin" ] || tag=" (base)"
-		c_p=$(best taskset -c 0 sh -c \
-			'"$1/dump-split" -q $3 --log=instr,popped "$2" | "$1/instr-parse" -q $3 > /dev/null' sh "$b" "$nr_d" "$nr_soc")
-		echo "$c_p $c_cat $c_wc" | awk -v l="$nr_label$tag" -v by="$nr_bytes" '{
-			p = $1 < 0.001 ? 0.001 : $1; c = $3 < 0.001 ? 0.001 : $3; w = $5 < 0.001 ? 0.001 : $5
-			printf "%-40s %6.0f MB/cpu-s, %.3f of cat (%.0f), %.3f of wc -l (%.0f); peak RSS %5.1f MB\n",
-			       l, by / 1e6 / p, c / p, by / 1e6 / c, w / p, by / 1e6 / w, $2 / 1024 }'
+	: >"$scratch/best"
+	k=0
+	# In turns, so that a busy moment of the machine weighs on all alike.
+	while [ "$k" -lt "$runs" ]; do
+		"$bin/peakrss" -o "$scratch/m" -- taskset -c 0 sh -c 'cat "$@" > /dev/null' sh "$@"
+		echo "cat $(tail -n 1 "$scratch/m")" >>"$scratch/best"
+		"$bin/peakrss" -o "$scratch/m" -- taskset -c 0 sh -c 'wc -l "$@" > /dev/null' sh "$@"
+		echo "wc $(tail -n 1 "$scratch/m")" >>"$scratch/best"
+		for b in "$bin" ${BENCH_BASE:+"$BENCH_BASE"}; do
+			"$bin/peakrss" -o "$scratch/m" -- taskset -c 0 sh -c \
+				'"$1/dump-split" -q $3 --log=instr,popped "$2" | "$1/instr-parse" -q $3 > /dev/null' \
+				sh "$b" "$nr_d" "$nr_soc"
+			[ "$b" = "$bin" ] && echo "new $(tail -n 1 "$scratch/m")" >>"$scratch/best" ||
+				echo "base $(tail -n 1 "$scratch/m")" >>"$scratch/best"
+		done
+		k=$((k + 1))
 	done
+	# The best CPU time of each, with its peak RSS.
+	sed 's/^\([a-z]*\) .*cpu_s=\([0-9.]*\).*maxrss_kb=\([0-9]*\).*/\1 \2 \3/' "$scratch/best" |
+		awk -v l="$nr_label" -v by="$nr_bytes" '
+		{ if (!($1 in c) || $2 < c[$1]) { c[$1] = $2; r[$1] = $3 } }
+		END {
+			for (k in c) if (c[k] < 0.001) c[k] = 0.001
+			n = split("new base", who, " ")
+			for (i = 1; i <= n; i++) {
+				w = who[i]
+				if (!(w in c)) continue
+				printf "%-40s %6.0f MB/cpu-s, %.3f of cat (%.0f), %.3f of wc -l (%.0f); peak RSS %5.1f MB\n",
+				       l (w == "base" ? " (base)" : ""), by / 1e6 / c[w], c["cat"] / c[w], by / 1e6 / c["cat"],
+				       c["wc"] / c[w], by / 1e6 / c["wc"], r[w] / 1024
+			}
+		}'
 }
 if command -v taskset >/dev/null 2>&1; then
 	echo

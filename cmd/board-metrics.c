@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bm.h"
 #include "board.h"
 #include "cli.h"
 #include "filter.h"
@@ -33,22 +34,17 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 };
 static struct losses losses;
 
-/* One (block, sub-core) key: its merged counts and its last replay's
- * cycles. */
-struct blk {
-	unsigned block, core, sub, core_id;
-	uint64_t cycles;
-	struct pmu_counts ev;
-};
-
-static struct blk **blks;
-static size_t nblks, capblks;
+struct blk **blks;
+size_t nblks;
+static size_t capblks;
 static struct keytab blk_index;        /* key -> index + 1 in blks */
-static int have_basic, have_l2, fmt = -1, full_table;
-static struct board_basic basic;
+static int have_basic, have_l2, full_table;
+int fmt = -1;
+struct board_basic basic;
 static struct board_span span;
 static uint64_t l2_event[REC_L2_SLOTS], l2_count[REC_L2_SLOTS];
 static unsigned groups_on = (1u << GRP_COUNT) - 1;
+static int occ_on, roofline_on;        /* Occupancy, Roofline in --aic-metrics */
 static const char *out_dir;
 static uint64_t npmu;
 
@@ -195,13 +191,6 @@ static const char *op_type(size_t *nvec)
 	return ncube && *nvec ? "mix" : ncube ? "cube" : "vector";
 }
 
-struct run {
-	const char *soc, *type;
-	int64_t freq, cores;
-	float duration;              /* Task Duration; < 0 unknown */
-	int mix;
-};
-
 static void ctx_of(struct pmu_ctx *x, const struct run *u, const struct blk *b)
 {
 	pmu_ctx_init(x, (enum board_fmt)fmt, u->soc, &b->ev, b->cycles, u->freq, u->cores, basic.block_dim,
@@ -210,7 +199,7 @@ static void ctx_of(struct pmu_ctx *x, const struct run *u, const struct blk *b)
 
 /* A CSV of the staging directory; cli_die on failure (the exit removes
  * the staging directory). */
-static struct wr *csv_open(const char *name)
+struct wr *csv_open(const char *name)
 {
 	char *path = xpath(stage_dir(), name);
 	struct wr *w = wr_open(path, 0);
@@ -220,7 +209,7 @@ static struct wr *csv_open(const char *name)
 	return w;
 }
 
-static void csv_close(struct wr *w, const char *name)
+void csv_close(struct wr *w, const char *name)
 {
 	int e = wr_close(w);
 	if (e) {
@@ -479,7 +468,8 @@ static void put_svg(const char *name, const struct roofline *r, const struct plo
 	csv_close(w, name);
 }
 
-static struct roofline roof;
+struct roofline roof;
+int roof_built;
 static char verdict[300];
 
 /* roofline.csv: the numbers of roofline.svg, a line per point, for
@@ -508,7 +498,7 @@ static void put_roofline_csv(const struct roofline *r)
 static void put_pictures(const struct run *u)
 {
 	struct pipe_table pt;
-	struct plot_table t;
+	struct plot_table t = { 0 };
 	size_t i;
 	unsigned j;
 	int cube = 0, vec = 0;
@@ -528,6 +518,7 @@ static void put_pictures(const struct run *u)
 				if (!isnan(pt.value[i * pt.npipes + j]))
 					roof_pipe_ratio(&roof, pt.pipe[j], (float)pt.value[i * pt.npipes + j]);
 		roof_build(&roof, cube || fmt == BOARD_310P, vec || fmt == BOARD_310P);
+		roof_built = 1;
 		put_svg("roofline.svg", &roof, NULL);
 		put_roofline_csv(&roof);
 		plot_roof_verdict(&roof, verdict, sizeof verdict);
@@ -589,10 +580,15 @@ static int run_finish(struct filter *f)
 		if (groups_on & (1u << g))
 			put_group_csv(&run, (enum pmu_group)g);
 	put_pictures(&run);
+	if (occ_on)
+		vd_pictures(&run);
+	if (vd_wanted())
+		vd_write(&run, occ_on, roofline_on);
 	if ((e = stage_commit(&failed))) {
 		errno = e;
 		cli_die(EXIT_IO, "%s: cannot move the outputs into place:", failed);
 	}
+	vd_commit();
 	busiest(&run, summary_pipe, sizeof summary_pipe);
 	return 1;
 }
@@ -622,10 +618,12 @@ static void run_report(struct filter *f)
 }
 
 /* --aic-metrics=LIST: metric groups by name (either spelling, any case);
- * Default is all seven. */
+ * Default is all seven; Roofline adds the roofline block to them, and
+ * Occupancy the occupancy block and picture (no group of its own). */
 static void parse_groups(const char *list)
 {
 	const char *p = list;
+	int named = 0;
 	groups_on = 0;
 	while (*p) {
 		const char *e = strchr(p, ',');
@@ -638,14 +636,21 @@ static void parse_groups(const char *list)
 		name[n] = 0;
 		if (!strcasecmp(name, "Default"))
 			groups_on = (1u << GRP_COUNT) - 1;
+		else if (!strcasecmp(name, "Roofline")) {
+			groups_on = (1u << GRP_COUNT) - 1;
+			roofline_on = 1;
+		} else if (!strcasecmp(name, "Occupancy"))
+			occ_on = 1;
 		else if ((g = pmu_group_find(name)) >= 0)
 			groups_on |= 1u << g;
 		else
 			cli_die(EXIT_USAGE, "option --aic-metrics: '%s' is not a metric group (ArithmeticUtilization, "
-			        "L2Cache, Memory, MemoryL0, MemoryUB, PipeUtilization, ResourceConflictRatio, Default)", name);
+			        "L2Cache, Memory, MemoryL0, MemoryUB, PipeUtilization, ResourceConflictRatio, Default, "
+			        "Occupancy, Roofline)", name);
+		named = 1;
 		p += n + (e != NULL);
 	}
-	if (!groups_on)
+	if (!named)
 		cli_die(EXIT_USAGE, "option --aic-metrics: no group given");
 }
 
@@ -657,6 +662,15 @@ static int option(struct filter *f, int c, const char *arg)
 		return 1;
 	case 'o':
 		f->outpath = out_dir = arg;
+		return 1;
+	case 'V':
+		vd_set_path(arg);
+		return 1;
+	case 'T':
+		vd_set_trace(arg);
+		return 1;
+	case 'B':
+		vd_add_block(arg);
 		return 1;
 	default:
 		return 0;
@@ -680,12 +694,21 @@ static const char help[] =
 	"  -o DIR             the output directory (created; files replaced only on success)\n"
 	"  --aic-metrics=LIST groups, comma-separated: ArithmeticUtilization, L2Cache,\n"
 	"                     Memory, MemoryL0, MemoryUB, PipeUtilization,\n"
-	"                     ResourceConflictRatio, Default (all seven, the default)\n";
+	"                     ResourceConflictRatio, Default (all seven, the default);\n"
+	"                     Roofline (Default and the roofline block), Occupancy\n"
+	"                     (the occupancy block and occupancy.svg, memory.svg)\n"
+	"  --vdata FILE       write visualize_data.bin (MindStudio Insight) to FILE\n"
+	"  --vdata-trace FILE its TRACE block: FILE (a trace.json), if not empty\n"
+	"  --vdata-block TYPE=FILE  append a block of TYPE (name or number) holding\n"
+	"                     FILE's JSON (repeatable; in the order given)\n";
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "aic-metrics", required_argument, NULL, 'A' },
+		{ "vdata", required_argument, NULL, 'V' },
+		{ "vdata-trace", required_argument, NULL, 'T' },
+		{ "vdata-block", required_argument, NULL, 'B' },
 		FILTER_LONGOPT_SOC,
 		FILTER_LONGOPTS,
 		FILTER_LONGOPTS_END

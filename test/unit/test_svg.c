@@ -408,7 +408,7 @@ static void test_heatmap(void)
 	static const char *const rows[] = { "0 cube0", "0 vector0", "1 cube0" };
 	static const char *const cols[] = { "MTE2", "a<b&\"c\"" };
 	const double v[] = { 10, 20, NAN, 40, 55.5, 70 };
-	struct plot_table t = { "Pipes & <units>", "%", 3, 2, rows, cols, v };
+	struct plot_table t = { "Pipes & <units>", "%", 3, 2, rows, cols, v, 0 };
 	struct plot_heat_geom g;
 	char *s, want[256], x[SVG_NUM_MAX], y[SVG_NUM_MAX];
 	plot_heat_layout(&t, &g);

@@ -112,9 +112,8 @@ static void basic_json(struct json *j, const struct run *u)
 	json_begin_object(j);
 	json_key(j, "advice");
 	json_begin_array(j);
-	if (basic.have_cur_freq && basic.have_rated_freq && basic.cur_freq >= 0 && basic.rated_freq >= 0 &&
-	    (float)basic.cur_freq <= 0.95f * (float)basic.rated_freq)
-		json_cstring(j, "The current frequency is lower than the rated frequency");
+	if (board_low_freq(&basic))
+		json_cstring(j, BOARD_LOW_FREQ_ADVICE);
 	json_end_array(j);
 	json_key(j, u->mix ? "mix_block_detail" : "block_detail");
 	json_begin_object(j);

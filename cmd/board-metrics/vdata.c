@@ -280,7 +280,14 @@ static int file_block(struct vdata_w *w, int type, const char *file, const char 
 		if (n != st.st_size)
 			cli_die(EXIT_IO, "%s %s: cannot read:", opt, file);
 		buf[n] = 0;
-		doc = cJSON_ParseWithLengthOpts(buf, (size_t)n, &end, 1);
+		doc = cJSON_ParseWithLengthOpts(buf, (size_t)n, &end, 0);
+		if (doc && end)
+			while (end < buf + n && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+				end++;
+		if (doc && end && end != buf + n) {
+			cJSON_Delete(doc);
+			doc = NULL;        /* more after the document */
+		}
 		if (!doc) {
 			size_t at = end && end >= buf ? (size_t)(end - buf) : 0;
 			size_t line = 1, i;

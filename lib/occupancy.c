@@ -9,18 +9,6 @@
 #include "occupancy.h"
 #include "text.h"
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	if (!a || !b)
-		return 0;
-	return a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
 /* An event's value in a sub-core's map: off its kind's list 0. */
 static uint64_t val(const uint16_t *list, const uint64_t *vals, size_t n, unsigned id)
 {
@@ -45,7 +33,7 @@ static uint64_t sum(const uint16_t *list, const uint64_t *vals, size_t n, const 
 	uint64_t s = 0;
 	size_t i;
 	for (i = 0; i < nids; i++)
-		s = sat_add(s, val(list, vals, n, ids[i]));
+		s = pmu_sat_add(s, val(list, vals, n, ids[i]));
 	return s;
 }
 
@@ -68,7 +56,7 @@ void occ_metrics_of(enum board_fmt fmt, const uint16_t *list, const uint64_t *va
 	out->cycles = cycles;
 	if (fmt == BOARD_A2) {
 		int all = 1;
-		out->throughput = sat_mul(sum(list, vals, n, gm_b, N(gm_b)), 128);
+		out->throughput = pmu_sat_mul(sum(list, vals, n, gm_b, N(gm_b)), 128);
 		for (i = 0; i < N(hit_b); i++)
 			all &= listed(list, n, hit_b[i]);
 		for (i = 0; i < N(miss_b); i++)
@@ -76,17 +64,17 @@ void occ_metrics_of(enum board_fmt fmt, const uint16_t *list, const uint64_t *va
 		if (!all)
 			return;
 		hit = sum(list, vals, n, hit_b, N(hit_b));
-		total = sat_add(hit, sum(list, vals, n, miss_b, N(miss_b)));
+		total = pmu_sat_add(hit, sum(list, vals, n, miss_b, N(miss_b)));
 	} else {
 		/* the per-request bytes product drops to 0 on overflow here */
 		uint64_t rd = val(list, vals, n, 1058), wr = val(list, vals, n, 1059);
 		uint64_t brd = rd && rd > UINT64_MAX / 128 ? 0 : rd * 128, bwr = wr && wr > UINT64_MAX / 128 ? 0 : wr * 128;
 		unsigned id;
-		out->throughput = sat_add(brd, bwr);
+		out->throughput = pmu_sat_add(brd, bwr);
 		hit = sum(list, vals, n, hit_a5, N(hit_a5));
 		total = 0;
 		for (id = 1060; id <= 1071; id++)
-			total = sat_add(total, val(list, vals, n, id));
+			total = pmu_sat_add(total, val(list, vals, n, id));
 		out->simt_cycles = val(list, vals, n, 1284);
 		if (out->simt_cycles) {
 			out->has_simt = 1;
@@ -238,9 +226,9 @@ int occ_build(struct occupancy *o, enum board_fmt fmt, const char *op_type, cons
 			for (k = 0; k < nm && m[k].core_id != row[i]->core_id; k++)
 				;
 			if (k < nm) {
-				m[k].cycles = sat_add(m[k].cycles, src->cycles);
+				m[k].cycles = pmu_sat_add(m[k].cycles, src->cycles);
 				for (a = 0; a < m[k].n && a < src->n; a++)
-					m[k].vals[a] = sat_add(m[k].vals[a], src->vals[a]);
+					m[k].vals[a] = pmu_sat_add(m[k].vals[a], src->vals[a]);
 				continue;
 			}
 			m[nm] = *src;

@@ -181,7 +181,7 @@ static void test_advice(void)
 	};
 	struct occ_named simt[8];
 	for (int i = 0; i < 8; i++) {
-		char name[16];
+		char name[24];
 		snprintf(name, sizeof name, "%dvector0", i);
 		simt[i] = named(name, 5, 5, 1, i ? 448 : 1792768);
 	}

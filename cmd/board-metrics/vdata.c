@@ -36,6 +36,8 @@ void vd_set_path(const char *path)
 {
 	if (!*path)
 		cli_die(EXIT_USAGE, "option --vdata: an empty file name");
+	if (!strcmp(path, "-"))
+		cli_die(EXIT_USAGE, "option --vdata: not to standard output (the summary goes there); name a file");
 	vd_path = path;
 }
 

@@ -276,6 +276,31 @@ col() {
 	done
 }
 
+@test "visualize_data.bin: the basic-info, occupancy and roofline blocks are byte-identical to the reference's" {
+	ref=${OPTRACE_REF_BOARD:-}
+	[ -n "$ref" ] && [ -x "$ref" ] || skip "OPTRACE_REF_BOARD does not name the reference's on-board parse"
+	"$GEN" -b 2 -k cube 910B a1
+	"$GEN" -b 3 -n 123456789012 910B a3
+	sed -i 's/^Current Freq=N\/A/Current Freq=1500/' a3/op_basic_info.txt
+	"$GEN" -b 4 -k vector 910B a4
+	"$GEN" -b 4 310P b1
+	"$GEN" -k vector -b 2 A5 c1
+	"$GEN" -r 2 A5 c2
+	for d in a1 a3 a4 b1 c1 c2; do
+		case $d in a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 ;; c*) soc=Ascend950PR_9589 ;; esac
+		"$ref" "$d" "ref.$d" "$soc" -- --aic-metrics=Default,Occupancy,Roofline > "ref.$d.log" 2>&1 ||
+			{ cat "ref.$d.log"; return 1; }
+		dump-split "$d" | board-metrics -q --aic-metrics=Default,Occupancy,Roofline -o "opt.$d" --vdata "opt.$d/v.bin"
+		r=$(find "ref.$d" -name visualize_data.bin)
+		for t in OP_BASIC_INFO OCCUPANCY ROOFLINE; do
+			vdata-dump --payload "$t" "opt.$d/v.bin" > opt.json
+			[ -s opt.json ] || continue       # Ascend950: no roofline here (see board-metrics(1))
+			vdata-dump --payload "$t" "$r" > ref.json
+			cmp ref.json opt.json || { echo "$d $t"; cat ref.json; echo; cat opt.json; return 1; }
+		done
+	done
+}
+
 @test "910B: roofline.csv holds the roofline's points: ops/byte, TOPS over the task, the ratio to the attainable value" {
 	"$GEN" -b 2 910B d
 	dump-split d | board-metrics -q -o m
@@ -400,6 +425,10 @@ PY
 	run board-metrics -q -o m --vdata-block 0xE=x.json < <(dump-split d)
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"need --vdata FILE"* ]]
+	run board-metrics -q -o m --vdata - < <(dump-split d)
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--vdata: not to standard output"* ]]
+	[ ! -e m ]
 	# empty files give no block
 	: > empty.json
 	: > trace.json

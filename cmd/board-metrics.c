@@ -492,6 +492,72 @@ static void put_roofline_csv(const struct roofline *r)
 	csv_close(w, "roofline.csv");
 }
 
+/* An event of a row as the reference's per-kind maps hold it: off the
+ * kind's replay list 0, a missing count UINT64_MAX; no row, 0. */
+static uint64_t ev_of(const struct blk *b, unsigned id)
+{
+	const uint16_t *list;
+	size_t n, k;
+	if (!b)
+		return 0;
+	list = pmu_replay_events((enum board_fmt)fmt, (enum board_core)b->core, &n);
+	for (k = 0; k < n; k++)
+		if (list[k] == id)
+			return pmu_counts_get(&b->ev, id);
+	return 0;
+}
+
+/* Percent of b in c: 0 when c is 0 or b is larger, as the reference has it. */
+static float per(uint64_t a, uint64_t b)
+{
+	return b == 0 || a > b ? 0.0f : (float)a / (float)b * 100;
+}
+
+/* The roofline's advice weighs what the reference's storage-access view
+ * computes per block: the units' busy ratios (Cube: event 10, Vector:
+ * event 8, over the sub-core's cycles) and each pipe's active rate
+ * (MTE1 770 (310P: 11), MTE2 12, MTE3 13, FIXP 771, Scalar 9, over the
+ * same cycles); a mix op's vector sub-cores have MTE2, MTE3 and Scalar
+ * only. */
+static void storage_ratios(const struct run *u)
+{
+	size_t i;
+	for (i = 0; i < nblks; i++) {
+		const struct blk *b = blks[i], *v0 = NULL, *v1 = NULL;
+		size_t k;
+		if (u->mix) {
+			if (b->core != BOARD_CUBE || b->sub != 0)
+				continue;
+			for (k = i + 1; k < nblks && !(blks[k]->core == BOARD_CUBE && blks[k]->sub == 0); k++)
+				if (blks[k]->core == BOARD_VECTOR && blks[k]->sub < 2)
+					*(blks[k]->sub ? &v1 : &v0) = blks[k];
+			roof_pipe_ratio(&roof, "Cube", per(ev_of(b, 10), b->cycles));
+			roof_pipe_ratio(&roof, "Vector", per(ev_of(v0, 8), v0 ? v0->cycles : 0));
+			roof_pipe_ratio(&roof, "Vector1", per(ev_of(v1, 8), v1 ? v1->cycles : 0));
+			roof_pipe_ratio(&roof, "MTE1", per(ev_of(b, 770), b->cycles));
+			roof_pipe_ratio(&roof, "FIXP", per(ev_of(b, 771), b->cycles));
+			for (k = 0; k < 3; k++) {
+				const struct blk *s = k == 0 ? b : k == 1 ? v0 : v1;
+				uint64_t c = s ? s->cycles : 0;
+				roof_pipe_ratio(&roof, "MTE2", per(ev_of(s, 12), c));
+				roof_pipe_ratio(&roof, "MTE3", per(ev_of(s, 13), c));
+				roof_pipe_ratio(&roof, "Scalar", per(ev_of(s, 9), c));
+			}
+			continue;
+		}
+		if (strcmp(u->type, "vector"))
+			roof_pipe_ratio(&roof, "Cube", per(ev_of(b, 10), b->cycles));
+		if (strcmp(u->type, "cube"))
+			roof_pipe_ratio(&roof, "Vector", per(ev_of(b, 8), b->cycles));
+		roof_pipe_ratio(&roof, "MTE1", per(ev_of(b, fmt == BOARD_310P ? 11 : 770), b->cycles));
+		roof_pipe_ratio(&roof, "MTE2", per(ev_of(b, 12), b->cycles));
+		roof_pipe_ratio(&roof, "MTE3", per(ev_of(b, 13), b->cycles));
+		if (fmt != BOARD_310P)
+			roof_pipe_ratio(&roof, "FIXP", per(ev_of(b, 771), b->cycles));
+		roof_pipe_ratio(&roof, "Scalar", per(ev_of(b, 9), b->cycles));
+	}
+}
+
 /* roofline.svg (not on Ascend950: its roofline needs the operand records)
  * and pipes.svg, the busy ratio of each pipe of each row; the verdict for
  * the summary. */
@@ -500,7 +566,6 @@ static void put_pictures(const struct run *u)
 	struct pipe_table pt;
 	struct plot_table t = { 0 };
 	size_t i;
-	unsigned j;
 	int cube = 0, vec = 0;
 
 	pipe_table(u, &pt);
@@ -513,10 +578,7 @@ static void put_pictures(const struct run *u)
 			cube |= blks[i]->core == BOARD_CUBE;
 			vec |= blks[i]->core == BOARD_VECTOR;
 		}
-		for (j = 0; j < pt.npipes; j++)
-			for (i = 0; i < nblks; i++)
-				if (!isnan(pt.value[i * pt.npipes + j]))
-					roof_pipe_ratio(&roof, pt.pipe[j], (float)pt.value[i * pt.npipes + j]);
+		storage_ratios(u);
 		roof_build(&roof, cube || fmt == BOARD_310P, vec || fmt == BOARD_310P);
 		roof_built = 1;
 		put_svg("roofline.svg", &roof, NULL);

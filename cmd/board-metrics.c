@@ -570,7 +570,10 @@ static void put_pictures(const struct run *u)
 
 	pipe_table(u, &pt);
 	if (fmt != BOARD_A5) {
-		roof_init(&roof, (enum board_fmt)fmt, u->soc, 0, u->freq, u->cores, u->duration > 0 ? u->duration : 0);
+		/* the reference's roofline takes the device's AI Core clock, not
+		 * Current Freq: the chip's default here */
+		roof_init(&roof, (enum board_fmt)fmt, u->soc, 0, (int64_t)pmu_defaults((enum board_fmt)fmt)->aicore_mhz,
+		          u->cores, u->duration > 0 ? u->duration : 0);
 		if (fmt == BOARD_A2 && have_l2)
 			roof.l2_evict = (int64_t)l2_count[4];
 		for (i = 0; i < nblks; i++) {

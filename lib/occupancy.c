@@ -522,7 +522,7 @@ void occ_json(struct json *j, const struct occupancy *o, const char *soc)
 				json_key(j, "simt_vf_instructions");
 				json_begin_object(j);
 				json_key(j, "instruction_per_cycle");
-				json_raw_value(j, buf, dbl_float(buf, (double)sc->m.simt_instr / (double)sc->m.simt_cycles));
+				json_raw_value(j, buf, dbl_json(buf, (double)sc->m.simt_instr / (double)sc->m.simt_cycles));
 				json_kv_uint(j, "instructions", sc->m.simt_instr);
 				json_end_object(j);
 			}

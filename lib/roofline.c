@@ -288,10 +288,12 @@ static void title_done(struct roofline *r, struct roof_title *t, int sorted)
 }
 
 /* a, sep, b into dst (ROOF_NAME_MAX), cut short if need be. */
+/* a, sep, b; the separator only between two names that are not empty
+ * (a cube-only op's GM/L2 name is its cube name alone). */
 static void name_join(char *dst, const char *a, const char *sep, const char *b)
 {
 	size_t n = 0;
-	const char *parts[3] = { a, sep, b };
+	const char *parts[3] = { a, *a && *b ? sep : "", b };
 	for (int i = 0; i < 3; i++) {
 		size_t k = strlen(parts[i]);
 		if (k > ROOF_NAME_MAX - 1 - n)
@@ -362,6 +364,12 @@ void roof_build(struct roofline *r, int cube, int vector)
 		uint64_t l0c_gm_req = P(r, 524) >= P(r, 518) ? P(r, 524) - P(r, 518) : 0;
 		uint64_t l1_gm = pmu_sat_mul(l1_req, 128), main_w = pmu_sat_mul(P(r, 1292), 128);
 		uint64_t l0c_gm = pmu_sat_mul(l0c_gm_req, 128), mte2;
+		/* The reference looks these four up by name to weigh the pipe
+		 * peaks before it has computed them, which creates them as 0,
+		 * and its later inserts do not replace a name already there: in
+		 * its titles the L0A and L0B writes, the FIXP writes to L1 and
+		 * the L0C writes to GM are 0 (their lines left out). */
+		l0a = l0b = fixp_l1 = l0c_gm = 0;
 		cube_prop(r, ncube);
 		t = title_new(r, "Memory Unit(Cube)", &r->cube);
 		line_add(t, "L1 Read + Write", mte_l1 + l1_mte + fixp_l1, roof_unit_peak(512, r->freq, ncube));

@@ -79,7 +79,7 @@ int vd_wanted(void)
 static void raw_float(struct json *j, float v)
 {
 	char buf[DBL_TEXT_MAX];
-	json_raw_value(j, buf, dbl_float(buf, (double)v));
+	json_raw_value(j, buf, dbl_json(buf, (double)v));
 }
 
 /* The sub-core durations of a block, in us (310P: times its time factor). */
@@ -96,27 +96,11 @@ static float blk_us(const struct run *u, const struct blk *b)
 	return (float)b->cycles / (float)u->freq * tf;
 }
 
-static void basic_json(struct json *j, const struct run *u)
+/* block_detail / mix_block_detail: the header, a row per block id. */
+static void detail_json(struct json *j, const struct run *u, const char *const *h, size_t nh, size_t nrows)
 {
-	static const char *const head_mix[] = { "Block ID", "Cube0 Duration (\xce\xbcs)", "Vector0 Duration (\xce\xbcs)",
-	                                        "Vector1 Duration (\xce\xbcs)" };
-	static const char *const head[] = { "Block ID", "Core Type", "Duration (\xce\xbcs)" };
 	int p310 = fmt == BOARD_310P;
-	const char *const *h = u->mix && !p310 ? head_mix : p310 ? head + 1 : head;
-	size_t nh = u->mix && !p310 ? 4 : p310 ? 2 : 3, i, nrows = 0, nvec = 0;
-	char mixdim[24];
-
-	for (i = 0; i < nblks; i++) {
-		nvec += blks[i]->core == BOARD_VECTOR;
-		if (i == 0 || blks[i]->block != blks[i - 1]->block)
-			nrows++;
-	}
-	json_begin_object(j);
-	json_key(j, "advice");
-	json_begin_array(j);
-	if (board_low_freq(&basic))
-		json_cstring(j, BOARD_LOW_FREQ_ADVICE);
-	json_end_array(j);
+	size_t i;
 	json_key(j, u->mix ? "mix_block_detail" : "block_detail");
 	json_begin_object(j);
 	json_key(j, "head_name");
@@ -153,11 +137,38 @@ static void basic_json(struct json *j, const struct run *u)
 	json_uint(j, nh);
 	json_end_array(j);
 	json_end_object(j);
+}
+
+static void basic_json(struct json *j, const struct run *u)
+{
+	static const char *const head_mix[] = { "Block ID", "Cube0 Duration (\xce\xbcs)", "Vector0 Duration (\xce\xbcs)",
+	                                        "Vector1 Duration (\xce\xbcs)" };
+	static const char *const head[] = { "Block ID", "Core Type", "Duration (\xce\xbcs)" };
+	int p310 = fmt == BOARD_310P;
+	const char *const *h = u->mix && !p310 ? head_mix : p310 ? head + 1 : head;
+	size_t nh = u->mix && !p310 ? 4 : p310 ? 2 : 3, i, nrows = 0, nvec = 0;
+	char mixdim[24];
+
+	for (i = 0; i < nblks; i++) {
+		nvec += blks[i]->core == BOARD_VECTOR;
+		if (i == 0 || blks[i]->block != blks[i - 1]->block)
+			nrows++;
+	}
+	json_begin_object(j);
+	json_key(j, "advice");
+	json_begin_array(j);
+	if (board_low_freq(&basic))
+		json_cstring(j, BOARD_LOW_FREQ_ADVICE);
+	json_end_array(j);
+	if (!u->mix)
+		detail_json(j, u, h, nh, nrows);
 	json_kv_cstr(j, "block_dim", basic.block_dim_text);
 	json_kv_cstr(j, "cur_freq", basic.have_cur_freq ? basic.cur_freq_text : "");
 	json_kv_cstr(j, "device_id", basic.device_id_text);
 	json_key(j, "duration");
 	raw_float(j, u->duration >= 0 ? u->duration : 0.0f);
+	if (u->mix)
+		detail_json(j, u, h, nh, nrows);
 	snprintf(mixdim, sizeof mixdim, "%zu", nvec);
 	json_kv_cstr(j, "mix_block_dim", u->mix ? mixdim : "");
 	json_kv_cstr(j, "name", basic.op_name);

@@ -132,6 +132,9 @@ static void run_start(struct filter *f, const struct chip *chip)
 	if (fmt < 0)
 		cli_die(EXIT_UNUSABLE, "%s: no on-board metrics for this chip (the stream's SoC; --soc-version names another)",
 		        chip->soc);
+	if (occ_on && fmt == BOARD_310P)
+		cli_die(EXIT_USAGE, "%s: option --aic-metrics: Occupancy is not available on 310P (as in the reference)",
+		        chip->soc);
 }
 
 static int run_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)

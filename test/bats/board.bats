@@ -286,11 +286,12 @@ col() {
 	"$GEN" -b 4 310P b1
 	"$GEN" -k vector -b 2 A5 c1
 	"$GEN" -r 2 A5 c2
-	for d in a1 a3 a4 b1 c1 c2; do
-		case $d in a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 ;; c*) soc=Ascend950PR_9589 ;; esac
-		"$ref" "$d" "ref.$d" "$soc" -- --aic-metrics=Default,Occupancy,Roofline > "ref.$d.log" 2>&1 ||
-			{ cat "ref.$d.log"; return 1; }
-		dump-split "$d" | board-metrics -q --aic-metrics=Default,Occupancy,Roofline -o "opt.$d" --vdata "opt.$d/v.bin"
+	"$GEN" -b 2 A5 c3
+	for d in a1 a3 a4 b1 c1 c2 c3; do
+		m=Default,Occupancy,Roofline
+		case $d in a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 m=Default,Roofline ;; c*) soc=Ascend950PR_9589 ;; esac
+		"$ref" "$d" "ref.$d" "$soc" -- --aic-metrics=$m > "ref.$d.log" 2>&1 || { cat "ref.$d.log"; return 1; }
+		dump-split "$d" | board-metrics -q --aic-metrics=$m -o "opt.$d" --vdata "opt.$d/v.bin"
 		r=$(find "ref.$d" -name visualize_data.bin)
 		for t in OP_BASIC_INFO OCCUPANCY ROOFLINE; do
 			vdata-dump --payload "$t" "opt.$d/v.bin" > opt.json
@@ -349,7 +350,8 @@ payload() {
 	# only the basic info without Occupancy or Roofline, and no occupancy.svg
 	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1)" = "type=OP_BASIC_INFO" ]
 	[ ! -e m/occupancy.svg ]
-	[ "$(payload m/visualize_data.bin 5)" = '{"advice":[],"mix_block_detail":{"head_name":["Block ID","Cube0 Duration (μs)","Vector0 Duration (μs)","Vector1 Duration (μs)"],"row":[{"value":["0","10.810811","5.405406","5.405406"]}],"size":[2,4]},"block_dim":"1","cur_freq":"N/A","device_id":"0","duration":200.0,"mix_block_dim":"2","name":"add","op_type":"mix","pid":"4242","rated_freq":"1650","soc":"Ascend910B4"}' ]
+	# (the reference's bytes for this dump, keys in byte order)
+	[ "$(payload m/visualize_data.bin 5)" = '{"advice":[],"block_dim":"1","cur_freq":"N/A","device_id":"0","duration":200.0,"mix_block_detail":{"head_name":["Block ID","Cube0 Duration (μs)","Vector0 Duration (μs)","Vector1 Duration (μs)"],"row":[{"value":["0","10.810811","5.405406","5.405406"]}],"size":[2,4]},"mix_block_dim":"2","name":"add","op_type":"mix","pid":"4242","rated_freq":"1650","soc":"Ascend910B4"}' ]
 }
 
 @test "visualize_data.bin: the low-frequency advice when Current Freq is at most 0.95 of Rated Freq" {
@@ -434,6 +436,17 @@ PY
 	: > trace.json
 	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin --vdata-trace trace.json --vdata-block 0xE=empty.json
 	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1)" = "type=OP_BASIC_INFO" ]
+}
+
+@test "visualize_data.bin: Occupancy is refused on 310P, as by the reference" {
+	"$GEN" 310P d
+	run board-metrics -q --aic-metrics=Occupancy -o m --vdata m/v.bin < <(dump-split d)
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"Occupancy is not available on 310P"* ]]
+	[ ! -e m ]
+	# Roofline is: its block follows the basic info
+	dump-split d | board-metrics -q --aic-metrics=Roofline -o m --vdata m/v.bin
+	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=ROOFLINE " ]
 }
 
 @test "visualize_data.bin outside DIR: in place with the set, an old one kept when the run fails" {

@@ -211,10 +211,13 @@ int occ_build(struct occupancy *o, enum board_fmt fmt, const char *op_type, cons
 	} else {
 		/* Blocks by id, each merged into the first block of its
 		 * physical core.  The reference finds a block's row by taking
-		 * the block id as an index into the sorted rows, and stops at
-		 * an id past their count. */
+		 * the block id as an index into the sorted rows, and the entry
+		 * to merge into by taking that first block's id as an index
+		 * into the entries kept so far; either past the end stops the
+		 * walk (so with two blocks per core it keeps two entries). */
 		struct ent *m = xcalloc(n, sizeof *m);
-		size_t nm = 0, k, a;
+		unsigned *first_core = xcalloc(n, sizeof *first_core), *first_block = xcalloc(n, sizeof *first_block);
+		size_t nm = 0, nfirst = 0, k, a;
 		for (i = 0; i < n; i++)
 			ent_fill(&ent[i], fmt, row[i]);
 		ne = n;
@@ -223,20 +226,26 @@ int occ_build(struct occupancy *o, enum board_fmt fmt, const char *op_type, cons
 			if (row[i]->block >= n)
 				break;
 			src = &ent[row[i]->block];
-			for (k = 0; k < nm && m[k].core_id != row[i]->core_id; k++)
+			for (k = 0; k < nfirst && first_core[k] != row[i]->core_id; k++)
 				;
-			if (k < nm) {
-				m[k].cycles = pmu_sat_add(m[k].cycles, src->cycles);
-				for (a = 0; a < m[k].n && a < src->n; a++)
-					m[k].vals[a] = pmu_sat_add(m[k].vals[a], src->vals[a]);
+			if (k < nfirst) {
+				size_t at = first_block[k];
+				if (at >= nm)
+					break;
+				m[at].cycles = pmu_sat_add(m[at].cycles, src->cycles);
+				for (a = 0; a < m[at].n && a < src->n; a++)
+					m[at].vals[a] = pmu_sat_add(m[at].vals[a], src->vals[a]);
 				continue;
 			}
+			first_core[nfirst] = row[i]->core_id;
+			first_block[nfirst++] = row[i]->block;
 			m[nm] = *src;
-			m[nm].core_id = row[i]->core_id;
 			m[nm].vals = xmalloc((src->n ? src->n : 1) * sizeof *m[nm].vals);
 			memcpy(m[nm].vals, src->vals, src->n * sizeof *src->vals);
 			nm++;
 		}
+		free(first_core);
+		free(first_block);
 		for (k = 0; k < nm; k++) {
 			struct occ_core *oc = &o->core[k];
 			char name[24];

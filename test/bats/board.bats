@@ -287,9 +287,14 @@ col() {
 	"$GEN" -k vector -b 2 A5 c1
 	"$GEN" -r 2 A5 c2
 	"$GEN" -b 2 A5 c3
-	for d in a1 a3 a4 b1 c1 c2 c3; do
+	# varied counts and two blocks a core (board-gen)
+	gen=$(command -v board-gen || echo "$top/build/bin/board-gen")
+	"$gen" --chip 910B --blocks 12 --kind vector a5 >/dev/null
+	"$gen" --chip 910B --blocks 6 --kind mix --loops 3 a6 >/dev/null
+	"$gen" --chip A5 --blocks 8 --kind mix c4 >/dev/null
+	for d in a1 a3 a4 a5 a6 b1 c1 c2 c3 c4; do
 		m=Default,Occupancy,Roofline
-		case $d in a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 m=Default,Roofline ;; c*) soc=Ascend950PR_9589 ;; esac
+		case $d in a[56]) soc=Ascend910B1 ;; a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 m=Default,Roofline ;; c*) soc=Ascend950PR_9589 ;; esac
 		"$ref" "$d" "ref.$d" "$soc" -- --aic-metrics=$m > "ref.$d.log" 2>&1 || { cat "ref.$d.log"; return 1; }
 		dump-split "$d" | board-metrics -q --aic-metrics=$m -o "opt.$d" --vdata "opt.$d/v.bin"
 		r=$(find "ref.$d" -name visualize_data.bin)

@@ -133,6 +133,22 @@ static void test_vector_blocks(void)
 	CHECK_INT(occ_build(&o, BOARD_A2, "vector", two, 2), 0);
 	CHECK_INT(o.ncore, 2);
 	occ_free(&o);
+	/* two blocks a core, four blocks: the reference's walk finds block
+	 * 3's entry at position 2 (its core's first block id), past the two
+	 * kept, and stops there */
+	{
+		struct occ_in four[4] = {
+			{ 0, 0, 0, BOARD_VECTOR, 100, &a }, { 1, 0, 0, BOARD_VECTOR, 200, &a },
+			{ 2, 0, 1, BOARD_VECTOR, 300, &a }, { 3, 0, 1, BOARD_VECTOR, 400, &a },
+		};
+		CHECK_INT(occ_build(&o, BOARD_A2, "vector", four, 4), 0);
+		CHECK_INT(o.ncore, 2);
+		CHECK_INT(o.core[0].block, 0);
+		CHECK_INT(o.core[0].sub[0].m.cycles, 300);
+		CHECK_INT(o.core[1].block, 2);
+		CHECK_INT(o.core[1].sub[0].m.cycles, 300);
+		occ_free(&o);
+	}
 	/* a missing count reads as UINT64_MAX: the sums saturate */
 	pmu_counts_init(&b);
 	struct occ_in none[1] = { { 0, 0, 1, BOARD_VECTOR, 9, &b } };

@@ -331,8 +331,17 @@ static int in_set(const char *path, char **base)
 		same = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 	else {
 		/* DIR is new: the same name is the same place */
-		char *x = xstrdup(dir), *y = xstrdup(stage_final());
-		size_t nx = strlen(x), ny = strlen(y);
+		const char *x0 = dir, *y0 = stage_final();
+		char *x, *y;
+		size_t nx, ny;
+		while (x0[0] == '.' && x0[1] == '/')
+			x0 += 2;
+		while (y0[0] == '.' && y0[1] == '/')
+			y0 += 2;
+		x = xstrdup(x0);
+		y = xstrdup(y0);
+		nx = strlen(x);
+		ny = strlen(y);
 		while (nx > 1 && x[nx - 1] == '/')
 			x[--nx] = 0;
 		while (ny > 1 && y[ny - 1] == '/')

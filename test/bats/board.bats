@@ -456,6 +456,10 @@ PY
 
 @test "visualize_data.bin outside DIR: in place with the set, an old one kept when the run fails" {
 	"$GEN" 910B d
+	# a new DIR named another way is still DIR
+	dump-split d | board-metrics -q -o ./new/ --vdata new/v.bin
+	[ "$(ls -A new | grep -c '^\.')" -eq 0 ]
+	[ -s new/v.bin ]
 	mkdir elsewhere
 	dump-split d | board-metrics -q -o m --vdata elsewhere/v.bin
 	[ ! -e m/v.bin ]

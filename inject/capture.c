@@ -422,6 +422,37 @@ static int save_binary(int b, const char *dest)
 	return r;
 }
 
+/* Application replay: the captured launches of each kernel name in this
+ * process so far; returns the count before this one. */
+static int replay_order(const char *name)
+{
+	static struct {
+		char *name;
+		int n;
+	} *seen;
+	static size_t nseen, capseen;
+	size_t i;
+	int n = -1;
+	pthread_mutex_lock(&reg_mu);
+	for (i = 0; i < nseen; i++)
+		if (!strcmp(seen[i].name, name)) {
+			n = seen[i].n++;
+			break;
+		}
+	if (n < 0 && grow((void **)&seen, &capseen, nseen, sizeof *seen) && (seen[nseen].name = strdup(name))) {
+		seen[nseen++].n = 1;
+		n = 0;
+	}
+	pthread_mutex_unlock(&reg_mu);
+	return n < 0 ? 0 : n;
+}
+
+static int io_dir_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int make_dirs(struct inj_launch *l)
 {
 	char dn[300];
@@ -433,6 +464,20 @@ static int make_dirs(struct inj_launch *l)
 		return -1;
 	if (mkdir(l->dir, 0750) && errno != EEXIST)
 		return -1;
+	if (inj.device && inj.dev_mode == INJ_APPLICATION && inj.app_replay > 1) {
+		/* A later run of the application: the launch's directory is the
+		 * one the first run gave the same launch of this process. */
+		n = replay_order(l->name);
+		snprintf(l->dir + base, sizeof l->dir - base, "/%d/dump", n);
+		l->order = n;
+		if (!io_dir_exists(l->dir)) {
+			errno = ENOENT;
+			return -1;
+		}
+		return 0;
+	}
+	if (inj.device && inj.dev_mode == INJ_APPLICATION)
+		replay_order(l->name);
 	/* mkdir is atomic: processes of one application never share an <n>. */
 	for (n = 0; n < 1000; n++) {
 		snprintf(l->dir + base, sizeof l->dir - base, "/%d", n);
@@ -543,9 +588,14 @@ void inj_launch_begin(struct inj_launch *l)
 			inj_live_launch(1, l->name, l->order);
 		/* On a device the runtime writes the launch's raw PMU files
 		 * (see optrace-board(5)) into its dump directory: the stand-in
-		 * reads CAMODEL_DEVICE_DUMP at each launch. */
-		if (inj.device && setenv("CAMODEL_DEVICE_DUMP", l->dir, 1))
-			not_saved(l->dir, "raw device data not directed", errno);
+		 * reads CAMODEL_DEVICE_DUMP at each launch.  In kernel and range
+		 * replay the replays before the original launch write them
+		 * (device.c); in application replay the launch is this run's
+		 * replay. */
+		if (inj.device && inj.dev_mode == INJ_APPLICATION)
+			inj_dev_direct(l, inj.app_replay);
+		else if (inj.device && !inj.dev_replays)
+			inj_dev_direct(l, 0);
 	}
 	l->span.t0 = inj_now();
 }
@@ -680,10 +730,7 @@ void inj_launch_end(struct inj_launch *l, int64_t ret)
 			inj_acl_sync(l->stream);
 		else
 			inj_rt_sync(l->stream);
-		if (inj.devdump)
-			setenv("CAMODEL_DEVICE_DUMP", inj.devdump, 1);
-		else
-			unsetenv("CAMODEL_DEVICE_DUMP");
+		inj_dev_direct(NULL, 0);
 	}
 	end = inj_now();
 	if (!inj.capdir || inj.disabled)
@@ -704,4 +751,6 @@ void inj_launch_end(struct inj_launch *l, int64_t ret)
 	rec_text_set(&r, NS_DIR, l->order >= 0 ? l->dir : "", l->order >= 0 ? strlen(l->dir) : 0);
 	inj_emit(&r);
 	inj_flush();
+	if (inj.device)
+		inj_dev_done(l, l->order >= 0 && __atomic_load_n(&granted, __ATOMIC_RELAXED) >= inj.count);
 }

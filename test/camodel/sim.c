@@ -124,6 +124,7 @@ struct sub {
 };
 
 static struct sub *S;            /* the sub-core running now */
+static struct dp_dbi dbi;        /* device mode: the code view's records */
 static struct kernel_bin *KB;
 static uint32_t cur_block_dim;
 static jmp_buf fault_jmp;
@@ -522,6 +523,7 @@ static int icache_lookup(struct sub *s, uint64_t blk)
 static uint64_t dispatch(struct sub *s, uint64_t pc, int pipe)
 {
 	uint64_t grp = pc & ~(uint64_t)15;
+	dp_dbi_exec(&dbi, pc - KB->pc_start);
 	settle(s, s->cur);
 	if (grp != s->last_group) {
 		uint64_t blk = pc & ~(uint64_t)127;
@@ -844,11 +846,20 @@ static void mte_copy(uint64_t pc, int pipe, const char *a2, const char *p310, co
 	if (s->fam != FAM_310P && log_on[DVC_MTE_LOG] && (s->f_mte || logw_cb[DVC_MTE_LOG].mte)) mte_events(s, st, gmaddr, laddr, bytes, write_gm, local_if);
 }
 
+/* A DMA move as the DBI stub records it (a record per burst, expanded). */
+static void dbi_bursts(uint64_t pc, unsigned src, unsigned dst, uint64_t saddr, uint64_t daddr, uint32_t nburst,
+                       uint32_t lenburst)
+{
+	dp_dbi_dma(&dbi, (unsigned)S->block, (unsigned)S->subblock, pc - KB->pc_start, src, dst, saddr, daddr, nburst,
+	           lenburst);
+}
+
 __attribute__((noinline)) static void op_gm_to_ub(uint32_t ub, GM_ADDR g, uint32_t nburst, uint32_t lenburst)
 {
 	uint64_t pc = PC(), n = (uint64_t)nburst * lenburst * 32;
 	memcpy(local(S->ub, UB_SIZE, ub, n, "UB"), gm(g, n), n);
 	S->pm.bytes[DP_GM_TO_UB] += n;
+	dbi_bursts(pc, DP_MEM_GM, DP_MEM_UB, g, ub, nburst, lenburst);
 	mte_copy(pc, P_MTE2, "MOV_OUT_TO_UB", "mov_out_to_ub", "OUT", "UB", 2, 1, ub, g, nburst, lenburst, 0, MI_UBW, g, ub);
 }
 
@@ -857,6 +868,7 @@ __attribute__((noinline)) static void op_ub_to_gm(GM_ADDR g, uint32_t ub, uint32
 	uint64_t pc = PC(), n = (uint64_t)nburst * lenburst * 32;
 	memcpy(gm(g, n), local(S->ub, UB_SIZE, ub, n, "UB"), n);
 	S->pm.bytes[DP_UB_TO_GM] += n;
+	dbi_bursts(pc, DP_MEM_UB, DP_MEM_GM, ub, g, nburst, lenburst);
 	mte_copy(pc, P_MTE3, "MOV_UB_TO_OUT", "mov_ub_to_out", "UB", "OUT", 1, 2, g, ub, nburst, lenburst, 1, MI_UBR, g, ub);
 }
 
@@ -865,6 +877,7 @@ __attribute__((noinline)) static void op_gm_to_l1(uint32_t l1, GM_ADDR g, uint32
 	uint64_t pc = PC(), n = (uint64_t)nburst * lenburst * 32;
 	memcpy(local(S->l1, L1_SIZE, l1, n, "L1"), gm(g, n), n);
 	S->pm.bytes[DP_GM_TO_L1] += n;
+	dbi_bursts(pc, DP_MEM_GM, DP_MEM_L1, g, l1, nburst, lenburst);
 	mte_copy(pc, P_MTE2, "MOV_OUT_TO_L1", "mov_out_to_l1", "OUT", "L1", 2, 3, l1, g, nburst, lenburst, 0, MI_L1W, g, l1);
 }
 
@@ -875,6 +888,8 @@ static void load2d(uint64_t pc, uint8_t *dstbuf, uint32_t dsz, const char *dname
 	uint64_t n = (uint64_t)repeat * 512;
 	memcpy(local(dstbuf, dsz, dst, n, dname), local(s->l1, L1_SIZE, l1, n, "L1"), n);
 	s->pm.bytes[dstbuf == s->l0a ? DP_L1_TO_L0A : DP_L1_TO_L0B] += n;
+	dp_dbi_load2d(&dbi, (unsigned)s->block, (unsigned)s->subblock, pc - KB->pc_start,
+	              dstbuf == s->l0a ? DP_MEM_L0A : DP_MEM_L0B, l1, dst, repeat);
 	char d[300], *p = mov_detail(s, d, pc, "L1", dname, dst, l1, (uint64_t)repeat << 16, 3, 4);
 	uint64_t t = dispatch(s, pc, P_MTE1), st, en;
 	pipe_issue(s, t, P_MTE1, 2 + n / 128, 6, &st, &en);
@@ -936,6 +951,8 @@ __attribute__((noinline)) static void op_l0c_to_gm(GM_ADDR g, uint32_t c, uint32
 	uint64_t bytes = (uint64_t)m * n * 4;
 	memcpy(gm(g, bytes), local(s->l0c, L0C_SIZE, c, bytes, "L0C"), bytes);
 	s->pm.bytes[DP_L0C_TO_GM] += bytes;
+	dp_dbi_mem(&dbi, (unsigned)s->block, (unsigned)s->subblock, pc - KB->pc_start, DP_MEM_L0C, DP_MEM_GM, c, g, bytes,
+	           bytes);
 	char d[300], *p = d;
 	uint64_t xm = ((uint64_t)n << 32) | ((uint64_t)m << 16) | ((uint64_t)n << 4);
 	if (s->fam == FAM_310P) {
@@ -1620,7 +1637,7 @@ static int dev_write(const char *dir, enum fam fam, struct dp_sub *sub, size_t n
 	};
 	dev_clock = last + 100;
 	char err[4400];
-	if (dp_write(&r, dir, replay, err, sizeof err)) {
+	if (dp_write(&r, dir, replay, err, sizeof err) || dp_dbi_write(&dbi, dir, KB->pc_start, name, err, sizeof err)) {
 		fprintf(stderr, "camodel: %s\n", err);
 		return 507000;
 	}
@@ -1648,6 +1665,15 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 	if (!sub.ub || !sub.l1 || !sub.l0a || !sub.l0b || !sub.l0c) return 207001;
 	read_log_list();
 	logw_resync();
+	if (devdir) {
+		static int dbi_read;
+		char err[300];
+		if (!dbi_read++ && dp_dbi_env(&dbi, err, sizeof err)) {
+			fprintf(stderr, "camodel: %s\n", err);
+			return 107000;
+		}
+		dp_dbi_clear(&dbi);
+	}
 
 	/* which sub-cores a block runs on */
 	int kinds[3], idxs[3], nsub, per_core;

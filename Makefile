@@ -29,7 +29,8 @@ SCRIPTS := sim-flow sim-export board-flow board-export
 # libarchive.a (in libarchive-dev): only its tar reader is linked in,
 # without the shared library's dependencies (libxml2, libcrypto, ICU...).
 LDLIBS_dump-split  := -Wl,-Bstatic -larchive -Wl,-Bdynamic
-LDLIBS_sim-capture := -lcjson
+LDLIBS_sim-capture   := -lcjson
+LDLIBS_board-metrics := -lcjson
 
 LIBSRC  := $(wildcard lib/*.c)
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bm.h"
 #include "board.h"
 #include "cli.h"
 #include "dbi.h"
@@ -34,22 +35,17 @@ static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
 };
 static struct losses losses;
 
-/* One (block, sub-core) key: its merged counts and its last replay's
- * cycles. */
-struct blk {
-	unsigned block, core, sub, core_id;
-	uint64_t cycles;
-	struct pmu_counts ev;
-};
-
-static struct blk **blks;
-static size_t nblks, capblks;
+struct blk **blks;
+size_t nblks;
+static size_t capblks;
 static struct keytab blk_index;        /* key -> index + 1 in blks */
-static int have_basic, have_l2, fmt = -1, full_table;
-static struct board_basic basic;
+static int have_basic, have_l2, full_table;
+int fmt = -1;
+struct board_basic basic;
 static struct board_span span;
 static uint64_t l2_event[REC_L2_SLOTS], l2_count[REC_L2_SLOTS];
 static unsigned groups_on = (1u << GRP_COUNT) - 1;
+static int occ_on, roofline_on;        /* Occupancy, Roofline in --aic-metrics */
 static const char *out_dir;
 static uint64_t npmu;
 /* --dbi-dma: the memory-detail DMA bytes per block (910B/A3) */
@@ -140,6 +136,9 @@ static void run_start(struct filter *f, const struct chip *chip)
 	if (fmt < 0)
 		cli_die(EXIT_UNUSABLE, "%s: no on-board metrics for this chip (the stream's SoC; --soc-version names another)",
 		        chip->soc);
+	if (occ_on && fmt == BOARD_310P)
+		cli_die(EXIT_USAGE, "%s: option --aic-metrics: Occupancy is not available on 310P (as in the reference)",
+		        chip->soc);
 }
 
 static int run_record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
@@ -199,13 +198,6 @@ static const char *op_type(size_t *nvec)
 	return ncube && *nvec ? "mix" : ncube ? "cube" : "vector";
 }
 
-struct run {
-	const char *soc, *type;
-	int64_t freq, cores;
-	float duration;              /* Task Duration; < 0 unknown */
-	int mix;
-};
-
 static void ctx_of(struct pmu_ctx *x, const struct run *u, const struct blk *b)
 {
 	const struct dbi_dma_row *d = dbi_path ? keytab_find(&dbi_rows, b->block) : NULL;
@@ -251,7 +243,7 @@ static void read_dbi(const char *path)
 
 /* A CSV of the staging directory; cli_die on failure (the exit removes
  * the staging directory). */
-static struct wr *csv_open(const char *name)
+struct wr *csv_open(const char *name)
 {
 	char *path = xpath(stage_dir(), name);
 	struct wr *w = wr_open(path, 0);
@@ -261,7 +253,7 @@ static struct wr *csv_open(const char *name)
 	return w;
 }
 
-static void csv_close(struct wr *w, const char *name)
+void csv_close(struct wr *w, const char *name)
 {
 	int e = wr_close(w);
 	if (e) {
@@ -527,7 +519,8 @@ static void put_svg(const char *name, const struct roofline *r, const struct plo
 	csv_close(w, name);
 }
 
-static struct roofline roof;
+struct roofline roof;
+int roof_built;
 static char verdict[300];
 
 /* roofline.csv: the numbers of roofline.svg, a line per point, for
@@ -550,20 +543,88 @@ static void put_roofline_csv(const struct roofline *r)
 	csv_close(w, "roofline.csv");
 }
 
+/* An event of a row as the reference's per-kind maps hold it: off the
+ * kind's replay list 0, a missing count UINT64_MAX; no row, 0. */
+static uint64_t ev_of(const struct blk *b, unsigned id)
+{
+	const uint16_t *list;
+	size_t n, k;
+	if (!b)
+		return 0;
+	list = pmu_replay_events((enum board_fmt)fmt, (enum board_core)b->core, &n);
+	for (k = 0; k < n; k++)
+		if (list[k] == id)
+			return pmu_counts_get(&b->ev, id);
+	return 0;
+}
+
+/* Percent of b in c: 0 when c is 0 or b is larger, as the reference has it. */
+static float per(uint64_t a, uint64_t b)
+{
+	return b == 0 || a > b ? 0.0f : (float)a / (float)b * 100;
+}
+
+/* The roofline's advice weighs what the reference's storage-access view
+ * computes per block: the units' busy ratios (Cube: event 10, Vector:
+ * event 8, over the sub-core's cycles) and each pipe's active rate
+ * (MTE1 770 (310P: 11), MTE2 12, MTE3 13, FIXP 771, Scalar 9, over the
+ * same cycles); a mix op's vector sub-cores have MTE2, MTE3 and Scalar
+ * only. */
+static void storage_ratios(const struct run *u)
+{
+	size_t i;
+	for (i = 0; i < nblks; i++) {
+		const struct blk *b = blks[i], *v0 = NULL, *v1 = NULL;
+		size_t k;
+		if (u->mix) {
+			if (b->core != BOARD_CUBE || b->sub != 0)
+				continue;
+			for (k = i + 1; k < nblks && !(blks[k]->core == BOARD_CUBE && blks[k]->sub == 0); k++)
+				if (blks[k]->core == BOARD_VECTOR && blks[k]->sub < 2)
+					*(blks[k]->sub ? &v1 : &v0) = blks[k];
+			roof_pipe_ratio(&roof, "Cube", per(ev_of(b, 10), b->cycles));
+			roof_pipe_ratio(&roof, "Vector", per(ev_of(v0, 8), v0 ? v0->cycles : 0));
+			roof_pipe_ratio(&roof, "Vector1", per(ev_of(v1, 8), v1 ? v1->cycles : 0));
+			roof_pipe_ratio(&roof, "MTE1", per(ev_of(b, 770), b->cycles));
+			roof_pipe_ratio(&roof, "FIXP", per(ev_of(b, 771), b->cycles));
+			for (k = 0; k < 3; k++) {
+				const struct blk *s = k == 0 ? b : k == 1 ? v0 : v1;
+				uint64_t c = s ? s->cycles : 0;
+				roof_pipe_ratio(&roof, "MTE2", per(ev_of(s, 12), c));
+				roof_pipe_ratio(&roof, "MTE3", per(ev_of(s, 13), c));
+				roof_pipe_ratio(&roof, "Scalar", per(ev_of(s, 9), c));
+			}
+			continue;
+		}
+		if (strcmp(u->type, "vector"))
+			roof_pipe_ratio(&roof, "Cube", per(ev_of(b, 10), b->cycles));
+		if (strcmp(u->type, "cube"))
+			roof_pipe_ratio(&roof, "Vector", per(ev_of(b, 8), b->cycles));
+		roof_pipe_ratio(&roof, "MTE1", per(ev_of(b, fmt == BOARD_310P ? 11 : 770), b->cycles));
+		roof_pipe_ratio(&roof, "MTE2", per(ev_of(b, 12), b->cycles));
+		roof_pipe_ratio(&roof, "MTE3", per(ev_of(b, 13), b->cycles));
+		if (fmt != BOARD_310P)
+			roof_pipe_ratio(&roof, "FIXP", per(ev_of(b, 771), b->cycles));
+		roof_pipe_ratio(&roof, "Scalar", per(ev_of(b, 9), b->cycles));
+	}
+}
+
 /* roofline.svg (not on Ascend950: its roofline needs the operand records)
  * and pipes.svg, the busy ratio of each pipe of each row; the verdict for
  * the summary. */
 static void put_pictures(const struct run *u)
 {
 	struct pipe_table pt;
-	struct plot_table t;
+	struct plot_table t = { 0 };
 	size_t i;
-	unsigned j;
 	int cube = 0, vec = 0;
 
 	pipe_table(u, &pt);
 	if (fmt != BOARD_A5) {
-		roof_init(&roof, (enum board_fmt)fmt, u->soc, 0, u->freq, u->cores, u->duration > 0 ? u->duration : 0);
+		/* the reference's roofline takes the device's AI Core clock, not
+		 * Current Freq: the chip's default here */
+		roof_init(&roof, (enum board_fmt)fmt, u->soc, 0, (int64_t)pmu_defaults((enum board_fmt)fmt)->aicore_mhz,
+		          u->cores, u->duration > 0 ? u->duration : 0);
 		if (fmt == BOARD_A2 && have_l2)
 			roof.l2_evict = (int64_t)l2_count[4];
 		for (i = 0; i < nblks; i++) {
@@ -571,11 +632,9 @@ static void put_pictures(const struct run *u)
 			cube |= blks[i]->core == BOARD_CUBE;
 			vec |= blks[i]->core == BOARD_VECTOR;
 		}
-		for (j = 0; j < pt.npipes; j++)
-			for (i = 0; i < nblks; i++)
-				if (!isnan(pt.value[i * pt.npipes + j]))
-					roof_pipe_ratio(&roof, pt.pipe[j], (float)pt.value[i * pt.npipes + j]);
+		storage_ratios(u);
 		roof_build(&roof, cube || fmt == BOARD_310P, vec || fmt == BOARD_310P);
+		roof_built = 1;
 		put_svg("roofline.svg", &roof, NULL);
 		put_roofline_csv(&roof);
 		plot_roof_verdict(&roof, verdict, sizeof verdict);
@@ -637,10 +696,15 @@ static int run_finish(struct filter *f)
 		if (groups_on & (1u << g))
 			put_group_csv(&run, (enum pmu_group)g);
 	put_pictures(&run);
+	if (occ_on)
+		vd_pictures(&run);
+	if (vd_wanted())
+		vd_write(&run, occ_on, roofline_on);
 	if ((e = stage_commit(&failed))) {
 		errno = e;
 		cli_die(EXIT_IO, "%s: cannot move the outputs into place:", failed);
 	}
+	vd_commit();
 	busiest(&run, summary_pipe, sizeof summary_pipe);
 	return 1;
 }
@@ -670,10 +734,12 @@ static void run_report(struct filter *f)
 }
 
 /* --aic-metrics=LIST: metric groups by name (either spelling, any case);
- * Default is all seven. */
+ * Default is all seven; Roofline adds the roofline block to them, and
+ * Occupancy the occupancy block and picture (no group of its own). */
 static void parse_groups(const char *list)
 {
 	const char *p = list;
+	int named = 0;
 	groups_on = 0;
 	while (*p) {
 		const char *e = strchr(p, ',');
@@ -686,14 +752,21 @@ static void parse_groups(const char *list)
 		name[n] = 0;
 		if (!strcasecmp(name, "Default"))
 			groups_on = (1u << GRP_COUNT) - 1;
+		else if (!strcasecmp(name, "Roofline")) {
+			groups_on = (1u << GRP_COUNT) - 1;
+			roofline_on = 1;
+		} else if (!strcasecmp(name, "Occupancy"))
+			occ_on = 1;
 		else if ((g = pmu_group_find(name)) >= 0)
 			groups_on |= 1u << g;
 		else
 			cli_die(EXIT_USAGE, "option --aic-metrics: '%s' is not a metric group (ArithmeticUtilization, "
-			        "L2Cache, Memory, MemoryL0, MemoryUB, PipeUtilization, ResourceConflictRatio, Default)", name);
+			        "L2Cache, Memory, MemoryL0, MemoryUB, PipeUtilization, ResourceConflictRatio, Default, "
+			        "Occupancy, Roofline)", name);
+		named = 1;
 		p += n + (e != NULL);
 	}
-	if (!groups_on)
+	if (!named)
 		cli_die(EXIT_USAGE, "option --aic-metrics: no group given");
 }
 
@@ -705,6 +778,15 @@ static int option(struct filter *f, int c, const char *arg)
 		return 1;
 	case 'o':
 		f->outpath = out_dir = arg;
+		return 1;
+	case 'V':
+		vd_set_path(arg);
+		return 1;
+	case 'T':
+		vd_set_trace(arg);
+		return 1;
+	case 'B':
+		vd_add_block(arg);
 		return 1;
 	case 'D':
 		dbi_path = arg;
@@ -733,7 +815,13 @@ static const char help[] =
 	"  -o DIR             the output directory (created; files replaced only on success)\n"
 	"  --aic-metrics=LIST groups, comma-separated: ArithmeticUtilization, L2Cache,\n"
 	"                     Memory, MemoryL0, MemoryUB, PipeUtilization,\n"
-	"                     ResourceConflictRatio, Default (all seven, the default)\n"
+	"                     ResourceConflictRatio, Default (all seven, the default);\n"
+	"                     Roofline (Default and the roofline block), Occupancy\n"
+	"                     (the occupancy block and occupancy.svg)\n"
+	"  --vdata FILE       write visualize_data.bin (MindStudio Insight) to FILE\n"
+	"  --vdata-trace FILE its TRACE block: FILE (a trace.json), if not empty\n"
+	"  --vdata-block TYPE=FILE  append a block of TYPE (name or number) holding\n"
+	"                     FILE's JSON (repeatable; in the order given)\n"
 	"  --dbi-dma FILE     board-code's dbi_dma.csv: PipeUtilization (910B/A3) gains\n"
 	"                     aic_mte1_active_bw(GB/s) and aic_mte2_active_bw(GB/s)\n";
 
@@ -741,6 +829,9 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "aic-metrics", required_argument, NULL, 'A' },
+		{ "vdata", required_argument, NULL, 'V' },
+		{ "vdata-trace", required_argument, NULL, 'T' },
+		{ "vdata-block", required_argument, NULL, 'B' },
 		{ "dbi-dma", required_argument, NULL, 'D' },
 		FILTER_LONGOPT_SOC,
 		FILTER_LONGOPTS,

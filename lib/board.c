@@ -396,3 +396,10 @@ int board_basic_parse(const char *p, size_t n, struct board_basic *b, struct boa
 	}
 	return board_basic_check(b, err);
 }
+
+int board_low_freq(const struct board_basic *b)
+{
+	if (!b->have_cur_freq || !b->have_rated_freq || b->cur_freq < 0 || b->rated_freq < 0)
+		return 0;
+	return (float)b->cur_freq <= 0.95f * (float)b->rated_freq;
+}

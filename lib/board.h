@@ -151,6 +151,11 @@ int board_basic_line(struct board_basic *b, const char *s, size_t len, uint64_t 
 /* The fields a run cannot go without: Op Name, Block Dim, Run Soc
  * Version, Device Id.  0, or -1 with *err naming the first missing. */
 int board_basic_check(const struct board_basic *b, struct board_err *err);
+/* The reference's low-frequency rule: Current Freq and Rated Freq both
+ * integers and the current at most 0.95 of the rated (in single
+ * precision).  1 when the run gets the advice. */
+int board_low_freq(const struct board_basic *b);
+#define BOARD_LOW_FREQ_ADVICE "The current frequency is lower than the rated frequency"
 /* All lines of a reader, then board_basic_check. */
 int board_basic_read(struct rd *r, struct board_basic *b, struct board_err *err);
 /* The same over bytes. */

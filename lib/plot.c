@@ -364,7 +364,7 @@ void plot_sets_init(struct plot_sets *s, const char *title, const char *unit, co
 	}
 	for (size_t i = 0; i < cells; i++)
 		s->value[i] = i < n ? v[i] : NAN;
-	s->t = (struct plot_table){ title, unit, (unsigned)rows, cols, s->names, s->names + rows, s->value };
+	s->t = (struct plot_table){ title, unit, (unsigned)rows, cols, s->names, s->names + rows, s->value, 0 };
 }
 
 void plot_sets_free(struct plot_sets *s)
@@ -422,7 +422,18 @@ int plot_heatmap(struct wr *w, const struct plot_table *t)
 				        x, y, g.cw, g.ch, t->row[r], t->col[c]);
 				continue;
 			}
-			dark = svg_heat_colour(max > min ? (v - min) / (max - min) : 0.5, colour);
+			if (t->by_column) {
+				double lo = INFINITY, hi = -INFINITY;
+				for (unsigned k = 0; k < t->rows; k++) {
+					double u = t->value[(size_t)k * t->cols + c];
+					if (isfinite(u)) {
+						lo = fmin(lo, u);
+						hi = fmax(hi, u);
+					}
+				}
+				dark = svg_heat_colour(hi > lo ? (v - lo) / (hi - lo) : 0.5, colour);
+			} else
+				dark = svg_heat_colour(max > min ? (v - min) / (max - min) : 0.5, colour);
 			value_text(text, v, t->unit);
 			svg_put(w,
 			        "<rect x=\"%n\" y=\"%n\" width=\"%n\" height=\"%n\" fill=\"%r\" stroke=\"#fff\" "
@@ -442,7 +453,10 @@ int plot_heatmap(struct wr *w, const struct plot_table *t)
 	svg_put(w, "</linearGradient></defs>\n<g class=\"scale\" font-size=\"11\">\n");
 	svg_put(w, "<rect x=\"%n\" y=\"%n\" width=\"%n\" height=\"%n\" fill=\"url(#heatscale)\" stroke=\"#444\"/>\n",
 	        g.bar_x, g.bar_y, g.bar_w, g.bar_h);
-	if (min <= max) {
+	if (t->by_column && min <= max)
+		svg_put(w, "<text class=\"min\" x=\"%n\" y=\"%n\">each column from its own min to its max</text>\n",
+		        g.bar_x, g.bar_y + g.bar_h + 14);
+	else if (min <= max) {
 		value_text(text, min, t->unit);
 		svg_put(w, "<text class=\"min\" x=\"%n\" y=\"%n\">min %s</text>\n", g.bar_x, g.bar_y + g.bar_h + 14, text);
 		value_text(text, max, t->unit);

@@ -51,6 +51,10 @@ struct plot_table {
 	const char *const *row;    /* "3 cube0", "set 128", ... */
 	const char *const *col;    /* "MTE2", "+5", ... */
 	const double *value;
+	/* Colour each column from its own smallest to its largest value
+	 * (columns of different units: cycles, bytes, percent); the legend
+	 * then says so instead of giving one min and max. */
+	int by_column;
 };
 
 /* The table of a value per L2 set (hits, misses, a hit rate) laid out in

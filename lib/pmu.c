@@ -48,11 +48,6 @@ uint64_t pmu_counts_get(const struct pmu_counts *c, unsigned id)
 /* ---- the reference's saturating integer steps: an overflow gives
  * UINT64_MAX (or 0 where it asks for that), which later steps carry on. */
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static uint64_t sat_sub(uint64_t a, uint64_t b)
 {
 	return a < b ? UINT64_MAX : a - b;
@@ -63,19 +58,12 @@ static uint64_t sat_sub0(uint64_t a, uint64_t b)
 	return a < b ? 0 : a - b;
 }
 
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	if (!a || !b)
-		return 0;
-	return a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
 /* Sum, stopping at the first saturation as the reference does. */
 static uint64_t sat_sum(const uint64_t *v, size_t n)
 {
 	uint64_t s = 0;
 	for (size_t i = 0; i < n; i++) {
-		s = sat_add(s, v[i]);
+		s = pmu_sat_add(s, v[i]);
 		if (s == UINT64_MAX)
 			break;
 	}
@@ -568,7 +556,7 @@ static size_t cal_ratio(const struct pmu_ctx *x, uint64_t v, char *buf)
 		/* whole microseconds times the clock, over the time factor;
 		 * out-of-range floats are clamped rather than converted */
 		uint64_t us = f2u(x->duration), mhz = x->freq < 0 ? 0 : (uint64_t)x->freq;
-		cyc = f2u((float)sat_mul(us, mhz) / x->tf);
+		cyc = f2u((float)pmu_sat_mul(us, mhz) / x->tf);
 	}
 	return cal_div(v, cyc, buf);
 }
@@ -614,7 +602,7 @@ static size_t cal_usage(const struct pmu_ctx *x, uint64_t v, enum pmu_req r, enu
 /* 4 * P19 + P518 - P524: the estimate of L1 -> GM requests. */
 static uint64_t l1_to_gm(uint64_t p19, uint64_t p518, uint64_t p524)
 {
-	return sat_sub(sat_add(sat_mul(4, p19), p518), p524);
+	return sat_sub(pmu_sat_add(pmu_sat_mul(4, p19), p518), p524);
 }
 
 /* 100 x hits over all; the reference's 100 x hits is not checked, so it
@@ -642,15 +630,15 @@ static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint6
 	case F_SUM_RATIO:
 		return cal_ratio(x, sat_sum(a, f->nev), buf);
 	case F_CUBE_RATIO:
-		t = sat_add(a[0], a[1]);
-		return cal_ratio(x, t ? sat_mul(a[0], a[2]) / t : 0, buf);
+		t = pmu_sat_add(a[0], a[1]);
+		return cal_ratio(x, t ? pmu_sat_mul(a[0], a[2]) / t : 0, buf);
 	case F_VEC_RATIO:
-		t = sat_sub(sat_sum(a, f->nev), sat_add(a[0], a[1]));
-		return cal_ratio(x, a[1] ? sat_mul(a[0], t) / a[1] : 0, buf);
+		t = sat_sub(sat_sum(a, f->nev), pmu_sat_add(a[0], a[1]));
+		return cal_ratio(x, a[1] ? pmu_sat_mul(a[0], t) / a[1] : 0, buf);
 	case F_VEC_FP32_RATIO:
 		if (!a[1])
 			return lit(buf, "0");
-		return cal_ratio(x, sat_mul(sat_sub(a[2], a[3]), a[0]) / a[1], buf);
+		return cal_ratio(x, pmu_sat_mul(sat_sub(a[2], a[3]), a[0]) / a[1], buf);
 	case F_PMU_SELF:
 		return pmu_fmt_u64(a[0], buf);
 	case F_TOTAL_CYCLES:
@@ -664,7 +652,7 @@ static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint6
 	case F_BANDWIDTH:
 		return pmu_fmt_float(cal_bandwidth_fp(x, a[0], a[1], a[2]), buf);
 	case F_READ_MAIN_MEMORY_BANDWIDTH:
-		return pmu_fmt_float(cal_bandwidth_fp(x, a[0], a[1], sat_add(a[2], a[3])), buf);
+		return pmu_fmt_float(cal_bandwidth_fp(x, a[0], a[1], pmu_sat_add(a[2], a[3])), buf);
 	case F_VEC_FOPS: {
 		const uint16_t *k = x->fmt == BOARD_310P ? vec_310p : vec_910b;
 		uint64_t c[7];
@@ -674,11 +662,11 @@ static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint6
 			c[0] = sat_sub(c[0], c[1]);
 		v = 0;
 		for (int i = 0; i < 7 && v != UINT64_MAX; i++)
-			v = sat_add(v, sat_mul(c[i], k[i]));
+			v = pmu_sat_add(v, pmu_sat_mul(c[i], k[i]));
 		return pmu_fmt_u64(v, buf);
 	}
 	case F_CUBE_FOPS:
-		return pmu_fmt_u64(sat_add(sat_mul(a[0], 8192), sat_mul(a[1], 16384)), buf);
+		return pmu_fmt_u64(pmu_sat_add(pmu_sat_mul(a[0], 8192), pmu_sat_mul(a[1], 16384)), buf);
 	case F_TOTAL_HIT_RATE: {
 		/* hits: write, r0, r1; then all nine */
 		uint64_t h[9] = { a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8] };
@@ -693,7 +681,7 @@ static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint6
 	case F_WRITE_MAIN_MEMORY_DATAS:
 		return cal_datas(a[0], REQ_MAIN_MEMORY, buf);
 	case F_READ_MAIN_MEMORY_DATAS:
-		return cal_datas(sat_add(a[0], a[1]), REQ_MAIN_MEMORY, buf);
+		return cal_datas(pmu_sat_add(a[0], a[1]), REQ_MAIN_MEMORY, buf);
 	case F_GM_TO_L1_DATAS:
 		return cal_datas(sat_sub(a[0], a[1]), REQ_GM_TO_L1, buf);
 	case F_L1_TO_GM_DATAS:
@@ -719,7 +707,7 @@ static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint6
 	case F_UB_TO_GM_BW_USAGE_RATE:
 		return cal_usage(x, a[0], REQ_UB_TO_GM, PATH_UB_TO_GM, buf);
 	case F_L2_CACHE_HIT_RATE:
-		t = sat_add(a[1], a[2]);
+		t = pmu_sat_add(a[1], a[2]);
 		if (a[0] > t)
 			return na(buf);
 		return cal_div(PERCENT * a[0], t, buf);
@@ -848,13 +836,13 @@ static size_t a5_hit_rate(const struct pmu_ctx *x, unsigned first, char *buf)
 	uint64_t v[6];
 	for (unsigned i = 0; i < 6; i++)
 		v[i] = p5(x, first + i);
-	return pmu_fmt_float(pmu_ratio_fp(sat_add(v[0], v[3]), sat_sum(v, 6)) * PERCENT, buf);
+	return pmu_fmt_float(pmu_ratio_fp(pmu_sat_add(v[0], v[3]), sat_sum(v, 6)) * PERCENT, buf);
 }
 
 /* GM -> UB requests: main-memory reads less the SIMT ones. */
 static uint64_t a5_gm_to_ub(const struct pmu_ctx *x)
 {
-	return sat_sub0(p5(x, 1058), sat_add(p5(x, 1407), p5(x, 1408)));
+	return sat_sub0(p5(x, 1058), pmu_sat_add(p5(x, 1407), p5(x, 1408)));
 }
 
 static float a5_gb(const struct pmu_ctx *x, unsigned ev, enum pmu_req r)
@@ -982,7 +970,7 @@ static size_t a5_metric(const struct pmu_ctx *x, const char *col, char *buf)
 	if (!strcmp(col, "aic_mte2_active_bw(GB/s)"))
 		return pmu_bandwidth(a5_gb(x, 1058, REQ_GM_TO_L1), pmu_ratio_fp(p5(x, 514), f), 1, buf);
 	if (!strcmp(col, "aic_mte3_active_bw(GB/s)")) {
-		uint64_t ub_l1 = sat_sub0(p5(x, 1801), sat_add(p5(x, 1806), p5(x, 1058) / 2));
+		uint64_t ub_l1 = sat_sub0(p5(x, 1801), pmu_sat_add(p5(x, 1806), p5(x, 1058) / 2));
 		return pmu_bandwidth(pmu_data_fp(ub_l1, req_a5[REQ_MTE_TO_L1], 0), pmu_ratio_fp(p5(x, 515), f), 1, buf);
 	}
 	if (!strcmp(col, "aic_fixpipe_active_bw(GB/s)")) {

@@ -19,6 +19,20 @@
 
 struct wr;
 
+/* The reference's checked integer steps: a sum or product that overflows
+ * is UINT64_MAX (a product with a 0 factor is 0). */
+static inline uint64_t pmu_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline uint64_t pmu_sat_mul(uint64_t a, uint64_t b)
+{
+	if (!a || !b)
+		return 0;
+	return a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 /* A missing event: any 910B/310P formula needing it is NA (A5 reads 0). */
 #define PMU_EMPTY UINT64_MAX
 #define PMU_EVENTS_MAX 160

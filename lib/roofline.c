@@ -18,18 +18,6 @@ static const uint16_t vec_ev_a2[] = { 61, 62, 67, 68, 75, 76, 77, 78, 79, 174, 1
 	                              1290, 1292, 1293, 1294, 0 };
 static const uint16_t ev_310p[] = { 28, 33, 34, 44, 49, 50, 61, 62, 67, 68, 73, 74, 75, 76, 77, 78, 79, 174, 186, 0 };
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	if (!a || !b)
-		return 0;
-	return a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
 static int fzero(float v)
 {
 	return fabsf(v) < FLT_EPSILON;
@@ -74,7 +62,7 @@ void roof_add(struct roofline *r, enum board_core core, const struct pmu_counts 
 		uint64_t v = pmu_counts_get(ev, *list);
 		if (v == PMU_EMPTY)
 			v = 0;
-		pmu_counts_set(&r->sum, *list, sat_add(P(r, *list), v));
+		pmu_counts_set(&r->sum, *list, pmu_sat_add(P(r, *list), v));
 	}
 }
 
@@ -206,10 +194,10 @@ static void cube_prop(struct roofline *r, int64_t ncube)
 	uint64_t l0b = P(r, 33);
 	struct roof_prop *p = &r->cube;
 	if (P(r, 74)) {
-		p->ops = sat_mul(l0b, 16384);
+		p->ops = pmu_sat_mul(l0b, 16384);
 		snprintf(p->name, sizeof p->name, "Cube_INT(100%%)");
 	} else {
-		p->ops = sat_mul(l0b, 8192);
+		p->ops = pmu_sat_mul(l0b, 8192);
 		snprintf(p->name, sizeof p->name, "Cube_FP(100%%)");
 	}
 	if (l0b)
@@ -236,9 +224,9 @@ static void vec_prop(struct roofline *r, int64_t nvec)
 		c[0] = c[0] >= c[1] ? c[0] - c[1] : 0;
 	p->ops = 0;
 	for (int i = 0; i < 7 && p->ops != UINT64_MAX; i++)
-		p->ops = sat_add(p->ops, sat_mul(c[i], k[i]));
+		p->ops = pmu_sat_add(p->ops, pmu_sat_mul(c[i], k[i]));
 	for (int i = 0; i < 7 && total != UINT64_MAX; i++)
-		total = sat_add(total, c[i]);
+		total = pmu_sat_add(total, c[i]);
 	p->name[0] = 0;
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
 		uint64_t v = c[classes[i].slot];
@@ -300,10 +288,12 @@ static void title_done(struct roofline *r, struct roof_title *t, int sorted)
 }
 
 /* a, sep, b into dst (ROOF_NAME_MAX), cut short if need be. */
+/* a, sep, b; the separator only between two names that are not empty
+ * (a cube-only op's GM/L2 name is its cube name alone). */
 static void name_join(char *dst, const char *a, const char *sep, const char *b)
 {
 	size_t n = 0;
-	const char *parts[3] = { a, sep, b };
+	const char *parts[3] = { a, *a && *b ? sep : "", b };
 	for (int i = 0; i < 3; i++) {
 		size_t k = strlen(parts[i]);
 		if (k > ROOF_NAME_MAX - 1 - n)
@@ -318,7 +308,7 @@ static void name_join(char *dst, const char *a, const char *sep, const char *b)
 static struct roof_prop both(const struct roofline *r)
 {
 	struct roof_prop p;
-	p.ops = sat_add(r->cube.ops, r->vec.ops);
+	p.ops = pmu_sat_add(r->cube.ops, r->vec.ops);
 	p.peak = r->cube.peak + r->vec.peak;
 	name_join(p.name, r->cube.name, " + ", r->vec.name);
 	return p;
@@ -328,21 +318,21 @@ static void build_310p(struct roofline *r)
 {
 	struct roof_prop p;
 	struct roof_title *t;
-	uint64_t to_l1 = sat_mul(P(r, 50), 256), from_l1 = sat_mul(P(r, 49), 512);
-	uint64_t ub_mte = sat_mul(P(r, 61), 16), mte_ub = sat_mul(P(r, 62), 16);
-	uint64_t ub_vec = sat_mul(P(r, 67), 16), vec_ub = sat_mul(P(r, 68), 16);
+	uint64_t to_l1 = pmu_sat_mul(P(r, 50), 256), from_l1 = pmu_sat_mul(P(r, 49), 512);
+	uint64_t ub_mte = pmu_sat_mul(P(r, 61), 16), mte_ub = pmu_sat_mul(P(r, 62), 16);
+	uint64_t ub_vec = pmu_sat_mul(P(r, 67), 16), vec_ub = pmu_sat_mul(P(r, 68), 16);
 	int64_t n = r->cores;
 	cube_prop(r, n);
 	vec_prop(r, n);
 	p = both(r);
 	t = title_new(r, "Memory Unit", &p);
-	line_add(t, "L1 Read + Write", sat_add(to_l1, from_l1), roof_unit_peak(768, r->freq, n));
+	line_add(t, "L1 Read + Write", pmu_sat_add(to_l1, from_l1), roof_unit_peak(768, r->freq, n));
 	line_add(t, "Write to L1", to_l1, roof_unit_peak(256, r->freq, n));
 	line_add(t, "Read from L1", from_l1, roof_unit_peak(128, r->freq, n));
-	line_add(t, "Write to L0A", sat_mul(P(r, 28), 256), roof_unit_peak(256, r->freq, n));
-	line_add(t, "Write to L0B", sat_mul(P(r, 34), 128), roof_unit_peak(128, r->freq, n));
-	line_add(t, "Read from L0C", sat_mul(P(r, 44), 512), roof_unit_peak(512, r->freq, n));
-	line_add(t, "UB Read + Write", sat_add(sat_add(sat_add(ub_mte, mte_ub), ub_vec), vec_ub),
+	line_add(t, "Write to L0A", pmu_sat_mul(P(r, 28), 256), roof_unit_peak(256, r->freq, n));
+	line_add(t, "Write to L0B", pmu_sat_mul(P(r, 34), 128), roof_unit_peak(128, r->freq, n));
+	line_add(t, "Read from L0C", pmu_sat_mul(P(r, 44), 512), roof_unit_peak(512, r->freq, n));
+	line_add(t, "UB Read + Write", pmu_sat_add(pmu_sat_add(pmu_sat_add(ub_mte, mte_ub), ub_vec), vec_ub),
 	         roof_unit_peak(256, r->freq, n));
 	line_add(t, "Read from UB", ub_mte, roof_unit_peak(128, r->freq, n));
 	line_add(t, "Write to UB", mte_ub, roof_unit_peak(128, r->freq, n));
@@ -370,10 +360,16 @@ void roof_build(struct roofline *r, int cube, int vector)
 		uint64_t to_l1 = P(r, 50) >= P(r, 518) ? P(r, 50) - P(r, 518) : 0;
 		uint64_t mte_l1 = to_l1 * 256, l1_mte = P(r, 49) * 256, fixp_l1 = P(r, 518) * 128;
 		uint64_t l0a = P(r, 28) * 256, l0b = P(r, 34) * 128, l0c = P(r, 524) * 128;
-		uint64_t l1_req = sat_add(4 * P(r, 19), P(r, 518)) >= P(r, 524) ? 4 * P(r, 19) - P(r, 524) + P(r, 518) : 0;
+		uint64_t l1_req = pmu_sat_add(4 * P(r, 19), P(r, 518)) >= P(r, 524) ? 4 * P(r, 19) - P(r, 524) + P(r, 518) : 0;
 		uint64_t l0c_gm_req = P(r, 524) >= P(r, 518) ? P(r, 524) - P(r, 518) : 0;
-		uint64_t l1_gm = sat_mul(l1_req, 128), main_w = sat_mul(P(r, 1292), 128);
-		uint64_t l0c_gm = sat_mul(l0c_gm_req, 128), mte2;
+		uint64_t l1_gm = pmu_sat_mul(l1_req, 128), main_w = pmu_sat_mul(P(r, 1292), 128);
+		uint64_t l0c_gm = pmu_sat_mul(l0c_gm_req, 128), mte2;
+		/* The reference looks these four up by name to weigh the pipe
+		 * peaks before it has computed them, which creates them as 0,
+		 * and its later inserts do not replace a name already there: in
+		 * its titles the L0A and L0B writes, the FIXP writes to L1 and
+		 * the L0C writes to GM are 0 (their lines left out). */
+		l0a = l0b = fixp_l1 = l0c_gm = 0;
 		cube_prop(r, ncube);
 		t = title_new(r, "Memory Unit(Cube)", &r->cube);
 		line_add(t, "L1 Read + Write", mte_l1 + l1_mte + fixp_l1, roof_unit_peak(512, r->freq, ncube));
@@ -384,7 +380,7 @@ void roof_build(struct roofline *r, int cube, int vector)
 		line_add(t, "Read from L0C", l0c, roof_unit_peak(128, r->freq, ncube));
 		title_done(r, t, 1);
 
-		mte2 = sat_add(sat_add(l0a, l0b), mte_l1);
+		mte2 = pmu_sat_add(pmu_sat_add(l0a, l0b), mte_l1);
 		t = title_new(r, "Pipeline(Cube)", &r->cube);
 		line_add(t, "MTE1", l1_mte >= l1_gm ? l1_mte - l1_gm : 0, pipe[ROOF_MTE1] * (float)ncube / (float)KIB);
 		line_add(t, "MTE2", mte2 >= l1_gm ? mte2 - l1_gm : 0, pipe[ROOF_MTE2] * (float)ncube / (float)KIB);
@@ -402,13 +398,13 @@ void roof_build(struct roofline *r, int cube, int vector)
 	}
 	if (vector) {
 		uint64_t ub_vec, vec_ub;
-		ub_read_mte = sat_mul(P(r, 62), 128);
-		ub_write_mte = sat_mul(P(r, 61), 128);
-		ub_vec = sat_mul(P(r, 67), 256);
-		vec_ub = sat_mul(P(r, 68), 256);
+		ub_read_mte = pmu_sat_mul(P(r, 62), 128);
+		ub_write_mte = pmu_sat_mul(P(r, 61), 128);
+		ub_vec = pmu_sat_mul(P(r, 67), 256);
+		vec_ub = pmu_sat_mul(P(r, 68), 256);
 		vec_prop(r, nvec);
 		t = title_new(r, "Memory Unit(Vector)", &r->vec);
-		line_add(t, "UB Read + Write", sat_add(sat_add(sat_add(ub_read_mte, ub_write_mte), ub_vec), vec_ub),
+		line_add(t, "UB Read + Write", pmu_sat_add(pmu_sat_add(pmu_sat_add(ub_read_mte, ub_write_mte), ub_vec), vec_ub),
 		         roof_unit_peak(512, r->freq, nvec));
 		line_add(t, "Read from UB", ub_write_mte, roof_unit_peak(128, r->freq, nvec));
 		line_add(t, "Write to UB", ub_read_mte, roof_unit_peak(128, r->freq, nvec));
@@ -427,12 +423,12 @@ void roof_build(struct roofline *r, int cube, int vector)
 		title_done(r, t, 1);
 	}
 	{
-		uint64_t to_l2 = P(r, 1280), from_l2 = sat_add(P(r, 1284), P(r, 1288));
-		uint64_t gm_l2 = sat_add(P(r, 1286), P(r, 1290)), l2_gm = P(r, 1282), gm, l2;
+		uint64_t to_l2 = P(r, 1280), from_l2 = pmu_sat_add(P(r, 1284), P(r, 1288));
+		uint64_t gm_l2 = pmu_sat_add(P(r, 1286), P(r, 1290)), l2_gm = P(r, 1282), gm, l2;
 		if (r->l2_evict >= 0 && (uint64_t)r->l2_evict < l2_gm)
 			l2_gm = (uint64_t)r->l2_evict;
-		gm = sat_add(sat_mul(gm_l2, 128), sat_mul(l2_gm, 512));
-		l2 = sat_add(sat_add(sat_mul(to_l2, 512), sat_mul(from_l2, 128)), gm);
+		gm = pmu_sat_add(pmu_sat_mul(gm_l2, 128), pmu_sat_mul(l2_gm, 512));
+		l2 = pmu_sat_add(pmu_sat_add(pmu_sat_mul(to_l2, 512), pmu_sat_mul(from_l2, 128)), gm);
 		p = both(r);
 		t = title_new(r, "GM/L2", &p);
 		line_add(t, "GM Read + Write", gm, roof_gm_peak(r->soc, r->gm_cj));

@@ -197,6 +197,80 @@ size_t dbl_float(char *buf, double v)
 	return n;
 }
 
+size_t dbl_json(char *buf, double v)
+{
+	char ex[128], dig[20], *e;
+	int prec, x = 0, neg, i;
+	size_t n = 0;
+	if (!isfinite(v)) {
+		memcpy(buf, "null", 5);
+		return 4;
+	}
+	neg = signbit(v) != 0;
+	if (v == 0) {
+		n = (size_t)snprintf(buf, DBL_TEXT_MAX, "%s0.0", neg ? "-" : "");
+		return n;
+	}
+	for (prec = 15; prec <= 17; prec++) {
+		/* the exact digits (glibc prints them so), then half up */
+		snprintf(ex, sizeof ex, "%.*e", prec - 1 + 60, fabs(v));
+		e = strchr(ex, 'e');
+		x = atoi(e + 1);
+		dig[0] = ex[0];
+		memcpy(dig + 1, ex + 2, (size_t)prec - 1);
+		dig[prec] = 0;
+		if (ex[prec + 1] >= '5') {
+			for (i = prec - 1; i >= 0 && dig[i] == '9'; i--)
+				dig[i] = '0';
+			if (i >= 0)
+				dig[i]++;
+			else {
+				memmove(dig + 1, dig, (size_t)prec - 1);
+				dig[0] = '1';
+				x++;
+			}
+		}
+		snprintf(ex, sizeof ex, "%s%se%d", neg ? "-" : "", dig, x - prec + 1);
+		if (strtod(ex, NULL) == v)
+			break;
+	}
+	if (prec > 17)
+		prec = 17;
+	while (prec > 1 && dig[prec - 1] == '0')
+		dig[--prec] = 0;
+	if (neg)
+		buf[n++] = '-';
+	if (x >= -4 && x <= 14) {
+		if (x < 0) {
+			buf[n++] = '0';
+			buf[n++] = '.';
+			for (i = -1; i > x; i--)
+				buf[n++] = '0';
+			memcpy(buf + n, dig, (size_t)prec);
+			n += (size_t)prec;
+		} else {
+			for (i = 0; i <= x; i++)
+				buf[n++] = i < prec ? dig[i] : '0';
+			buf[n++] = '.';
+			if (prec > x + 1) {
+				memcpy(buf + n, dig + x + 1, (size_t)(prec - x - 1));
+				n += (size_t)(prec - x - 1);
+			} else
+				buf[n++] = '0';
+		}
+		buf[n] = 0;
+		return n;
+	}
+	buf[n++] = dig[0];
+	if (prec > 1) {
+		buf[n++] = '.';
+		memcpy(buf + n, dig + 1, (size_t)prec - 1);
+		n += (size_t)prec - 1;
+	}
+	n += (size_t)snprintf(buf + n, DBL_TEXT_MAX - n, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
+	return n;
+}
+
 /* ---- warps ---- */
 
 size_t warp_name(char *buf, int w)

@@ -117,6 +117,11 @@ size_t src_cut(char *s, size_t n);
 #define DBL_TEXT_MAX 40
 size_t dbl_shortest(char *buf, double v);
 size_t dbl_float(char *buf, double v);
+/* dbl_float as nlohmann's writer really prints it: where two texts of
+ * the shortest length read back as v and v lies halfway between them,
+ * the one away from zero (64.063873291015625 -> 64.06387329101563, not
+ * the %g rounding's ...62); fixed form for decimal exponents -4..14. */
+size_t dbl_json(char *buf, double v);
 
 /* ---- SIMT warp lanes ----
  * An instruction of a SIMT unit (warp and scheduler both set, neither -1)

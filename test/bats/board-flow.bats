@@ -137,6 +137,38 @@ PY
 	[ ! -e "$output/roofline.svg" ]
 }
 
+@test "board-flow: every launch gets visualize_data.bin, the timeline's trace.json its TRACE block" {
+	need_device
+	run board-flow -q -o "$out" --soc-version=Ascend950PR_9599 --aic-metrics=PipeTimeline,Occupancy -- "$ops/bin/op_acl" -s mixed
+	[ "$status" -eq 0 ]
+	l=$(ls -d "$out"/OPPROF_*/device0/mixed_custom/0)
+	[ -s "$l/trace.json" ]
+	[ "$(vdata-dump "$l/visualize_data.bin" | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=OCCUPANCY type=TRACE " ]
+	cmp <(vdata-dump --payload TRACE "$l/visualize_data.bin") "$l/trace.json"
+	[ -s "$l/occupancy.svg" ]
+	vdata-dump --payload OP_BASIC_INFO "$l/visualize_data.bin" | python3 -c '
+import json, sys
+b = json.load(sys.stdin)
+assert b["name"] == "mixed_custom" and b["op_type"] == "mix" and b["soc"] == "Ascend950PR_9599", b
+assert len(b["mix_block_detail"]["row"]) == 2, b
+'
+}
+
+@test "board-export: visualize_data.bin of the committed dump, with the roofline block; none when the launch fails" {
+	run board-export -q -o "$out" --aic-metrics=Roofline "$OPTRACE_TOP/test/data/board910B"
+	[ "$status" -eq 0 ]
+	[ "$(vdata-dump "$output/visualize_data.bin" | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=ROOFLINE " ]
+	[ -s "$output/Memory.csv" ]
+	mkdir -p "$BATS_TEST_TMPDIR/t/a" "$BATS_TEST_TMPDIR/t/b"
+	cp -R "$OPTRACE_TOP/test/data/board910B/dump" "$BATS_TEST_TMPDIR/t/a/dump"
+	cp -R "$OPTRACE_TOP/test/data/board910B/dump" "$BATS_TEST_TMPDIR/t/b/dump"
+	rm "$BATS_TEST_TMPDIR"/t/b/dump/DeviceProf*.bin
+	run board-export -q --in-place "$BATS_TEST_TMPDIR/t"
+	[ "$status" -eq 1 ]
+	[ -s "$BATS_TEST_TMPDIR/t/a/visualize_data.bin" ]
+	[ ! -e "$BATS_TEST_TMPDIR/t/b/visualize_data.bin" ]
+}
+
 @test "board-flow: --replay-mode, --warm-up and --kill go to the capture; the parse is the same in both replay modes" {
 	need_device
 	run board-flow -q -o "$out/k" --warm-up=0 -- "$ops/bin/op_acl" -s drain -n 2

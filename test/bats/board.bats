@@ -276,6 +276,37 @@ col() {
 	done
 }
 
+@test "visualize_data.bin: the basic-info, occupancy and roofline blocks are byte-identical to the reference's" {
+	ref=${OPTRACE_REF_BOARD:-}
+	[ -n "$ref" ] && [ -x "$ref" ] || skip "OPTRACE_REF_BOARD does not name the reference's on-board parse"
+	"$GEN" -b 2 -k cube 910B a1
+	"$GEN" -b 3 -n 123456789012 910B a3
+	sed -i 's/^Current Freq=N\/A/Current Freq=1500/' a3/op_basic_info.txt
+	"$GEN" -b 4 -k vector 910B a4
+	"$GEN" -b 4 310P b1
+	"$GEN" -k vector -b 2 A5 c1
+	"$GEN" -r 2 A5 c2
+	"$GEN" -b 2 A5 c3
+	# varied counts and two blocks a core (board-gen)
+	gen=$(command -v board-gen || echo "$top/build/bin/board-gen")
+	"$gen" --chip 910B --blocks 12 --kind vector a5 >/dev/null
+	"$gen" --chip 910B --blocks 6 --kind mix --loops 3 a6 >/dev/null
+	"$gen" --chip A5 --blocks 8 --kind mix c4 >/dev/null
+	for d in a1 a3 a4 a5 a6 b1 c1 c2 c3 c4; do
+		m=Default,Occupancy,Roofline
+		case $d in a[56]) soc=Ascend910B1 ;; a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 m=Default,Roofline ;; c*) soc=Ascend950PR_9589 ;; esac
+		"$ref" "$d" "ref.$d" "$soc" -- --aic-metrics=$m > "ref.$d.log" 2>&1 || { cat "ref.$d.log"; return 1; }
+		dump-split "$d" | board-metrics -q --aic-metrics=$m -o "opt.$d" --vdata "opt.$d/v.bin"
+		r=$(find "ref.$d" -name visualize_data.bin)
+		for t in OP_BASIC_INFO OCCUPANCY ROOFLINE; do
+			vdata-dump --payload "$t" "opt.$d/v.bin" > opt.json
+			[ -s opt.json ] || continue       # Ascend950: no roofline here (see board-metrics(1))
+			vdata-dump --payload "$t" "$r" > ref.json
+			cmp ref.json opt.json || { echo "$d $t"; cat ref.json; echo; cat opt.json; return 1; }
+		done
+	done
+}
+
 @test "910B: roofline.csv holds the roofline's points: ops/byte, TOPS over the task, the ratio to the attainable value" {
 	"$GEN" -b 2 910B d
 	dump-split d | board-metrics -q -o m
@@ -294,4 +325,150 @@ col() {
 		[ "$t" = title ] && continue
 		grep -qF "$u" m/roofline.svg || { echo "$u not in roofline.svg"; return 1; }
 	done < m/roofline.csv
+}
+
+# payload FILE TYPE: the JSON of the first block of TYPE in FILE.
+payload() {
+	vdata-dump --payload "$2" "$1"
+}
+
+@test "visualize_data.bin: basic info, occupancy, roofline, trace and other blocks in order, with the set" {
+	"$GEN" 910B d
+	printf '{"traceEvents":[{"name":"x","ph":"X","ts":1,"dur":2}]}' > trace.json
+	printf '{"Cacheline Records":[]}\n' > heat.json
+	printf '{"a":1}' > stall.json
+	run board-metrics -q --aic-metrics=Default,Occupancy,Roofline -o m --vdata m/visualize_data.bin \
+		--vdata-trace trace.json --vdata-block CACHELINE_HEATMAP=heat.json --vdata-block 0xf=stall.json < <(dump-split d)
+	[ "$status" -eq 0 ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=OCCUPANCY type=ROOFLINE type=TRACE type=CACHELINE_HEATMAP type=STALL_REASON " ]
+	# the trace and the other blocks byte for byte
+	cmp <(payload m/visualize_data.bin TRACE) trace.json
+	cmp <(payload m/visualize_data.bin 0xE) heat.json
+	cmp <(payload m/visualize_data.bin 0xF) stall.json
+	# no staging directory or temporary file left
+	[ "$(ls -A m | grep -c '^\.')" -eq 0 ]
+}
+
+@test "visualize_data.bin: the basic-info block's JSON (910B mix)" {
+	"$GEN" 910B d
+	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin
+	# only the basic info without Occupancy or Roofline, and no occupancy.svg
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1)" = "type=OP_BASIC_INFO" ]
+	[ ! -e m/occupancy.svg ]
+	# (the reference's bytes for this dump, keys in byte order)
+	[ "$(payload m/visualize_data.bin 5)" = '{"advice":[],"block_dim":"1","cur_freq":"N/A","device_id":"0","duration":200.0,"mix_block_detail":{"head_name":["Block ID","Cube0 Duration (μs)","Vector0 Duration (μs)","Vector1 Duration (μs)"],"row":[{"value":["0","10.810811","5.405406","5.405406"]}],"size":[2,4]},"mix_block_dim":"2","name":"add","op_type":"mix","pid":"4242","rated_freq":"1650","soc":"Ascend910B4"}' ]
+}
+
+@test "visualize_data.bin: the low-frequency advice when Current Freq is at most 0.95 of Rated Freq" {
+	"$GEN" -k vector 910B d
+	sed -i 's/^Current Freq=.*/Current Freq=1500/' d/op_basic_info.txt
+	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin
+	payload m/visualize_data.bin 5 | python3 -c '
+import json, sys
+b = json.load(sys.stdin)
+assert b["advice"] == ["The current frequency is lower than the rated frequency"], b["advice"]
+assert b["op_type"] == "vector" and b["cur_freq"] == "1500", b
+d = b["block_detail"]
+assert d["head_name"] == ["Block ID", "Core Type", "Duration (\u03bcs)"], d
+assert d["row"][0]["value"][:2] == ["0", "vector"], d
+'
+	sed -i 's/^Current Freq=.*/Current Freq=1600/' d/op_basic_info.txt
+	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin
+	[[ "$(payload m/visualize_data.bin 5)" == '{"advice":[],'* ]]
+}
+
+@test "visualize_data.bin: the occupancy block per core and sub-core, and occupancy.svg" {
+	"$GEN" -b 2 910B d
+	dump-split d | board-metrics -q --aic-metrics=Occupancy -o m --vdata m/visualize_data.bin
+	# Occupancy alone: no metric-group CSV, the occupancy block and picture
+	[ ! -e m/Memory.csv ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=OCCUPANCY " ]
+	payload m/visualize_data.bin 0xC | python3 -c '
+import json, sys
+o = json.load(sys.stdin)
+assert list(o) == ["advice", "op_detail", "op_type", "soc"], list(o)
+assert o["op_type"] == "mix" and o["soc"] == "Ascend910B4" and o["advice"] == "", o
+assert [c["core_id"] for c in o["op_detail"]] == [0, 1], o
+sub = o["op_detail"][1]["core_detail"]
+assert [(s["subcore_type"], s["subcore_id"]) for s in sub] == [("cube", "0"), ("vector", "0"), ("vector", "1")], sub
+assert list(sub[0]) == ["L2cache_hit_rate", "cycles", "subcore_id", "subcore_type", "throughput"], list(sub[0])
+assert [s["cycles"] for s in sub] == ["20000", "10000", "10000"], sub
+assert sub[0]["throughput"] == "386688" and sub[0]["L2cache_hit_rate"] == "33.300121", sub[0]
+'
+	python3 - m/occupancy.svg <<'PY'
+import sys, xml.etree.ElementTree as E
+ns = '{http://www.w3.org/2000/svg}'
+svg = E.parse(sys.argv[1]).getroot()
+labels = [t.text for t in svg.iter(ns + 'text')]
+for l in ('0 cube0', '0 vector0', '0 vector1', '1 cube0', '1 vector1', 'cycles', 'throughput (bytes)', 'L2 hit rate (%)'):
+    assert l in labels, (l, labels)
+tips = [t.text for t in svg.iter(ns + 'title') if t.text and ', ' in t.text]
+assert '1 vector0, cycles: 10000' in tips, tips
+assert '0 cube0, throughput (bytes): 386688' in tips, tips
+assert '0 cube0, L2 hit rate (%): 33.3' in tips, tips
+assert len([t for t in tips if t.startswith(('0 ', '1 '))]) == 18, tips
+print('ok')
+PY
+}
+
+@test "visualize_data.bin: a bad --vdata-block file is named, nothing is written" {
+	"$GEN" 910B d
+	printf '{"a":[1,2,\n' > bad.json
+	run board-metrics -q -o m --vdata m/visualize_data.bin --vdata-block CACHELINE_HEATMAP=bad.json < <(dump-split d)
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"--vdata-block bad.json:"*": not one JSON document"* ]]
+	printf '{"a":1} x' > bad.json
+	run board-metrics -q -o m --vdata m/visualize_data.bin --vdata-block CACHELINE_HEATMAP=bad.json < <(dump-split d)
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"--vdata-block bad.json:1: not one JSON document (byte 8)"* ]]
+	[ ! -e m ]
+	run board-metrics -q -o m --vdata m/visualize_data.bin --vdata-block CACHELINE_HEATMAP=missing.json < <(dump-split d)
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"--vdata-block missing.json: cannot read"* ]]
+	[ ! -e m ]
+	run board-metrics -q -o m --vdata m/visualize_data.bin --vdata-block NOSUCH=x.json < <(dump-split d)
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'NOSUCH' is not a block type"* ]]
+	run board-metrics -q -o m --vdata-block 0xE=x.json < <(dump-split d)
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"need --vdata FILE"* ]]
+	run board-metrics -q -o m --vdata - < <(dump-split d)
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--vdata: not to standard output"* ]]
+	[ ! -e m ]
+	# empty files give no block
+	: > empty.json
+	: > trace.json
+	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin --vdata-trace trace.json --vdata-block 0xE=empty.json
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1)" = "type=OP_BASIC_INFO" ]
+}
+
+@test "visualize_data.bin: Occupancy is refused on 310P, as by the reference" {
+	"$GEN" 310P d
+	run board-metrics -q --aic-metrics=Occupancy -o m --vdata m/v.bin < <(dump-split d)
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"Occupancy is not available on 310P"* ]]
+	[ ! -e m ]
+	# Roofline is: its block follows the basic info
+	dump-split d | board-metrics -q --aic-metrics=Roofline -o m --vdata m/v.bin
+	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=ROOFLINE " ]
+}
+
+@test "visualize_data.bin outside DIR: in place with the set, an old one kept when the run fails" {
+	"$GEN" 910B d
+	# a new DIR named another way is still DIR
+	dump-split d | board-metrics -q -o ./new/ --vdata new/v.bin
+	[ "$(ls -A new | grep -c '^\.')" -eq 0 ]
+	[ -s new/v.bin ]
+	mkdir elsewhere
+	dump-split d | board-metrics -q -o m --vdata elsewhere/v.bin
+	[ ! -e m/v.bin ]
+	[ "$(vdata-dump elsewhere/v.bin | cut -d' ' -f1)" = "type=OP_BASIC_INFO" ]
+	cp elsewhere/v.bin old.bin
+	printf '[' > bad.json
+	run board-metrics -q -o m2 --aic-metrics=Occupancy --vdata elsewhere/v.bin --vdata-block 0xE=bad.json < <(dump-split d)
+	[ "$status" -eq 3 ]
+	cmp old.bin elsewhere/v.bin
+	[ "$(ls -A elsewhere)" = v.bin ]
+	[ ! -e m2 ]
 }

@@ -76,6 +76,7 @@ dump-split-board|dump-split -o @OUT@ @IN@/board|dump-split @IN@/board|board/op_b
 timeline-emit|timeline-emit -o @OUT@ @IN@/merged.rec|timeline-emit -o @DIR@/out @IN@/merged.rec|merged.rec|@OUT@/|||0
 trace-clean|trace-clean -o @OUT@ @IN@/tl/visualize_data.bin|trace-clean -o - @IN@/tl/visualize_data.bin|tl/visualize_data.bin|@OUT@/|||
 board-metrics|board-metrics -o @OUT@ @IN@/board.rec|board-metrics -o @DIR@/out @IN@/board.rec|board.rec|@OUT@/|||0
+board-metrics-vdata|board-metrics --aic-metrics=Default,Occupancy,Roofline -o @OUT@ --vdata @OUT@/visualize_data.bin @IN@/board.rec|board-metrics --aic-metrics=Occupancy -o @DIR@/out --vdata @DIR@/out/v.bin @IN@/board.rec|board.rec|@OUT@/|||0
 '
 
 # tool NAME: CMD, CMD_STDOUT (arrays), INPUT, NAMED_OUT, INPUT_STATUS,
@@ -249,6 +250,17 @@ cell() {
 @test "board-metrics x stdout-eio" { cell board-metrics stdout-eio; }
 @test "board-metrics x stdout-full" { cell board-metrics stdout-full; }
 @test "board-metrics x stdout-gone" { cell board-metrics stdout-gone; }
+@test "board-metrics-vdata x in-eio" { cell board-metrics-vdata in-eio; }
+@test "board-metrics-vdata x in-short" { cell board-metrics-vdata in-short; }
+@test "board-metrics-vdata x out-enospc" { cell board-metrics-vdata out-enospc; }
+@test "board-metrics-vdata x out-eio" { cell board-metrics-vdata out-eio; }
+@test "board-metrics-vdata x fsync" { cell board-metrics-vdata fsync; }
+@test "board-metrics-vdata x close" { cell board-metrics-vdata close; }
+@test "board-metrics-vdata x rename" { cell board-metrics-vdata rename; }
+@test "board-metrics-vdata x stdout-epipe" { cell board-metrics-vdata stdout-epipe; }
+@test "board-metrics-vdata x stdout-eio" { cell board-metrics-vdata stdout-eio; }
+@test "board-metrics-vdata x stdout-full" { cell board-metrics-vdata stdout-full; }
+@test "board-metrics-vdata x stdout-gone" { cell board-metrics-vdata stdout-gone; }
 
 # ---------------------------------------------------------------- recipes
 # A recipe writes a tree under -o OUTDIR (sim-export, board-export: a new

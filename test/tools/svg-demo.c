@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 	static double busy[6 * 6];
 	static double hits[16 * 32];
 	struct plot_sets l2;
-	struct plot_table heat = { "Pipe utilisation per sub-core", "%", 6, 6, rows, cols, busy };
+	struct plot_table heat = { "Pipe utilisation per sub-core", "%", 6, 6, rows, cols, busy, 0 };
 
 	cli_init("svg-demo");
 	if (argc != 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

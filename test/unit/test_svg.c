@@ -408,7 +408,7 @@ static void test_heatmap(void)
 	static const char *const rows[] = { "0 cube0", "0 vector0", "1 cube0" };
 	static const char *const cols[] = { "MTE2", "a<b&\"c\"" };
 	const double v[] = { 10, 20, NAN, 40, 55.5, 70 };
-	struct plot_table t = { "Pipes & <units>", "%", 3, 2, rows, cols, v };
+	struct plot_table t = { "Pipes & <units>", "%", 3, 2, rows, cols, v, 0 };
 	struct plot_heat_geom g;
 	char *s, want[256], x[SVG_NUM_MAX], y[SVG_NUM_MAX];
 	plot_heat_layout(&t, &g);
@@ -434,6 +434,25 @@ static void test_heatmap(void)
 	CHECK(has(s, "fill=\"#fff\">70%</text>"));
 	CHECK(has(s, "fill=\"#000\">10%</text>"));
 	CHECK_INT(count(s, "<rect x="), 1 + 6 + 1);
+	free(s);
+}
+
+/* Columns of different units, each coloured over its own range. */
+static void test_heatmap_by_column(void)
+{
+	static const char *const rows[] = { "0 cube0", "0 vector0" };
+	static const char *const cols[] = { "cycles", "L2 hit rate (%)" };
+	const double v[] = { 1000, 80, 3000, 50 };
+	struct plot_table t = { "Occupancy", "", 2, 2, rows, cols, v, 1 };
+	char *s = written("heat-col.svg", draw_heat, &t);
+	CHECK_MSG(xml_check(s) == -1, "heat-col.svg not well-formed at %ld", xml_check(s));
+	/* each column's smallest the first colour, its largest the last */
+	CHECK(has(s, "fill=\"#ffffcc\" stroke=\"#fff\" stroke-width=\"0.5\"><title>0 cube0, cycles: 1000</title>"));
+	CHECK(has(s, "fill=\"#800026\" stroke=\"#fff\" stroke-width=\"0.5\"><title>0 vector0, cycles: 3000</title>"));
+	CHECK(has(s, "fill=\"#ffffcc\" stroke=\"#fff\" stroke-width=\"0.5\"><title>0 vector0, L2 hit rate (%): 50</title>"));
+	CHECK(has(s, "fill=\"#800026\" stroke=\"#fff\" stroke-width=\"0.5\"><title>0 cube0, L2 hit rate (%): 80</title>"));
+	CHECK(has(s, ">each column from its own min to its max</text>"));
+	CHECK(!strstr(s, ">min "));
 	free(s);
 }
 
@@ -479,6 +498,7 @@ int main(void)
 	test_roofline_built();
 	test_heatmap();
 	test_heatmap_large();
+	test_heatmap_by_column();
 	io_rm_tree(unit_dir);
 	return unit_done();
 }

@@ -147,6 +147,26 @@ static void test_doubles(void)
 	CHECK(dbl_is(dbl_float, 1e20, "1e+20"));
 	CHECK(dbl_is(dbl_float, 1.5e-7, "1.5e-07"));
 	CHECK(dbl_is(dbl_float, INFINITY, "null"));
+	/* nlohmann's writer: the same forms, and a tie at the shortest
+	 * length goes away from zero (measured on the reference's roofline
+	 * blocks, where %g's rounding gives ...562) */
+	CHECK(dbl_is(dbl_json, 64.063873291015625, "64.06387329101563"));
+	CHECK(dbl_is(dbl_json, -64.063873291015625, "-64.06387329101563"));
+	CHECK(dbl_is(dbl_json, 20.67536163330078, "20.67536163330078"));
+	CHECK(dbl_is(dbl_json, (double)0.1f, "0.10000000149011612"));
+	CHECK(dbl_is(dbl_json, 200, "200.0"));
+	CHECK(dbl_is(dbl_json, 128384, "128384.0"));
+	CHECK(dbl_is(dbl_json, -0.0, "-0.0"));
+	CHECK(dbl_is(dbl_json, 0, "0.0"));
+	CHECK(dbl_is(dbl_json, 12.5, "12.5"));
+	CHECK(dbl_is(dbl_json, 0.0001, "0.0001"));
+	CHECK(dbl_is(dbl_json, 0.00001, "1e-05"));
+	CHECK(dbl_is(dbl_json, 1.5e-7, "1.5e-07"));
+	CHECK(dbl_is(dbl_json, 123456789012345.0, "123456789012345.0"));
+	CHECK(dbl_is(dbl_json, 1e15, "1e+15"));
+	CHECK(dbl_is(dbl_json, 1e20, "1e+20"));
+	CHECK(dbl_is(dbl_json, 9.999999999999999e22, "1e+23"));
+	CHECK(dbl_is(dbl_json, NAN, "null"));
 }
 
 static void test_warp(void)

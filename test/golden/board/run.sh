@@ -29,7 +29,11 @@ mkdir -p "$dir"
 for f in "$work/launch"/*; do
 	case ${f##*/} in
 	dump) ;;
-	visualize_data.bin) VDATA_DUMP=$bin/vdata-dump sh "$top/test/golden/vdata-decode.sh" "$f" "$dir/vdata" ;;
+	visualize_data.bin)
+		# vdata-dump is a test helper of build/bin only
+		vd=$bin/vdata-dump
+		[ -x "$vd" ] || vd=$top/build/bin/vdata-dump
+		VDATA_DUMP=$vd sh "$top/test/golden/vdata-decode.sh" "$f" "$dir/vdata" ;;
 	*) cp "$f" "$dir/" ;;
 	esac
 done

@@ -1,0 +1,458 @@
+/* board-metrics' visualize_data.bin (see board-metrics(1),
+ * VISUALIZE_DATA.BIN, and optrace-board(5), VISUALIZE BLOCKS): the
+ * blocks of an on-board run in the reference's order, OP_BASIC_INFO,
+ * the occupancy and roofline views, the TRACE block copied from the
+ * timeline tools' trace.json and the JSON blocks other tools made; and
+ * the occupancy pictures. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bm.h"
+#include "cli.h"
+#include "io.h"
+#include "json.h"
+#include "mem.h"
+#include "occupancy.h"
+#include "plot.h"
+#include "stage.h"
+#include "text.h"
+#include "vdata.h"
+
+static const char *vd_path, *vd_trace;
+static struct { int type; const char *file; } *extra;
+static size_t nextra;
+static struct vdata_w *aside;      /* a file outside -o DIR, renamed after the set */
+static char *aside_path;
+
+void vd_set_path(const char *path)
+{
+	if (!*path)
+		cli_die(EXIT_USAGE, "option --vdata: an empty file name");
+	if (!strcmp(path, "-"))
+		cli_die(EXIT_USAGE, "option --vdata: not to standard output (the summary goes there); name a file");
+	vd_path = path;
+}
+
+void vd_set_trace(const char *path)
+{
+	vd_trace = path;
+}
+
+void vd_add_block(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char name[32];
+	int type;
+	if (!eq || eq == arg || !eq[1] || (size_t)(eq - arg) >= sizeof name)
+		cli_die(EXIT_USAGE, "option --vdata-block: '%s' is not TYPE=FILE", arg);
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = 0;
+	type = vdata_type_parse(name);
+	if (type < 0)
+		cli_die(EXIT_USAGE, "option --vdata-block: '%s' is not a block type (a name such as CACHELINE_HEATMAP, or "
+		        "a number)", name);
+	if (type == VDATA_CODE)
+		cli_die(EXIT_USAGE, "option --vdata-block: a CODE block needs its source path; not from a file");
+	extra = xreallocarray(extra, nextra + 1, sizeof *extra);
+	extra[nextra].type = type;
+	extra[nextra++].file = eq + 1;
+}
+
+int vd_wanted(void)
+{
+	if (!vd_path && (vd_trace || nextra))
+		cli_die(EXIT_USAGE, "--vdata-trace and --vdata-block need --vdata FILE");
+	return vd_path != NULL;
+}
+
+/* ---- the blocks' JSON ---- */
+
+/* A float as the reference's JSON numbers print it (a double). */
+static void raw_float(struct json *j, float v)
+{
+	char buf[DBL_TEXT_MAX];
+	json_raw_value(j, buf, dbl_json(buf, (double)v));
+}
+
+/* The sub-core durations of a block, in us (310P: times its time factor). */
+static float blk_us(const struct run *u, const struct blk *b)
+{
+	struct pmu_ctx x;
+	float tf = 1.0f;
+	if (fmt == BOARD_310P) {
+		pmu_ctx_init(&x, (enum board_fmt)fmt, u->soc, &b->ev, b->cycles, u->freq, u->cores, basic.block_dim, 0);
+		tf = x.tf;
+	}
+	if (u->freq == 0)
+		return 0.0f;
+	return (float)b->cycles / (float)u->freq * tf;
+}
+
+/* block_detail / mix_block_detail: the header, a row per block id. */
+static void detail_json(struct json *j, const struct run *u, const char *const *h, size_t nh, size_t nrows)
+{
+	int p310 = fmt == BOARD_310P;
+	size_t i;
+	json_key(j, u->mix ? "mix_block_detail" : "block_detail");
+	json_begin_object(j);
+	json_key(j, "head_name");
+	json_begin_array(j);
+	for (i = 0; i < nh; i++)
+		json_cstring(j, h[i]);
+	json_end_array(j);
+	json_key(j, "row");
+	json_begin_array(j);
+	for (i = 0; i < nblks;) {
+		size_t k = i;
+		char id[16];
+		json_begin_object(j);
+		json_key(j, "value");
+		json_begin_array(j);
+		if (!p310) {
+			snprintf(id, sizeof id, "%u", blks[i]->block);
+			json_cstring(j, id);
+		}
+		if (p310 || !u->mix)
+			json_cstring(j, u->type);
+		for (; k < nblks && blks[k]->block == blks[i]->block; k++) {
+			char v[PMU_VALUE_MAX];
+			json_string(j, v, pmu_fmt_float(blk_us(u, blks[k]), v));
+		}
+		json_end_array(j);
+		json_end_object(j);
+		i = k;
+	}
+	json_end_array(j);
+	json_key(j, "size");
+	json_begin_array(j);
+	json_uint(j, nrows + 1);
+	json_uint(j, nh);
+	json_end_array(j);
+	json_end_object(j);
+}
+
+static void basic_json(struct json *j, const struct run *u)
+{
+	static const char *const head_mix[] = { "Block ID", "Cube0 Duration (\xce\xbcs)", "Vector0 Duration (\xce\xbcs)",
+	                                        "Vector1 Duration (\xce\xbcs)" };
+	static const char *const head[] = { "Block ID", "Core Type", "Duration (\xce\xbcs)" };
+	int p310 = fmt == BOARD_310P;
+	const char *const *h = u->mix && !p310 ? head_mix : p310 ? head + 1 : head;
+	size_t nh = u->mix && !p310 ? 4 : p310 ? 2 : 3, i, nrows = 0, nvec = 0;
+	char mixdim[24];
+
+	for (i = 0; i < nblks; i++) {
+		nvec += blks[i]->core == BOARD_VECTOR;
+		if (i == 0 || blks[i]->block != blks[i - 1]->block)
+			nrows++;
+	}
+	json_begin_object(j);
+	json_key(j, "advice");
+	json_begin_array(j);
+	if (board_low_freq(&basic))
+		json_cstring(j, BOARD_LOW_FREQ_ADVICE);
+	json_end_array(j);
+	if (!u->mix)
+		detail_json(j, u, h, nh, nrows);
+	json_kv_cstr(j, "block_dim", basic.block_dim_text);
+	json_kv_cstr(j, "cur_freq", basic.have_cur_freq ? basic.cur_freq_text : "");
+	json_kv_cstr(j, "device_id", basic.device_id_text);
+	json_key(j, "duration");
+	raw_float(j, u->duration >= 0 ? u->duration : 0.0f);
+	if (u->mix)
+		detail_json(j, u, h, nh, nrows);
+	snprintf(mixdim, sizeof mixdim, "%zu", nvec);
+	json_kv_cstr(j, "mix_block_dim", u->mix ? mixdim : "");
+	json_kv_cstr(j, "name", basic.op_name);
+	json_kv_cstr(j, "op_type", u->type);
+	json_kv_cstr(j, "pid", basic.have_pid ? basic.pid : "");
+	json_kv_cstr(j, "rated_freq", basic.have_rated_freq ? basic.rated_freq_text : "");
+	json_kv_cstr(j, "soc", basic.soc);
+	json_end_object(j);
+}
+
+static int occ_view(const struct run *u, struct occupancy *o)
+{
+	struct occ_in *in = xcalloc(nblks ? nblks : 1, sizeof *in);
+	size_t i;
+	int r;
+	for (i = 0; i < nblks; i++) {
+		in[i].block = blks[i]->block;
+		in[i].sub = blks[i]->sub;
+		in[i].core_id = blks[i]->core_id;
+		in[i].core = (enum board_core)blks[i]->core;
+		in[i].cycles = blks[i]->cycles;
+		in[i].ev = &blks[i]->ev;
+	}
+	r = occ_build(o, (enum board_fmt)fmt, u->type, in, nblks);
+	free(in);
+	return r;
+}
+
+static void roof_json(struct json *j)
+{
+	unsigned t, l;
+	json_begin_object(j);
+	json_kv_cstr(j, "advice", roof_advice(&roof));
+	json_key(j, "multiple_rooflines");
+	json_begin_array(j);
+	for (t = 0; t < roof.ntitle; t++) {
+		const struct roof_title *rt = &roof.title[t];
+		json_begin_object(j);
+		json_key(j, "rooflines");
+		json_begin_array(j);
+		for (l = 0; l < rt->n; l++) {
+			const struct roof_line *rl = &rt->line[l];
+			json_begin_object(j);
+			json_key(j, "bw");
+			raw_float(j, rl->bw);
+			json_kv_cstr(j, "bw_name", rl->bw_name);
+			json_key(j, "computility");
+			raw_float(j, rt->prop.peak);
+			json_kv_cstr(j, "computility_name", rt->prop.name);
+			json_key(j, "point");
+			json_begin_array(j);
+			raw_float(j, rl->x);
+			raw_float(j, rl->y);
+			json_end_array(j);
+			json_kv_cstr(j, "ratio", rl->ratio);
+			json_end_object(j);
+		}
+		json_end_array(j);
+		json_kv_cstr(j, "title", rt->title);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+}
+
+/* ---- writing ---- */
+
+static const char *target;          /* as named, for messages */
+
+static void fail(int e, const char *what)
+{
+	errno = e;
+	cli_die(EXIT_IO, "%s: %s:", target, what);
+}
+
+enum blk_kind { BK_BASIC, BK_OCC, BK_ROOF };
+
+/* A block whose JSON is written here: through a temporary file, so any
+ * size streams. */
+static void json_block(struct vdata_w *w, int type, enum blk_kind k, const struct run *u, struct occupancy *o)
+{
+	int t = io_tmpfd(), e;
+	struct wr *tw = t < 0 ? NULL : wr_fdopen(t, "(visualize block)", 0);
+	struct json j;
+	if (!tw)
+		fail(errno ? errno : EIO, "cannot create a temporary file");
+	json_init(&j, tw);
+	if (k == BK_BASIC)
+		basic_json(&j, u);
+	else if (k == BK_OCC)
+		occ_json(&j, o, basic.soc);
+	else
+		roof_json(&j);
+	if ((e = wr_flush(tw)))
+		fail(e, "cannot write a temporary file");
+	if ((e = vdata_block_from_fd(w, type, VDATA_VERSION, t)))
+		fail(e, "cannot write");
+	wr_abort(tw);
+	close(t);
+}
+
+/* A block copied from a file: 0 written, 1 skipped (empty); cli_die for
+ * a file that cannot be read (or, check set, is not one JSON
+ * document). */
+static int file_block(struct vdata_w *w, int type, const char *file, const char *opt, int check)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK), e;
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		cli_die(EXIT_IO, "%s %s: cannot read:", opt, file);
+	if (!S_ISREG(st.st_mode))
+		cli_die(EXIT_UNUSABLE, "%s %s: not a regular file", opt, file);
+	if (st.st_size == 0) {
+		close(fd);
+		return 1;
+	}
+	if (check) {
+		char *buf = xmalloc((size_t)st.st_size + 1);
+		ssize_t n = io_pread_full(fd, buf, (size_t)st.st_size, 0);
+		cJSON *doc;
+		const char *end = NULL;
+		if (n != st.st_size)
+			cli_die(EXIT_IO, "%s %s: cannot read:", opt, file);
+		buf[n] = 0;
+		doc = cJSON_ParseWithLengthOpts(buf, (size_t)n, &end, 0);
+		if (doc && end)
+			while (end < buf + n && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+				end++;
+		if (doc && end && end != buf + n) {
+			cJSON_Delete(doc);
+			doc = NULL;        /* more after the document */
+		}
+		if (!doc) {
+			size_t at = end && end >= buf ? (size_t)(end - buf) : 0;
+			size_t line = 1, i;
+			for (i = 0; i < at && i < (size_t)n; i++)
+				line += buf[i] == '\n';
+			cli_die(EXIT_UNUSABLE, "%s %s:%zu: not one JSON document (byte %zu): nothing written", opt, file,
+			        line, at);
+		}
+		cJSON_Delete(doc);
+		free(buf);
+	}
+	e = vdata_block_from_fd(w, type, type == VDATA_INSTR_API ? VDATA_VERSION_INSTR_API : VDATA_VERSION, fd);
+	close(fd);
+	if (e)
+		fail(e, "cannot write");
+	return 0;
+}
+
+/* Does path's directory name DIR (the set's)? */
+static int in_set(const char *path, char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path) + (slash == path)) : xstrdup(".");
+	struct stat a, b;
+	int same;
+	*base = xstrdup(slash ? slash + 1 : path);
+	if (stat(dir, &a) == 0 && stat(stage_final(), &b) == 0)
+		same = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	else {
+		/* DIR is new: the same name is the same place */
+		const char *x0 = dir, *y0 = stage_final();
+		char *x, *y;
+		size_t nx, ny;
+		while (x0[0] == '.' && x0[1] == '/')
+			x0 += 2;
+		while (y0[0] == '.' && y0[1] == '/')
+			y0 += 2;
+		x = xstrdup(x0);
+		y = xstrdup(y0);
+		nx = strlen(x);
+		ny = strlen(y);
+		while (nx > 1 && x[nx - 1] == '/')
+			x[--nx] = 0;
+		while (ny > 1 && y[ny - 1] == '/')
+			y[--ny] = 0;
+		same = !strcmp(x, y);
+		free(x);
+		free(y);
+	}
+	free(dir);
+	return same && **base;
+}
+
+void vd_write(const struct run *u, int occupancy, int roofline)
+{
+	struct vdata_w *w;
+	char *base, *path;
+	size_t i, skipped = 0;
+	int e;
+
+	target = vd_path;
+	if (in_set(vd_path, &base)) {
+		path = xpath(stage_dir(), base);
+	} else {
+		path = xstrdup(vd_path);
+		aside_path = path;
+	}
+	free(base);
+	w = vdata_open(path);
+	if (!w)
+		fail(errno ? errno : EIO, "cannot create");
+	json_block(w, VDATA_OP_BASIC_INFO, BK_BASIC, u, NULL);
+	/* STORAGE_FIGURE and STORAGE_TABLE: see board-metrics(1), BUGS */
+	if (occupancy) {
+		struct occupancy o;
+		if (occ_view(u, &o) == 0)
+			json_block(w, VDATA_OCCUPANCY, BK_OCC, u, &o);
+		occ_free(&o);
+	}
+	if (roofline && roof_built)
+		json_block(w, VDATA_ROOFLINE, BK_ROOF, u, NULL);
+	if (vd_trace && io_is_file(vd_trace))
+		skipped += (size_t)file_block(w, VDATA_TRACE, vd_trace, "--vdata-trace", 0);
+	for (i = 0; i < nextra; i++)
+		skipped += (size_t)file_block(w, extra[i].type, extra[i].file, "--vdata-block", 1);
+	if (skipped && cli_verbosity >= 1)
+		cli_note("%zu empty block files left out of %s", skipped, vd_path);
+	if (aside_path) {
+		aside = w;
+		return;
+	}
+	if ((e = vdata_close(w)))
+		fail(e, "cannot write");
+	free(path);
+}
+
+void vd_commit(void)
+{
+	int e;
+	if (!aside)
+		return;
+	e = vdata_close(aside);
+	aside = NULL;
+	if (e) {
+		errno = e;
+		cli_die(EXIT_IO, "%s: cannot write (the CSVs are in place):", vd_path);
+	}
+	free(aside_path);
+	aside_path = NULL;
+}
+
+/* ---- pictures ---- */
+
+void vd_pictures(const struct run *u)
+{
+	struct occupancy o;
+	struct plot_table t = { 0 };
+	static const char *const cols[] = { "cycles", "throughput (bytes)", "L2 hit rate (%)" };
+	char **rows;
+	double *v;
+	size_t nrows = 0, c, i;
+	unsigned s;
+	struct wr *w;
+
+	if (occ_view(u, &o) < 0)
+		return;
+	for (c = 0; c < o.ncore; c++)
+		nrows += o.core[c].nsub;
+	rows = xcalloc(nrows ? nrows : 1, sizeof *rows);
+	v = xcalloc((nrows ? nrows : 1) * 3, sizeof *v);
+	for (i = 0, c = 0; c < o.ncore; c++)
+		for (s = 0; s < o.core[c].nsub; s++, i++) {
+			const struct occ_sub *sc = &o.core[c].sub[s];
+			char name[64];
+			snprintf(name, sizeof name, "%u %s%u", o.core[c].block, sc->type, sc->id);
+			rows[i] = xstrdup(name);
+			v[3 * i] = (double)sc->m.cycles;
+			v[3 * i + 1] = (double)sc->m.throughput;
+			v[3 * i + 2] = (double)sc->m.hit_rate;
+		}
+	t.title = "Occupancy per block and sub-core";
+	t.unit = "";
+	t.rows = (unsigned)nrows;
+	t.cols = 3;
+	t.row = (const char *const *)rows;
+	t.col = cols;
+	t.value = v;
+	t.by_column = 1;
+	w = csv_open("occupancy.svg");
+	plot_heatmap(w, &t);
+	csv_close(w, "occupancy.svg");
+	free_vec(rows, nrows);
+	free(v);
+	occ_free(&o);
+}

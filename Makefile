@@ -23,13 +23,14 @@ PREFIX  ?= /usr/local
 # them.
 TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge \
            mte-parse sim-capture src-map board-metrics prof-diff biu-timeline \
-           warp-timeline pc-stall mc2-timeline
+           warp-timeline pc-stall mc2-timeline aic-timeline
 SCRIPTS := sim-flow sim-export board-flow board-export
 # Libraries only one tool links.
 # libarchive.a (in libarchive-dev): only its tar reader is linked in,
 # without the shared library's dependencies (libxml2, libcrypto, ICU...).
 LDLIBS_dump-split  := -Wl,-Bstatic -larchive -Wl,-Bdynamic
 LDLIBS_sim-capture := -lcjson
+LDLIBS_aic-timeline := -lcjson
 
 LIBSRC  := $(wildcard lib/*.c)
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aicts.h"
 #include "biu.h"
 #include "board.h"
 #include "dumpdir.h"
@@ -177,6 +178,10 @@ int main(int argc, char **argv)
 	struct board_err err;
 	struct board_span span = { 0, 0 };
 	struct lanes *lanes = xcalloc(3, sizeof *lanes);
+	struct aicts_blocks blocks;
+	struct aicts_stats ast;
+	void *recs = NULL;
+	size_t nrecs = 0;
 	uint64_t base, slices = 0, hccl_drawn = 0, acsq_drawn = 0, index = 0;
 	const struct chip *chip;
 	char *path, msg[400], text[160];
@@ -252,11 +257,19 @@ int main(int argc, char **argv)
 	}
 	free(path);
 
-	/* The base: the earlier of the last AI CPU start and the kernel's
-	 * start; without stamps, the first turn time. */
+	/* The blocks' runs (their lanes, and the dots' bounds). */
+	rc = aicts_blocks_read(dir, BOARD_A2, &blocks, msg, sizeof msg);
+	if (rc) {
+		cli_warn("%s", msg);
+		status = EXIT_PARTIAL;
+	}
+
+	/* The base: the earliest of the last AI CPU start, the kernel's
+	 * start and the blocks' starts; without any, the first turn time. */
 	base = acsq.cpu_start;
 	if (span.start && span.start < base)
 		base = span.start;
+	base = aicts_base(&blocks, base);
 	if (base == UINT64_MAX) {
 		for (i = 0; i < nturns; i++)
 			for (c = 0; c <= MC2_NPHASES; c++)
@@ -363,12 +376,31 @@ int main(int argc, char **argv)
 		acsq_drawn++;
 	}
 	lane_meta(&lanes[2], "HCCL", "STREAM");
+
+	/* The blocks' lanes, the AICore API dots and the user dots of
+	 * aic_timestamp.bin (names and block marks are the plain timeline's). */
+	path = xpath(dir, "aic_timestamp.bin");
+	if (io_is_file(path)) {
+		uint64_t dropped;
+		rc = aicts_read(path, AICTS_REC_SIZE, base, &recs, &nrecs, &dropped, msg, sizeof msg);
+		if (rc) {
+			cli_warn("%s: %s", path, msg);
+			status = EXIT_PARTIAL;
+		}
+		if (nrecs)
+			aicts_classify(recs, nrecs, chip->family, aicts_new_format(recs, nrecs, blocks.aic, blocks.aiv));
+	}
+	free(path);
+	{
+		struct aicts_run run = { .kind = AICTS_MC2, .min = base, .khz = khz, .blocks = &blocks };
+		aicts_emit(&J, &run, recs, nrecs, &ast);
+	}
 	json_close_all(&J);
 	wr_putc(W, '\n');
 
 	if (cli_interrupted) {
 		status = EXIT_INTR;
-	} else if (!slices && !hccl_drawn && !acsq_drawn && !lanes[0].n) {
+	} else if (!slices && !hccl_drawn && !acsq_drawn && !lanes[0].n && !ast.lanes) {
 		wr_abort(W);
 		cli_die(EXIT_UNUSABLE, "%s: aicpu.bin holds no communication turn and no timed HCCL task, duration.bin "
 		        "no timed task: nothing written", dir);
@@ -386,6 +418,9 @@ int main(int argc, char **argv)
 		printf("  timeline       %s (MC2: %llu phases of %u turns, %llu HCCL tasks on %u planes, %llu tasks on %u "
 		       "streams)\n", out_path, (unsigned long long)slices, lanes[0].n, (unsigned long long)hccl_drawn,
 		       lanes[1].n, (unsigned long long)acsq_drawn, lanes[2].n);
+		if (ast.lanes)
+			printf("  timeline       %s (AI Core: %llu block lanes, %llu AICore API dots, %llu dots)\n", out_path,
+			       (unsigned long long)ast.lanes, (unsigned long long)ast.api_dots, (unsigned long long)ast.dots);
 		fflush(stdout);
 	}
 	if (cli_verbosity >= 2)
@@ -393,6 +428,11 @@ int main(int argc, char **argv)
 		         "%llu of another level, %llu bad", (unsigned long long)st.records, (unsigned long long)st.turns,
 		         (unsigned long long)st.tasks, (unsigned long long)st.no_group, (unsigned long long)st.other_type,
 		         (unsigned long long)st.other_level, (unsigned long long)st.bad);
+	if (ast.unpaired || ast.outside)
+		cli_note("%s: %llu dots without an end, %llu outside their block's run: not drawn", dir,
+		         (unsigned long long)ast.unpaired, (unsigned long long)ast.outside);
+	free(recs);
+	aicts_blocks_free(&blocks);
 	free(turns);
 	free(tasks);
 	free(lanes);

@@ -967,7 +967,12 @@ int dp_aic_write(const struct dp_run *r, unsigned turns, const char *dir, char *
 	const struct pmu_defaults *d = pmu_defaults(r->fmt);
 	struct outf o;
 	struct dp_sub tmp;
-	size_t i;
+	size_t i, dots = 0;
+	/* the runtime writes the file for a kernel that dots (or an MC2 op) */
+	for (i = 0; i < r->nsub; i++)
+		dots += sub_at(r, i, &tmp)->ndots;
+	if (!dots && !turns)
+		return 0;
 	if (out_open(&o, dir, "aic_timestamp.bin", err, es))
 		return -1;
 	for (i = 0; i < r->nsub; i++) {

@@ -160,7 +160,7 @@ int dp_mc2_write(const struct dp_run *r, unsigned turns, const char *dir, char *
  * FINALIZE) spread over its run, and an end stamp (descId 1) at its end.
  * Block ids are of the new format: the physical core in the high 16 bits
  * (cube cores first), the logical block in the low 16.  0, or -1 with a
- * message in err. */
+ * message in err.  A run without dots (and not MC2) gets no file. */
 int dp_aic_write(const struct dp_run *r, unsigned mc2_turns, const char *dir, char *err, size_t errsize);
 /* The physical core of a sub-core: A2/A3 cube cores 0..24, vector cores
  * 25..74; A5 cube 0..17 and 54..71, vector 18..53 and 72..107. */

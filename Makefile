@@ -127,6 +127,7 @@ unit_extra_test_devprof := -Itest/camodel test/camodel/devprof.c
 build/unit/test_devprof build-san/unit/test_devprof: test/camodel/devprof.c test/camodel/devprof.h
 unit_extra_test_config := cmd/sim-capture/config.c
 unit_libs_test_config  := -Icmd/sim-capture -lcjson
+unit_libs_test_aicts   := -lcjson
 unit_extra_test_elf    := inject/elf.c
 unit_libs_test_elf     := -Iinject
 

@@ -14,11 +14,13 @@
 #include "board.h"
 #include "chip.h"
 #include "cli.h"
+#include "codetab.h"
 #include "dumpdir.h"
 #include "io.h"
 #include "json.h"
 #include "mem.h"
 #include "pmu.h"
+#include "rec.h"
 
 static const char help[] =
 	"usage: aic-timeline [-o FILE] [--custom-input JSON] [--soc-version=SOC] [--ts-freq=KHZ] DIR\n"
@@ -30,12 +32,62 @@ static const char help[] =
 	"  --custom-input JSON  dot names and block marks (mc2_trace_config)\n"
 	"  --soc-version=SOC    the SoC (default: Run Soc Version of op_basic_info.txt)\n"
 	"  --ts-freq=KHZ        the task-scheduler clock (default: the chip's)\n"
+	"  --code FILE          code records (src-map) giving the dots' source lines\n"
+	"  --pcs                write the dots' pcs as instruction records instead\n"
+	"                       (for src-map; an MC2 op's too)\n"
 	"  -q, -v               fewer / more messages\n"
 	"  -h, --help, --version\n"
 	"Exit: 0 ok, 1 records or names were bad or dropped (the trace has the rest),\n"
 	"2 usage or a chip without the timeline, 3 an MC2 op (mc2-timeline), no\n"
 	"aic_timestamp.bin or no record at or after the kernel's start, 4 I/O error,\n"
 	"130 interrupted.\n";
+
+static const char *code_of(const void *ctx, uint64_t pc, size_t *n)
+{
+	return codetab_json(ctx, pc, n);
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* --pcs: each pc of the records once, in order, as instruction records
+ * for src-map(1). */
+static int write_pcs(const char *out_path, const char *soc, const struct aicts_rec *v, size_t n)
+{
+	struct rec_out o = { 0 };
+	struct rec rec;
+	uint64_t *pcs = xreallocarray(NULL, n ? n : 1, sizeof *pcs);
+	size_t i, k = 0;
+	int e;
+	for (i = 0; i < n; i++)
+		pcs[i] = v[i].pc;
+	qsort(pcs, n, sizeof *pcs, cmp_u64);
+	o.producer = "aic-timeline";
+	if (!(o.w = wr_open(out_path, 0)))
+		cli_die(EXIT_IO, "%s: cannot create:", out_path);
+	o.mode = cli_out_mode(0, 0, 0, strcmp(out_path, "-") ? -1 : 1);
+	rec_out_header(&o, soc, 0, "aic_timestamp.bin");
+	rec_init(&rec, K_INSTR);
+	for (i = 0; i < n; i++) {
+		if (i && pcs[i] == pcs[i - 1])
+			continue;
+		rec.n[I_PC].u = pcs[i];
+		rec.n[I_ID].u = k++;
+		rec_text_set(&rec, IS_PIPE, "SCALAR", 6);
+		rec_text_set(&rec, IS_NAME, "dot", 3);
+		rec_out_put(&o, &rec);
+	}
+	rec_out_trailer(&o, 0, 0, 0);
+	free(pcs);
+	if ((e = wr_close(o.w)) && e != EPIPE) {
+		errno = e;
+		cli_die(EXIT_IO, "%s: cannot write:", out_path);
+	}
+	return EXIT_OK;
+}
 
 /* The custom input, read whole (the reference takes up to 10 MiB). */
 #define CUSTOM_MAX (10u << 20)
@@ -76,9 +128,13 @@ int main(int argc, char **argv)
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "ts-freq", required_argument, NULL, 'f' },
 		{ "custom-input", required_argument, NULL, 'c' },
+		{ "code", required_argument, NULL, 'C' },
+		{ "pcs", no_argument, NULL, 'p' },
 		CLI_LONGOPTS_END
 	};
-	const char *out_path = "-", *soc_option = NULL, *custom = NULL, *dir;
+	const char *out_path = "-", *soc_option = NULL, *custom = NULL, *code_path = NULL, *dir;
+	struct codetab codes = { 0 };
+	int pcs_only = 0;
 	struct aicts_names names;
 	struct aicts_blocks blocks;
 	struct aicts_stats st;
@@ -109,6 +165,8 @@ int main(int argc, char **argv)
 		case 'v': cli_verbosity = 2; break;
 		case 's': soc_option = cli_soc(optarg)->soc; break;
 		case 'c': custom = optarg; break;
+		case 'C': code_path = optarg; break;
+		case 'p': pcs_only = 1; break;
 		case 'f':
 			khz = (unsigned)cli_num("--ts-freq", optarg);
 			if (!khz || khz > 100000000)
@@ -123,7 +181,7 @@ int main(int argc, char **argv)
 	if (chip->family != CHIP_A2 && chip->family != CHIP_A3 && chip->family != CHIP_A5)
 		cli_die(EXIT_USAGE, "%s: the AI-Core timeline is not supported on this chip (%s): it is 910B, A3 and "
 		        "A5's: nothing written", dir, soc_option ? soc_option : basic.soc);
-	if (basic.is_mc2)
+	if (basic.is_mc2 && !pcs_only)
 		cli_die(EXIT_UNUSABLE, "%s: %s is an MC2 op (Is MC2=1): its timeline, dots and all, is mc2-timeline's: "
 		        "nothing written", dir, basic.op_name);
 	if (basic.is_lccl && chip->family == CHIP_A5)
@@ -167,6 +225,8 @@ int main(int argc, char **argv)
 	start = fmt == BOARD_A2 && span.start ? span.start : UINT64_MAX;
 	memset(&run, 0, sizeof run);
 	run.kind = basic.is_lccl ? AICTS_LCCL : AICTS_PLAIN;
+	if (pcs_only)
+		run.kind = AICTS_PLAIN;
 	run.min = aicts_base(&blocks, start);
 	if (run.min == UINT64_MAX)
 		run.min = 0;
@@ -190,6 +250,16 @@ int main(int argc, char **argv)
 	if (!nrecs)
 		cli_die(EXIT_UNUSABLE, "%s: no record at or after the kernel's start (%llu before it): nothing written",
 		        path, (unsigned long long)dropped);
+	if (pcs_only)
+		return write_pcs(out_path, chip->soc, recs, nrecs);
+	if (code_path) {
+		if (codetab_read(&codes, code_path, msg, sizeof msg)) {
+			cli_warn("%s: %s: no source lines", code_path, msg);
+			status = EXIT_PARTIAL;
+		}
+		run.code = code_of;
+		run.code_ctx = &codes;
+	}
 	if (run.kind == AICTS_PLAIN)
 		aicts_classify(recs, nrecs, chip->family,
 		               aicts_new_format(recs, nrecs, blocks.aic, blocks.aiv));
@@ -234,5 +304,6 @@ int main(int argc, char **argv)
 	free(recs);
 	aicts_blocks_free(&blocks);
 	aicts_names_free(&names);
+	codetab_free(&codes);
 	return status;
 }

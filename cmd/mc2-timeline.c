@@ -16,6 +16,7 @@
 #include "dumpdir.h"
 #include "chip.h"
 #include "cli.h"
+#include "codetab.h"
 #include "io.h"
 #include "json.h"
 #include "mc2.h"
@@ -25,7 +26,13 @@
 /* Lane sort indexes: the reference's bias plus the lane's id. */
 #define SORT_BIAS 10000u
 
-static const char *out_path = "-", *soc_option;
+static const char *out_path = "-", *soc_option, *code_path;
+static struct codetab codes;
+
+static const char *code_of(const void *ctx, uint64_t pc, size_t *n)
+{
+	return codetab_json(ctx, pc, n);
+}
 static unsigned khz_option;
 
 static struct json J;
@@ -157,6 +164,7 @@ static const char help[] =
 	"  -o FILE            the trace (default stdout; replaced only on success)\n"
 	"  --soc-version=SOC  the SoC (default: Run Soc Version of op_basic_info.txt)\n"
 	"  --ts-freq=KHZ      the task-scheduler clock (default 50000)\n"
+	"  --code FILE        code records (src-map) giving the dots' source lines\n"
 	"  -q, -v             fewer / more messages\n"
 	"  -h, --help, --version\n"
 	"Exit: 0 ok, 1 records were bad or missing (the trace has the rest), 2 usage or\n"
@@ -169,6 +177,7 @@ int main(int argc, char **argv)
 		CLI_LONGOPTS,
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "ts-freq", required_argument, NULL, 'f' },
+		{ "code", required_argument, NULL, 'C' },
 		CLI_LONGOPTS_END
 	};
 	const struct mc2_sink sink = { take_turn, take_hccl, NULL };
@@ -201,6 +210,7 @@ int main(int argc, char **argv)
 		case 'q': cli_verbosity = 0; break;
 		case 'v': cli_verbosity = 2; break;
 		case 's': soc_option = cli_soc(optarg)->soc; break;
+		case 'C': code_path = optarg; break;
 		case 'f':
 			khz_option = (unsigned)cli_num("--ts-freq", optarg);
 			if (!khz_option || khz_option > 100000000)
@@ -393,6 +403,14 @@ int main(int argc, char **argv)
 	free(path);
 	{
 		struct aicts_run run = { .kind = AICTS_MC2, .min = base, .khz = khz, .blocks = &blocks };
+		if (code_path) {
+			if (codetab_read(&codes, code_path, msg, sizeof msg)) {
+				cli_warn("%s: %s: no source lines", code_path, msg);
+				status = EXIT_PARTIAL;
+			}
+			run.code = code_of;
+			run.code_ctx = &codes;
+		}
 		aicts_emit(&J, &run, recs, nrecs, &ast);
 	}
 	json_close_all(&J);
@@ -433,6 +451,7 @@ int main(int argc, char **argv)
 		         (unsigned long long)ast.unpaired, (unsigned long long)ast.outside);
 	free(recs);
 	aicts_blocks_free(&blocks);
+	codetab_free(&codes);
 	free(turns);
 	free(tasks);
 	free(lanes);

@@ -490,12 +490,15 @@ static void emit_ai_core(struct tl *t)
 static void dot_event(struct tl *t, const char *name, int name_arg, const char *cname, unsigned cube, unsigned block,
                       uint64_t start, uint64_t end, uint64_t pc)
 {
-	const char *code = t->run->code ? t->run->code(t->run->code_ctx, pc) : NULL;
-	size_t cn = code ? strlen(code) : 0;
-	char tid[48], *p = json_value_start(t->J, 400 + 6 * cn + 6 * strlen(name));
+	size_t cn = 0;
+	const char *code = t->run->code ? t->run->code(t->run->code_ctx, pc, &cn) : NULL;
+	char tid[48], *p = json_value_start(t->J, 400 + cn + 2 * JW_STR_MAX(strlen(name)));
 	size_t tn = lane_tid(t, cube, block, tid, sizeof tid);
 	p = JW_LIT(p, "{\"args\":{\"code\":");
-	p = jw_str(p, code ? code : "", cn);
+	if (code)
+		p = jw_raw(p, code, cn);
+	else
+		p = JW_LIT(p, "\"\"");
 	if (name_arg) {
 		p = JW_LIT(p, ",\"name\":");
 		p = jw_str(p, name, strlen(name));

@@ -112,8 +112,9 @@ void aicts_blocks_free(struct aicts_blocks *b);
 
 enum aicts_kind { AICTS_PLAIN, AICTS_MC2, AICTS_LCCL };
 
-/* A source line lookup for a dot's pc (args "code"); NULL or "" none. */
-typedef const char *(*aicts_code_fn)(void *ctx, uint64_t pc);
+/* A dot's source lines (args "code"), JSON-quoted, and their length;
+ * NULL for none (codetab_json fits). */
+typedef const char *(*aicts_code_fn)(const void *ctx, uint64_t pc, size_t *n);
 
 struct aicts_run {
 	enum aicts_kind kind;
@@ -124,7 +125,7 @@ struct aicts_run {
 	const struct aicts_blocks *blocks;
 	const struct aicts_names *names;  /* PLAIN only; NULL none */
 	aicts_code_fn code;
-	void *code_ctx;
+	const void *code_ctx;
 };
 
 struct aicts_stats {

@@ -116,3 +116,14 @@ run_dots() {
 	run board-export -o out --custom-input nosuch.json l
 	[ "$status" -eq 2 ]
 }
+
+@test "board-flow: the dots' source lines (src-map on the kernel binary) in args.code" {
+	command -v board-flow >/dev/null || skip "board-flow is not built"
+	run board-flow -q -o out -- "$ops/bin/op_acl" -s mixed -b 1 -k "$ops/kernels/mixed_custom_dots.o"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	t=$(echo out/OPPROF_*/device0/mixed_custom/0/trace.json)
+	run jq -r '[.traceEvents[] | select(.args.name != null) | .args.code | sub(".*/"; "")] | unique | join(" ")' "$t"
+	[ "$output" = "mixed_custom.c:77 mixed_custom.c:82" ]
+	grep -q 'DOT(0x10001);' <(sed -n 77p "$top/test/ops/mixed/mixed_custom.c")
+}

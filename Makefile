@@ -246,7 +246,7 @@ install: build/bin/.ok
 # and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= $(or $(FUZZ_TIME),60)
-FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 vdata elf jscan icache ccu mte config trace
+FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 aicts vdata elf jscan icache ccu mte config trace
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZSAN      := address,undefined -fno-sanitize-recover=undefined
 FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -Ilib -g -O1 -fno-omit-frame-pointer
@@ -262,6 +262,7 @@ fuzz_src_ccu      := cmd/scalar-merge/ccu.c
 fuzz_src_mte      := cmd/mte-parse/mline.c
 fuzz_src_config   := cmd/sim-capture/config.c
 fuzz_libs_config  := -lcjson -Wl,--wrap=cli_die
+fuzz_libs_aicts   := -lcjson
 fuzz_opts_grammar := -max_len=512
 fuzz_env_config   := ASAN_OPTIONS=detect_leaks=0
 # each target's private sources' directories are on its include path

@@ -127,3 +127,22 @@ run_dots() {
 	[ "$output" = "mixed_custom.c:77 mixed_custom.c:82" ]
 	grep -q 'DOT(0x10001);' <(sed -n 77p "$top/test/ops/mixed/mixed_custom.c")
 }
+
+@test "aic-timeline: an LCCL op's 32-byte log records, OVERALL INIT PROCESS from first to next" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	run_dots Ascend910B1 l
+	sed -i 's/^Is Lccl=0/Is Lccl=1/' l/dump/op_basic_info.txt
+	# (logId, blockId, syscyc, curPc, operationType, rsv); blocks start at 1002
+	python3 -c '
+import struct
+r = [(0,0,1004,0x100,7,1), (0,0,1020,0x104,7,1), (1,50,1005,0x200,3,0), (2,1,1006,0x300,0,0),
+     (1,50,1010,0x204,3,0), (2,1,1030,0x304,0,0), (0,51,1003,0x400,1,2)]
+open("l/dump/aic_timestamp.bin", "wb").write(b"".join(struct.pack("<IIQQII", *x) for x in r))'
+	run aic-timeline -o t.json l/dump
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q '1 dots without an end' <<<"$output"
+	run jq -c '[.traceEvents[] | select(.args.curPc != null) | [.name, .tid, .args.curPc, .args.operationType, .dur]]' t.json
+	# in the order the ends come; a cube block keeps its raw id (50) in its lane, as the reference's
+	[ "$output" = '[["OVERALL","core0.veccore0","0x100","7",0.32],["INIT","core50.cubecore0","0x200","3",0.1],["PROCESS","core0.veccore1","0x300","0",0.48]]' ]
+}

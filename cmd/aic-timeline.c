@@ -250,8 +250,14 @@ int main(int argc, char **argv)
 	if (!nrecs)
 		cli_die(EXIT_UNUSABLE, "%s: no record at or after the kernel's start (%llu before it): nothing written",
 		        path, (unsigned long long)dropped);
-	if (pcs_only)
-		return write_pcs(out_path, chip->soc, recs, nrecs);
+	if (pcs_only) {
+		rc = write_pcs(out_path, chip->soc, recs, nrecs);
+		free(recs);
+		free(path);
+		aicts_blocks_free(&blocks);
+		aicts_names_free(&names);
+		return rc;
+	}
 	if (code_path) {
 		if (codetab_read(&codes, code_path, msg, sizeof msg)) {
 			cli_warn("%s: %s: no source lines", code_path, msg);

@@ -425,7 +425,8 @@ int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, siz
 		out_abort(&o);
 		return -1;
 	}
-	if (r->fmt != BOARD_310P && n <= 1 && dp_aic_write(r, mc2, dir, err, es)) {
+	/* every replay: its stamps go with its DeviceProf file and duration.bin */
+	if (r->fmt != BOARD_310P && dp_aic_write(r, mc2, dir, err, es)) {
 		out_abort(&o);
 		return -1;
 	}

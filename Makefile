@@ -23,7 +23,7 @@ PREFIX  ?= /usr/local
 # them.
 TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge \
            mte-parse sim-capture src-map board-metrics prof-diff biu-timeline \
-           warp-timeline pc-stall mc2-timeline board-code
+           warp-timeline pc-stall mc2-timeline board-code aic-timeline
 SCRIPTS := sim-flow sim-export board-flow board-export
 # Libraries only one tool links.
 # libarchive.a (in libarchive-dev): only its tar reader is linked in,
@@ -31,6 +31,7 @@ SCRIPTS := sim-flow sim-export board-flow board-export
 LDLIBS_dump-split  := -Wl,-Bstatic -larchive -Wl,-Bdynamic
 LDLIBS_sim-capture   := -lcjson
 LDLIBS_board-metrics := -lcjson
+LDLIBS_aic-timeline  := -lcjson
 
 LIBSRC  := $(wildcard lib/*.c)
 
@@ -127,6 +128,7 @@ unit_extra_test_devprof := -Itest/camodel test/camodel/devprof.c
 build/unit/test_devprof build-san/unit/test_devprof: test/camodel/devprof.c test/camodel/devprof.h
 unit_extra_test_config := cmd/sim-capture/config.c
 unit_libs_test_config  := -Icmd/sim-capture -lcjson
+unit_libs_test_aicts   := -lcjson
 unit_extra_test_elf    := inject/elf.c
 unit_libs_test_elf     := -Iinject
 unit_extra_test_split  := cmd/timeline-emit/split.c
@@ -247,7 +249,7 @@ install: build/bin/.ok
 # and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= $(or $(FUZZ_TIME),60)
-FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 vdata elf jscan icache ccu mte config trace dbi
+FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 aicts vdata elf jscan icache ccu mte config trace dbi
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZSAN      := address,undefined -fno-sanitize-recover=undefined
 FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -Ilib -g -O1 -fno-omit-frame-pointer
@@ -263,6 +265,7 @@ fuzz_src_ccu      := cmd/scalar-merge/ccu.c
 fuzz_src_mte      := cmd/mte-parse/mline.c
 fuzz_src_config   := cmd/sim-capture/config.c
 fuzz_libs_config  := -lcjson -Wl,--wrap=cli_die
+fuzz_libs_aicts   := -lcjson
 fuzz_opts_grammar := -max_len=512
 fuzz_env_config   := ASAN_OPTIONS=detect_leaks=0
 # each target's private sources' directories are on its include path

@@ -17,6 +17,7 @@
 #include "dumpdir.h"
 #include "chip.h"
 #include "cli.h"
+#include "codetab.h"
 #include "io.h"
 #include "json.h"
 #include "mem.h"
@@ -43,9 +44,7 @@ static const char *code_path;               /* --code: src-map's code records */
 static const char *dfx_dir;                 /* --dfx-dir: the compiler's files */
 static int pcs_only;                         /* --pcs */
 /* The code argument of each map pc, JSON-quoted: pc -> index + 1. */
-static struct keytab code_ix;
-static char **code_json;
-static size_t *code_json_n, ncodes, code_max;
+static struct codetab codes;
 
 /* v in lowercase hex, at least 8 digits (the reference's pc_addr). */
 static char *hex8(char *p, uint64_t v)
@@ -94,7 +93,7 @@ static void event(void *ctx, const struct biu_event *e)
 		cname = biu_pipe_cname(e->pipe);
 		break;
 	}
-	p = json_value_start(&J, 200 + JW_STR_MAX(name_n) + chan_json_n[e->ch] + code_max);
+	p = json_value_start(&J, 200 + JW_STR_MAX(name_n) + chan_json_n[e->ch] + codes.max);
 	p = JW_LIT(p, "{\"name\":");
 	p = jw_str(p, name, name_n);
 	p = JW_LIT(p, ",\"cname\":\"");
@@ -109,11 +108,12 @@ static void event(void *ctx, const struct biu_event *e)
 	p = jw_raw(p, biu_pipe_name(e->pipe), strlen(biu_pipe_name(e->pipe)));
 	*p++ = '"';
 	if (m) {
-		const uint32_t *k = code_ix.vsize ? keytab_find(&code_ix, m->pc) : NULL;
+		size_t cn;
+		const char *code = codetab_json(&codes, m->pc, &cn);
 		/* The reference's order of the keys: code, pc_addr. */
 		p = JW_LIT(p, ",\"args\":{\"code\":");
-		if (k)
-			p = jw_raw(p, code_json[*k - 1], code_json_n[*k - 1]);
+		if (code)
+			p = jw_raw(p, code, cn);
 		else
 			p = JW_LIT(p, "\"\"");
 		p = JW_LIT(p, ",\"pc_addr\":\"0x");
@@ -242,49 +242,6 @@ static char **list_files(const char *dir, size_t *count)
 		qsort(v, n, sizeof *v, cmp_name);
 	*count = n;
 	return v;
-}
-
-/* --code FILE: the stack of each pc of its code records (src-map(1)),
- * any encoding; other records are passed over.  A source line that is no
- * more than "??" (no debug line) is none. */
-static void read_code(const char *path)
-{
-	struct rd *r = rd_open(path);
-	struct rec_dec dec = { 0 };
-	struct rec rec;
-	const char *line, *why;
-	size_t n;
-	if (!r) {
-		cli_warn("%s: cannot open: no source lines:", path);
-		return;
-	}
-	code_ix = keytab_make(sizeof(uint32_t), 0);
-	while ((line = rd_line(r, &n))) {
-		const struct rec_text *st;
-		uint32_t *slot;
-		int fresh;
-		if (rec_decode(&dec, line, n, &rec, &why) != DEC_OK || rec.sc->kind != K_CODE)
-			continue;
-		st = &rec.s[CS_STACK];
-		if (!st->n || (st->n >= 2 && !memcmp(st->p, "??", 2)))
-			continue;
-		slot = keytab_get(&code_ix, rec.n[C_PC].u, &fresh);
-		if (fresh) {
-			code_json = xreallocarray(code_json, ncodes + 1, sizeof *code_json);
-			code_json_n = xreallocarray(code_json_n, ncodes + 1, sizeof *code_json_n);
-			*slot = (uint32_t)++ncodes;
-		} else {
-			free(code_json[*slot - 1]);
-		}
-		code_json[*slot - 1] = xmalloc(JW_STR_MAX(st->n));
-		code_json_n[*slot - 1] = (size_t)(jw_str(code_json[*slot - 1], st->p, st->n) - code_json[*slot - 1]);
-		if (code_json_n[*slot - 1] > code_max)
-			code_max = code_json_n[*slot - 1];
-	}
-	if (rd_error(r))
-		cli_warn("%s: read error: %s", path, rd_strerror(r));
-	rec_dec_free(&dec);
-	rd_close(r);
 }
 
 /* --pcs: the map's pcs as instruction records (opcode and pipe), for
@@ -508,8 +465,8 @@ int main(int argc, char **argv)
 		biu_map_free(&map);
 		return rc;
 	}
-	if (code_path)
-		read_code(code_path);
+	if (code_path && codetab_read(&codes, code_path, msg, sizeof msg))
+		cli_warn("%s: %s: no source lines", code_path, msg);
 	files = list_files(dir, &nfiles);
 	if (!nfiles)
 		cli_die(EXIT_UNUSABLE, "%s: no timeline.bin (the device wrote no %s stamps): nothing written", dir,
@@ -591,11 +548,6 @@ int main(int argc, char **argv)
 		         (unsigned long long)biu_stats(b)->chunks, (unsigned long long)biu_stats(b)->erased);
 	biu_free(b);
 	biu_map_free(&map);
-	for (i = 0; i < ncodes; i++)
-		free(code_json[i]);
-	free(code_json);
-	free(code_json_n);
-	if (code_ix.vsize)
-		keytab_free(&code_ix);
+	codetab_free(&codes);
 	return status;
 }

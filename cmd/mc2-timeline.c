@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aicts.h"
 #include "biu.h"
 #include "board.h"
 #include "dumpdir.h"
 #include "chip.h"
 #include "cli.h"
+#include "codetab.h"
 #include "io.h"
 #include "json.h"
 #include "mc2.h"
@@ -24,7 +26,13 @@
 /* Lane sort indexes: the reference's bias plus the lane's id. */
 #define SORT_BIAS 10000u
 
-static const char *out_path = "-", *soc_option;
+static const char *out_path = "-", *soc_option, *code_path;
+static struct codetab codes;
+
+static const char *code_of(const void *ctx, uint64_t pc, size_t *n)
+{
+	return codetab_json(ctx, pc, n);
+}
 static unsigned khz_option;
 
 static struct json J;
@@ -156,6 +164,7 @@ static const char help[] =
 	"  -o FILE            the trace (default stdout; replaced only on success)\n"
 	"  --soc-version=SOC  the SoC (default: Run Soc Version of op_basic_info.txt)\n"
 	"  --ts-freq=KHZ      the task-scheduler clock (default 50000)\n"
+	"  --code FILE        code records (src-map) giving the dots' source lines\n"
 	"  -q, -v             fewer / more messages\n"
 	"  -h, --help, --version\n"
 	"Exit: 0 ok, 1 records were bad or missing (the trace has the rest), 2 usage or\n"
@@ -168,6 +177,7 @@ int main(int argc, char **argv)
 		CLI_LONGOPTS,
 		{ "soc-version", required_argument, NULL, 's' },
 		{ "ts-freq", required_argument, NULL, 'f' },
+		{ "code", required_argument, NULL, 'C' },
 		CLI_LONGOPTS_END
 	};
 	const struct mc2_sink sink = { take_turn, take_hccl, NULL };
@@ -177,6 +187,10 @@ int main(int argc, char **argv)
 	struct board_err err;
 	struct board_span span = { 0, 0 };
 	struct lanes *lanes = xcalloc(3, sizeof *lanes);
+	struct aicts_blocks blocks;
+	struct aicts_stats ast;
+	void *recs = NULL;
+	size_t nrecs = 0;
 	uint64_t base, slices = 0, hccl_drawn = 0, acsq_drawn = 0, index = 0;
 	const struct chip *chip;
 	char *path, msg[400], text[160];
@@ -196,6 +210,7 @@ int main(int argc, char **argv)
 		case 'q': cli_verbosity = 0; break;
 		case 'v': cli_verbosity = 2; break;
 		case 's': soc_option = cli_soc(optarg)->soc; break;
+		case 'C': code_path = optarg; break;
 		case 'f':
 			khz_option = (unsigned)cli_num("--ts-freq", optarg);
 			if (!khz_option || khz_option > 100000000)
@@ -252,11 +267,19 @@ int main(int argc, char **argv)
 	}
 	free(path);
 
-	/* The base: the earlier of the last AI CPU start and the kernel's
-	 * start; without stamps, the first turn time. */
+	/* The blocks' runs (their lanes, and the dots' bounds). */
+	rc = aicts_blocks_read(dir, BOARD_A2, &blocks, msg, sizeof msg);
+	if (rc) {
+		cli_warn("%s", msg);
+		status = EXIT_PARTIAL;
+	}
+
+	/* The base: the earliest of the last AI CPU start, the kernel's
+	 * start and the blocks' starts; without any, the first turn time. */
 	base = acsq.cpu_start;
 	if (span.start && span.start < base)
 		base = span.start;
+	base = aicts_base(&blocks, base);
 	if (base == UINT64_MAX) {
 		for (i = 0; i < nturns; i++)
 			for (c = 0; c <= MC2_NPHASES; c++)
@@ -363,12 +386,39 @@ int main(int argc, char **argv)
 		acsq_drawn++;
 	}
 	lane_meta(&lanes[2], "HCCL", "STREAM");
+
+	/* The blocks' lanes, the AICore API dots and the user dots of
+	 * aic_timestamp.bin (names and block marks are the plain timeline's). */
+	path = xpath(dir, "aic_timestamp.bin");
+	if (io_is_file(path)) {
+		uint64_t dropped;
+		rc = aicts_read(path, AICTS_REC_SIZE, base, &recs, &nrecs, &dropped, msg, sizeof msg);
+		if (rc) {
+			cli_warn("%s: %s", path, msg);
+			status = EXIT_PARTIAL;
+		}
+		if (nrecs)
+			aicts_classify(recs, nrecs, chip->family, aicts_new_format(recs, nrecs, blocks.aic, blocks.aiv));
+	}
+	free(path);
+	{
+		struct aicts_run run = { .kind = AICTS_MC2, .min = base, .khz = khz, .blocks = &blocks };
+		if (code_path) {
+			if (codetab_read(&codes, code_path, msg, sizeof msg)) {
+				cli_warn("%s: %s: no source lines", code_path, msg);
+				status = EXIT_PARTIAL;
+			}
+			run.code = code_of;
+			run.code_ctx = &codes;
+		}
+		aicts_emit(&J, &run, recs, nrecs, &ast);
+	}
 	json_close_all(&J);
 	wr_putc(W, '\n');
 
 	if (cli_interrupted) {
 		status = EXIT_INTR;
-	} else if (!slices && !hccl_drawn && !acsq_drawn && !lanes[0].n) {
+	} else if (!slices && !hccl_drawn && !acsq_drawn && !lanes[0].n && !ast.lanes) {
 		wr_abort(W);
 		cli_die(EXIT_UNUSABLE, "%s: aicpu.bin holds no communication turn and no timed HCCL task, duration.bin "
 		        "no timed task: nothing written", dir);
@@ -386,6 +436,9 @@ int main(int argc, char **argv)
 		printf("  timeline       %s (MC2: %llu phases of %u turns, %llu HCCL tasks on %u planes, %llu tasks on %u "
 		       "streams)\n", out_path, (unsigned long long)slices, lanes[0].n, (unsigned long long)hccl_drawn,
 		       lanes[1].n, (unsigned long long)acsq_drawn, lanes[2].n);
+		if (ast.lanes)
+			printf("  timeline       %s (AI Core: %llu block lanes, %llu AICore API dots, %llu dots)\n", out_path,
+			       (unsigned long long)ast.lanes, (unsigned long long)ast.api_dots, (unsigned long long)ast.dots);
 		fflush(stdout);
 	}
 	if (cli_verbosity >= 2)
@@ -393,6 +446,12 @@ int main(int argc, char **argv)
 		         "%llu of another level, %llu bad", (unsigned long long)st.records, (unsigned long long)st.turns,
 		         (unsigned long long)st.tasks, (unsigned long long)st.no_group, (unsigned long long)st.other_type,
 		         (unsigned long long)st.other_level, (unsigned long long)st.bad);
+	if (ast.unpaired || ast.outside)
+		cli_note("%s: %llu dots without an end, %llu outside their block's run: not drawn", dir,
+		         (unsigned long long)ast.unpaired, (unsigned long long)ast.outside);
+	free(recs);
+	aicts_blocks_free(&blocks);
+	codetab_free(&codes);
 	free(turns);
 	free(tasks);
 	free(lanes);

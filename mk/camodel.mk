@@ -95,12 +95,12 @@ OPS_HFLAGS    := $(BASEFLAGS) $(CFLAGS) -Itest/camodel/include
 OPS_RTLINK    := -L$(CANN)/tools/simulator/Ascend910B1/lib -lruntime_camodel
 OPS_ACLLINK   := -L$(CANN)/lib64 -lascendcl -lm
 OPS_KHDR      := test/camodel/include/camodel_kernel.h
-OPS_KERNELS   := add_custom add_custom_trace matmul_custom mixed_custom simt_custom count_custom count_drain
+OPS_KERNELS   := add_custom add_custom_trace matmul_custom mixed_custom mixed_custom_dots simt_custom count_custom count_drain
 OPS_BINS      := add_rt op_rt op_acl mstx_rt
 OPS_ALL       := $(OPS_KERNELS:%=$(OPS)/kernels/%.o) $(OPS_KERNELS:%=$(OPS)/kernels/%.json) \
                  $(OPS_BINS:%=$(OPS)/bin/%)
 
-ops_magic = $(if $(filter matmul_custom,$(1)),RT_DEV_BINARY_MAGIC_ELF_AICUBE,$(if $(filter mixed_custom,$(1)),RT_DEV_BINARY_MAGIC_ELF,RT_DEV_BINARY_MAGIC_ELF_AIVEC))
+ops_magic = $(if $(filter matmul_custom,$(1)),RT_DEV_BINARY_MAGIC_ELF_AICUBE,$(if $(filter mixed_custom mixed_custom_dots,$(1)),RT_DEV_BINARY_MAGIC_ELF,RT_DEV_BINARY_MAGIC_ELF_AIVEC))
 $(OPS)/kernels/%.json:
 	@mkdir -p $(dir $@)
 	printf '{"magic": "%s"}\n' $(call ops_magic,$*) > $@
@@ -116,6 +116,9 @@ $(OPS)/kernels/matmul_custom.o: test/ops/matmul/matmul_custom.c $(OPS_KHDR)
 $(OPS)/kernels/mixed_custom.o: test/ops/mixed/mixed_custom.c $(OPS_KHDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPS_KFLAGS) -o $@ $<
+$(OPS)/kernels/mixed_custom_dots.o: test/ops/mixed/mixed_custom.c $(OPS_KHDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPS_KFLAGS) -DTIMESTAMP_DOTS -o $@ $<
 $(OPS)/kernels/simt_custom.o: test/ops/simt/simt_custom.c $(OPS_KHDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPS_KFLAGS) -o $@ $<

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # What Perfetto (ui.perfetto.dev) makes of every trace the project writes
 # for it: trace-clean's trace.clean.json, timeline-emit's per-core
-# simulator/<core>/trace.json and sim-flow's host_api.json.  Each is
+# simulator/<core>/trace.json, sim-flow's host_api.json and the on-board
+# AI-Core timelines (aic-timeline, mc2-timeline).  Each is
 # imported by Perfetto's own trace processor (its WebAssembly build, under
 # node: test/tools/perfetto/tp-check), which must keep every slice and every
 # flow the JSON holds and report no error or data-loss statistic.
@@ -125,6 +126,22 @@ profile() {
 	done
 	[ "$n" -eq 6 ]
 	imports_whole "$run/host_api.json"
+}
+
+@test "on-board AI-Core timelines of the stand-in device (aic-timeline, an MC2 op's mc2-timeline): every slice kept" {
+	local cann="$TOP/build/cann" d
+	[ -f "$cann/lib64/libruntime.so" ] || skip "the stand-in runtime is not built (build/cann)"
+	command -v aic-timeline >/dev/null || skip "aic-timeline is not on PATH"
+	unset OPTRACE_INJECT_LIB CAMODEL_DEVICE_MC2 CAMODEL_DEVICE_TIMELINE
+	for d in plain mc2; do
+		env $([ $d = plain ] || echo CAMODEL_DEVICE_MC2=2) ASCEND_HOME_PATH="$cann" LD_LIBRARY_PATH="$cann/lib64" \
+			CAMODEL_DEVICE_DUMP="$T/$d/dump" "$TOP/build/ops/bin/op_acl" -s mixed -b 2 \
+			-k "$TOP/build/ops/kernels/mixed_custom_dots.o" >/dev/null
+	done
+	aic-timeline -q -o plain.json plain/dump
+	imports_whole plain.json
+	mc2-timeline -q -o mc2.json mc2/dump
+	imports_whole mc2.json
 }
 
 @test "per-core traces and host_api.json of the stand-in vector add: every flow kept" {

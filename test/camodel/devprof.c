@@ -425,6 +425,11 @@ int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, siz
 		out_abort(&o);
 		return -1;
 	}
+	/* every replay: its stamps go with its DeviceProf file and duration.bin */
+	if (r->fmt != BOARD_310P && dp_aic_write(r, mc2, dir, err, es)) {
+		out_abort(&o);
+		return -1;
+	}
 	fprintf(o.f,
 	        "Op Name=%s\nBlock Dim=%llu\nRun Soc Version=%s\nDevice Id=%u\nPid=%ld\n"
 	        "Current Freq=%u\nRated Freq=%u\nIs MC2=%d\nIs Lccl=0\nHas Simt=%d\n",
@@ -1140,5 +1145,87 @@ int dp_dbi_write(const struct dp_dbi *d, const char *dir, uint64_t pc_start, con
 	if (out_open(&o, dir, "pc_start_addr.txt", err, es))
 		return -1;
 	fprintf(o.f, "0x%llx\n", (unsigned long long)pc_start);
+	return out_close(&o, err, es);
+}
+
+/* ---- the AI Core timestamp dots ---- */
+
+unsigned dp_aic_physical(enum board_fmt fmt, const struct dp_sub *s)
+{
+	unsigned c = s->core_id;
+	if (fmt == BOARD_A5) {
+		if (s->core == BOARD_CUBE)
+			return c < 18 ? c : 54 + (c - 18) % 18;
+		c = 2 * c + s->sub_block;
+		return c < 36 ? 18 + c : 72 + (c - 36) % 36;
+	}
+	if (s->core == BOARD_CUBE)
+		return c % 25;
+	return 25 + (2 * c + s->sub_block) % 50;
+}
+
+static void aic_rec(FILE *f, uint64_t t, uint32_t block_id, uint32_t desc, uint64_t pc)
+{
+	uint8_t b[24];
+	put64(b, t);
+	put32(b + 8, block_id);
+	put32(b + 12, desc);
+	put64(b + 16, pc);
+	fwrite(b, 1, sizeof b, f);
+}
+
+/* The MC2 AICore API dots of a sub-core's run [s, e]: INIT, a COMMIT and
+ * a WAIT per turn, FINALIZE; each a start (even descId) and an end. */
+static void aic_mc2(FILE *f, uint64_t s, uint64_t e, uint32_t id, unsigned turns)
+{
+	uint64_t len = e - s, slot = len / (2 * (uint64_t)turns + 3);
+	unsigned k = 0, i;
+	uint32_t api[2 * DP_MC2_TURNS_MAX + 2];
+	api[k++] = 0x1000;
+	for (i = 0; i < turns; i++) {
+		api[k++] = 0x1010;
+		api[k++] = 0x1020;
+	}
+	api[k++] = 0x1040;
+	if (!slot)
+		return;
+	for (i = 0; i < k; i++) {
+		uint64_t a = s + slot * (i + 1), b = a + slot / 2 + 1;
+		aic_rec(f, a, id, api[i], 0x100 + 0x20 * api[i]);
+		aic_rec(f, b, id, api[i] + 1, 0x100 + 0x20 * api[i] + 4);
+	}
+}
+
+int dp_aic_write(const struct dp_run *r, unsigned turns, const char *dir, char *err, size_t es)
+{
+	const struct pmu_defaults *d = pmu_defaults(r->fmt);
+	struct outf o;
+	struct dp_sub tmp;
+	size_t i, dots = 0;
+	/* the runtime writes the file for a kernel that dots (or an MC2 op) */
+	for (i = 0; i < r->nsub; i++)
+		dots += sub_at(r, i, &tmp)->ndots;
+	if (!dots && !turns)
+		return 0;
+	if (out_open(&o, dir, "aic_timestamp.bin", err, es))
+		return -1;
+	for (i = 0; i < r->nsub; i++) {
+		const struct dp_sub *s = sub_at(r, i, &tmp);
+		/* the logical block: a mix kernel's vector sub-cores count two a block */
+		int mix = r->nsub == 3 * (size_t)r->block_dim;
+		uint32_t logical = mix && s->core == BOARD_VECTOR ? 2 * s->block + s->sub_block : s->block;
+		uint32_t id = dp_aic_physical(r->fmt, s) << 16 | (logical & 0xffff);
+		unsigned k;
+		aic_rec(o.f, s->start, id, 0, 0);
+		for (k = 0; k < s->ndots && k < DP_DOTS_MAX; k++) {
+			/* the sub-core's cycles count from 100, its start */
+			uint64_t c = s->dot[k].cycle > 100 ? s->dot[k].cycle - 100 : 0;
+			uint64_t t = s->start + c * d->ts_khz / ((uint64_t)d->aicore_mhz * 1000);
+			aic_rec(o.f, t < s->end ? t : s->end, id, s->dot[k].id, s->dot[k].pc);
+		}
+		if (turns && s->end > s->start)
+			aic_mc2(o.f, s->start, s->end, id, turns);
+		aic_rec(o.f, s->end, id, 1, 0);
+	}
 	return out_close(&o, err, es);
 }

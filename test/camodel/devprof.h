@@ -22,6 +22,14 @@ enum dp_path {
 	DP_UB_TO_VEC, DP_VEC_TO_UB, DP_L0A_TO_CUBE, DP_L0B_TO_CUBE, DP_CUBE_TO_L0C, DP_NPATH
 };
 
+/* A timestamp dot the kernel made (TIMESTAMP_DOT): its descId, the
+ * sub-core's cycle at the call and the call's pc. */
+#define DP_DOTS_MAX 64u
+struct dp_dot {
+	uint64_t cycle, pc;
+	uint32_t id;
+};
+
 /* What one sub-core of one block did in a launch. */
 struct dp_sub {
 	unsigned block, sub_block, core_id;
@@ -33,6 +41,8 @@ struct dp_sub {
 	uint64_t bytes[DP_NPATH];
 	uint64_t vec_f32, vec_f16, vec_s32, vec_s16;  /* vector instructions by type */
 	uint64_t ic_req, ic_miss;        /* icache fetch groups and misses */
+	unsigned ndots;                  /* dots made (the first DP_DOTS_MAX kept) */
+	struct dp_dot dot[DP_DOTS_MAX];
 	/* InstrTimeline with an instrumentation map: the dfx marks the
 	 * instructions of the map stamped, a start and an end each (cycle,
 	 * BIU info word), in the order they were issued; malloc'ed */
@@ -159,6 +169,18 @@ void dp_mc2_stamps(const struct dp_run *r, unsigned turns, FILE *f);
 /* aicpu.bin into dir; 0, or -1 with a message in err. */
 int dp_mc2_write(const struct dp_run *r, unsigned turns, const char *dir, char *err, size_t errsize);
 
+/* The AI Core timestamp dots (optrace-board(5), AIC_TIMESTAMP.BIN; A2,
+ * A3, A5): aic_timestamp.bin with, per sub-core in block order, a start
+ * stamp (descId 0) at its start, its kernel's dots, for an MC2 op with
+ * turns the AICore API dots (INIT, then COMMIT and WAIT per turn, then
+ * FINALIZE) spread over its run, and an end stamp (descId 1) at its end.
+ * Block ids are of the new format: the physical core in the high 16 bits
+ * (cube cores first), the logical block in the low 16.  0, or -1 with a
+ * message in err.  A run without dots (and not MC2) gets no file. */
+int dp_aic_write(const struct dp_run *r, unsigned mc2_turns, const char *dir, char *err, size_t errsize);
+/* The physical core of a sub-core: A2/A3 cube cores 0..24, vector cores
+ * 25..74; A5 cube 0..17 and 54..71, vector 18..53 and 72..107. */
+unsigned dp_aic_physical(enum board_fmt fmt, const struct dp_sub *s);
 /* The code view's instrumentation (MemoryDetail, Source; optrace-board(5),
  * MEMORYCHART.BIN and BASIC-BLOCK COUNTS): the transfers the kernel made,
  * as the DBI stubs record them, and how often each instruction ran, as

@@ -1450,6 +1450,22 @@ __attribute__((noinline)) static void op_trace_mark(int start, int id)
 	}
 }
 
+/* An on-board timestamp dot: kept with the sub-core's cycle and the
+ * call's pc for aic_timestamp.bin (device mode; the simulator's dumps
+ * have no such file). */
+__attribute__((noinline)) static void op_dot(uint32_t desc_id)
+{
+	uint64_t pc = PC();
+	struct sub *s = S;
+	if (s->pm.ndots < DP_DOTS_MAX) {
+		struct dp_dot *d = &s->pm.dot[s->pm.ndots];
+		d->cycle = s->cur;
+		d->pc = pc;
+		d->id = desc_id;
+	}
+	s->pm.ndots++;
+}
+
 /* SIMT (A5): one instruction per warp; four warp schedulers. */
 __attribute__((noinline)) static void op_simt(int op, uint32_t nwarps, uint32_t nlanes)
 {
@@ -1503,7 +1519,7 @@ static const struct camodel_ops ops = {
 	op_gm_to_ub, op_ub_to_gm, op_gm_to_l1, op_l1_to_l0a, op_l1_to_l0b, op_mmad, op_l0c_to_gm,
 	op_set_mask, op_vbin, op_vuna, op_vreduce_add,
 	op_set_flag, op_wait_flag, op_barrier, op_cross_set, op_cross_wait, op_trace_mark,
-	op_simt,
+	op_simt, op_dot,
 };
 
 /* ---- a launch ---- */

@@ -67,6 +67,9 @@ struct camodel_ops {
 	void (*trace_mark)(int start, int id);  /* TRACE_START / TRACE_STOP */
 	/* SIMT (A5): one instruction per warp, nlanes active threads each */
 	void (*simt)(int op, uint32_t nwarps, uint32_t nlanes);
+	/* on-board timestamp dot (aic_timestamp.bin): the same descId twice
+	 * makes a start and an end; user dots take ids from 0x10000 */
+	void (*dot)(uint32_t desc_id);
 };
 
 #define CAMODEL_OPS_VERSION 1u
@@ -114,5 +117,6 @@ const struct camodel_ops *camodel_kernel_ops;
 #define TRACE_START(id)                          K_.trace_mark(1, (id))
 #define TRACE_STOP(id)                           K_.trace_mark(0, (id))
 #define SIMT_OP(op, nwarps, nlanes)              K_.simt((op), (nwarps), (nlanes))
+#define TIMESTAMP_DOT(id)                        K_.dot(id)
 
 #endif

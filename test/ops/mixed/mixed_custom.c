@@ -3,8 +3,17 @@
  * signals the vector sub-cores across the core; each vector sub-core then
  * takes half of the tile's rows, adds the bias row by row and applies ReLU:
  * Y = relu(W + bias).  A and B as in matmul_custom (one K tile per block:
- * A tile b, B tile b).  Tiling (8 bytes): u32 loops, u32 unused. */
+ * A tile b, B tile b).  Tiling (8 bytes): u32 loops, u32 unused.  Built a
+ * second time with -DTIMESTAMP_DOTS (mixed_custom_dots.o) each pass's cube
+ * part and vector part are framed by on-board timestamp dots 0x10001 and
+ * 0x10002. */
 #include "camodel_kernel.h"
+
+#ifdef TIMESTAMP_DOTS
+#define DOT(id) TIMESTAMP_DOT(id)
+#else
+#define DOT(id) ((void)0)
+#endif
 
 #define T      64
 #define TBYTES (T * T * 4)
@@ -64,9 +73,15 @@ KERNEL_ENTRY void mixed_custom(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR w, GM
 	uint32_t loops = (uint32_t)LD_GM(tiling, 4);
 	int64_t blk = GetBlockIdx();
 	for (uint32_t l = 0; l < loops; l++) {
-		if (ASCEND_IS_AIC)
+		if (ASCEND_IS_AIC) {
+			DOT(0x10001);
 			cube_part(a, b, w, blk);
-		if (ASCEND_IS_AIV)
+			DOT(0x10001);
+		}
+		if (ASCEND_IS_AIV) {
+			DOT(0x10002);
 			vector_part(bias, w, y, blk);
+			DOT(0x10002);
+		}
 	}
 }

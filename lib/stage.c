@@ -45,6 +45,7 @@ int stage_begin(const char *dir, const char *tool)
 	mode_t mask;
 
 	final_dir = dir;
+	fresh_dir = 0;
 	/* DIR itself is followed when a link; what the set puts in it never
 	 * is (io_tree_dir, the renames). */
 	if ((exists = io_out_dir(dir)) < 0)

@@ -533,4 +533,5 @@ void sub_free(struct core *c)
 void subs_release(void)
 {
 	nopen = 0;
+	clock_ = 0;
 }

@@ -785,25 +785,38 @@ static mode_t less_umask(mode_t m)
 mode_t io_file_mode(void) { return less_umask(IO_FILE_MODE); }
 mode_t io_dir_mode(void) { return less_umask(IO_DIR_MODE); }
 
-/* A symbolic link on the path as given: each prefix ending before a '/'
- * (or at the end) is looked at without following it. */
+/* A symbolic link on the path as given, not said before: each prefix
+ * ending before a '/' (or at the end) is looked at without following it.
+ * The links said are kept (a few), so that the files of a directory
+ * reached through one do not each say it again. */
+static char *links_said[8];
+
 static int link_on_path(const char *path)
 {
-	size_t n = strlen(path), i;
+	size_t n = strlen(path), i, k;
 	char *p = malloc(n + 1);
 	int found = 0;
 
 	if (!p)
 		return 0;
 	memcpy(p, path, n + 1);
-	for (i = 1; i <= n && !found; i++) {
+	for (i = 1; i <= n; i++) {
 		struct stat st;
 		if (i < n && p[i] != '/')
 			continue;
 		if (p[i - 1] == '/')
 			continue;       /* the root, or a doubled slash */
 		p[i] = 0;
-		found = lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+			for (k = 0; k < sizeof links_said / sizeof *links_said && links_said[k]; k++)
+				if (!strcmp(links_said[k], p))
+					break;
+			if (k == sizeof links_said / sizeof *links_said || !links_said[k]) {
+				found = 1;
+				if (k < sizeof links_said / sizeof *links_said)
+					links_said[k] = strdup(p);
+			}
+		}
 		p[i] = path[i];
 	}
 	free(p);
@@ -843,8 +856,8 @@ int io_check_input(const char *path, const char *kind, uint64_t limit)
 	if (limit && S_ISREG(st.st_mode) && (uint64_t)st.st_size > limit && !(lim && !strcmp(lim, "off"))) {
 		char b[32];
 		human(b, sizeof b, limit);
-		cli_warn("%s: %llu bytes: larger than a %s may be (%s; OPTRACE_INPUT_LIMITS=off lifts "
-		         "the limit)", path, (unsigned long long)st.st_size, kind, b);
+		cli_warn("%s: %llu bytes, over the %s limit of a %s (OPTRACE_INPUT_LIMITS=off lifts it)",
+		         path, (unsigned long long)st.st_size, b, kind);
 		return -1;
 	}
 	return 0;

@@ -15,6 +15,9 @@
 # the scratch directory (default a fresh one under $TMPDIR or /tmp);
 # BENCH_BIN: the tools (default build/bin).
 set -eu
+# One generated log of a 10 GiB dump is over the 1 GiB a dump log may be
+# (optrace(7)): the limits are lifted, the tools stream whatever the size.
+export OPTRACE_INPUT_LIMITS=off
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BENCH_BIN:-$top/build/bin}
 sizes=${BENCH_SCALE_SIZES:-"1024 10240"}

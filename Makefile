@@ -266,7 +266,7 @@ fuzz_src_config   := cmd/sim-capture/config.c
 fuzz_libs_config  := -lcjson -Wl,--wrap=cli_die
 fuzz_opts_grammar := -max_len=512
 fuzz_opts_smerge  := -close_fd_mask=2
-fuzz_opts_emit    := -close_fd_mask=2
+fuzz_opts_emit    := -close_fd_mask=3
 fuzz_env_config   := ASAN_OPTIONS=detect_leaks=0
 fuzz_env_emit     := ASAN_OPTIONS=detect_leaks=0
 # each target's private sources' directories are on its include path

@@ -241,7 +241,9 @@ install: build/bin/.ok
 # the same sanitizers), fuzz_libs_<t>, fuzz_opts_<t> and fuzz_env_<t> its
 # libraries, libFuzzer options and environment.  New inputs go to
 # build-fuzz/<t>.corpus, a crash or sanitizer report to build-fuzz/<t>-crash-*
-# and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.
+# and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.  The fuzz
+# build defines OPTRACE_FUZZ: a tool a target runs whole (scalar-merge,
+# timeline-emit) leaves its main out.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= $(or $(FUZZ_TIME),60)
 FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 vdata elf jscan icache ccu mte config trace \

@@ -23,7 +23,7 @@ PREFIX  ?= /usr/local
 # them.
 TOOLS   := dump-split instr-parse rec-cat timeline-emit trace-clean icache-merge scalar-merge \
            mte-parse sim-capture src-map board-metrics prof-diff biu-timeline \
-           warp-timeline pc-stall mc2-timeline
+           warp-timeline pc-stall mc2-timeline board-code
 SCRIPTS := sim-flow sim-export board-flow board-export
 # Libraries only one tool links.
 # libarchive.a (in libarchive-dev): only its tar reader is linked in,
@@ -128,6 +128,8 @@ unit_extra_test_config := cmd/sim-capture/config.c
 unit_libs_test_config  := -Icmd/sim-capture -lcjson
 unit_extra_test_elf    := inject/elf.c
 unit_libs_test_elf     := -Iinject
+unit_extra_test_split  := cmd/timeline-emit/split.c
+unit_libs_test_split   := -Icmd/timeline-emit
 
 build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit
@@ -246,7 +248,7 @@ install: build/bin/.ok
 # timeline-emit) leaves its main out.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= $(or $(FUZZ_TIME),60)
-FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 vdata elf jscan icache ccu mte config trace \
+FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 vdata elf jscan icache ccu mte config trace dbi \
                 smerge emit
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZSAN      := address,undefined -fno-sanitize-recover=undefined
@@ -297,8 +299,9 @@ $(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_rule,$(t))))
 fuzz: $(DEPS) $(FUZZ_TARGETS:%=fuzz-%)
 
 # Regenerate the golden outputs after an intended change; review with git diff.
-golden: build/bin/.ok
+golden: build/bin/.ok $(EXTRA_ALL)
 	sh test/golden/regen.sh
+	sh test/golden/board/regen.sh
 
 clean:
 	rm -rf build build-san build-fuzz

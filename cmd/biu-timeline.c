@@ -158,29 +158,11 @@ static void sort_meta(void)
 	}
 }
 
-/* pc_start_addr.txt: the pc of the kernel's offset 0 (0x0: none). */
+/* pc_start_addr.txt: the pc of the kernel's offset 0 (0x0 or none: 0). */
 static uint64_t start_pc(const char *dir)
 {
-	char *path = xpath(dir, "pc_start_addr.txt");
-	const char *s;
-	size_t n, i = 0;
 	uint64_t v = 0;
-	struct rd *r = io_is_file(path) ? rd_open(path) : NULL;
-	free(path);
-	if (!r)
-		return 0;
-	if ((s = rd_line(r, &n))) {
-		if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-			i = 2;
-		for (; i < n && i < 18; i++) {
-			int c = s[i], d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
-			if (d < 0)
-				break;
-			v = v << 4 | (unsigned)d;
-		}
-	}
-	rd_close(r);
-	return v;
+	return board_start_pc(dir, "pc_start_addr.txt", &v) ? v : 0;
 }
 
 static void read_map(const char *dir)

@@ -16,6 +16,7 @@
 
 #include "board.h"
 #include "cli.h"
+#include "dbi.h"
 #include "filter.h"
 #include "io.h"
 #include "keytab.h"
@@ -51,6 +52,9 @@ static uint64_t l2_event[REC_L2_SLOTS], l2_count[REC_L2_SLOTS];
 static unsigned groups_on = (1u << GRP_COUNT) - 1;
 static const char *out_dir;
 static uint64_t npmu;
+/* --dbi-dma: the memory-detail DMA bytes per block (910B/A3) */
+static const char *dbi_path;
+static struct keytab dbi_rows;          /* block -> struct dbi_dma_row */
 
 static uint64_t blk_key(unsigned block, unsigned core, unsigned sub)
 {
@@ -204,8 +208,45 @@ struct run {
 
 static void ctx_of(struct pmu_ctx *x, const struct run *u, const struct blk *b)
 {
+	const struct dbi_dma_row *d = dbi_path ? keytab_find(&dbi_rows, b->block) : NULL;
 	pmu_ctx_init(x, (enum board_fmt)fmt, u->soc, &b->ev, b->cycles, u->freq, u->cores, basic.block_dim,
 	             u->mix && u->duration > 0 ? u->duration : 0.0f);
+	if (d) {
+		x->dbi_gm_to_l0a = d->bytes[DBI_GM_TO_L0A];
+		x->dbi_gm_to_l0b = d->bytes[DBI_GM_TO_L0B];
+		x->dbi_gm_to_l1 = d->bytes[DBI_GM_TO_L1];
+	}
+}
+
+/* --dbi-dma FILE: board-code's dbi_dma.csv, a row per block. */
+static void read_dbi(const char *path)
+{
+	struct rd *r = rd_open(path);
+	const char *line, *why;
+	size_t n, lineno = 0;
+	dbi_rows = keytab_make(sizeof(struct dbi_dma_row), 0);
+	if (!r)
+		cli_die(EXIT_UNUSABLE, "%s: cannot open:", path);
+	while ((line = rd_line(r, &n))) {
+		struct dbi_dma_row row;
+		lineno++;
+		if (lineno == 1) {
+			size_t k = strlen(dbi_dma_header());
+			if (n && line[n - 1] == '\r')
+				n--;
+			if (n != k || memcmp(line, dbi_dma_header(), k))
+				cli_die(EXIT_UNUSABLE, "%s:1: not the header of board-code's dbi_dma.csv", path);
+			continue;
+		}
+		if (dbi_dma_parse(line, n, &row, &why))
+			cli_die(EXIT_UNUSABLE, "%s:%zu: %s", path, lineno, why);
+		*(struct dbi_dma_row *)keytab_get(&dbi_rows, row.block, NULL) = row;
+	}
+	if (rd_error(r))
+		cli_die(EXIT_IO, "%s: read error: %s", path, rd_strerror(r));
+	if (!lineno)
+		cli_die(EXIT_UNUSABLE, "%s: empty (no header)", path);
+	rd_close(r);
 }
 
 /* A CSV of the staging directory; cli_die on failure (the exit removes
@@ -308,10 +349,17 @@ static const char **pipe_columns(const char *const *fixed, char ***extra, size_t
 			qsort(names + from, n - from, sizeof *names, cmp_str);
 		}
 	}
-	cols = xcalloc(nfixed + n + 1, sizeof *cols);
+	/* with memory detail, the two active bandwidths of its DMA bytes */
+	const char *const *dbi = fmt == BOARD_A2 && dbi_path ? pmu_pipe_dbi_columns() : NULL;
+	size_t ndbi = 0;
+	while (dbi && dbi[ndbi])
+		ndbi++;
+	cols = xcalloc(nfixed + n + ndbi + 1, sizeof *cols);
 	memcpy(cols, fixed, nfixed * sizeof *cols);
 	for (i = 0; i < n; i++)
 		cols[nfixed + i] = names[i];
+	for (i = 0; i < ndbi; i++)
+		cols[nfixed + n + i] = dbi[i];
 	*extra = names;
 	*nextra = n;
 	return cols;
@@ -658,6 +706,9 @@ static int option(struct filter *f, int c, const char *arg)
 	case 'o':
 		f->outpath = out_dir = arg;
 		return 1;
+	case 'D':
+		dbi_path = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -670,6 +721,8 @@ static int ready(struct filter *f)
 		filter_help(f, stderr);
 		return EXIT_USAGE;
 	}
+	if (dbi_path)
+		read_dbi(dbi_path);
 	return -1;
 }
 
@@ -680,12 +733,15 @@ static const char help[] =
 	"  -o DIR             the output directory (created; files replaced only on success)\n"
 	"  --aic-metrics=LIST groups, comma-separated: ArithmeticUtilization, L2Cache,\n"
 	"                     Memory, MemoryL0, MemoryUB, PipeUtilization,\n"
-	"                     ResourceConflictRatio, Default (all seven, the default)\n";
+	"                     ResourceConflictRatio, Default (all seven, the default)\n"
+	"  --dbi-dma FILE     board-code's dbi_dma.csv: PipeUtilization (910B/A3) gains\n"
+	"                     aic_mte1_active_bw(GB/s) and aic_mte2_active_bw(GB/s)\n";
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "aic-metrics", required_argument, NULL, 'A' },
+		{ "dbi-dma", required_argument, NULL, 'D' },
 		FILTER_LONGOPT_SOC,
 		FILTER_LONGOPTS,
 		FILTER_LONGOPTS_END
@@ -708,6 +764,8 @@ int main(int argc, char **argv)
 		free(blks[i]);
 	free(blks);
 	keytab_free(&blk_index);
+	if (dbi_path)
+		keytab_free(&dbi_rows);
 	loss_free(&losses);
 	return status;
 }

@@ -23,12 +23,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "biu.h"
 #include "board.h"
 #include "capture.h"
 #include "chip.h"
 #include "cli.h"
 #include "mem.h"
 #include "io.h"
+#include "pmu.h"
 #include "json.h"
 #include "rec.h"
 
@@ -50,10 +52,15 @@ static const char usage_text[] =
 	"      --live              stream the simulator's events as records on stdout, no dumps\n"
 	"      --device            run on the device (ROOT/lib64's runtime, no simulator): each launch's\n"
 	"                          raw PMU files (DeviceProf<N>.bin, duration.bin, ...) in its dump/\n"
+	"      --replay-mode=M     --device: kernel (default), application or range (with --mstx=on)\n"
+	"      --warm-up=N         --device: launches of a captured kernel run before measuring (0..500, default 5)\n"
+	"      --kill=on|off       --device: end the application after its last captured launch (default off)\n"
 	"      --replay            also save what --config needs to replay each captured kernel\n"
 	"      --config=FILE       run one kernel described by a JSON file (or a kernel_config.bin)\n"
 	"      --core-id=0|3       cores to parse later (recorded in the manifest for sim-flow)\n"
-	"      --aic-metrics=LIST  metrics (with PMSampling the simulator writes MTE logs)\n"
+	"      --aic-metrics=LIST  metrics (with PMSampling the simulator writes MTE logs; with --device on\n"
+	"                          Ascend950, InstrTimeline instruments each captured kernel, PipeTimeline)\n"
+	"      --instr-timeline-pipe=P|...  (or --pipe) InstrTimeline's pipes: cube fixp vector mte1 mte2 mte3\n"
 	"      --cann-root=DIR     CANN root (default $ASCEND_HOME_PATH, else the bundled stand-in)\n"
 	"      --no-api-spans      do not record host API calls\n"
 	"  -q, -v                  quieter, more verbose\n"
@@ -62,11 +69,18 @@ static const char usage_text[] =
 /* ---- options ---- */
 
 static const char *aic_metrics;
+static const char *instr_pipes;   /* --instr-timeline-pipe */
 static const char *out_dir, *soc_opt, *kernel_names, *core_ids, *cann_root, *config_file;
 static unsigned long launch_count = 1, launch_skip;
 static unsigned long timeout_s;
 static int dump_on = -1, live, replay, no_spans, device;
 static int mstx_on;
+/* --device: how each captured launch is measured (see device_plan) */
+enum replay_mode { REPLAY_KERNEL, REPLAY_APPLICATION, REPLAY_RANGE };
+static const char *const replay_mode_names[] = { "kernel", "application", "range" };
+static enum replay_mode replay_mode = REPLAY_KERNEL;
+static unsigned long warm_up = 5;
+static int kill_on;
 static char *mstx_include; /* --mstx-include, blanks removed; NULL when none */
 static char **app;
 
@@ -189,9 +203,52 @@ static void check_core_ids(const char *s)
 	}
 }
 
+/* The next name of a comma-separated metric list at *p, lower-cased into
+ * tok (64 bytes; empty names skipped); 0 at the end. */
+static int next_metric(const char **p, char *tok)
+{
+	for (;;) {
+		const char *s = *p, *e;
+		size_t n, i;
+		if (!*s)
+			return 0;
+		e = strchr(s, ',');
+		if (!e)
+			e = s + strlen(s);
+		*p = *e ? e + 1 : e;
+		n = (size_t)(e - s);
+		if (n == 0)
+			continue;
+		if (n >= 64)
+			n = 63;
+		for (i = 0; i < n; i++)
+			tok[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+		tok[n] = 0;
+		return 1;
+	}
+}
+
+/* The element of the list s that reads tok in any case, as the user
+ * wrote it (tok itself when none does). */
+static const char *metric_as_given(const char *s, const char *tok, size_t *len)
+{
+	size_t tn = strlen(tok);
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		if (n == tn && !strncasecmp(s, tok, n)) {
+			*len = n;
+			return s;
+		}
+		s += n + (s[n] != 0);
+	}
+	*len = tn;
+	return tok;
+}
+
+
 /* --aic-metrics: names of the reference, any case, comma separated.
  * from names where the list came from, for the message. */
-static void check_metrics(const char *s, const char *from)
+static void check_metrics(const char *s, const char *from, int sim)
 {
 	static const char *const known[] = {
 		"pipeutilization", "arithmeticutilization", "l2cache", "memory", "memoryl0", "memoryub",
@@ -199,29 +256,246 @@ static void check_metrics(const char *s, const char *from)
 		"pipetimeline", "instrtimeline", "pcsampling", "basicinfo", "source", "memorydetail",
 		"pmsampling", "overhead", NULL };
 	char tok[64];
-	const char *p = s, *e;
+	const char *p = s;
 	if (strlen(s) > 200)
 		cli_die(EXIT_USAGE, "%s: longer than 200 characters", from);
-	for (; *p; p = *e ? e + 1 : e) {
-		size_t n, i;
+	while (next_metric(&p, tok)) {
+		size_t i;
 		int ok = 0;
-		e = strchr(p, ',');
-		if (!e)
-			e = p + strlen(p);
-		n = (size_t)(e - p);
-		if (n == 0)
-			continue;
-		if (n >= sizeof tok)
-			n = sizeof tok - 1;
-		for (i = 0; i < n; i++)
-			tok[i] = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] + 32 : p[i]);
-		tok[n] = 0;
 		for (i = 0; known[i]; i++)
 			ok |= !strcmp(tok, known[i]);
 		if (!ok)
 			cli_die(EXIT_USAGE, "%s=%s: unknown metric %s", from, s, tok);
-		if (!strcmp(tok, "timelinedetail"))
+		if (sim && !strcmp(tok, "timelinedetail"))
 			cli_die(EXIT_USAGE, "%s=TimelineDetail is invalid in simulator", from);
+	}
+}
+
+/* ---- --device: the metric groups as capture modes ---- */
+
+/* The PMU groups, in the reference's order (ProfMetrics): what decides the
+ * events a replay programs. */
+enum { G_PIPE, G_ARITH, G_L2, G_MEMORY, G_CONFLICT, G_L0, G_UB, G_OCCUPANCY, G_ROOFLINE, G_NPMU };
+#define G_ALL ((1u << G_NPMU) - 1)
+static const char *const pmu_group_names[G_NPMU] = {
+	"PipeUtilization", "ArithmeticUtilization", "L2Cache", "Memory", "ResourceConflictRatio", "MemoryL0",
+	"MemoryUB", "Occupancy", "Roofline" };
+
+/* What --aic-metrics asks of a device run, as the reference reads it: no
+ * list (or an empty one) turns every PMU group on; a list turns on what it
+ * names (Default: the PMU groups; Roofline and MemoryDetail: every group
+ * too; PcSampling also Source; KernelScale alone: every group). */
+static struct {
+	unsigned pmu;             /* bits G_* */
+	int given;                /* a list was given */
+	int basic_info, kernel_scale, timeline_detail, source, memory_detail, pipe_tl, instr_tl, pcsampling;
+} dev;
+
+/* Chips a device metric runs on (the reference's on-board table). */
+enum { ON_A2 = 1, ON_A3 = 2, ON_310P = 4, ON_A5 = 8, ON_ALL = 15 };
+
+static unsigned chip_bit(enum chip_family f)
+{
+	return f == CHIP_A2 ? ON_A2 : f == CHIP_A3 ? ON_A3 : f == CHIP_310P ? ON_310P : f == CHIP_A5 ? ON_A5 : 0;
+}
+
+static void device_metrics(const char *s, enum chip_family fam)
+{
+	static const struct { const char *name; unsigned chips; } table[] = {
+		{ "pipeutilization", ON_ALL }, { "arithmeticutilization", ON_ALL }, { "l2cache", ON_ALL },
+		{ "memory", ON_ALL }, { "resourceconflictratio", ON_ALL }, { "memoryl0", ON_ALL },
+		{ "memoryub", ON_ALL }, { "occupancy", ON_A2 | ON_A3 | ON_A5 }, { "roofline", ON_ALL },
+		{ "default", ON_ALL }, { "kernelscale", ON_A2 | ON_A3 | ON_A5 },
+		{ "timelinedetail", ON_A2 | ON_A3 | ON_A5 }, { "basicinfo", ON_ALL },
+		{ "source", ON_A2 | ON_A3 | ON_A5 }, { "memorydetail", ON_A2 | ON_A3 | ON_A5 },
+		{ "pipetimeline", ON_A5 }, { "instrtimeline", ON_A5 }, { "pcsampling", ON_A5 }, { NULL, 0 } };
+	char tok[64];
+	const char *p;
+	int ntok = 0, only_scale = 0;
+	dev.pmu = G_ALL;
+	if (!s || !*s)
+		return;
+	dev.given = 1;
+	dev.pmu = 0;
+	/* First the flags of every name, then the checks, as the reference
+	 * parses the whole list before checking it. */
+	for (int pass = 0; pass < 2; pass++)
+		for (p = s; next_metric(&p, tok);) {
+			size_t i;
+			if (pass == 1) {
+				if (dev.pipe_tl && dev.instr_tl)
+					cli_die(EXIT_USAGE, "Unexpected argument --aic-metrics, 'PipeTimeline' and 'InstrTimeline' "
+					        "cannot be specified together.");
+				for (i = 0; table[i].name && strcmp(table[i].name, tok); i++)
+					;
+				if (!table[i].name)
+					cli_die(EXIT_USAGE, "Unexpected argument in --aic-metrics, maybe in wrong run mode");
+				if (!(table[i].chips & chip_bit(fam))) {
+					/* the reference's words, then which name and chip */
+					size_t n = 0;
+					const char *b = metric_as_given(s, tok, &n);
+					cli_die(EXIT_USAGE, "Unexpected argument in --aic-metrics, maybe in wrong soc platform: "
+					        "--aic-metrics=%.*s: not supported on this chip (%s)", (int)n, b,
+					        soc_opt ? soc_opt : CHIP_DEFAULT_SOC);
+				}
+				continue;
+			}
+			ntok++;
+			if (!strcmp(tok, "default") || !strcmp(tok, "roofline") || !strcmp(tok, "memorydetail"))
+				dev.pmu = G_ALL;
+			if (!strcmp(tok, "kernelscale"))
+				dev.kernel_scale = only_scale = 1;
+			else if (!strcmp(tok, "basicinfo"))
+				dev.basic_info = 1;
+			else if (!strcmp(tok, "timelinedetail"))
+				dev.timeline_detail = 1;
+			else if (!strcmp(tok, "source"))
+				dev.source = 1;
+			else if (!strcmp(tok, "memorydetail"))
+				dev.memory_detail = 1;
+			else if (!strcmp(tok, "pipetimeline"))
+				dev.pipe_tl = 1;
+			else if (!strcmp(tok, "instrtimeline"))
+				dev.instr_tl = 1;
+			else if (!strcmp(tok, "pcsampling"))
+				dev.pcsampling = dev.source = 1;
+			for (i = 0; i < G_NPMU; i++)
+				if (!strcasecmp(tok, pmu_group_names[i]))
+					dev.pmu |= 1u << i;
+		}
+	if (only_scale && ntok == 1)
+		dev.pmu = G_ALL;
+}
+
+/* The replays of a captured launch (kernel and range replay: kernel launches
+ * measured; application replay: runs of the application), as the reference
+ * counts them: the PMU replays of the fixed event lists (10 on Atlas A2/A3,
+ * 7 on 310P, 6 on Ascend950; kernel and range replay always program the
+ * whole lists), one when only BasicInfo is asked for (the task's duration). */
+static unsigned long dev_replays;
+/* The events programmed (aic, aiv): the fixed lists, or in application
+ * replay of some groups only theirs (pmu_program_events). */
+static uint16_t dev_events[2][PMU_EVENTS_MAX];
+static size_t dev_nevents[2];
+static int dev_trimmed;
+
+static void device_plan(void)
+{
+	enum board_fmt fmt = board_fmt_of(chip_find(soc_opt ? soc_opt : CHIP_DEFAULT_SOC)->family);
+	size_t slots, k, most = 0;
+	if ((int)fmt < 0)
+		return; /* said by find_device */
+	slots = board_pmu_slots(fmt);
+	dev_trimmed = replay_mode == REPLAY_APPLICATION && dev.pmu && dev.pmu != G_ALL && fmt != BOARD_310P;
+	for (k = 0; k < 2; k++) {
+		const uint16_t *fix;
+		enum board_core core = k ? BOARD_VECTOR : BOARD_CUBE;
+		if (fmt == BOARD_310P && k) {
+			dev_nevents[k] = 0;
+			continue;
+		}
+		if (dev_trimmed) {
+			dev_nevents[k] = pmu_program_events(fmt, core, dev.pmu, dev_events[k], PMU_EVENTS_MAX);
+		} else {
+			fix = pmu_replay_events(fmt, core, &dev_nevents[k]);
+			memcpy(dev_events[k], fix, dev_nevents[k] * sizeof *fix);
+		}
+		if (dev_nevents[k] > most)
+			most = dev_nevents[k];
+	}
+	/* At least one, for the task's stamps. */
+	dev_replays = dev.pmu && most ? (most + slots - 1) / slots : 1;
+}
+
+static void events_text(char *buf, size_t cap, int k, char sep)
+{
+	size_t i, n = 0;
+	buf[0] = 0;
+	for (i = 0; i < dev_nevents[k] && n + 8 < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s%u", i ? (char[]){ sep, 0 } : "", dev_events[k][i]);
+}
+
+/* --replay-mode, --warm-up, --kill: the reference's checks and words. */
+static void device_options(const char *kill_s, const char *mode_s, const char *warm_s)
+{
+	enum chip_family fam = chip_find(soc_opt ? soc_opt : CHIP_DEFAULT_SOC)->family;
+	int range_ok = fam == CHIP_A2 || fam == CHIP_A3 || fam == CHIP_A5;
+	if (kill_s && *kill_s) {
+		if (strcmp(kill_s, "on") && strcmp(kill_s, "off"))
+			cli_die(EXIT_USAGE, "Kill should be on/off");
+		kill_on = !strcmp(kill_s, "on");
+	}
+	if (mode_s && *mode_s) {
+		if (!strcmp(mode_s, "kernel"))
+			replay_mode = REPLAY_KERNEL;
+		else if (!strcmp(mode_s, "application"))
+			replay_mode = REPLAY_APPLICATION;
+		else if (!strcmp(mode_s, "range") && range_ok)
+			replay_mode = REPLAY_RANGE;
+		else
+			cli_die(EXIT_USAGE, "Replay mode should be %s", range_ok ? "application/kernel/range"
+			                                                         : "application/kernel");
+	}
+	if (replay_mode == REPLAY_APPLICATION && dev.timeline_detail)
+		cli_die(EXIT_USAGE, "--aic-metrics=TimelineDetail is invalid when --replay-mode=application");
+	if (replay_mode == REPLAY_RANGE) {
+		if (!mstx_on)
+			cli_die(EXIT_USAGE, "--replay-mode=range only support when --mstx=on");
+		if (fam == CHIP_A5 && (dev.pcsampling || (dev.pmu & 1u << G_ROOFLINE) || dev.source || dev.pipe_tl ||
+		                       dev.instr_tl))
+			cli_die(EXIT_USAGE, "--aic-metrics=Source/PcSampling/Roofline/PipeTimeline/InstrTimeline is invalid "
+			        "when --replay-mode=range on Ascend 950");
+		if (dev.timeline_detail || dev.source || dev.memory_detail)
+			cli_die(EXIT_USAGE, "--aic-metrics=TimelineDetail/Source/MemoryDetail is invalid when "
+			        "--replay-mode=range");
+	}
+	if (warm_s && *warm_s) {
+		/* A number (an optional sign, digits) that fits an int32. */
+		const char *d = warm_s + (*warm_s == '+' || *warm_s == '-');
+		long long v;
+		if (!*d || strlen(d) > 10 || strspn(d, "0123456789") != strlen(d) ||
+		    (v = strtoll(warm_s, NULL, 10)) > INT32_MAX || v < INT32_MIN)
+			cli_die(EXIT_USAGE, "Warm up times should be number and within [0, 500]");
+		if (v < 0 || v > 500)
+			cli_die(EXIT_USAGE, "Warm up times should within [0, 500]");
+		warm_up = (unsigned long)v;
+	}
+	/* What the reference does and optrace does not: the device-to-simulator
+	 * replay of TimelineDetail. */
+	if (dev.timeline_detail)
+		cli_die(EXIT_USAGE, "--aic-metrics=TimelineDetail: the device-to-simulator replay is not supported "
+		        "(capture the kernel in the simulator instead)");
+	device_plan();
+}
+
+/* Does the --aic-metrics list name metric (lower case)? */
+static int metric_on(const char *m, const char *metric)
+{
+	size_t n = strlen(metric);
+	for (const char *p = m; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
+		if (strcspn(p, ",") == n && !strncasecmp(p, metric, n))
+			return 1;
+	return 0;
+}
+
+/* InstrTimeline / PipeTimeline (on the device only) and
+ * --instr-timeline-pipe: the reference's rules; the chip is checked
+ * with the SoC (timeline_chip). */
+static void check_timeline(void)
+{
+	int instr = metric_on(aic_metrics, "instrtimeline"), pipe = metric_on(aic_metrics, "pipetimeline");
+	if (instr && pipe)
+		cli_die(EXIT_USAGE, "--aic-metrics: 'PipeTimeline' and 'InstrTimeline' cannot be specified together");
+	if (!instr_pipes)
+		return;
+	if (!instr)
+		cli_die(EXIT_USAGE, "--instr-timeline-pipe only works with --aic-metrics=InstrTimeline");
+	for (const char *p = instr_pipes; *p;) {
+		size_t n = strcspn(p, "|");
+		if (biu_pipe_find(p, n, 0) < 0)
+			cli_die(EXIT_USAGE, "--instr-timeline-pipe=%s: pipes are cube fixp vector mte1 mte2 mte3, "
+			        "separated by '|'", instr_pipes);
+		p += n + (p[n] != 0);
 	}
 }
 
@@ -263,7 +537,7 @@ static void parse_args(int argc, char **argv)
 	int i;
 	const char *v;
 	const char *count_s = NULL, *skip_s = NULL, *timeout_str = NULL, *dump_s = NULL, *mstx_s = NULL;
-	const char *include_s = NULL;
+	const char *include_s = NULL, *kill_s = NULL, *mode_s = NULL, *warm_s = NULL;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {
@@ -312,18 +586,28 @@ static void parse_args(int argc, char **argv)
 			include_s = v;
 		} else if (take(a, "--aic-metrics", &i, argc, argv, &v)) {
 			aic_metrics = v;
+		} else if (take(a, "--instr-timeline-pipe", &i, argc, argv, &v) || take(a, "--pipe", &i, argc, argv, &v)) {
+			instr_pipes = v;
 		} else if (take(a, "--core-id", &i, argc, argv, &v)) {
 			core_ids = v;
 		} else if (take(a, "--cann-root", &i, argc, argv, &v)) {
 			cann_root = v;
 		} else if (take(a, "--config", &i, argc, argv, &v)) {
 			config_file = v;
+		} else if (take(a, "--replay-mode", &i, argc, argv, &v)) {
+			mode_s = v;
+		} else if (take(a, "--warm-up", &i, argc, argv, &v)) {
+			warm_s = v;
+		} else if (take(a, "--kill", &i, argc, argv, &v)) {
+			kill_s = v;
 		} else {
 			cli_warn("unknown option %s", a);
 			fputs(usage_text, stderr);
 			exit(EXIT_USAGE);
 		}
 	}
+	if (!device && (kill_s || mode_s || warm_s))
+		cli_die(EXIT_USAGE, "%s applies to --device only", kill_s ? "--kill" : mode_s ? "--replay-mode" : "--warm-up");
 	if (device && (live || config_file || dump_s))
 		cli_die(EXIT_USAGE, "--device cannot be used with %s", live ? "--live" : config_file ? "--config" : "--dump");
 	app = argv + i;
@@ -349,7 +633,10 @@ static void parse_args(int argc, char **argv)
 	if (include_s)
 		mstx_include = check_mstx_include(include_s);
 	if (aic_metrics)
-		check_metrics(aic_metrics, "--aic-metrics");
+		check_metrics(aic_metrics, "--aic-metrics", !device);
+	if (device)
+		device_metrics(aic_metrics, chip_find(soc_opt ? soc_opt : CHIP_DEFAULT_SOC)->family);
+	check_timeline();
 	if (core_ids)
 		check_core_ids(core_ids);
 	if (dump_s) {
@@ -359,6 +646,8 @@ static void parse_args(int argc, char **argv)
 	}
 	if (skip_s)
 		launch_skip = ranged("--launch-skip-before-match", skip_s, 0, 1000);
+	if (device)
+		device_options(kill_s, mode_s, warm_s);
 	if (timeout_str)
 		parse_timeout(timeout_str);
 	if (config_file && soc_opt)
@@ -426,8 +715,14 @@ static void ge_defaults(void)
 			cli_note("output directory %s from GE_PROFILING_OPTIONS", out_dir);
 	}
 	if (!aic_metrics && ge_metrics[0]) {
-		check_metrics(ge_metrics, "GE_PROFILING_OPTIONS: aic_metrics");
+		check_metrics(ge_metrics, "GE_PROFILING_OPTIONS: aic_metrics", !device);
 		aic_metrics = ge_metrics;
+		if (device) {
+			/* The device's groups, and what they allow, from the options. */
+			memset(&dev, 0, sizeof dev);
+			device_metrics(aic_metrics, chip_find(soc_opt ? soc_opt : CHIP_DEFAULT_SOC)->family);
+			device_options(NULL, NULL, NULL);
+		}
 	}
 }
 
@@ -473,6 +768,43 @@ static void find_inject(void)
 
 static char root[PATH_MAX], soc[128], sim_lib[PATH_MAX * 2];
 
+/* The on-board metrics only Ascend950 has (the timelines, PC sampling),
+ * on another chip: refused before the run. */
+static void timeline_chip(void)
+{
+	static const char *const a5_only[][2] = {
+		{ "instrtimeline", "InstrTimeline" }, { "pipetimeline", "PipeTimeline" }, { "pcsampling", "PcSampling" } };
+	if (chip_find(soc)->family == CHIP_A5)
+		return;
+	for (size_t i = 0; i < sizeof a5_only / sizeof a5_only[0]; i++)
+		if (metric_on(aic_metrics, a5_only[i][0]))
+			cli_die(EXIT_USAGE, "--aic-metrics=%s: not supported on this chip (%s): the on-board instruction "
+			        "and pipe timelines and PC sampling are Ascend950's", a5_only[i][1], soc);
+}
+
+/* The device's side of a timeline: what it stamps, and for InstrTimeline
+ * the compiler's instrumentation of each captured kernel (bisheng-tune
+ * in ROOT/compiler/ccec_compiler/bin, run by the preload library). */
+static void timeline_env(struct env *env)
+{
+	char tool[PATH_MAX * 2];
+	int instr = metric_on(aic_metrics, "instrtimeline");
+	env_unset(env, "OPTRACE_DFX_TUNE");
+	env_unset(env, "OPTRACE_DFX_PIPES");
+	env_unset(env, "CAMODEL_DEVICE_DFX_MAP");
+	if (!instr && !metric_on(aic_metrics, "pipetimeline"))
+		return;
+	env_set(env, "CAMODEL_DEVICE_TIMELINE", instr ? "InstrTimeline" : "PipeTimeline");
+	if (!instr)
+		return;
+	snprintf(tool, sizeof tool, "%s/compiler/ccec_compiler/bin/bisheng-tune", root);
+	if (access(tool, X_OK))
+		cli_die(EXIT_UNUSABLE, "--aic-metrics=InstrTimeline: the compiler's instrumentation is missing: %s:", tool);
+	env_set(env, "OPTRACE_DFX_TUNE", tool);
+	if (instr_pipes)
+		env_set(env, "OPTRACE_DFX_PIPES", instr_pipes);
+}
+
 /* --device: the runtime an application links, in ROOT/lib64 (on a real
  * machine the driver's, here the stand-in's device mode); the SoC from
  * --soc-version, else the default. */
@@ -488,6 +820,7 @@ static void find_device(void)
 		cli_die(EXIT_USAGE, "%s: path too long", root);
 	if (!io_is_file(p))
 		cli_die(EXIT_UNUSABLE, "no device runtime found: %s is missing", p);
+	timeline_chip();
 }
 
 static void find_simulator(void)
@@ -1010,6 +1343,43 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 		json_kv_cstr(&j, "core_id", core_ids);
 	if (aic_metrics)
 		json_kv_cstr(&j, "aic_metrics", aic_metrics);
+	if (device) {
+		size_t g;
+		json_kv_cstr(&j, "replay_mode", replay_mode_names[replay_mode]);
+		json_key(&j, "groups");
+		json_begin_array(&j);
+		for (g = 0; g < G_NPMU; g++)
+			if (dev.pmu >> g & 1)
+				json_cstring(&j, pmu_group_names[g]);
+		if (dev.basic_info)
+			json_cstring(&j, "BasicInfo");
+		if (dev.kernel_scale)
+			json_cstring(&j, "KernelScale");
+		if (dev.source)
+			json_cstring(&j, "Source");
+		if (dev.memory_detail)
+			json_cstring(&j, "MemoryDetail");
+		if (dev.pipe_tl)
+			json_cstring(&j, "PipeTimeline");
+		if (dev.instr_tl)
+			json_cstring(&j, "InstrTimeline");
+		if (dev.pcsampling)
+			json_cstring(&j, "PcSampling");
+		json_end_array(&j);
+		json_kv_uint(&j, "replays", dev_replays);
+		for (g = 0; g < 2; g++) {
+			size_t e;
+			json_key(&j, g ? "events_aiv" : "events_aic");
+			json_begin_array(&j);
+			for (e = 0; e < dev_nevents[g]; e++)
+				json_uint(&j, dev_events[g][e]);
+			json_end_array(&j);
+		}
+		json_kv_uint(&j, "app_runs", replay_mode == REPLAY_APPLICATION ? dev_replays : 1);
+		json_kv_uint(&j, "warm_up", warm_up);
+		json_key(&j, "kill");
+		json_bool(&j, kill_on);
+	}
 	if (ge_output[0])
 		json_kv_cstr(&j, "ge_output", ge_output);
 	json_kv_uint(&j, "launches", nlaunches);
@@ -1066,6 +1436,35 @@ static void write_manifest(int app_status, int timed_out, const char *live_note)
 	wr_putc(w, '\n');
 	if ((e = wr_close(w)))
 		cli_die(EXIT_IO, "%s: %s", path, strerror(e));
+}
+
+/* Application replay of some groups: each captured launch's dump directory
+ * names the events its replays counted (optrace-board(5), PMU_EVENTS.TXT),
+ * which are not the fixed lists the parse would assume. */
+static void write_pmu_events(void)
+{
+	char path[PATH_MAX * 2], ev[PMU_EVENTS_MAX * 6 + 8];
+	size_t i;
+	int e;
+	if (!device || !dev_trimmed)
+		return;
+	for (i = 0; i < nkernels; i++) {
+		struct wr *w;
+		snprintf(path, sizeof path, "%s/%s/pmu_events.txt", run, kernels[i].dir);
+		if (!(w = wr_open(path, 0))) {
+			add_problem(path, strlen(path), "not saved", 9);
+			continue;
+		}
+		events_text(ev, sizeof ev, 0, ',');
+		wr_printf(w, "aic=%s\n", ev);
+		events_text(ev, sizeof ev, 1, ',');
+		wr_printf(w, "aiv=%s\n", ev);
+		if ((e = wr_close(w))) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "not saved: %s", strerror(e));
+			add_problem(path, strlen(path), msg, strlen(msg));
+		}
+	}
 }
 
 /* ---- live stream: FIFO -> stdout ---- */
@@ -1310,6 +1709,32 @@ static void device_env(struct env *env)
 	env_unset(env, "IS_SIMULATOR_ENV");
 	env_set(env, "OPTRACE_DEVICE", "1");
 	env_set(env, "OPTRACE_MTE", "0");
+	/* How each captured launch is measured (inject/README, Device mode). */
+	env_set(env, "OPTRACE_REPLAY_MODE", replay_mode_names[replay_mode]);
+	snprintf(buf, sizeof buf, "%lu", dev_replays);
+	env_set(env, "OPTRACE_DEVICE_REPLAYS", buf);
+	snprintf(buf, sizeof buf, "%lu", warm_up);
+	env_set(env, "OPTRACE_WARM_UP", buf);
+	env_set(env, "OPTRACE_KILL", kill_on ? "1" : "0");
+	env_unset(env, "OPTRACE_APP_REPLAY");
+	/* The groups that instrument the kernel, for the device's runtime (the
+	 * stand-in reads these; a list that names none leaves them as set). */
+	if (dev.pipe_tl || dev.instr_tl)
+		env_set(env, "CAMODEL_DEVICE_TIMELINE", dev.pipe_tl ? "PipeTimeline" : "InstrTimeline");
+	if (dev.pcsampling)
+		env_set(env, "CAMODEL_DEVICE_PCSAMPLING", "1");
+	/* The device is programmed with the capture's events. */
+	if (dev_trimmed) {
+		char ev[PMU_EVENTS_MAX * 6 + 8];
+		events_text(ev, sizeof ev, 0, ',');
+		env_set(env, "CAMODEL_DEVICE_PMU_AIC", ev);
+		events_text(ev, sizeof ev, 1, ',');
+		env_set(env, "CAMODEL_DEVICE_PMU_AIV", ev);
+	} else {
+		env_unset(env, "CAMODEL_DEVICE_PMU_AIC");
+		env_unset(env, "CAMODEL_DEVICE_PMU_AIV");
+	}
+	timeline_env(env);
 }
 
 /* What the preload library reads in both modes: where the run goes and
@@ -1540,7 +1965,15 @@ static void close_live(int timed_out)
 static int finish(const char *command, int timed_out, const char *live_note)
 {
 	int status = app_status;
+	int stopped = kill_on && WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGKILL);
 
+	/* --kill=on: the library ended the application after its last
+	 * captured launch; that is no failure (the reference's rule too). */
+	if (stopped) {
+		if (cli_verbosity > 1)
+			cli_note("the application was ended after its last captured launch (--kill=on)");
+		status = 0;
+	}
 	if (WIFSIGNALED(status) && !sigints && !timed_out)
 		cli_warn("the application was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) && !sigints && !timed_out)
@@ -1564,7 +1997,7 @@ static int finish(const char *command, int timed_out, const char *live_note)
 			        launched_names ? launched_names : "");
 		cli_die(EXIT_UNUSABLE, "no kernel captured (%llu launches)", nlaunches);
 	}
-	write_manifest(status, timed_out, live_note);
+	write_manifest(app_status, timed_out, live_note);
 	run_kept = 1;
 	if (cli_verbosity && nmstx_skipped)
 		cli_note("%llu launch%s outside the mstx ranges not captured", nmstx_skipped,
@@ -1583,6 +2016,40 @@ static int finish(const char *command, int timed_out, const char *live_note)
 	if (timed_out || ndropped || live_bad || !WIFEXITED(status) || WEXITSTATUS(status))
 		return EXIT_PARTIAL;
 	return EXIT_OK;
+}
+
+/* --replay-mode=application: the application runs again for each further
+ * replay (OPTRACE_APP_REPLAY names it to the preload library, which gives
+ * each captured launch the directory it had in the first run and has the
+ * device count that replay's events).  The launch and API records are
+ * those of the first run.  Returns 1 when a second Ctrl+C aborted. */
+static int app_replays(char **command, struct env *env, int *timed_out)
+{
+	char host[PATH_MAX + 64], first[PATH_MAX + 64], buf[32];
+	unsigned long k;
+	int status = app_status, rc = 0;
+	snprintf(host, sizeof host, "%s/host", tmpd);
+	snprintf(first, sizeof first, "%s/host.first", tmpd);
+	if (rename(host, first) || mkdir(host, 0750))
+		cli_die(EXIT_IO, "%s:", host);
+	for (k = 2; k <= dev_replays && !sigints && !*timed_out; k++) {
+		if (cli_verbosity > 1)
+			cli_note("application replay %lu of %lu", k, dev_replays);
+		snprintf(buf, sizeof buf, "%lu", k);
+		env_set(env, "OPTRACE_APP_REPLAY", buf);
+		app_done = 0;
+		start_child(command, env);
+		if ((rc = supervise(-1, timed_out)))
+			break;
+		/* The first run's status, unless a later one failed. */
+		if (!(WIFEXITED(app_status) && WEXITSTATUS(app_status) == 0) && WIFEXITED(status) && !WEXITSTATUS(status))
+			status = app_status;
+	}
+	app_status = status;
+	io_rm_tree(host);
+	if (rename(first, host))
+		cli_die(EXIT_IO, "%s:", host);
+	return rc;
 }
 
 /* ---- main ---- */
@@ -1605,9 +2072,11 @@ int main(int argc, char **argv)
 	fd = open_live(&env);
 	catch_signals();
 	start_child(command, &env);
-	env_free(&env);
 	if (supervise(fd, &timed_out))
 		return abort_capture(fd);
+	if (device && replay_mode == REPLAY_APPLICATION && dev_replays > 1 && app_replays(command, &env, &timed_out))
+		return abort_capture(fd);
+	env_free(&env);
 
 	/* What the application left: its live events, the host records and
 	 * the dumps of each launch, gathered into the run directory. */
@@ -1615,6 +2084,7 @@ int main(int argc, char **argv)
 	merge_host_records();
 	rescue_interrupted();
 	scan_launch_dirs();
+	write_pmu_events();
 	io_rm_tree(tmpd);
 	close_live(timed_out);
 	return finish(command[0], timed_out, live_note);

@@ -142,7 +142,7 @@ static struct args_rec *args_of(void *ah, int create)
 
 static void note_init(void *ah)
 {
-	if (!inj.replay)
+	if (!inj.args)
 		return;
 	pthread_mutex_lock(&args_mu);
 	args_of(ah, 1)->n = 0;
@@ -152,7 +152,7 @@ static void note_init(void *ah)
 static void note_param(void *ah, const void *param, size_t size)
 {
 	struct args_rec *a;
-	if (!inj.replay || size != 8 || !param)
+	if (!inj.args || size != 8 || !param)
 		return;
 	pthread_mutex_lock(&args_mu);
 	if ((a = args_of(ah, 1)) && a->n < MAXARGS)
@@ -163,7 +163,7 @@ static void note_param(void *ah, const void *param, size_t size)
 static void note_placeholder(void *ah, void *buf, size_t size)
 {
 	struct args_rec *a;
-	if (!inj.replay || !buf)
+	if (!inj.args || !buf)
 		return;
 	pthread_mutex_lock(&args_mu);
 	if ((a = args_of(ah, 1)) && !a->tiling) {
@@ -246,10 +246,10 @@ static void save_device_args(struct inj_launch *l, const void *dev, size_t size)
 	l.stream = stm;                                            \
 	inj_launch_by_func(&l, fh);                                \
 	inj_launch_begin(&l);                                      \
-	if (l.order >= 0 && inj.replay) {                          \
+	if (l.order >= 0 && inj.args) {                            \
 		save;                                              \
 	}                                                          \
-	r = f_ call;                                               \
+	INJ_RUN(l, r, f_ call);                                    \
 	inj_launch_end(&l, r);                                     \
 	inj_span_end(&l.span, apiname, r, bd, (uint64_t)(a1), PTR(fh),   \
 	             inj.spans ? inj_args(tb_, sizeof tb_, "kernel=%s blockDim=%u stream=%x " argfmt \

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct bin {
@@ -362,6 +364,7 @@ static void dir_name(char *out, size_t cap, const char *name)
 }
 
 static void not_saved(const char *path, const char *what, int err);
+static void dfx_instrument(struct inj_launch *l);
 
 static int write_file(const char *path, const void *p, size_t n)
 {
@@ -422,6 +425,37 @@ static int save_binary(int b, const char *dest)
 	return r;
 }
 
+/* Application replay: the captured launches of each kernel name in this
+ * process so far; returns the count before this one. */
+static int replay_order(const char *name)
+{
+	static struct {
+		char *name;
+		int n;
+	} *seen;
+	static size_t nseen, capseen;
+	size_t i;
+	int n = -1;
+	pthread_mutex_lock(&reg_mu);
+	for (i = 0; i < nseen; i++)
+		if (!strcmp(seen[i].name, name)) {
+			n = seen[i].n++;
+			break;
+		}
+	if (n < 0 && grow((void **)&seen, &capseen, nseen, sizeof *seen) && (seen[nseen].name = strdup(name))) {
+		seen[nseen++].n = 1;
+		n = 0;
+	}
+	pthread_mutex_unlock(&reg_mu);
+	return n < 0 ? 0 : n;
+}
+
+static int io_dir_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int make_dirs(struct inj_launch *l)
 {
 	char dn[300];
@@ -433,6 +467,20 @@ static int make_dirs(struct inj_launch *l)
 		return -1;
 	if (mkdir(l->dir, 0750) && errno != EEXIST)
 		return -1;
+	if (inj.device && inj.dev_mode == INJ_APPLICATION && inj.app_replay > 1) {
+		/* A later run of the application: the launch's directory is the
+		 * one the first run gave the same launch of this process. */
+		n = replay_order(l->name);
+		snprintf(l->dir + base, sizeof l->dir - base, "/%d/dump", n);
+		l->order = n;
+		if (!io_dir_exists(l->dir)) {
+			errno = ENOENT;
+			return -1;
+		}
+		return 0;
+	}
+	if (inj.device && inj.dev_mode == INJ_APPLICATION)
+		replay_order(l->name);
 	/* mkdir is atomic: processes of one application never share an <n>. */
 	for (n = 0; n < 1000; n++) {
 		snprintf(l->dir + base, sizeof l->dir - base, "/%d", n);
@@ -543,11 +591,107 @@ void inj_launch_begin(struct inj_launch *l)
 			inj_live_launch(1, l->name, l->order);
 		/* On a device the runtime writes the launch's raw PMU files
 		 * (see optrace-board(5)) into its dump directory: the stand-in
-		 * reads CAMODEL_DEVICE_DUMP at each launch. */
-		if (inj.device && setenv("CAMODEL_DEVICE_DUMP", l->dir, 1))
-			not_saved(l->dir, "raw device data not directed", errno);
+		 * reads CAMODEL_DEVICE_DUMP at each launch.  In kernel and range
+		 * replay the replays before the original launch write them
+		 * (device.c); in application replay the launch is this run's
+		 * replay. */
+		if (inj.device && inj.dev_mode == INJ_APPLICATION)
+			inj_dev_direct(l, inj.app_replay);
+		else if (inj.device && !inj.dev_replays)
+			inj_dev_direct(l, 0);
+		if (inj.device)
+			dfx_instrument(l);
 	}
 	l->span.t0 = inj_now();
+}
+
+/* InstrTimeline on a device: the compiler's instrumentation
+ * (OPTRACE_DFX_TUNE, bisheng-tune) marks the captured kernel's
+ * instructions and writes dfx_region_map.txt and dfx_tune.log into the
+ * launch's dump directory; the device stamps the regions of that map
+ * (CAMODEL_DEVICE_DFX_MAP).  The tool runs without this library.  When
+ * it fails the launch runs uninstrumented: no timeline at all, until the
+ * launch ends (dfx_restore). */
+static int dfx_off;
+
+static void dfx_fail(void)
+{
+	if (!unsetenv("CAMODEL_DEVICE_TIMELINE"))
+		dfx_off = 1;
+}
+
+static void dfx_restore(void)
+{
+	unsetenv("CAMODEL_DEVICE_DFX_MAP");
+	if (dfx_off && !setenv("CAMODEL_DEVICE_TIMELINE", "InstrTimeline", 1))
+		dfx_off = 0;
+}
+
+static void dfx_instrument(struct inj_launch *l)
+{
+	extern char **environ;
+	const char *tool = getenv("OPTRACE_DFX_TUNE"), *pipes = getenv("OPTRACE_DFX_PIPES");
+	char bin[4200], sel[1100], pipe_opt[300], out[4200], map[4200];
+	char *argv[8], **envp;
+	size_t n = 0, k = 0;
+	pid_t pid;
+	int st, rc;
+
+	unsetenv("CAMODEL_DEVICE_DFX_MAP");
+	if (!tool || !*tool)
+		return;
+	if (l->bin < 0) {
+		inj_note("%s: no kernel binary to instrument: no instruction timeline", l->dir);
+		dfx_fail();
+		return;
+	}
+	snprintf(bin, sizeof bin, "%s/aicore_binary.o", l->dir);
+	if (l->tiling_key != REC_NONE)
+		snprintf(sel, sizeof sel, "--tiling-key=%llu", (unsigned long long)l->tiling_key);
+	else
+		snprintf(sel, sizeof sel, "--kernel-name=%s", l->name);
+	snprintf(out, sizeof out, "-o%s", l->dir);
+	argv[k++] = (char *)tool;
+	argv[k++] = "--action=instru-dfx";
+	argv[k++] = sel;
+	if (pipes && *pipes) {
+		snprintf(pipe_opt, sizeof pipe_opt, "--dfx-pipe=%s", pipes);
+		argv[k++] = pipe_opt;
+	}
+	argv[k++] = out;
+	argv[k++] = bin;
+	argv[k] = NULL;
+	while (environ[n])
+		n++;
+	if (!(envp = calloc(n + 1, sizeof *envp))) {
+		dfx_fail();
+		return;
+	}
+	for (size_t i = 0, j = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11))
+			envp[j++] = environ[i];
+	rc = posix_spawn(&pid, tool, NULL, NULL, argv, envp);
+	free(envp);
+	if (rc) {
+		not_saved(tool, "instrumentation not run", rc);
+		dfx_fail();
+		return;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			not_saved(tool, "instrumentation lost", errno);
+			dfx_fail();
+			return;
+		}
+	/* 1: a pipe ran out of dfx ids; its first instructions are marked
+	 * and dfx_tune.log says which pipe is incomplete. */
+	if (!WIFEXITED(st) || WEXITSTATUS(st) > 1) {
+		inj_note("%s: the instrumentation of %s failed (above): no instruction timeline", l->dir, l->name);
+		dfx_fail();
+		return;
+	}
+	snprintf(map, sizeof map, "%s/dfx_region_map.txt", l->dir);
+	setenv("CAMODEL_DEVICE_DFX_MAP", map, 1);
 }
 
 /* Something of a captured launch could not be written: said on stderr and
@@ -680,10 +824,8 @@ void inj_launch_end(struct inj_launch *l, int64_t ret)
 			inj_acl_sync(l->stream);
 		else
 			inj_rt_sync(l->stream);
-		if (inj.devdump)
-			setenv("CAMODEL_DEVICE_DUMP", inj.devdump, 1);
-		else
-			unsetenv("CAMODEL_DEVICE_DUMP");
+		inj_dev_direct(NULL, 0);
+		dfx_restore();
 	}
 	end = inj_now();
 	if (!inj.capdir || inj.disabled)
@@ -704,4 +846,6 @@ void inj_launch_end(struct inj_launch *l, int64_t ret)
 	rec_text_set(&r, NS_DIR, l->order >= 0 ? l->dir : "", l->order >= 0 ? strlen(l->dir) : 0);
 	inj_emit(&r);
 	inj_flush();
+	if (inj.device)
+		inj_dev_done(l, l->order >= 0 && __atomic_load_n(&granted, __ATOMIC_RELAXED) >= inj.count);
 }

@@ -466,6 +466,20 @@ static void do_init(void)
 	inj.mstx = (e = env("OPTRACE_MSTX")) && !strcmp(e, "1");
 	if (inj.mstx && (e = env("OPTRACE_MSTX_INCLUDE")))
 		inj.mstx_include = split_list(e);
+	if (inj.device) {
+		inj.devreplay = (e = env("CAMODEL_DEVICE_REPLAY")) ? strdup(e) : NULL;
+		e = env("OPTRACE_REPLAY_MODE");
+		inj.dev_mode = e && !strcmp(e, "application") ? INJ_APPLICATION : e && !strcmp(e, "range") ? INJ_RANGE
+		                                                                                          : INJ_KERNEL;
+		inj.dev_replays = (e = env("OPTRACE_DEVICE_REPLAYS")) ? strtoul(e, NULL, 10) : 0;
+		inj.warm_up = (e = env("OPTRACE_WARM_UP")) ? strtoul(e, NULL, 10) : 0;
+		inj.app_replay = (e = env("OPTRACE_APP_REPLAY")) ? strtoul(e, NULL, 10) : 1;
+		if (inj.app_replay < 1)
+			inj.app_replay = 1;
+		inj.restore = !((e = env("OPTRACE_DEVICE_RESTORE")) && !strcmp(e, "0"));
+		inj.kill = (e = env("OPTRACE_KILL")) && !strcmp(e, "1");
+	}
+	inj.args = inj.replay || (inj.device && inj.dev_mode != INJ_APPLICATION && inj.dev_replays > 0);
 	rec_schema(K_HEADER); /* index the schemas before any thread races */
 	last_flush = inj_now();
 	if (pthread_atfork(fork_prepare, fork_parent, fork_child))

@@ -68,9 +68,19 @@ struct inj_state {
 	unsigned long count; /* --launch-count */
 	unsigned long skip;  /* --launch-skip-before-match */
 	int mstx;            /* --mstx=on: capture only inside the application's mstx ranges */
+	/* device mode (device.c): how a captured launch is measured */
+	int dev_mode;        /* OPTRACE_REPLAY_MODE: INJ_KERNEL, INJ_APPLICATION, INJ_RANGE */
+	unsigned long dev_replays; /* OPTRACE_DEVICE_REPLAYS: kernel runs measured (kernel, range) */
+	unsigned long warm_up;     /* OPTRACE_WARM_UP: unmeasured runs first (kernel, range) */
+	unsigned long app_replay;  /* OPTRACE_APP_REPLAY: which run of the application (1..) */
+	int restore;         /* inputs restored before each run (OPTRACE_DEVICE_RESTORE=0: not) */
+	int kill;            /* OPTRACE_KILL=1: end the application after its last captured launch */
+	int args;            /* the launch's argument blob is wanted (--replay, or replays to restore) */
+	const char *devreplay; /* CAMODEL_DEVICE_REPLAY at start (uncaptured launches) */
 	char **mstx_include; /* --mstx-include messages (NULL = any) */
 };
 extern struct inj_state inj __attribute__((visibility("hidden")));
+enum { INJ_KERNEL, INJ_APPLICATION, INJ_RANGE };
 
 void inj_init(void);
 /* Report a failure once on stderr and stop profiling (hooks forward). */
@@ -132,6 +142,11 @@ struct inj_launch {
 	int q_flag;
 	uint64_t sym_off;
 	int has_sym;
+	/* device mode, kernel and range replay (device.c): the runs done so far
+	 * and the device buffers the launch points at, saved before the first */
+	unsigned long dev_step;
+	struct inj_snap *snap;
+	size_t nsnap;
 };
 /* Find what a launch runs; then begin (before the original launch) and end
  * (after it: synchronise, move the dumps, write the records). */
@@ -147,6 +162,29 @@ void inj_alloc_forget(const void *ptr);
 uint32_t inj_bin_magic(int bin);
 void inj_launch_save_args(struct inj_launch *l, const void *args, uint32_t size,
                           const rtArgsEx_t *ex);
+
+/* ---- device mode (device.c) ---- */
+/* Save the device buffers the pointer words of args[0..size) point into
+ * (the allocations seen), before the launch's first run. */
+void inj_dev_snapshot(struct inj_launch *l, const void *args, uint32_t size);
+/* Before the original launch of a captured one, in kernel and range
+ * replay: 1 while there is a run to make first (a warm-up, then replay 1..N,
+ * each on restored inputs and with the device told which replay it is); 0
+ * at the end, the inputs restored once more for the original launch. */
+int inj_dev_next(struct inj_launch *l);
+/* Where the device writes the raw data of launch l (NULL: the scratch
+ * directory) and which replay it is (0: as at start). */
+void inj_dev_direct(const struct inj_launch *l, unsigned long replay);
+/* After the launch's record: free what it kept; with --kill=on end the
+ * application after its last captured launch. */
+void inj_dev_done(struct inj_launch *l, int last);
+/* The runs of a launch hook: the replays first, then the original call. */
+#define INJ_RUN(l, r, call)                      \
+	do {                                     \
+		while (inj_dev_next(&(l)))       \
+			(void)(call);            \
+		(r) = (call);                    \
+	} while (0)
 
 /* ---- mstx ranges (mstx.c) ---- */
 /* 1 when the calling thread is inside one of its mstx ranges that counts
@@ -173,5 +211,8 @@ aclError inj_acl_sync(void *stream);
 rtError_t inj_rt_kernel_addr(void *hdl, uint64_t key, const void *stub, int flag, void **addr);
 aclError inj_acl_func_addr(void *fh, void **aic, void **aiv);
 rtError_t inj_rt_memcpy_d2h(void *dst, const void *src, uint64_t n);
+rtError_t inj_rt_memcpy_h2d(void *dst, const void *src, uint64_t n);
+/* The allocation holding device address p: its start and size (0 if none). */
+uint64_t inj_alloc_find(uint64_t p, uint64_t *start);
 
 #endif

@@ -44,7 +44,7 @@ void inj_alloc_note(const void *ptr, uint64_t size)
 {
 	uint64_t p = (uint64_t)(uintptr_t)ptr;
 	size_t i;
-	if (!p || !inj.replay)
+	if (!p || !inj.args)
 		return;
 	pthread_mutex_lock(&mu);
 	for (i = slot_of(p); slots[i].ptr && slots[i].ptr != p; i = (i + 1) & (NSLOT - 1))
@@ -61,7 +61,7 @@ void inj_alloc_forget(const void *ptr)
 {
 	uint64_t p = (uint64_t)(uintptr_t)ptr;
 	size_t i;
-	if (!p || !inj.replay)
+	if (!p || !inj.args)
 		return;
 	pthread_mutex_lock(&mu);
 	for (i = slot_of(p); slots[i].ptr; i = (i + 1) & (NSLOT - 1))
@@ -80,6 +80,21 @@ static uint64_t alloc_size(uint64_t p)
 	pthread_mutex_lock(&mu);
 	for (i = slot_of(p); slots[i].ptr; i = (i + 1) & (NSLOT - 1))
 		if (slots[i].ptr == p) {
+			s = slots[i].size;
+			break;
+		}
+	pthread_mutex_unlock(&mu);
+	return s;
+}
+
+uint64_t inj_alloc_find(uint64_t p, uint64_t *start)
+{
+	size_t i;
+	uint64_t s = 0;
+	pthread_mutex_lock(&mu);
+	for (i = 0; i < NSLOT; i++)
+		if (slots[i].ptr && slots[i].size && p >= slots[i].ptr && p - slots[i].ptr < slots[i].size) {
+			*start = slots[i].ptr;
 			s = slots[i].size;
 			break;
 		}
@@ -148,6 +163,10 @@ void inj_launch_save_args(struct inj_launch *l, const void *args, uint32_t size,
 	const char *magic = magic_name(inj_bin_magic(l->bin));
 	int nin = 0;
 
+	if (inj.device && inj.dev_mode != INJ_APPLICATION)
+		inj_dev_snapshot(l, args, ex && ex->hasTiling && ex->tilingDataOffset <= size ? ex->tilingDataOffset : size);
+	if (!inj.replay)
+		return;
 	if (!args || l->bin < 0 || !magic) {
 		inj_note("%s: launch %llu cannot be made replayable (%s)", l->name, (unsigned long long)l->index,
 		         !args ? "no host arguments" : l->bin < 0 ? "unknown binary" : "unsupported magic");

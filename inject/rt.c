@@ -157,6 +157,13 @@ rtError_t inj_rt_memcpy_d2h(void *dst, const void *src, uint64_t n)
 	return f ? f(dst, n, src, n, 2 /* RT_MEMCPY_DEVICE_TO_HOST */) : RT_ERROR_RESERVED;
 }
 
+rtError_t inj_rt_memcpy_h2d(void *dst, const void *src, uint64_t n)
+{
+	static void *o;
+	__typeof__(&rtMemcpy) f = ORIG(LIB_RT, rtMemcpy, o);
+	return f ? f(dst, n, src, n, 1 /* RT_MEMCPY_HOST_TO_DEVICE */) : RT_ERROR_RESERVED;
+}
+
 /* ---- binaries and functions ---- */
 
 INJ_API rtError_t rtDevBinaryRegister(const rtDevBinary_t *bin, void **hdl)
@@ -212,9 +219,9 @@ INJ_API rtError_t rtKernelLaunch(const void *stub, uint32_t bd, void *args, uint
 	l.span.on = 1;
 	inj_launch_by_stub(&l, stub);
 	inj_launch_begin(&l);
-	if (l.order >= 0 && inj.replay)
+	if (l.order >= 0 && inj.args)
 		inj_launch_save_args(&l, args, size, NULL);
-	r = f(stub, bd, args, size, sm, stm);
+	INJ_RUN(l, r, f(stub, bd, args, size, sm, stm));
 	inj_launch_end(&l, r);
 	inj_span_end(&l.span, "rtKernelLaunch", r, bd, size, PTR(stub),
 	             inj.spans ? inj_args(tb, sizeof tb, "kernel=%s blockDim=%u stream=%x args=%x argsSize=%u stub=%x",
@@ -239,9 +246,9 @@ INJ_API rtError_t rtKernelLaunchWithFlagV2(const void *stub, uint32_t bd, rtArgs
 	l.span.on = 1;
 	inj_launch_by_stub(&l, stub);
 	inj_launch_begin(&l);
-	if (l.order >= 0 && inj.replay && ai)
+	if (l.order >= 0 && inj.args && ai)
 		inj_launch_save_args(&l, ai->args, ai->argsSize, ai);
-	r = f(stub, bd, ai, sm, stm, flags, cfg);
+	INJ_RUN(l, r, f(stub, bd, ai, sm, stm, flags, cfg));
 	inj_launch_end(&l, r);
 	inj_span_end(&l.span, "rtKernelLaunchWithFlagV2", r, bd, ai ? ai->argsSize : NONE, flags,
 	             inj.spans ? inj_args(tb, sizeof tb,
@@ -277,9 +284,9 @@ INJ_API rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t key, uint
 	l.span.on = 1;
 	inj_launch_by_handle(&l, hdl, key);
 	inj_launch_begin(&l);
-	if (l.order >= 0 && inj.replay && ai)
+	if (l.order >= 0 && inj.args && ai)
 		inj_launch_save_args(&l, ai->args, ai->argsSize, ai);
-	r = f(hdl, key, bd, ai, sm, stm, cfg);
+	INJ_RUN(l, r, f(hdl, key, bd, ai, sm, stm, cfg));
 	inj_launch_end(&l, r);
 	inj_span_end(&l.span, "rtKernelLaunchWithHandleV2", r, bd, key, PTR(hdl), handle_args(tb, sizeof tb, &l, bd, stm, key, ai, hdl));
 	return r;
@@ -301,9 +308,9 @@ INJ_API rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t key, uint32
 	l.span.on = 1;
 	inj_launch_by_handle(&l, hdl, key);
 	inj_launch_begin(&l);
-	if (l.order >= 0 && inj.replay && ai)
+	if (l.order >= 0 && inj.args && ai)
 		inj_launch_save_args(&l, ai->args, ai->argsSize, ai);
-	r = f(hdl, key, bd, ai, sm, stm, info);
+	INJ_RUN(l, r, f(hdl, key, bd, ai, sm, stm, info));
 	inj_launch_end(&l, r);
 	inj_span_end(&l.span, "rtKernelLaunchWithHandle", r, bd, key, PTR(hdl), handle_args(tb, sizeof tb, &l, bd, stm, key, ai, hdl));
 	return r;

@@ -34,6 +34,16 @@ const char *biu_pipe_name(unsigned pipe)
 	return pipe < BIU_NPIPES ? pipe_names[pipe] : "?";
 }
 
+const char *biu_pipe_lower(unsigned pipe, char buf[8])
+{
+	const char *name = biu_pipe_name(pipe);
+	size_t j;
+	for (j = 0; name[j] && j < 7; j++)
+		buf[j] = (char)(name[j] | 0x20);
+	buf[j] = 0;
+	return buf;
+}
+
 const char *biu_pipe_cname(unsigned pipe)
 {
 	return pipe < BIU_NPIPES ? pipe_cnames[pipe] : "";

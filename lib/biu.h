@@ -33,6 +33,8 @@ enum biu_pipe { BIU_SCALAR, BIU_VECTOR, BIU_CUBE, BIU_MTE1, BIU_MTE2, BIU_MTE3, 
 
 /* "SCALAR", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP". */
 const char *biu_pipe_name(unsigned pipe);
+/* The name as the compiler's map and tune log write it ("mte2"), in buf. */
+const char *biu_pipe_lower(unsigned pipe, char buf[8]);
 /* The pipe's default colour (the trace's cname). */
 const char *biu_pipe_cname(unsigned pipe);
 /* A pipe by name, any case; -1 when it is none.  scalar: whether SCALAR

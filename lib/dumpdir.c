@@ -1,12 +1,17 @@
 /* The dump directory operand of the on-board tools (see dumpdir.h). */
 #include "dumpdir.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "io.h"
 #include "mem.h"
+#include "scan.h"
 
 const char *board_dump_operand(int argc, char **argv, int first, const char *help, struct board_basic *basic)
 {
@@ -35,4 +40,66 @@ const char *board_dump_operand(int argc, char **argv, int first, const char *hel
 	rd_close(r);
 	free(info);
 	return dir;
+}
+
+int board_start_pc(const char *dir, const char *name, uint64_t *pc)
+{
+	char *path = xpath(dir, name);
+	struct rd *r = io_is_file(path) ? rd_open(path) : NULL;
+	const char *s;
+	size_t n, i = 2, k = 0;
+	uint64_t v = 0;
+	int ok = 0;
+	free(path);
+	if (!r)
+		return 0;
+	if ((s = rd_line(r, &n))) {
+		/* as strtoull in base 16 reads it: "0x" optional, up to the first
+		 * character that is no hex digit */
+		if (!(n > 2 && s[0] == '0' && (s[1] | 0x20) == 'x'))
+			i = 0;
+		for (; i < n && k < 16 && hexval((unsigned char)s[i]) >= 0; i++, k++)
+			v = v << 4 | (uint64_t)hexval((unsigned char)s[i]);
+		ok = k > 0;
+	}
+	rd_close(r);
+	if (ok)
+		*pc = v;
+	return ok;
+}
+
+unsigned char *board_read_all(const char *dir, const char *name, size_t *n)
+{
+	/* Read as stored: a binary file may begin with an lz4 frame's magic. */
+	char *path = xpath(dir, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char *buf = NULL;
+	size_t cap = 0, have = 0;
+	ssize_t got;
+	free(path);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (cap - have < 65536) {
+			cap = cap ? 2 * cap : 65536;
+			buf = xrealloc(buf, cap + 1);
+		}
+		got = read(fd, buf + have, cap - have);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		have += (size_t)got;
+	}
+	if (got < 0) {
+		int e = errno;
+		free(buf);
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	close(fd);
+	buf[have] = 0;
+	*n = have;
+	return buf;
 }

@@ -4,6 +4,8 @@
 #ifndef OPTRACE_DUMPDIR_H
 #define OPTRACE_DUMPDIR_H
 
+#include <stdint.h>
+
 #include "board.h"
 
 /* argv[first] when it is the only operand: a directory whose
@@ -12,5 +14,15 @@
  * ends the run with EXIT_UNUSABLE and one message naming the file when
  * the directory or its basic info is unusable. */
 const char *board_dump_operand(int argc, char **argv, int first, const char *help, struct board_basic *basic);
+
+/* The hex pc at the start of dir/name's first line (pc_start_addr.txt:
+ * "0x" optional, up to 16 hex digits, read to the first other character);
+ * 1 and *pc, or 0 when the file is absent or its line starts with no hex
+ * digit. */
+int board_start_pc(const char *dir, const char *name, uint64_t *pc);
+
+/* The whole of dir/name (NUL-terminated past *n): NULL with errno when it
+ * cannot be read.  For the small side files of a dump. */
+unsigned char *board_read_all(const char *dir, const char *name, size_t *n);
 
 #endif

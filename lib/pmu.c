@@ -1394,6 +1394,142 @@ const uint16_t *pmu_replay_events(enum board_fmt fmt, enum board_core core, size
 	return core == BOARD_CUBE ? replay_a2_aic : replay_a2_aiv;
 }
 
+/* Each group's events, per family and core kind, in PMU_SEL_* order: the
+ * groups of optrace-board(5), METRIC GROUPS AND THEIR EVENTS.  A list ends
+ * at its first 0 (Ascend950's event 0 is left to the rule below). */
+#define SEL_MAX 24
+static const uint16_t sel_a2_aic[PMU_SEL_COUNT][SEL_MAX] = {
+	{ 9, 10, 12, 13, 84, 85, 87, 770, 771, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799,
+	  1780, 1781, 1782, 1783, 1784, 1785, 1786 },
+	{ 3, 10, 73, 74, 1032, 1033 },
+	{ 1280, 1282, 1283, 1284, 1286, 1287, 1288, 1290, 1291 },
+	{ 4, 5, 6, 12, 13, 19, 49, 50, 518, 524, 526, 770, 1292, 1293, 1294 },
+	{ 88, 90, 91, 92 },
+	{ 27, 28, 33, 34, 40, 42 },
+	{ 0 },
+	{ 1280, 1282, 1283, 1284, 1286, 1287, 1288, 1290, 1291, 1292, 1293, 1294 },
+	{ 19, 28, 33, 34, 49, 50, 73, 74, 518, 524, 1280, 1282, 1284, 1286, 1288, 1290, 1292, 1293, 1294 },
+};
+/* The rest of the A2/A3 PipeUtilization lists (longer than a row). */
+static const uint16_t sel_a2_aic_pipe_tail[] = { 1787, 107, 108, 109, 110, 112, 113, 114 };
+static const uint16_t sel_a2_aiv_pipe_tail[] = { 1787, 106, 108, 109, 111, 112, 113, 114 };
+static const uint16_t sel_a2_aiv[PMU_SEL_COUNT][SEL_MAX] = {
+	{ 8, 9, 12, 13, 84, 85, 87, 770, 771, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799,
+	  1780, 1781, 1782, 1783, 1784, 1785, 1786 },
+	{ 1, 8, 75, 76, 77, 78, 79, 174, 184, 185, 186 },
+	{ 1280, 1282, 1283, 1284, 1286, 1287, 1288, 1290, 1291 },
+	{ 4, 5, 6, 12, 13, 61, 62, 526, 1292, 1293, 1294 },
+	{ 89, 90, 91, 92, 100, 101, 102, 103 },
+	{ 0 },
+	{ 55, 56, 67, 68 },
+	{ 1280, 1282, 1283, 1284, 1286, 1287, 1288, 1290, 1291, 1292, 1293, 1294 },
+	{ 61, 62, 67, 68, 75, 76, 77, 78, 79, 174, 186, 1280, 1282, 1284, 1286, 1288, 1290, 1292, 1293, 1294 },
+};
+static const uint16_t sel_a5_aic[PMU_SEL_COUNT][SEL_MAX] = {
+	{ 1, 10, 36, 52, 53, 514, 515, 810, 1794, 1812, 1813 },
+	{ 768, 789, 790, 808, 809, 810 },
+	{ 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071 },
+	{ 512, 513, 514, 515, 1058, 1059, 1792, 1794, 1799, 1801, 1804, 1806, 1815 },
+	{ 11, 13, 14, 15 },
+	{ 772, 774, 776, 778, 1795, 1797 },
+	{ 0 },
+	{ 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071 },
+	{ 1058, 1059, 1795, 1797, 1799, 1801, 1804, 1806, 1815, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067,
+	  1068, 1069, 1070, 1071 },
+};
+static const uint16_t sel_a5_aiv[PMU_SEL_COUNT][SEL_MAX] = {
+	{ 1, 10, 52, 53, 514, 515, 1281 },
+	{ 1281, 1282, 1283, 1284 },
+	{ 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071 },
+	{ 512, 513, 514, 515, 516, 518, 1058, 1059, 1391, 1395, 1396, 1397, 1398, 1400, 1404, 1407, 1408 },
+	{ 12, 13, 14, 15, 1344, 1366, 1376, 1377, 1378, 1379 },
+	{ 0 },
+	{ 1058, 1059, 1393, 1394, 1397, 1398, 1407, 1408 },
+	{ 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1466, 1467, 1468 },
+	{ 1058, 1059, 1397, 1398, 1407, 1408, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070,
+	  1071 },
+};
+
+size_t pmu_program_events(enum board_fmt fmt, enum board_core core, unsigned mask, uint16_t *out, size_t cap)
+{
+	size_t nfix, i, n = 0, len = 0, slots = board_pmu_slots(fmt);
+	const uint16_t *fix = pmu_replay_events(fmt, fmt == BOARD_310P ? BOARD_CUBE : core, &nfix);
+	const uint16_t (*sel)[SEL_MAX];
+	uint16_t ev[PMU_EVENTS_MAX];
+	size_t at[PMU_EVENTS_MAX];
+	int zero = 0;
+	if (fmt == BOARD_310P || (mask & ((1u << PMU_SEL_COUNT) - 1)) == (1u << PMU_SEL_COUNT) - 1) {
+		n = nfix < cap ? nfix : cap;
+		memcpy(out, fix, n * sizeof *out);
+		return n - n % slots;
+	}
+	sel = fmt == BOARD_A5 ? (core == BOARD_CUBE ? sel_a5_aic : sel_a5_aiv)
+	                      : (core == BOARD_CUBE ? sel_a2_aic : sel_a2_aiv);
+	/* The groups' events, each once, with its place in the fixed list. */
+	for (unsigned g = 0; g < PMU_SEL_COUNT; g++) {
+		const uint16_t *tail = g == PMU_SEL_PIPE && fmt != BOARD_A5
+		                       ? (core == BOARD_CUBE ? sel_a2_aic_pipe_tail : sel_a2_aiv_pipe_tail) : NULL;
+		if (!(mask >> g & 1))
+			continue;
+		/* Ascend950 PipeUtilization counts event 0 as well. */
+		zero |= fmt == BOARD_A5 && g == PMU_SEL_PIPE;
+		for (i = 0; i < SEL_MAX + (tail ? 8 : 0); i++) {
+			uint16_t e = i < SEL_MAX ? sel[g][i] : tail[i - SEL_MAX];
+			size_t k, j;
+			int dup = 0;
+			if (!e) {
+				if (i < SEL_MAX && !tail)
+					break;
+				continue;
+			}
+			for (k = 0; k < nfix && fix[k] != e; k++)
+				;
+			for (j = 0; j < n; j++)
+				dup |= ev[j] == e;
+			if (k == nfix || dup || n == PMU_EVENTS_MAX)
+				continue;
+			/* sorted by place in the fixed list */
+			for (j = n; j > 0 && at[j - 1] > k; j--) {
+				ev[j] = ev[j - 1];
+				at[j] = at[j - 1];
+			}
+			ev[j] = e;
+			at[j] = k;
+			n++;
+		}
+	}
+	/* Events of one fixed replay stay together: a run that does not fit
+	 * in what is left of the current replay starts the next one. */
+	memset(out, 0, cap * sizeof *out);
+	for (i = 0; i < n;) {
+		size_t end = i + 1, room;
+		while (end < n && at[end] / slots == at[end - 1] / slots)
+			end++;
+		room = (len + slots - 1) / slots * slots - len;
+		if (room < end - i)
+			len = (len + slots - 1) / slots * slots;
+		while (i < end && len < cap)
+			out[len++] = ev[i++];
+		i = end;
+	}
+	len = (len + slots - 1) / slots * slots;
+	if (len > cap)
+		len = cap - cap % slots;
+	if (zero && len) {
+		int have = 0;
+		for (i = 0; i < len; i++)
+			have |= out[i] == 0;
+		if (!have && len + slots <= nfix && len + slots <= cap) {
+			out[len] = out[len - 1];
+			out[len - 1] = 0;
+			for (i = len + 1; i < len + slots; i++)
+				out[i] = 0;
+			len += slots;
+		}
+	}
+	return len;
+}
+
 static const uint16_t l2_310p[8] = { 106, 120, 121 };
 static const uint16_t l2_a2[8] = { 0xFB, 0xFC, 0xF6, 0xFD, 0x9C, 0x9D, 0x4F, 0x07 };
 

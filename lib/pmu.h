@@ -130,6 +130,17 @@ int pmu_group_find(const char *name);
 /* The full replay event lists (8 or 10 per file, 0 = an empty slot) and
  * their length. */
 const uint16_t *pmu_replay_events(enum board_fmt fmt, enum board_core core, size_t *n);
+/* The events a capture for some groups programs (application replay),
+ * as the reference chooses them: the groups' events (PMU_SEL_* bits, in
+ * this order), each once, in the order of the fixed list, those of one
+ * fixed replay kept together in one replay; 0 = an empty slot (Ascend950:
+ * a 0 is also inserted before the last event when no slot is free, as the
+ * reference does for its event 0).  310P and a mask of every group: the
+ * fixed list.  Events of a group that the fixed list lacks are left out.
+ * Returns the length (a multiple of the slots, at most cap). */
+enum { PMU_SEL_PIPE, PMU_SEL_ARITH, PMU_SEL_L2, PMU_SEL_MEMORY, PMU_SEL_CONFLICT, PMU_SEL_L0, PMU_SEL_UB,
+       PMU_SEL_OCCUPANCY, PMU_SEL_ROOFLINE, PMU_SEL_COUNT };
+size_t pmu_program_events(enum board_fmt fmt, enum board_core core, unsigned mask, uint16_t *out, size_t cap);
 /* L2Cache.bin's event of each slot (910B: slot 4 = L2 evict). */
 const uint16_t *pmu_l2_events(enum board_fmt fmt);
 

@@ -286,7 +286,8 @@ static char *put_raw(char *o, const struct rec *r)
 	for (i = 0; i < sc->nstr; i++) {
 		uint32_t n = (uint32_t)r->s[i].n;
 		memcpy(o, &n, 4);
-		memcpy(o + 4, r->s[i].p, n);
+		if (n)          /* the sync fields of most instruction records are empty */
+			memcpy(o + 4, r->s[i].p, n);
 		o += 4 + n;
 	}
 	return o;

@@ -59,6 +59,23 @@ static int key_is(const char *key, size_t n, const char *want)
 	return !want[j];
 }
 
+/* Which field a trimmed key names: 1 the producing pipe, 2 the consuming
+ * one, 3 the flag id, 0 none.  A key can only be a name that starts with
+ * its first byte (a blank never does), so that picks the names to try. */
+static int key_field(const char *key, size_t n)
+{
+	switch (n ? key[0] : 0) {
+	case 'P': return key_is(key, n, "PIPE");
+	case 'p': return key_is(key, n, "pipe_type");
+	case 'T': return 2 * key_is(key, n, "TRIGGERPIPE");
+	case 't': return 2 * (key_is(key, n, "tigger_pipe") || key_is(key, n, "trigger_pipe"));
+	case 'F': return 3 * key_is(key, n, "FLAGID");
+	case 'e': return 3 * key_is(key, n, "event_id");
+	case 's': return 3 * key_is(key, n, "sync_id");
+	default: return 0;
+	}
+}
+
 void sync_parse(const char *d, size_t n, struct sync_fields *out)
 {
 	const char *p = d, *end = d + n;
@@ -74,17 +91,19 @@ void sync_parse(const char *d, size_t n, struct sync_fields *out)
 			size_t kn = (size_t)(colon - p), vn = (size_t)(piece_end - val);
 			trim(&key, &kn);
 			trim(&val, &vn);
-			if (key_is(key, kn, "PIPE") || key_is(key, kn, "pipe_type")) {
+			switch (key_field(key, kn)) {
+			case 1:
 				out->prod = val;
 				out->prod_n = vn;
-			} else if (key_is(key, kn, "TRIGGERPIPE") || key_is(key, kn, "tigger_pipe") ||
-			           key_is(key, kn, "trigger_pipe")) {
+				break;
+			case 2:
 				out->cons = val;
 				out->cons_n = vn;
-			} else if (key_is(key, kn, "FLAGID") || key_is(key, kn, "event_id") ||
-			           key_is(key, kn, "sync_id")) {
+				break;
+			case 3:
 				out->flag = val;
 				out->flag_n = vn;
+				break;
 			}
 		}
 		p = piece_end + 1;

@@ -6,7 +6,7 @@ CANN          := build/cann
 CAMODEL_SOCS  := Ascend910B1 Ascend910B4 Ascend910_9391 Ascend310P1 dav_3510
 CAMODEL_SRC   := test/camodel/rt.c test/camodel/sim.c test/camodel/logw.c test/camodel/devprof.c
 # the project's decoders and PMU tables, built into the runtime (hidden)
-CAMODEL_LIB   := lib/pmu.c lib/board.c lib/io.c lib/chip.c lib/cli.c lib/biu.c lib/mem.c
+CAMODEL_LIB   := lib/pmu.c lib/board.c lib/io.c lib/chip.c lib/cli.c lib/biu.c lib/mem.c lib/dbi.c lib/keytab.c
 CAMODEL_ACLSRC := test/camodel/acl.c test/camodel/ascendcl.c
 CAMODEL_HDR   := $(wildcard test/camodel/*.h test/camodel/include/*.h test/camodel/include/*/*.h)
 CAMODEL_FLAGS := $(BASEFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -Itest/camodel/include -Itest/camodel
@@ -78,6 +78,14 @@ $(CANN)/lib64/libms_tools_ext.so: build/camodel/obj/mstx.o
 	$(CC) -shared -Wl,-soname,libms_tools_ext.so -o $@ $< -ldl -lpthread
 CAMODEL_TREE += $(CANN)/lib64/libms_tools_ext.so
 
+# The compiler's dfx_region instrumentation (README section 12), where
+# CANN keeps bisheng-tune.
+$(CANN)/compiler/ccec_compiler/bin/bisheng-tune: test/camodel/bisheng-tune.c test/camodel/devprof.h \
+		test/camodel/include/camodel_kernel.h build/liboptrace.a | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Itest/camodel/include -Itest/camodel -o $@ $< build/liboptrace.a $(LDLIBS)
+CAMODEL_TREE += $(CANN)/compiler/ccec_compiler/bin/bisheng-tune
+
 # ---- sample operators ----
 # Kernels are -g shared objects (test/camodel/README section 2); each has a
 # .json beside it naming its kernel type, as aclrtBinaryLoadFromFile reads.
@@ -87,7 +95,7 @@ OPS_HFLAGS    := $(BASEFLAGS) $(CFLAGS) -Itest/camodel/include
 OPS_RTLINK    := -L$(CANN)/tools/simulator/Ascend910B1/lib -lruntime_camodel
 OPS_ACLLINK   := -L$(CANN)/lib64 -lascendcl -lm
 OPS_KHDR      := test/camodel/include/camodel_kernel.h
-OPS_KERNELS   := add_custom add_custom_trace matmul_custom mixed_custom simt_custom count_custom
+OPS_KERNELS   := add_custom add_custom_trace matmul_custom mixed_custom simt_custom count_custom count_drain
 OPS_BINS      := add_rt op_rt op_acl mstx_rt
 OPS_ALL       := $(OPS_KERNELS:%=$(OPS)/kernels/%.o) $(OPS_KERNELS:%=$(OPS)/kernels/%.json) \
                  $(OPS_BINS:%=$(OPS)/bin/%)
@@ -114,6 +122,9 @@ $(OPS)/kernels/simt_custom.o: test/ops/simt/simt_custom.c $(OPS_KHDR)
 $(OPS)/kernels/count_custom.o: test/ops/count/count_custom.c $(OPS_KHDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPS_KFLAGS) -o $@ $<
+$(OPS)/kernels/count_drain.o: test/ops/count/count_custom.c $(OPS_KHDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPS_KFLAGS) -DDRAIN -o $@ $<
 
 $(OPS)/bin/add_rt: test/ops/vadd/add_rt.c test/ops/common/host.h $(CAMODEL_TREE)
 	@mkdir -p $(dir $@)

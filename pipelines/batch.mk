@@ -1,13 +1,17 @@
-# batch.mk — many simulator dump directories in, one parsed tree each out.
+# batch.mk — many dump directories in, one parsed tree each out.
 #
 #   make -f pipelines/batch.mk DUMPS="runs/*/dump" OUT=profiles -j4
 #
 # For every dump directory D in DUMPS (shell patterns, separated by white
 # space), builds $(OUT)/<name>/ (name = D with '/' turned into '_'), the
-# tree sim-export writes, rebuilt only when a dump file of D is newer than
-# the tree's stamp $(OUT)/<name>/.done.  Parallel across dumps with make -j;
-# each dump's cores are parsed in parallel by sim-export itself (limit with
-# SIM_EXPORT_JOBS).  SOC=... is passed as --soc-version.  With HOSTS=FILE
+# tree sim-export writes of a simulator dump, or board-export of an
+# on-board one (a dump directory holding op_basic_info.txt, or a launch
+# directory whose dump/ holds it), rebuilt only
+# when a dump file of D is newer than the tree's stamp $(OUT)/<name>/.done.
+# Parallel across dumps with make -j; each simulator dump's cores are
+# parsed in parallel by sim-export itself (limit with SIM_EXPORT_JOBS).
+# SOC=... is passed as --soc-version, AIC_METRICS=... to board-export as
+# --aic-metrics.  With HOSTS=FILE
 # (one [N/][user@]host a line) or SSHLOGIN=host,host the dumps are parsed
 # on those hosts over ssh instead (batch-remote, next to this file), the
 # trees the same.  See optrace-batch(7).
@@ -21,6 +25,7 @@ DUMPS ?=
 OUT ?= profiles
 SOC ?=
 SIM_EXPORT_JOBS ?= 1
+AIC_METRICS ?=
 # The hosts only from make's command line (or the makefile that includes
 # this one): a HOSTS or SSHLOGIN in the environment does not send dumps away.
 ifneq ($(filter environment%,$(origin HOSTS)),)
@@ -38,9 +43,12 @@ HOST_JOBS ?= 1
 # (PREFIX/share/optrace/batch.mk -> PREFIX/bin/sim-export), else in PATH.
 batch_here := $(dir $(lastword $(MAKEFILE_LIST)))
 SIM_EXPORT ?= $(firstword $(wildcard $(batch_here)sim-export $(batch_here)../../bin/sim-export) sim-export)
-# The sim-export a host runs: the same path (the same install on every
-# host), else sim-export from the host's PATH.
-REMOTE_SIM_EXPORT ?= $(if $(findstring /,$(SIM_EXPORT)),$(abspath $(SIM_EXPORT)),$(SIM_EXPORT))
+BOARD_EXPORT ?= $(firstword $(wildcard $(batch_here)board-export $(batch_here)../../bin/board-export) board-export)
+# The sim-export and board-export a host runs: the same path (the same
+# install on every host), else the one in the host's PATH.
+remote_path = $(if $(findstring /,$(1)),$(abspath $(1)),$(1))
+REMOTE_SIM_EXPORT ?= $(call remote_path,$(SIM_EXPORT))
+REMOTE_BOARD_EXPORT ?= $(call remote_path,$(BOARD_EXPORT))
 batch_remote := $(strip $(HOSTS)$(SSHLOGIN))
 
 batch_backslash := $(strip \ )
@@ -81,9 +89,9 @@ name_of = $(subst /,_,$(1))
 # Exact equality (no pattern characters involved).
 batch_eq = $(and $(findstring $(1),$(2)),$(findstring $(2),$(1)))
 dir_of = $(firstword $(foreach d,$(dump_dirs),$(if $(call batch_eq,$(call name_of,$(d)),$(1)),$(d))))
-# The simulator's dump files (what sim-export reads): a change to one
-# rebuilds the tree.
-dump_files = $(wildcard $(1)/core* $(1)/aicore_binary.o $(1)/pc_start_addr.txt)
+# The dump files (what sim-export reads of a simulator dump, board-export
+# of an on-board one): a change to one rebuilds the tree.
+dump_files = $(wildcard $(1)/core* $(1)/aicore_binary.o $(1)/pc_start_addr.txt $(1)/*.bin $(1)/*.txt $(1)/dump/*)
 
 names := $(foreach d,$(dump_dirs),$(call name_of,$(d)))
 ifneq ($(words $(names)),$(words $(sort $(names))))
@@ -101,7 +109,7 @@ all: $(OUT)/.remote/batch
 $(OUT)/.remote/batch: $(stamps)
 endif
 
-export SIM_EXPORT SIM_EXPORT_JOBS SOC
+export SIM_EXPORT SIM_EXPORT_JOBS SOC BOARD_EXPORT AIC_METRICS
 $(OUT)/%/.done: export BATCH_DUMP = $(call dir_of,$*)
 $(OUT)/%/.done: export BATCH_TREE = $(OUT)/$*
 
@@ -113,12 +121,18 @@ ifeq ($(batch_remote),)
 # but not the stamp, so the next make tries again, and stops make; an older
 # tree is then kept as it was, and what the run left goes beside it as
 # <tree>.incomplete.  A new tree replaces the older one only once written.
-# A Ctrl+C (or TERM) stops sim-export, which keeps what it parsed; the
-# recipe's shell waits for it (it catches the signal, so as not to leave it
+# (board-export's standard output, the path of the tree it made, is not
+# shown: the tree is moved.)  A Ctrl+C (or TERM) stops sim-export, which
+# keeps what it parsed; the recipe's shell waits for it (it catches the signal, so as not to leave it
 # writing behind make's back) and puts that tree in place as above.
 $(OUT)/%/.done: $$(call dump_files,$$(call dir_of,$$*))
 	@rm -rf -- "$$BATCH_TREE.new" && mkdir -p -- "$$BATCH_TREE.new"
-	@trap : INT TERM; st=0; "$$SIM_EXPORT" -q -j "$$SIM_EXPORT_JOBS" $${SOC:+--soc-version="$$SOC"} -o "$$BATCH_TREE.new" -- "$$BATCH_DUMP" || st=$$?; \
+	@trap : INT TERM; st=0; \
+	if [ -f "$$BATCH_DUMP/op_basic_info.txt" ] || [ -f "$$BATCH_DUMP/dump/op_basic_info.txt" ]; then tool=board-export; \
+		"$$BOARD_EXPORT" -q $${SOC:+--soc-version="$$SOC"} $${AIC_METRICS:+--aic-metrics="$$AIC_METRICS"} -o "$$BATCH_TREE.new" -- "$$BATCH_DUMP" >/dev/null || st=$$?; \
+	else tool=sim-export; \
+		"$$SIM_EXPORT" -q -j "$$SIM_EXPORT_JOBS" $${SOC:+--soc-version="$$SOC"} -o "$$BATCH_TREE.new" -- "$$BATCH_DUMP" || st=$$?; \
+	fi; \
 	keep=; [ "$$st" -le 1 ] || [ ! -d "$$BATCH_TREE" ] || keep=$$BATCH_TREE.incomplete; \
 	for t in "$$BATCH_TREE.new"/OPPROF_*; do \
 		[ -d "$$t" ] || continue; \
@@ -133,10 +147,10 @@ $(OUT)/%/.done: $$(call dump_files,$$(call dir_of,$$*))
 	rm -rf -- "$$BATCH_TREE.new"; \
 	case $$st in \
 	0) ;; \
-	1) echo "batch.mk: $$BATCH_DUMP: sim-export found problems (above); the tree is written" >&2 ;; \
+	1) echo "batch.mk: $$BATCH_DUMP: $$tool found problems (above); the tree is written" >&2 ;; \
 	*) if [ -n "$$keep" ]; then \
-		echo "batch.mk: $$BATCH_DUMP: sim-export exited $$st; the older $$BATCH_TREE is kept, what this run left is $$keep" >&2; \
-	   else echo "batch.mk: $$BATCH_DUMP: sim-export exited $$st" >&2; fi; \
+		echo "batch.mk: $$BATCH_DUMP: $$tool exited $$st; the older $$BATCH_TREE is kept, what this run left is $$keep" >&2; \
+	   else echo "batch.mk: $$BATCH_DUMP: $$tool exited $$st" >&2; fi; \
 	   exit "$$st" ;; \
 	esac; \
 	touch -- "$$BATCH_TREE/.done"
@@ -159,6 +173,7 @@ export BATCH_SSHLOGIN = $(SSHLOGIN)
 export BATCH_RETRIES = $(RETRIES)
 export BATCH_HOST_JOBS = $(HOST_JOBS)
 export BATCH_RSE = $(REMOTE_SIM_EXPORT)
+export BATCH_RBE = $(REMOTE_BOARD_EXPORT)
 export BATCH_REMOTE = $(batch_here)batch-remote
 
 clean:

@@ -172,6 +172,52 @@ static void warn_err(const char *path, const struct board_err *err)
 	cli_warn("%s: %s", path, text);
 }
 
+/* The events a capture programmed when they are not the fixed lists
+ * (optrace-board(5), PMU_EVENTS.TXT): "aic=" and "aiv=" lines of
+ * comma-separated event ids.  1 when the file gave both lists, 0 when
+ * there is none, -1 after a bad line (said; the fixed lists are used). */
+static int programmed_events(const struct onboard *b, uint16_t ev[2][PMU_EVENTS_MAX], size_t n[2])
+{
+	char *path = xpath(b->dir, "pmu_events.txt");
+	struct rd *in = rd_open(path);
+	const char *line;
+	size_t len;
+	unsigned long lineno = 0;
+	int got = 0, rc = 1;
+	if (!in) {
+		free(path);
+		return 0;
+	}
+	while (rc > 0 && (line = rd_line(in, &len))) {
+		size_t i = 4;
+		int k;
+		lineno++;
+		if (len < 4 || (memcmp(line, "aic=", 4) && memcmp(line, "aiv=", 4))) {
+			cli_warn("%s:%lu: not an aic= or aiv= line (the fixed event lists are used)", path, lineno);
+			rc = -1;
+			break;
+		}
+		k = line[2] == 'v';
+		n[k] = 0;
+		while (i < len) {
+			unsigned v = 0, d = 0;
+			while (i < len && line[i] >= '0' && line[i] <= '9' && d < 6)
+				v = v * 10 + (unsigned)(line[i++] - '0'), d++;
+			if (!d || v > 0xffff || n[k] == PMU_EVENTS_MAX || (i < len && line[i] != ',')) {
+				cli_warn("%s:%lu: not a list of event ids (the fixed event lists are used)", path, lineno);
+				rc = -1;
+				break;
+			}
+			ev[k][n[k]++] = (uint16_t)v;
+			i++;
+		}
+		got |= 1 << k;
+	}
+	rd_close(in);
+	free(path);
+	return rc < 0 ? -1 : got == 3 ? 1 : 0;
+}
+
 /* Records per read: 64 KiB of PMU records. */
 #define BLOCK_RECS 512
 
@@ -192,8 +238,17 @@ static int put_replay(const struct onboard *b, const struct replay *f, struct re
 		cli_warn("%s: cannot open:", f->path);
 		return -1;
 	}
-	list[0] = pmu_replay_events(b->fmt, BOARD_CUBE, &nlist[0]);
-	list[1] = pmu_replay_events(b->fmt, BOARD_VECTOR, &nlist[1]);
+	static uint16_t prog[2][PMU_EVENTS_MAX];
+	size_t nprog[2] = { 0, 0 };
+	if (programmed_events(b, prog, nprog) == 1) {
+		list[0] = prog[0];
+		list[1] = prog[1];
+		nlist[0] = nprog[0];
+		nlist[1] = nprog[1];
+	} else {
+		list[0] = pmu_replay_events(b->fmt, BOARD_CUBE, &nlist[0]);
+		list[1] = pmu_replay_events(b->fmt, BOARD_VECTOR, &nlist[1]);
+	}
 	for (i = 0; i < BOARD_PMU_SLOTS_MAX; i++) {
 		uint64_t k = (uint64_t)(f->n - 1) * slots + i;
 		events[0][i] = i < slots && k < nlist[0] ? list[0][k] : 0;

@@ -265,13 +265,30 @@ static inline uint64_t tail8(const char *rest, size_t n)
 	return x;
 }
 
+/* Equal n bytes?  Word by word from the end: a line that misses mostly
+ * differs in its last register values. */
+static inline int same_from_end(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+	for (; n >= 8; n -= 8) {
+		memcpy(&x, a + n - 8, 8);
+		memcpy(&y, b + n - 8, 8);
+		if (x != y)
+			return 0;
+	}
+	while (n--)
+		if (a[n] != b[n])
+			return 0;
+	return 1;
+}
+
 static inline int same_bytes(const char *buf, size_t n, const struct lrel *rel, const char *rest, uint64_t *id)
 {
 	size_t a, b, i;
 	uint64_t v = 0;
 	*id = rel->id;
 	if (!rel->id_n)
-		return !memcmp(buf, rest, n);
+		return same_from_end(buf, rest, n);
 	a = (size_t)rel->id_at;
 	b = a + rel->id_n;
 	if (memcmp(buf, rest, a) || memcmp(buf + b, rest + b, n - b))
@@ -294,6 +311,10 @@ static inline int head_match(const char *buf, size_t n, const struct lrel *rel, 
 	size_t h = (size_t)rel->detail;
 	if (!rel->has_sep || h > n || h > rest_n || (rel->id_n && (size_t)rel->id_at + rel->id_n > h))
 		return 0;
+	if (!rel->id_n) {       /* mostly the same: one memcmp */
+		*id = rel->id;
+		return !memcmp(buf, rest, h);
+	}
 	return same_bytes(buf, h, rel, rest, id);
 }
 
@@ -356,7 +377,7 @@ void take_line(struct ip *ip, const struct rec *in)
 	struct unit *u = unit_for(ip, (uint32_t)in->n[L_CORE].u, (uint32_t)in->n[L_SUBTYPE].u,
 	                          (uint32_t)in->n[L_SUBIDX].u);
 	struct iline l;
-	const char *pipe;
+	const char *pipe, *head_pipe = NULL;
 	size_t dn;
 	long off;
 	uint64_t key, id, t8;
@@ -433,6 +454,7 @@ void take_line(struct ip *ip, const struct rec *in)
 			buf = sl->c[sl->clast].buf;
 			n = sl->c[sl->clast].rest_n;
 			rel = &sl->c[sl->clast].rel;
+			head_pipe = sl->c[sl->clast].npipe;
 		} else if (!is_pop && sl->x[sl->xlast].valid) {
 			buf = sl->x[sl->xlast].buf;
 			n = sl->x[sl->xlast].rest_n;
@@ -446,6 +468,7 @@ void take_line(struct ip *ip, const struct rec *in)
 			goto parsed;
 		}
 	}
+	head_pipe = NULL;
 	if (grammar_rest(text, len, (size_t)off, &l))
 		goto unparsed;
 parsed:
@@ -471,7 +494,10 @@ parsed:
 		}
 		key = ip->by_id ? l.id : l.pc;
 		if (!ip->by_id) {
-			k = count_line(u, key, 0, l.tick);
+			if (k)
+				count_in(k, 0, l.tick);
+			else
+				k = count_line(u, key, 0, l.tick);
 			pr = &k->regs;
 		} else {
 			pr = keytab_get(&u->pcregs, l.pc, NULL);
@@ -493,7 +519,12 @@ parsed:
 	}
 	grow_detail(ip, l.detail_n);
 	dn = strip_spaces_wide(ip->detail_buf, l.detail, l.detail_n);
-	pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, ip->detail_buf, dn);
+	/* With the raw pipe and name of the pc's last pop (never a mark: those
+	 * are not kept), only the mark test can change the pipe. */
+	if (head_pipe)
+		pipe = is_usermark(ip->detail_buf, dn) ? "USERMARK" : head_pipe;
+	else
+		pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, ip->detail_buf, dn);
 	if (!strcmp(pipe, "USERMARK"))
 		return;         /* marks never pair (optrace-dumps(5), PAIRING) */
 	if (u->block < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
@@ -516,7 +547,12 @@ parsed:
 		int fresh, v;
 		for (v = 0; v < CALC_VEC_NVARS; v++)
 			writes_val[v] = 0;
-		k = ip->by_id ? NULL : count_line(u, key, 1, l.tick);
+		if (ip->by_id)
+			k = NULL;
+		else if (k)
+			count_in(k, 1, l.tick);
+		else
+			k = count_line(u, key, 1, l.tick);
 		if (k) {
 			pr = &k->regs;
 			fresh = k->npop == 1;

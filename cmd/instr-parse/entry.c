@@ -39,6 +39,10 @@ static inline uint64_t get_uv(const unsigned char **pp, const unsigned char *end
 	const unsigned char *p = *pp;
 	uint64_t v = 0;
 	unsigned sh = 0;
+	if (p < end && !(*p & 0x80)) {   /* most are one byte */
+		*pp = p + 1;
+		return *p;
+	}
 	for (;;) {
 		if (p >= end || sh > 63)
 			spool_damaged();
@@ -86,33 +90,51 @@ void spool_pop(struct unit *u, const struct popcache *c, int same, const struct 
 	u->wpop.line = lineno;
 	u->wpop.id = l->id;
 	if (!same) {
+		/* The pipe, name and SIMT ids mostly stay those of the pc's
+		 * previous pop when its operands change. */
+		int head = c->valid && c->npipe == npipe && c->warp == warp && c->sch == sch &&
+		           !c->wmask == !wmask && c->rel.name_n == l->name_n &&
+		           !memcmp(c->buf + c->rel.name, l->name, l->name_n);
+		if (head)
+			start[0] |= POP_HEAD;
 		if (c->valid) {
 			base = c->buf + c->rest_n;
 			bn = c->sdetail_n;
 			size_t m = bn < dn ? bn : dn;
 			uint64_t x, y;
+			/* Eight bytes a round; in the first word that differs,
+			 * the equal bytes are its low (prefix) or high (suffix)
+			 * zero bytes of x ^ y (words are loaded little-endian). */
 			while (pre + 8 <= m && (memcpy(&x, base + pre, 8), memcpy(&y, sd + pre, 8), x == y))
 				pre += 8;
-			while (pre < m && base[pre] == sd[pre])
-				pre++;
+			if (pre + 8 <= m)
+				pre += (size_t)__builtin_ctzll(x ^ y) >> 3;
+			else
+				while (pre < m && base[pre] == sd[pre])
+					pre++;
 			while (suf + 8 <= m - pre &&
 			       (memcpy(&x, base + bn - suf - 8, 8), memcpy(&y, sd + dn - suf - 8, 8), x == y))
 				suf += 8;
-			while (suf < m - pre && base[bn - 1 - suf] == sd[dn - 1 - suf])
-				suf++;
+			if (suf + 8 <= m - pre)
+				suf += (size_t)__builtin_clzll(x ^ y) >> 3;
+			else
+				while (suf < m - pre && base[bn - 1 - suf] == sd[dn - 1 - suf])
+					suf++;
 		}
-		o = put_uv(o, zz((uint64_t)(int64_t)(int16_t)warp));
-		o = put_uv(o, zz((uint64_t)(int64_t)(int16_t)sch));
-		*o++ = (char)(wmask != 0);
-		pn = strlen(npipe);
-		if (pn > 9)
-			pn = 9;
-		*o++ = (char)pn;
-		memcpy(o, npipe, pn);
-		o += pn;
-		o = put_uv(o, nn);
-		memcpy(o, l->name, nn);
-		o += nn;
+		if (!head) {
+			o = put_uv(o, zz((uint64_t)(int64_t)(int16_t)warp));
+			o = put_uv(o, zz((uint64_t)(int64_t)(int16_t)sch));
+			*o++ = (char)(wmask != 0);
+			pn = strlen(npipe);
+			if (pn > 9)
+				pn = 9;
+			*o++ = (char)pn;
+			memcpy(o, npipe, pn);
+			o += pn;
+			o = put_uv(o, nn);
+			memcpy(o, l->name, nn);
+			o += nn;
+		}
 		o = put_uv(o, pre);
 		o = put_uv(o, suf);
 		o = put_uv(o, dn - pre - suf);
@@ -223,24 +245,33 @@ struct node *node_read(struct unit *u, int all_text)
 	if (!(flags & POP_SAME)) {
 		uint64_t pn, nn, pre, suf, mid;
 		size_t need;
-		t->warp = (int16_t)unzz(get_uv(&p, end));
-		t->sch = (int16_t)unzz(get_uv(&p, end));
-		if (end - p < 2)
-			spool_damaged();
-		t->writes_vec = *p++;
-		pn = *p++;
-		if (pn > 9 || (uint64_t)(end - p) < pn)
-			spool_damaged();
-		memset(t->pipe, 0, sizeof t->pipe);
-		memcpy(t->pipe, p, pn);
-		t->pipe_n = (uint8_t)pn;
-		p += pn;
-		nn = get_uv(&p, end);
-		if ((uint64_t)(end - p) < nn)
-			spool_damaged();
-		{
-			const unsigned char *name = p;
+		const char *name;
+		if (flags & POP_HEAD) {
+			/* Pipe, ids and name as in the pc's previous pop. */
+			if (!t->valid)
+				spool_damaged();
+			nn = t->name_n;
+			name = t->text;
+		} else {
+			t->warp = (int16_t)unzz(get_uv(&p, end));
+			t->sch = (int16_t)unzz(get_uv(&p, end));
+			if (end - p < 2)
+				spool_damaged();
+			t->writes_vec = *p++;
+			pn = *p++;
+			if (pn > 9 || (uint64_t)(end - p) < pn)
+				spool_damaged();
+			memset(t->pipe, 0, sizeof t->pipe);
+			memcpy(t->pipe, p, pn);
+			t->pipe_n = (uint8_t)pn;
+			p += pn;
+			nn = get_uv(&p, end);
+			if ((uint64_t)(end - p) < nn)
+				spool_damaged();
+			name = (const char *)p;
 			p += nn;
+		}
+		{
 			pre = get_uv(&p, end);
 			suf = get_uv(&p, end);
 			mid = get_uv(&p, end);
@@ -248,13 +279,20 @@ struct node *node_read(struct unit *u, int all_text)
 				spool_damaged();
 			need = nn + pre + mid + suf + 1;
 			if (pre + suf == 0) {
-				/* Nothing kept from the previous text. */
+				/* Nothing kept from the previous text (but its name
+				 * when the head is the same). */
 				if (t->cap < need) {
-					free(t->text);
 					t->cap = need < 128 ? 128 : 2 * need;
-					t->text = xmalloc(t->cap);
+					if (flags & POP_HEAD) {
+						t->text = xrealloc(t->text, t->cap);
+						name = t->text;
+					} else {
+						free(t->text);
+						t->text = xmalloc(t->cap);
+					}
 				}
-				memcpy(t->text, name, nn);
+				if (name != t->text)
+					memcpy(t->text, name, nn);
 				memcpy(t->text + nn, p, mid);
 			} else {
 				/* Old detail's prefix and suffix around the new middle. */

@@ -31,10 +31,12 @@
  *
  * pop:  length (2 bytes, or 4 with bit 15 of the first two set), then
  *       flags, tick, pc, line, file, [id,] and unless POP_SAME:
- *       warp, sch, writes_vec, pipe length and bytes, name length and bytes,
- *       detail as (common prefix, common suffix, middle length, middle).
+ *       unless POP_HEAD: warp, sch, writes_vec, pipe length and bytes, name
+ *       length and bytes; then the detail as (common prefix, common
+ *       suffix, middle length, middle).
  * exec: length (1 byte), then tick, key, line, file, threads. */
-enum { POP_SAME = 1 };          /* text fields as in the pc's previous pop */
+enum { POP_SAME = 1,            /* text fields as in the pc's previous pop */
+       POP_HEAD = 2 };          /* all but the detail as in the pc's previous pop */
 #define SPOOL_TEXT_MAX 0xffff   /* longer names and details are cut */
 
 struct spos {                   /* the previous entry of a spool */

@@ -25,6 +25,8 @@
 
 #include "emit.h"
 #include "io.h"
+#include "keytab.h"
+#include "mem.h"
 
 struct group {
 	char *key;                  /* "core0", "mte", or "" (one group) */
@@ -35,50 +37,178 @@ struct group {
 	size_t *meta_n, nmeta;
 };
 
-/* The flag slices of the current part of a per-core trace, by (pid, tid,
- * microsecond of either end), to find the slices a flow joins. */
-#define FS_BITS 16
-struct fslice {
-	int64_t pid, tid;
-	uint64_t ts, te, us;
-	uint32_t next;              /* index + 1 in its chain */
+/* The flag slices of the current part of a per-core trace, to find the
+ * slice a flow joins: a slice of the flow's (pid, tid) lane that holds
+ * its time.  A lane's slices come in time order (each lane is written in
+ * order), so each lane keeps them as a run: 8 bytes a slice (its start
+ * as the step from the one before, its length), in blocks of FS_BLK with
+ * each block's absolute start and the latest end up to it, found by a
+ * binary search.  A slice that does not fit is kept exactly too: a step
+ * past 32 bits begins a new block, a length past 32 bits goes to a table
+ * beside, a slice out of order to a list beside (searched whole; traces
+ * written here have none), so the answer is that of a search of every
+ * slice before, whatever its length. */
+#define FS_BLK 64
+struct fs_blk {
+	uint64_t base;              /* start of its first slice */
+	uint64_t pmax;              /* latest end of this and every earlier block */
+	uint32_t first;             /* index of its first slice in the lane */
 };
-static struct fslice *fs;
-static uint32_t nfs, fs_cap, fs_head[1u << FS_BITS];
+struct fs_lane {
+	uint32_t *step, *len;       /* per slice; len UINT32_MAX: see fs_long */
+	uint32_t n, cap;
+	struct fs_blk *blk;
+	uint32_t nblk, capblk;
+	uint64_t last;              /* start of the last slice */
+};
+struct fs_odd {
+	uint64_t ts, te;
+	uint32_t lane;
+};
+static struct fs_lane *fs_l;
+static uint32_t fs_nlanes, fs_caplanes;
+static struct keytab fs_lanes;  /* (pid, tid) -> lane + 1 */
+static struct keytab fs_long;   /* (lane, index) -> end of a long slice */
+static struct fs_odd *fs_o;
+static uint32_t fs_no, fs_capo;
 static uint64_t flows_cut;
 
-static uint32_t fs_hash(int64_t pid, int64_t tid, uint64_t us)
+/* The lane of (pid, tid), from 1; 0 when absent and !make. */
+static uint32_t fs_lane_of(int64_t pid, int64_t tid, int make)
 {
-	uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid * 0xc2b2ae3d27d4eb4full ^ us * 0x165667b19e3779f9ull;
-	return (uint32_t)(h >> (64 - FS_BITS));
+	uint32_t *v;
+	int fresh;
+	if (!make)
+		return fs_lanes.cap && (v = keytab_find2(&fs_lanes, (uint64_t)pid, (uint64_t)tid)) ? *v : 0;
+	if (!fs_lanes.pairs)
+		fs_lanes = keytab_make2(sizeof(uint32_t), 2);
+	v = keytab_get2(&fs_lanes, (uint64_t)pid, (uint64_t)tid, &fresh);
+	if (fresh) {
+		if (fs_nlanes == fs_caplanes)
+			fs_l = xreallocarray(fs_l, fs_caplanes = fs_caplanes ? 2 * fs_caplanes : 16, sizeof *fs_l);
+		fs_l[fs_nlanes] = (struct fs_lane){ 0 };
+		*v = ++fs_nlanes;
+	}
+	return *v;
 }
 
+/* A new part: no slices, the memory kept for the next. */
 static void fs_clear(void)
 {
-	nfs = 0;
-	memset(fs_head, 0, sizeof fs_head);
+	uint32_t i;
+	for (i = 0; i < fs_nlanes; i++)
+		fs_l[i].n = fs_l[i].nblk = 0;
+	if (fs_long.pairs)
+		keytab_free(&fs_long);
+	fs_long = (struct keytab){ 0 };
+	fs_no = 0;
 }
 
-static void fs_add1(int64_t pid, int64_t tid, uint64_t ts, uint64_t te, uint64_t us)
+static void fs_free(void)
 {
-	uint32_t h = fs_hash(pid, tid, us);
-	if (nfs == fs_cap) {
-		fs_cap = fs_cap ? 2 * fs_cap : 1024;
-		fs = xrealloc(fs, fs_cap * sizeof *fs);
+	uint32_t i;
+	fs_clear();
+	for (i = 0; i < fs_nlanes; i++) {
+		free(fs_l[i].step);
+		free(fs_l[i].len);
+		free(fs_l[i].blk);
 	}
-	fs[nfs] = (struct fslice){ pid, tid, ts, te, us, fs_head[h] };
-	fs_head[h] = ++nfs;
+	free(fs_l);
+	fs_l = NULL;
+	fs_nlanes = fs_caplanes = 0;
+	if (fs_lanes.pairs)
+		keytab_free(&fs_lanes);
+	fs_lanes = (struct keytab){ 0 };
+	free(fs_o);
+	fs_o = NULL;
+	fs_capo = 0;
+}
+
+
+static void fs_add(uint32_t lane, uint64_t ts, uint64_t te)
+{
+	struct fs_lane *l = &fs_l[lane - 1];
+	uint64_t step = l->n ? ts - l->last : 0;
+	if (l->n && ts < l->last) {
+		if (fs_no == fs_capo)
+			fs_o = xreallocarray(fs_o, fs_capo = fs_capo ? 2 * fs_capo : 256, sizeof *fs_o);
+		fs_o[fs_no++] = (struct fs_odd){ ts, te, lane };
+		return;
+	}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->step = xreallocarray(l->step, l->cap, sizeof *l->step);
+		l->len = xreallocarray(l->len, l->cap, sizeof *l->len);
+	}
+	if (!l->nblk || l->n - l->blk[l->nblk - 1].first == FS_BLK || step > UINT32_MAX) {
+		if (l->nblk == l->capblk)
+			l->blk = xreallocarray(l->blk, l->capblk = l->capblk ? 2 * l->capblk : 64, sizeof *l->blk);
+		l->blk[l->nblk] = (struct fs_blk){ ts, l->nblk ? l->blk[l->nblk - 1].pmax : 0, l->n };
+		l->nblk++;
+		step = 0;
+	}
+	l->step[l->n] = (uint32_t)step;
+	if (te - ts >= UINT32_MAX) {
+		int fresh;
+		if (!fs_long.pairs)
+			fs_long = keytab_make2(sizeof(uint64_t), 2);
+		*(uint64_t *)keytab_get2(&fs_long, lane, l->n, &fresh) = te;
+		l->len[l->n] = UINT32_MAX;
+	} else {
+		l->len[l->n] = (uint32_t)(te - ts);
+	}
+	if (te > l->blk[l->nblk - 1].pmax)
+		l->blk[l->nblk - 1].pmax = te;
+	l->last = ts;
+	l->n++;
+}
+
+static uint64_t fs_end(uint32_t lane, uint32_t i, uint64_t ts)
+{
+	const struct fs_lane *l = &fs_l[lane - 1];
+	if (l->len[i] != UINT32_MAX)
+		return ts + l->len[i];
+	return *(const uint64_t *)keytab_find2(&fs_long, lane, i);
 }
 
 static int fs_find(int64_t pid, int64_t tid, uint64_t t)
 {
-	uint32_t k;
-	for (k = fs_head[fs_hash(pid, tid, t / 1000000)]; k; k = fs[k - 1].next) {
-		const struct fslice *f = &fs[k - 1];
-		if (f->pid == pid && f->tid == tid && f->ts <= t && t <= f->te)
+	uint32_t k, lane = fs_lane_of(pid, tid, 0), lo, hi;
+	const struct fs_lane *l;
+	if (!lane)
+		return 0;
+	for (k = 0; k < fs_no; k++)
+		if (fs_o[k].lane == lane && fs_o[k].ts <= t && t <= fs_o[k].te)
 			return 1;
+	l = &fs_l[lane - 1];
+	if (!l->nblk || l->blk[0].base > t)
+		return 0;
+	/* the last block starting at or before t, then back while an earlier
+	 * slice can still reach t */
+	lo = 0;
+	hi = l->nblk - 1;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+		if (l->blk[mid].base <= t)
+			lo = mid;
+		else
+			hi = mid - 1;
 	}
-	return 0;
+	for (;;) {
+		const struct fs_blk *b = &l->blk[lo];
+		uint32_t end = lo + 1 < l->nblk ? l->blk[lo + 1].first : l->n, i;
+		uint64_t ts = b->base;
+		for (i = b->first; i < end; i++) {
+			ts += l->step[i];
+			if (ts > t)
+				break;
+			if (fs_end(lane, i, ts) >= t)
+				return 1;
+		}
+		if (!lo || l->blk[lo - 1].pmax < t)
+			return 0;
+		lo--;
+	}
 }
 
 /* A number of an event line: "key": integer or fixed decimal (in
@@ -128,12 +258,12 @@ static int is_flag_slice(const char *s, size_t n)
 static void fs_note(const char *s, size_t n)
 {
 	int64_t pid, tid, ts, dur;
+	uint32_t lane;
 	if (!num_of(s, n, "pid", 0, &pid) || !num_of(s, n, "tid", 0, &tid) || !num_of(s, n, "ts", 1, &ts) ||
 	    !num_of(s, n, "dur", 1, &dur))
 		return;
-	fs_add1(pid, tid, (uint64_t)ts, (uint64_t)(ts + dur), (uint64_t)ts / 1000000);
-	if ((uint64_t)(ts + dur) / 1000000 != (uint64_t)ts / 1000000)
-		fs_add1(pid, tid, (uint64_t)ts, (uint64_t)(ts + dur), (uint64_t)(ts + dur) / 1000000);
+	lane = fs_lane_of(pid, tid, 1);
+	fs_add(lane, (uint64_t)ts, (uint64_t)(ts + dur));
 }
 
 /* Does the flow event on this line find its slice in the part? */
@@ -417,10 +547,7 @@ int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, c
 	if (!err && rd_error(r))
 		err = rd_error(r);
 	rd_close(r);
-	fs_clear();
-	free(fs);
-	fs = NULL;
-	fs_cap = 0;
+	fs_free();
 	for (i = 0; i < ngroups; i++) {
 		struct group *g = &groups[i];
 		size_t k;

@@ -136,3 +136,19 @@ PY
 	[ -s "$output/pipes.svg" ]
 	[ ! -e "$output/roofline.svg" ]
 }
+
+@test "board-flow: --replay-mode, --warm-up and --kill go to the capture; the parse is the same in both replay modes" {
+	need_device
+	run board-flow -q -o "$out/k" --warm-up=0 -- "$ops/bin/op_acl" -s drain -n 2
+	[ "$status" -eq 0 ]
+	run board-flow -q -o "$out/a" --replay-mode=application --kill=on -- "$ops/bin/op_acl" -s drain -n 2 -r 3
+	[ "$status" -eq 0 ]
+	a=$(ls -d "$out"/a/OPPROF_*)
+	k=$(ls -d "$out"/k/OPPROF_*)
+	jq -e '.replay_mode == "application" and .kill == true and .launches == 1 and .app_runs == 10' "$a/manifest.json"
+	jq -e '.replay_mode == "kernel" and .warm_up == 0' "$k/manifest.json"
+	diff "$k/device0/count_drain/0/PipeUtilization.csv" "$a/device0/count_drain/0/PipeUtilization.csv"
+	run board-flow -q -o "$out/x" --replay-mode=graph -- "$ops/bin/op_acl" -s add
+	[ "$status" -eq 2 ]
+	[[ $output == *"Replay mode should be application/kernel/range"* ]]
+}

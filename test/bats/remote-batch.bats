@@ -328,6 +328,30 @@ logins() { grep -c 'Accepted publickey' "$RB_ETC/sshd_$1.log"; }
 	same_trees local remote
 }
 
+@test "batch.mk HOSTS=: on-board dumps go to board-export on the hosts; AIC_METRICS travels as data; the trees as here" {
+	mkdir -p "board/b'rd/dump" board/launch
+	cp "$data"/board910B/dump/* "board/b'rd/dump/"
+	cp -r "$data"/board910B/dump board/launch/
+	mb() { make -s -f "$top/pipelines/batch.mk" DUMPS='runs/plain/dump board/*/dump board/launch' "$@"; }
+	mb OUT=local AIC_METRICS=L2Cache,Memory 2>/dev/null
+	[ -f "local/board_b'rd_dump/L2Cache.csv" ] && [ -f local/board_launch/Memory.csv ]
+	[ ! -e local/board_launch/PipeUtilization.csv ]
+	run mb OUT=remote HOSTS=hosts AIC_METRICS=L2Cache,Memory
+	no_markers_here
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[[ "$output" != *OPPROF_* ]] || { echo "$output"; return 1; }
+	same_trees local remote
+	# a value that is not a group reaches board-export on the host as text
+	bad="L2Cache\`touch $F/shared/PWNED1\`;touch $F/shared/PWNED2"
+	run mb OUT=remote2 HOSTS=hosts "AIC_METRICS=$bad"
+	no_markers_here
+	[ -z "$(ls "$F/shared")" ]
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"batch.mk: board/launch: board-export exited 2"* ]] || { echo "$output"; return 1; }
+	[ -f remote2/runs_plain_dump/.done ]
+	[ -z "$(find remote2 -path '*board*' -name .done)" ]
+}
+
 @test "sim-export --sshloginfile: the cores are parsed on both hosts, the tree byte-identical to a local run" {
 	# (on the hosts the dump is dump/ of the run's directory: the name
 	# stays here)

@@ -99,6 +99,43 @@ setup() {
 	[ profiles/runs_b/.done -nt runs/b/core0.veccore0.instr_log.dump ]
 }
 
+@test "batch.mk: an on-board dump goes to board-export, its tree the one board-export writes; AIC_METRICS passed as data" {
+	mkdir -p "$tmp/runs/sim" "$tmp/runs/brd" "$tmp/runs/launch"
+	cp "$data"/910B/* "$tmp/runs/sim/"
+	cp "$data"/board910B/dump/* "$tmp/runs/brd/"
+	cp -r "$data"/board910B/dump "$tmp/runs/launch/"
+	cd "$tmp"
+	run make -s -f "$top/pipelines/batch.mk" DUMPS="runs/*" OUT=profiles -j2 AIC_METRICS=L2Cache,Memory
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ -f profiles/runs_sim/simulator/trace.json ]
+	# nothing printed of board-export's own temporary tree
+	[[ "$output" != *OPPROF_* ]] || { echo "$output"; return 1; }
+	for t in brd launch; do
+		[ -f profiles/runs_$t/.done ]
+		[ -f profiles/runs_$t/L2Cache.csv ] && [ -f profiles/runs_$t/Memory.csv ] && [ -f profiles/runs_$t/OpBasicInfo.csv ]
+		[ ! -e profiles/runs_$t/PipeUtilization.csv ]
+	done
+	# the same files as board-export's own tree of that dump
+	board-export -q -o direct --aic-metrics=L2Cache,Memory runs/brd >/dev/null
+	diff -r -x .done profiles/runs_brd direct/OPPROF_*
+	make -q -f "$top/pipelines/batch.mk" DUMPS="runs/*" OUT=profiles AIC_METRICS=L2Cache,Memory
+	# a newer replay file makes its tree out of date, and only that one
+	sleep 1
+	touch runs/launch/dump/DeviceProf3.bin
+	run make -q -f "$top/pipelines/batch.mk" DUMPS="runs/*" OUT=profiles AIC_METRICS=L2Cache,Memory
+	[ "$status" -eq 1 ]
+	b=$(stat -c %Y profiles/runs_brd/.done)
+	make -s -f "$top/pipelines/batch.mk" DUMPS="runs/*" OUT=profiles AIC_METRICS=L2Cache,Memory
+	[ profiles/runs_launch/.done -nt runs/launch/dump/DeviceProf3.bin ]
+	[ "$(stat -c %Y profiles/runs_brd/.done)" = "$b" ]
+	# a value that is not a group reaches board-export as text, and fails there
+	run make -s -f "$top/pipelines/batch.mk" DUMPS="runs/brd" OUT=bad 'AIC_METRICS=L2$$(touch PWNED)`touch PWNED2`'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"batch.mk: runs/brd: board-export exited 2"* ]] || { echo "$output"; return 1; }
+	[ ! -e PWNED ] && [ ! -e PWNED2 ]
+	[ -z "$(ls -A bad)" ]
+}
+
 @test "sim-export runs icache-merge, scalar-merge and mte-parse when their logs are present (drawn with --aic-metrics=...,Overhead,PMSampling)" {
 	mkdir -p "$tmp/d" "$tmp/out"
 	cp "$data"/910B/* "$tmp/d/"

@@ -253,7 +253,9 @@ enum kind {
 enum vf {
 	V_NONE, V_BLK, V_SUB, V_LD, V_BLKOFF, V_BASE, V_BOUND, V_ADDR, V_MTEIN,
 	V_MTEOUT, V_OFFINC, V_SPILL, V_CNT, V_CMP, V_JMP, V_PADSET, V_PADBOUND,
-	V_PADST, V_PADINC, V_PADCNT, V_PADCMP, V_PADJMP
+	V_PADST, V_PADINC, V_PADCNT, V_PADCMP, V_PADJMP,
+	/* --unique: values that change on every execution */
+	V_FLAG, V_UMTEIN, V_UMTEOUT, V_UMASK, V_UVBIN, V_UVUN, V_UVRED, V_UJMP
 };
 
 #define TILE 0x2000u       /* bytes per tile: 2048 F32, XM 0x1000010 = 256 bursts of 32 B */
@@ -269,6 +271,7 @@ struct ins {
 	char name2[40];                    /* "NAME  " (or "NAME" when there is no detail) */
 	char tmpl[176];                    /* detail, '%' = dynamic value */
 	unsigned headlen, name2len, nseg;
+	unsigned decmask;                  /* slots printed in decimal (FLAG ID, Pos) */
 	unsigned short segoff[MAXSEG], seglen[MAXSEG];
 };
 
@@ -277,7 +280,7 @@ struct prog {
 	unsigned n, cap;
 	unsigned body0, body1, pad0, pad1, epi0;   /* [body0, body1), [pad0, pad1), [epi0, n) */
 	uint64_t pcbase;
-	int a5;
+	int a5, unique;
 };
 
 static uint32_t hash32(const char *s, uint64_t x)
@@ -357,10 +360,19 @@ static void add_flag(struct prog *pg, int kind, int src, int dst, int id)
 {
 	uint32_t bin = (kind == K_SET ? 0x40a00000u : 0x40c00000u)
 	               | (hash32("flag", pg->pcbase + 4ull * pg->n) & 0xfff0u) | (unsigned)id;
-	struct ins *in = add(pg, kind == K_SET ? src : dst, kind, V_NONE, 0, 1, 1, bin,
-	                     kind == K_SET ? "SET_FLAG" : "WAIT_FLAG",
-	                     "PIPE:%s, TRIGGER PIPE:%s, FLAG ID:%d,",
-	                     pipe_word[src], pipe_word[dst], id);
+	struct ins *in;
+	if (pg->unique) {
+		/* The id printed is the buffer's plus twice the pair's count
+		 * mod 8 (the k-th WAIT of a queue prints its k-th SET's id). */
+		in = add(pg, kind == K_SET ? src : dst, kind, V_FLAG, 0, 1, 1, bin,
+		         kind == K_SET ? "SET_FLAG" : "WAIT_FLAG", "PIPE:%s, TRIGGER PIPE:%s, FLAG ID:%%,",
+		         pipe_word[src], pipe_word[dst]);
+		in->decmask = 1;
+	} else {
+		in = add(pg, kind == K_SET ? src : dst, kind, V_NONE, 0, 1, 1, bin,
+		         kind == K_SET ? "SET_FLAG" : "WAIT_FLAG", "PIPE:%s, TRIGGER PIPE:%s, FLAG ID:%d,",
+		         pipe_word[src], pipe_word[dst], id);
+	}
 	in->fsrc = (unsigned char)src;
 	in->fdst = (unsigned char)dst;
 	in->fid = (unsigned char)id;
@@ -377,10 +389,48 @@ static void add_mark(struct prog *pg, int start)
 
 static const char *const S64 = "dtype:S64, ";
 
-static void build(struct prog *pg, int a5)
+/* The loop body of --unique: the same dataflow as the usual body, every
+ * operand a register value that changes on every execution (UB addresses
+ * and burst, mask, repeat and stride fields drawn at random, GM addresses
+ * advancing), and more vector instructions (binary, unary, reduce). */
+static void body_unique(struct prog *pg)
+{
+	for (int b = 0; b < 2; b++) {
+		add(pg, P_S, K_S, V_ADDR, 0, 1, 1, 0, "ADD", "%sXD:X10=%%, XN:X1=%%, XM:X22=%%,", S64);
+		add(pg, P_S, K_S, V_ADDR, 1, 1, 1, 0, "ADD", "%sXD:X12=%%, XN:X2=%%, XM:X22=%%,", S64);
+		add_flag(pg, K_WAIT, P_VEC, P_MTE2, b);
+		add(pg, P_MTE2, K_P, V_UMTEIN, 0, 180, 420, 0, "MOV_OUT_TO_UB",
+		    "Src:OUT, Dst:UB, XD:X9=%%, XN:X10=%%, XM:X3=%%,");
+		add(pg, P_MTE2, K_P, V_UMTEIN, 1, 180, 420, 0, "MOV_OUT_TO_UB",
+		    "Src:OUT, Dst:UB, XD:X8=%%, XN:X12=%%, XM:X3=%%,");
+		add_flag(pg, K_SET, P_MTE2, P_VEC, b);
+		add_flag(pg, K_WAIT, P_MTE2, P_VEC, b);
+		add_flag(pg, K_WAIT, P_MTE3, P_VEC, b);
+		add(pg, P_VEC, K_P, V_UMASK, 0, 1, 2, 0, "MOVEMASK", "XN:X5=%%, Pos:0,");
+		add(pg, P_VEC, K_P, V_UMASK, 0, 1, 2, 0, "MOVEMASK", "XN:X6=%%, Pos:1,");
+		add(pg, P_VEC, K_P, V_UVBIN, 0, 24, 40, 0, "VADD",
+		    "XD:X1=%%, XN:X2=%%, XM:X3=%%, XT:X4=%%, Dtype:F32,");
+		add(pg, P_VEC, K_P, V_UVBIN, 0, 28, 48, 0, "VMUL",
+		    "XD:X1=%%, XN:X1=%%, XM:X3=%%, XT:X4=%%, Dtype:F32,");
+		add(pg, P_VEC, K_P, V_UVUN, 0, 12, 30, 0, "VRELU", "XD:X7=%%, XN:X1=%%, XT:X28=%%, Dtype:F16,");
+		add(pg, P_VEC, K_P, V_UVRED, 0, 20, 36, 0, "VCADD", "XD:X9=%%, XN:X7=%%, XT:X11=%%, Dtype:F32,");
+		add_flag(pg, K_SET, P_VEC, P_MTE2, b);
+		add_flag(pg, K_SET, P_VEC, P_MTE3, b);
+		add(pg, P_S, K_S, V_ADDR, 2, 1, 1, 0, "ADD", "%sXD:X13=%%, XN:X3=%%, XM:X22=%%,", S64);
+		add_flag(pg, K_WAIT, P_VEC, P_MTE3, b);
+		add(pg, P_MTE3, K_P, V_UMTEOUT, 0, 120, 320, 0, "MOV_UB_TO_OUT",
+		    "Src:UB, Dst:OUT, XD:X13=%%, XN:X9=%%, XM:X3=%%,");
+		add_flag(pg, K_SET, P_MTE3, P_VEC, b);
+		add(pg, P_S, K_S, V_OFFINC, 0, 1, 1, 0, "ADD_IMM", "%sXD:X22=%%, XN:X22=%%, IMM:0x%x,", S64, TILE);
+		add(pg, P_S, K_S, V_SPILL, 0, 1, 2, 0, "ST_XD_XN_IMM", "dtype:B64, XD:X22=%%, XN:X29=0x107f80, IMM:0x10,");
+	}
+}
+
+static void build(struct prog *pg, int a5, int unique)
 {
 	memset(pg, 0, sizeof *pg);
 	pg->a5 = a5;
+	pg->unique = unique;
 	pg->pcbase = a5 ? 0x11bbe000ULL : 0x10f86000ULL;
 
 	/* Prologue: stack pointer, block ids, kernel arguments, init flags. */
@@ -414,7 +464,9 @@ static void build(struct prog *pg, int a5)
 
 	/* Loop body: two tiles (double buffer, flag ids 0 and 1). */
 	pg->body0 = pg->n;
-	for (int b = 0; b < 2; b++) {
+	if (unique)
+		body_unique(pg);
+	for (int b = 0; b < 2 && !unique; b++) {
 		unsigned ubx = (unsigned)b * TILE, uby = 0x4000 + (unsigned)b * TILE, ubz = 0x8000 + (unsigned)b * TILE;
 		add(pg, P_S, K_S, V_ADDR, 0, 1, 1, 0, "ADD", "%sXD:X10=%%, XN:X1=%%, XM:X22=%%,", S64);
 		add(pg, P_S, K_S, V_ADDR, 1, 1, 1, 0, "ADD", "%sXD:X12=%%, XN:X2=%%, XM:X22=%%,", S64);
@@ -487,6 +539,7 @@ struct slot {
 struct flagq {
 	uint64_t t[16];
 	unsigned head, n;
+	uint64_t nset, nwait;        /* --unique: the k-th WAIT prints the k-th SET's id */
 };
 
 struct gen {
@@ -593,10 +646,23 @@ static size_t fmt_line(char *dst, const struct gen *g, const struct ins *in,
 		memcpy(p, in->tmpl + in->segoff[i], in->seglen[i]);
 		p += in->seglen[i];
 		if (i + 1 < in->nseg)
-			p = put_val(p, val[i]);
+			p = in->decmask >> i & 1 ? put_dec_pad(p, val[i], 1) : put_val(p, val[i]);
 	}
 	*p++ = '\n';
 	return (size_t)(p - dst);
+}
+
+/* --unique: a 32-byte aligned address in the UB region of buffer role r
+ * (0 x, 1 y, 2 z; 64 KiB each); the MTE burst register, nBurst (bits 4-15)
+ * and lenBurst (16-31, in 32-byte units). */
+static uint64_t ub_addr(struct gen *g, unsigned r)
+{
+	return (uint64_t)r * 0x10000 + (rnd(&g->rng) >> 32 & 0xffe0);
+}
+
+static uint64_t burst(struct gen *g)
+{
+	return (uint64_t)rnd_in(&g->rng, 1, 512) << 16 | (uint64_t)rnd_in(&g->rng, 1, 16) << 4;
 }
 
 /* Values of the '%' slots at issue (pv, popped log) and after execution
@@ -667,6 +733,45 @@ static void values(struct gen *g, const struct ins *in, uint64_t *pv, uint64_t *
 		break;
 	case V_PADCMP: pv[0] = ev[0] = g->padi, pv[1] = ev[1] = g->padn; break;
 	case V_PADJMP: pv[0] = ev[0] = g->padi < g->padn; break;
+	case V_FLAG: {
+		struct flagq *q = &g->flag[in->fsrc][in->fdst][in->fid];
+		uint64_t k = in->kind == K_SET ? q->nset++ : q->nwait++;
+		pv[0] = ev[0] = in->fid + 2 * (k % 8);
+		break;
+	}
+	case V_UMTEIN:
+		pv[0] = ev[0] = ub_addr(g, a);
+		pv[1] = ev[1] = g->base[a] + g->off;
+		pv[2] = ev[2] = burst(g);
+		break;
+	case V_UMTEOUT:
+		pv[0] = ev[0] = g->base[2] + g->off;
+		pv[1] = ev[1] = ub_addr(g, 2);
+		pv[2] = ev[2] = burst(g);
+		break;
+	case V_UMASK: pv[0] = ev[0] = rnd(&g->rng); break;
+	case V_UVBIN:      /* repeat, three repeat strides, three block strides */
+		pv[0] = ev[0] = ub_addr(g, 2);
+		pv[1] = ev[1] = ub_addr(g, 0);
+		pv[2] = ev[2] = ub_addr(g, 1);
+		pv[3] = ev[3] = (uint64_t)rnd_in(&g->rng, 1, 255) << 56 | (uint64_t)rnd_in(&g->rng, 1, 16) << 40 |
+		                (uint64_t)rnd_in(&g->rng, 1, 16) << 32 | (uint64_t)rnd_in(&g->rng, 1, 16) << 24 |
+		                (uint64_t)rnd_in(&g->rng, 1, 4) << 16 | (uint64_t)rnd_in(&g->rng, 1, 4) << 8 |
+		                rnd_in(&g->rng, 1, 4);
+		break;
+	case V_UVUN:       /* repeat, src and dst repeat and block strides */
+		pv[0] = ev[0] = ub_addr(g, 2);
+		pv[1] = ev[1] = ub_addr(g, 0);
+		pv[2] = ev[2] = (uint64_t)rnd_in(&g->rng, 1, 255) << 56 | (uint64_t)rnd_in(&g->rng, 1, 16) << 40 |
+		                (uint64_t)rnd_in(&g->rng, 1, 16) << 32 | (uint64_t)rnd_in(&g->rng, 1, 4) << 16 |
+		                rnd_in(&g->rng, 1, 4);
+		break;
+	case V_UVRED:      /* repeat, src repeat and block strides, dst repeat stride */
+		pv[0] = ev[0] = ub_addr(g, 1);
+		pv[1] = ev[1] = ub_addr(g, 2);
+		pv[2] = ev[2] = (uint64_t)rnd_in(&g->rng, 1, 255) << 56 | (uint64_t)rnd_in(&g->rng, 1, 16) << 32 |
+		                (uint64_t)rnd_in(&g->rng, 1, 4) << 16 | rnd_in(&g->rng, 1, 16);
+		break;
 	default: break;
 	}
 }
@@ -864,12 +969,16 @@ static uint64_t gen_subcore(const struct prog *pg, const char *dir, unsigned cor
 
 static void usage(FILE *f)
 {
-	fputs("usage: " PROG " [-s SIZE_MB] [-c CORES] [-r ROTATE_MB] [--soc A2|A5] [--seed N] [-v] -o DIR\n"
+	fputs("usage: " PROG " [-s SIZE_MB] [-c CORES] [-r ROTATE_MB] [--soc A2|A5] [--unique] [--seed N] [-v] -o DIR\n"
 	      "Write a synthetic camodel dump (instr_log + instr_popped_log of\n"
 	      "core<N>.veccore<0|1>) into DIR, SIZE_MB MiB in total (default 20),\n"
 	      "for CORES cores (default 1).  With -r, files rotate spdlog-style at\n"
-	      "ROTATE_MB MiB (X.dump newest, X.1.dump older, ...).  Same arguments\n"
-	      "give byte-identical output.\n", f);
+	      "ROTATE_MB MiB (X.dump newest, X.1.dump older, ...).  With --unique,\n"
+	      "the loop's operands change on every execution: UB addresses, burst,\n"
+	      "mask, repeat and stride values drawn at random, GM addresses and\n"
+	      "counters advancing, flag ids cycling through 0-15, so no line of\n"
+	      "the loop but its JUMPC repeats any of the last seven of its pc.\n"
+	      "Same arguments give byte-identical output.\n", f);
 }
 
 static double num_arg(const char *opt, const char *v, double lo, double hi)
@@ -925,7 +1034,7 @@ int main(int argc, char **argv)
 	double size_mb = 20, rot_mb = 0;
 	unsigned cores = 1;
 	uint64_t seed = 0x0971aceULL;
-	int a5 = 0, verbose = 0;
+	int a5 = 0, unique = 0, verbose = 0;
 	const char *dir = NULL, *v;
 	struct stat st;
 
@@ -952,6 +1061,8 @@ int main(int argc, char **argv)
 				a5 = 1;
 			else
 				die(EXIT_USAGE, "--soc must be A2 or A5");
+		} else if (!strcmp(a, "--unique")) {
+			unique = 1;
 		} else if (opt_is(argv, &i, NULL, "--seed", &v)) {
 			seed = (uint64_t)num_arg("--seed", v, 0, 9e15);
 		} else if (opt_is(argv, &i, "-o", "--output", &v)) {
@@ -979,7 +1090,7 @@ int main(int argc, char **argv)
 	uint64_t per = target / (2ull * cores);
 	unsigned nfiles = 0;
 
-	build(&pg, a5);
+	build(&pg, a5, unique);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned c = 0; c < cores; c++)
 		for (unsigned s = 0; s < 2; s++)

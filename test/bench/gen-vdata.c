@@ -3,7 +3,7 @@
  * VISUALIZE_DATA.BIN), for trace-clean's benchmark
  * and tests.
  *
- *   gen-vdata [-n EVENTS] [-c CORES] [--seed N] [--json] [--inline-flags] -o FILE
+ *   gen-vdata [-n EVENTS] [-c CORES] [--seed N] [--json] [--inline-flags] [--no-code] -o FILE
  *
  * CORES AI cores (default 4), each with a cube sub-core and two vector
  * sub-cores, run a double-buffered tile loop until about EVENTS
@@ -18,7 +18,9 @@
  * time order among the slices instead), cache misses, and at the end MTE
  * counter events.  Timestamps are the reference's: single-precision
  * ticks / 1850 MHz printed as the double they become.  The file also has a
- * CODE block and an INSTR_API block (per-pc metrics of every sub-core).
+ * CODE block (not with --no-code: PyPTO's clean_sim_trace reads the
+ * block's path as part of its size, and rejects it) and an INSTR_API
+ * block (per-pc metrics of every sub-core).
  *
  * Build: cc -std=c11 -D_GNU_SOURCE -O2 -Ilib test/bench/gen-vdata.c build/liboptrace.a -llz4 -lm
  * Same arguments give the same bytes. */
@@ -422,12 +424,13 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "inline-flags", no_argument, NULL, 'i' },
+		{ "no-code", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	unsigned long long events = 2000000, ncore = 4, seed = 1;
 	const char *out = NULL;
-	int json = 0, inline_flags = 0, c, k, nsub;
+	int json = 0, inline_flags = 0, no_code = 0, c, k, nsub;
 	struct sub *subs;
 	size_t total = 0;
 
@@ -439,15 +442,16 @@ int main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 10); break;
 		case 'j': json = 1; break;
 		case 'i': inline_flags = 1; break;
+		case 'C': no_code = 1; break;
 		case 'h':
-			printf("usage: gen-vdata [-n EVENTS] [-c CORES] [--seed N] [--json] [--inline-flags] -o FILE\n");
+			printf("usage: gen-vdata [-n EVENTS] [-c CORES] [--seed N] [--json] [--inline-flags] [--no-code] -o FILE\n");
 			return 0;
 		default:
 			return 2;
 		}
 	}
 	if (!out || !ncore || ncore > 1000 || !events) {
-		fprintf(stderr, "usage: gen-vdata [-n EVENTS] [-c CORES] [--seed N] [--json] [--inline-flags] -o FILE\n");
+		fprintf(stderr, "usage: gen-vdata [-n EVENTS] [-c CORES] [--seed N] [--json] [--inline-flags] [--no-code] -o FILE\n");
 		return 2;
 	}
 	rng ^= seed * 0x2545f4914f6cdd1dull;
@@ -502,7 +506,7 @@ int main(int argc, char **argv)
 		if (!v)
 			die(out);
 		if ((e = vdata_block_from_fd(v, VDATA_TRACE, VDATA_VERSION, tfd)) ||
-		    (e = vdata_block(v, VDATA_CODE, VDATA_VERSION, "/home/user/op/kernel.cpp", code, sizeof code - 1)) ||
+		    (!no_code && (e = vdata_block(v, VDATA_CODE, VDATA_VERSION, "/home/user/op/kernel.cpp", code, sizeof code - 1))) ||
 		    (e = vdata_block_from_fd(v, VDATA_INSTR_API, VDATA_VERSION_INSTR_API, ifd))) {
 			errno = e;
 			vdata_abort(v);

@@ -1,16 +1,20 @@
 #!/bin/sh
 # make bench: throughput and peak memory of the record codec and of
-# dump-split | instr-parse on generated A2 dumps of 100 MB and 1 GB.
+# dump-split | instr-parse on generated A2 dumps of 100 MB and 1 GB, then
+# on dumps whose lines do not repeat (gen-dump --unique, the stand-in
+# simulator's samples) against cat and wc -l of the same files.
 # Figures are per process; compare ratios measured in one run (the machine
-# may be noisy).  BENCH_SIZES overrides the sizes (MB), BENCH_DIR the
+# may be noisy).  BENCH_SIZES overrides the sizes (MB; empty: none), BENCH_DIR the
 # scratch directory (default: a fresh one under $TMPDIR or /tmp), BENCH_BIN
 # the directory of the tools (default build/bin), BENCH_BASE a directory
 # with other builds of dump-split and instr-parse: their lines are measured
 # too, each right after the same line of BENCH_BIN's, marked "(base)".
+# BENCH_RUNS: runs per figure of the non-repeating dumps (best kept,
+# default 5); BENCH_UNIQUE_MB the size of the --unique dumps (default 100).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${BENCH_BIN:-$top/build/bin}
-sizes=${BENCH_SIZES:-"100 1000"}
+sizes=${BENCH_SIZES-"100 1000"}
 scratch=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/optrace-bench.XXXXXX")}
 trap 'rm -rf "$scratch"' EXIT INT TERM
 mkdir -p "$scratch"
@@ -89,26 +93,77 @@ for mb in $sizes; do
 	rm -rf "$d" "$scratch/lines.rec" "$scratch/instr.rec"
 done
 
-# Dumps of the stand-in simulator's sample operators (test/ops): other
-# instruction mixes than the generator's (vector, cube, mixed, A5 ids).
-ops="$top/build/ops/bin"
-cann="$top/build/cann"
-if [ -x "$ops/op_rt" ] && [ -d "$cann/tools/simulator" ] && command -v taskset >/dev/null 2>&1; then
-	echo
-	echo "== stand-in simulator dumps, dump-split | instr-parse, both on CPU 0 (MB = instr + popped logs)"
-	for c in "Ascend910B1 add 3000" "Ascend910B1 matmul 2600" "Ascend910B1 mixed 1400" \
-	         "dav_3510 add 3000" "dav_3510 simt 2000"; do
-		set -- $c
-		d="$scratch/ops-$1-$2"
-		mkdir -p "$d"
-		LD_LIBRARY_PATH="$cann/tools/simulator/$1/lib:$cann/lib64" CAMODEL_LOG_PATH="$d" \
-			"$ops/op_rt" -s "$2" -n "$3" > /dev/null
-		bytes=$(cat "$d"/*instr_log* "$d"/*instr_popped_log* | wc -c)
-		lines=$(cat "$d"/*instr_log* "$d"/*instr_popped_log* | wc -l)
-		soc=
-		[ "$1" = dav_3510 ] && soc=--soc-version=Ascend950PR_9599
-		measure "$1 $2 -n $3 ($((bytes / 1000000)) MB)" "$bytes" taskset -c 0 sh -c \
-			"'$bin/dump-split' -q --log=instr,popped '$d' | '$bin/instr-parse' -q $soc > /dev/null"
-		rm -rf "$d"
+# Dumps whose lines do not repeat: gen-dump --unique (every operand changes
+# on every execution, so instr-parse's line cache misses) and the stand-in
+# simulator's sample operators (test/ops: vector, cube, mixed, A5 ids).
+# On each, dump-split | instr-parse on one CPU against cat and wc -l of the
+# same files in the same run, best CPU time of BENCH_RUNS (default 5):
+# MB of instr + popped logs per CPU-second, and as a fraction of cat's and
+# wc's; peak RSS of the largest process.
+runs=${BENCH_RUNS:-5}
+nonrep() { # label dir [instr-parse option]
+	nr_label=$1 nr_d=$2 nr_soc=${3:-}
+	set -- "$nr_d"/*instr_log* "$nr_d"/*instr_popped_log*
+	nr_bytes=$(cat "$@" | wc -c)
+	: >"$scratch/best"
+	k=0
+	# In turns, so that a busy moment of the machine weighs on all alike.
+	while [ "$k" -lt "$runs" ]; do
+		"$bin/peakrss" -o "$scratch/m" -- taskset -c 0 sh -c 'cat "$@" > /dev/null' sh "$@"
+		echo "cat $(tail -n 1 "$scratch/m")" >>"$scratch/best"
+		"$bin/peakrss" -o "$scratch/m" -- taskset -c 0 sh -c 'wc -l "$@" > /dev/null' sh "$@"
+		echo "wc $(tail -n 1 "$scratch/m")" >>"$scratch/best"
+		for b in "$bin" ${BENCH_BASE:+"$BENCH_BASE"}; do
+			"$bin/peakrss" -o "$scratch/m" -- taskset -c 0 sh -c \
+				'"$1/dump-split" -q $3 --log=instr,popped "$2" | "$1/instr-parse" -q $3 > /dev/null' \
+				sh "$b" "$nr_d" "$nr_soc"
+			[ "$b" = "$bin" ] && echo "new $(tail -n 1 "$scratch/m")" >>"$scratch/best" ||
+				echo "base $(tail -n 1 "$scratch/m")" >>"$scratch/best"
+		done
+		k=$((k + 1))
 	done
+	# The best CPU time of each, with its peak RSS.
+	sed 's/^\([a-z]*\) .*cpu_s=\([0-9.]*\).*maxrss_kb=\([0-9]*\).*/\1 \2 \3/' "$scratch/best" |
+		awk -v l="$nr_label" -v by="$nr_bytes" '
+		{ if (!($1 in c) || $2 < c[$1]) { c[$1] = $2; r[$1] = $3 } }
+		END {
+			for (k in c) if (c[k] < 0.001) c[k] = 0.001
+			n = split("new base", who, " ")
+			for (i = 1; i <= n; i++) {
+				w = who[i]
+				if (!(w in c)) continue
+				printf "%-40s %6.0f MB/cpu-s, %.3f of cat (%.0f), %.3f of wc -l (%.0f); peak RSS %5.1f MB\n",
+				       l (w == "base" ? " (base)" : ""), by / 1e6 / c[w], c["cat"] / c[w], by / 1e6 / c["cat"],
+				       c["wc"] / c[w], by / 1e6 / c["wc"], r[w] / 1024
+			}
+		}'
+}
+if command -v taskset >/dev/null 2>&1; then
+	echo
+	echo "== lines that do not repeat: dump-split | instr-parse, cat, wc -l, each on CPU 0, best of $runs"
+	echo "   (MB = 10^6 bytes of instr + popped logs; cat's and wc's own MB/cpu-s in parentheses)"
+	d="$scratch/unique"
+	"$bin/gen-dump" --unique -s "${BENCH_UNIQUE_MB:-100}" -c 1 -o "$d"
+	nonrep "gen-dump --unique -s ${BENCH_UNIQUE_MB:-100}" "$d"
+	rm -rf "$d"
+	d="$scratch/unique-a5"
+	"$bin/gen-dump" --unique --soc A5 -s "${BENCH_UNIQUE_MB:-100}" -c 1 -o "$d"
+	nonrep "gen-dump --unique --soc A5 -s ${BENCH_UNIQUE_MB:-100}" "$d" --soc-version=Ascend950PR_9599
+	rm -rf "$d"
+	ops="$top/build/ops/bin"
+	cann="$top/build/cann"
+	if [ -x "$ops/op_rt" ] && [ -d "$cann/tools/simulator" ]; then
+		for c in "Ascend910B1 add 3000" "Ascend910B1 matmul 2600" "Ascend910B1 mixed 1400" \
+		         "dav_3510 add 3000" "dav_3510 simt 2000"; do
+			set -- $c
+			d="$scratch/ops-$1-$2"
+			mkdir -p "$d"
+			LD_LIBRARY_PATH="$cann/tools/simulator/$1/lib:$cann/lib64" CAMODEL_LOG_PATH="$d" \
+				"$ops/op_rt" -s "$2" -n "$3" > /dev/null
+			soc=
+			[ "$1" = dav_3510 ] && soc=--soc-version=Ascend950PR_9599
+			nonrep "stand-in $1 $2 -n $3" "$d" $soc
+			rm -rf "$d"
+		done
+	fi
 fi

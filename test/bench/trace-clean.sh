@@ -11,6 +11,12 @@
 # BENCH_CORES the AI cores (default 4, three sub-cores each), BENCH_DUMP_MB
 # the dump for the records run (default 100, 0 to skip), BENCH_DIR the
 # scratch directory (default: a fresh one under $TMPDIR or /tmp).
+# BENCH_PYPTO: the path of PyPTO's clean_sim_trace.py (python/pypto/tools/
+# in the PyPTO sources; it needs only Python 3): both tools then clean the
+# same visualize_data.bin of BENCH_PYPTO_EVENTS instruction slices (default
+# 200000), best CPU time of BENCH_RUNS runs each (default 3), and their
+# ratios are printed (goals: 50 times less CPU time, at most a twentieth of
+# the peak memory).
 # Goals (issue 4): at least 1 million events/s on one core, under 256 MB.
 # Rates are given per CPU second (the goal) and per wall second (which also
 # pays for the fsync of the outputs).
@@ -83,4 +89,39 @@ if [ "$dump_mb" -gt 0 ] && [ -x "$bin/gen-dump" ] && [ -x "$bin/instr-parse" ]; 
 	echo "== records of a $dump_mb MiB generated dump: $n instruction records"
 	measure "records (instr-parse output)" "$n" "$n" "$(stat -c %s "$scratch/instr.rec")" \
 		sh -c "'$bin/trace-clean' -q -o '$scratch/out' - < '$scratch/instr.rec'"
+fi
+
+# trace-clean beside PyPTO's clean_sim_trace on the same file.
+if [ -n "${BENCH_PYPTO:-}" ]; then
+	[ -f "$BENCH_PYPTO" ] || { echo "trace-clean.sh: BENCH_PYPTO=$BENCH_PYPTO: no such file" >&2; exit 4; }
+	pev=${BENCH_PYPTO_EVENTS:-200000}
+	runs=${BENCH_RUNS:-3}
+	"$scratch/gen-vdata" -n "$pev" -c "$cores" --no-code -o "$scratch/p.bin" 2>/dev/null
+	# best NAME command...: the run of least CPU time, as "cpu rss_kb"
+	best() {
+		name=$1
+		shift
+		: >"$scratch/$name.runs"
+		i=0
+		while [ "$i" -lt "$runs" ]; do
+			"$bin/peakrss" -o "$scratch/m" -- "$@" >/dev/null
+			tail -n 1 "$scratch/m" | sed 's/.*cpu_s=\([0-9.]*\).*maxrss_kb=\([0-9]*\).*/\1 \2/' >>"$scratch/$name.runs"
+			i=$((i + 1))
+		done
+		sort -n "$scratch/$name.runs" | head -n 1
+	}
+	rm -rf "$scratch/po" "$scratch/to"
+	mkdir -p "$scratch/po" "$scratch/to"
+	ours=$(best ours "$bin/trace-clean" -q --no-copy-raw -o "$scratch/to" "$scratch/p.bin")
+	theirs=$(best pypto python3 "$BENCH_PYPTO" --no-copy-raw -o "$scratch/po" "$scratch/p.bin")
+	echo
+	echo "== trace-clean and PyPTO's clean_sim_trace on a visualize_data.bin of $pev instruction slices (best of $runs)"
+	echo "$ours $theirs" | awk '{
+		printf "trace-clean     %7.3f s cpu, peak RSS %7.1f MB\n", $1, $2 / 1024
+		printf "clean_sim_trace %7.3f s cpu, peak RSS %7.1f MB\n", $3, $4 / 1024
+		x = ($1 > 0) ? $3 / $1 : 0
+		printf "trace-clean: %.1fx less CPU time, %.1fx less memory\n", x, $4 / $2
+		if (x < 50) printf "    below the goal of 50x less CPU time\n"
+		if ($4 / $2 < 20) printf "    above the goal of a twentieth of the memory\n"
+	}'
 fi

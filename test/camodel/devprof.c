@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "biu.h"
+#include "dbi.h"
+#include "mem.h"
 #include "pmu.h"
 
 /* Bytes per L2 request (the main-memory request size of every family). */
@@ -31,10 +33,41 @@ unsigned dp_replays(enum board_fmt fmt)
 	return (unsigned)((n + slots - 1) / slots);
 }
 
+/* The events the device was programmed with (CAMODEL_DEVICE_PMU_AIC and
+ * _AIV, comma-separated, as a capture of some groups in application replay
+ * gives them; README section 11), read once; NULL when not set. */
+static const uint16_t *dp_programmed(enum board_core core, size_t *len)
+{
+	static uint16_t ev[2][PMU_EVENTS_MAX];
+	static size_t n[2];
+	static int read, set[2];
+	if (!read) {
+		for (int k = 0; k < 2; k++) {
+			const char *e = getenv(k ? "CAMODEL_DEVICE_PMU_AIV" : "CAMODEL_DEVICE_PMU_AIC");
+			char *end;
+			if (!e || !*e)
+				continue;
+			set[k] = 1;
+			while (*e && n[k] < PMU_EVENTS_MAX) {
+				unsigned long v = strtoul(e, &end, 10);
+				if (end == e || v > 0xffff)
+					break;
+				ev[k][n[k]++] = (uint16_t)v;
+				e = *end == ',' ? end + 1 : end;
+			}
+		}
+		read = 1;
+	}
+	*len = n[core == BOARD_VECTOR];
+	return set[core == BOARD_VECTOR] ? ev[core == BOARD_VECTOR] : NULL;
+}
+
 unsigned dp_slot_event(enum board_fmt fmt, enum board_core core, unsigned n, unsigned i)
 {
 	size_t len, slots = board_pmu_slots(fmt);
-	const uint16_t *ev = pmu_replay_events(fmt, fmt == BOARD_310P ? BOARD_CUBE : core, &len);
+	const uint16_t *ev = dp_programmed(fmt == BOARD_310P ? BOARD_CUBE : core, &len);
+	if (!ev)
+		ev = pmu_replay_events(fmt, fmt == BOARD_310P ? BOARD_CUBE : core, &len);
 	size_t k = (size_t)(n - 1) * slots + i;
 	return n >= 1 && i < slots && k < len ? ev[k] : 0;
 }
@@ -415,22 +448,6 @@ static const char *const tl_opcodes[BIU_NPIPES][3] = {
 	{ "fix_matrix_cc_to_gm", "fix_matrix_cc_to_gm", "fix_matrix_cc_to_gm" },
 };
 
-/* A pipe's name as the compiler writes it ("mte2"). */
-static const char *tl_lower(unsigned pipe, char buf[8])
-{
-	const char *name = biu_pipe_name(pipe);
-	size_t j;
-	for (j = 0; name[j] && j < 7; j++)
-		buf[j] = (char)(name[j] | 0x20);
-	buf[j] = 0;
-	return buf;
-}
-
-static uint16_t tl_id(unsigned k)
-{
-	return (uint16_t)(k < 512 ? 0x600 + k : 0xE00 + (k - 512));
-}
-
 static uint64_t tl_pc(unsigned pipe, unsigned k)
 {
 	return 0x100 + ((uint64_t)pipe * DP_DFX_IDS_A5 + k) * 8;
@@ -440,6 +457,7 @@ int dp_timeline_env(struct dp_timeline *t, char *err, size_t es)
 {
 	const char *m = getenv("CAMODEL_DEVICE_TIMELINE"), *p = getenv("CAMODEL_DEVICE_TIMELINE_PIPES");
 	const char *b = getenv("CAMODEL_DEVICE_TIMELINE_BODY"), *d = getenv("CAMODEL_DEVICE_TIMELINE_DROP");
+	const char *map = getenv("CAMODEL_DEVICE_DFX_MAP");
 	char *end;
 	memset(t, 0, sizeof *t);
 	t->pipes = ((1u << BIU_NPIPES) - 1) & ~(1u << BIU_SCALAR);
@@ -484,6 +502,8 @@ int dp_timeline_env(struct dp_timeline *t, char *err, size_t es)
 		}
 		t->drop = v;
 	}
+	if (t->mode == DP_TL_INSTR && map && *map)
+		t->map = map;
 	return 0;
 }
 
@@ -550,6 +570,50 @@ static uint64_t tl_next(const struct tl_pipe *p)
  * instrumentation's prologue). */
 #define TL_START 100
 
+struct tl_mark {
+	uint64_t t;
+	size_t i;
+	uint16_t info;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct tl_mark *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* instrprof_end: the ids that flush the BIU buffer, NOPs, the last id
+ * again. */
+static void tl_end_stub(struct tl_chan *c)
+{
+	for (unsigned p = 0; p < 8; p++)
+		tl_at(c, c->last + 1, 0x0D88 + 0x11 * p);
+	tl_at(c, c->last + 3500, 0xF000 | c->busy);
+	tl_at(c, c->last + 1, 0x0DFF);
+}
+
+/* The marks the instrumented instructions stamped, in time order (a
+ * sub-core's pipes run side by side; equal times keep their issue order). */
+static int tl_marks(const struct dp_sub *s, struct tl_chan *c)
+{
+	struct tl_mark *v = s->nmarks ? malloc(s->nmarks * sizeof *v) : NULL;
+	if (s->nmarks && !v)
+		return -1;
+	for (size_t i = 0; i < s->nmarks; i++) {
+		v[i].t = s->marks[i].t;
+		v[i].i = i;
+		v[i].info = s->marks[i].info;
+	}
+	qsort(v, s->nmarks, sizeof *v, by_time);
+	for (size_t i = 0; i < s->nmarks; i++)
+		tl_at(c, v[i].t, v[i].info);
+	free(v);
+	tl_end_stub(c);
+	return 0;
+}
+
 static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct tl_chan *c)
 {
 	struct tl_pipe pp[BIU_NPIPES];
@@ -587,7 +651,7 @@ static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct t
 			/* Both ends of a run carry the instruction's id; ids past the
 			 * chip's count were never given out. */
 			if (best != BIU_SCALAR && k < DP_DFX_IDS_A5)
-				tl_at(c, at, (unsigned)biu_pipe_ctrl(best) << 12 | tl_id(k));
+				tl_at(c, at, (unsigned)biu_pipe_ctrl(best) << 12 | dp_dfx_id(k));
 		} else {
 			unsigned busy = q->started ? c->busy & ~(1u << best) : c->busy | 1u << best;
 			/* Back to back: the pipe stays busy. */
@@ -602,12 +666,7 @@ static void tl_sub(const struct dp_sub *s, const struct dp_timeline *t, struct t
 			q->i++;
 		q->started = !q->started;
 	}
-	/* instrprof_end: the ids that flush the BIU buffer, NOPs, the last
-	 * id again. */
-	for (p = 0; p < 8; p++)
-		tl_at(c, c->last + 1, 0x0D88 + 0x11 * p);
-	tl_at(c, c->last + 3500, 0xF000 | c->busy);
-	tl_at(c, c->last + 1, 0x0DFF);
+	tl_end_stub(c);
 }
 
 int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const char *dir, char *err, size_t es)
@@ -641,13 +700,20 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 		c.n = 0;
 		c.last = 0;
 		c.busy = 0;
-		tl_sub(s, t, &c);
+		if (!t->map)
+			tl_sub(s, t, &c);
+		else if (tl_marks(s, &c)) {
+			free(c.data);
+			out_abort(&o);
+			snprintf(err, es, "timeline.bin: out of memory");
+			return -1;
+		}
 		tl_flush(&c);
 	}
 	free(c.data);
 	if (out_close(&o, err, es))
 		return -1;
-	if (t->mode != DP_TL_INSTR)
+	if (t->mode != DP_TL_INSTR || t->map)
 		return 0;
 
 	/* The compiler's side files: a line per stamped static instruction,
@@ -660,7 +726,7 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 			continue;
 		for (k = 0; k < body && k < DP_DFX_IDS_A5; k++) {
 			char pipe[8];
-			fprintf(o.f, "region_id=%u,pipe=%s,kind=instr,pc=0x%llx,opcode=%s\n", tl_id(k), tl_lower(p, pipe),
+			fprintf(o.f, "region_id=%u,pipe=%s,kind=instr,pc=0x%llx,opcode=%s\n", dp_dfx_id(k), biu_pipe_lower(p, pipe),
 			        (unsigned long long)tl_pc(p, k), tl_opcodes[p][k % 3]);
 		}
 	}
@@ -670,7 +736,7 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 	for (p = 1; p < BIU_NPIPES; p++) {
 		char pipe[8];
 		if ((t->pipes >> p & 1) && (most[p] < t->body ? most[p] : t->body) > DP_DFX_IDS_A5)
-			fprintf(o.f, "[ERROR] TUNE-ERROR: all dfx ids consumed[pipe=%s]\n", tl_lower(p, pipe));
+			fprintf(o.f, "[ERROR] TUNE-ERROR: all dfx ids consumed[pipe=%s]\n", biu_pipe_lower(p, pipe));
 	}
 	return out_close(&o, err, es);
 }
@@ -907,5 +973,172 @@ int dp_mc2_write(const struct dp_run *r, unsigned n, const char *dir, char *err,
 		}
 	if (i % 2)
 		fwrite(rec, 1, sizeof rec, o.f);
+	return out_close(&o, err, es);
+}
+
+/* ---- the code view's instrumentation (MemoryDetail, Source) ---- */
+
+int dp_dbi_env(struct dp_dbi *d, char *err, size_t es)
+{
+	const char *e = getenv("CAMODEL_DEVICE_DBI");
+	memset(d, 0, sizeof *d);
+	d->exec = keytab_make(sizeof(uint64_t), 0);
+	while (e && *e) {
+		size_t n = strcspn(e, ",");
+		if (n == 12 && !strncasecmp(e, "MemoryDetail", n))
+			d->memory = 1;
+		else if (n == 6 && !strncasecmp(e, "Source", n))
+			d->source = 1;
+		else if (n) {
+			snprintf(err, es, "CAMODEL_DEVICE_DBI: '%.*s' is neither MemoryDetail nor Source", (int)n, e);
+			return -1;
+		}
+		e += n + (e[n] != 0);
+	}
+	return 0;
+}
+
+void dp_dbi_mem(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned src, unsigned dst,
+                uint64_t src_addr, uint64_t dst_addr, uint64_t src_size, uint64_t dst_size)
+{
+	struct dbi_mem m = { src_addr, dst_addr, src_size, dst_size, off, d->serial++, block, sub_block, src, dst };
+	if (!d->memory)
+		return;
+	if (d->nmem == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 1024;
+		d->mem = xreallocarray(d->mem, d->cap, DBI_MEMREC_SIZE);
+	}
+	dbi_mem_encode(&m, d->mem + d->nmem++ * DBI_MEMREC_SIZE);
+}
+
+/* One record in a packet of its own, expanded into d. */
+struct dbi_sink {
+	struct dp_dbi *d;
+	unsigned sub_block;
+};
+
+static int dbi_take(void *ctx, const struct dbi_mem *m)
+{
+	struct dbi_sink *k = ctx;
+	dp_dbi_mem(k->d, m->block, k->sub_block, m->pc, m->src, m->dst, m->src_addr, m->dst_addr, m->src_size,
+	           m->dst_size);
+	return 0;
+}
+
+static void dbi_one(struct dp_dbi *d, unsigned block, unsigned sub_block, unsigned type, const uint8_t *rec,
+                    size_t n)
+{
+	uint8_t pk[DBI_PACKET_HEAD + 64] = { 0 };
+	struct dbi_sink k = { d, sub_block };
+	struct dbi_loss loss = { 0 };
+	const char *path;
+	size_t pl;
+	put64(pk, 1);
+	put16(pk + 24, block);
+	put32(pk + DBI_PACKET_HEAD, type);
+	put32(pk + DBI_PACKET_HEAD + 4, DBI_RECORD_MAGIC);
+	memcpy(pk + DBI_PACKET_HEAD + 8, rec, n);
+	dbi_packet(pk, DBI_PACKET_HEAD + 8 + n, dbi_take, &k, &loss, &path, &pl);
+}
+
+void dp_dbi_dma(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned src, unsigned dst,
+                uint64_t src_addr, uint64_t dst_addr, unsigned nburst, unsigned lenburst)
+{
+	uint8_t r[DBI_DMA_MOV_SIZE - 8] = { 0 };
+	if (!d->memory)
+		return;
+	put64(r, dst_addr);
+	put64(r + 8, src_addr);
+	put64(r + 16, off);
+	put16(r + 32, nburst);
+	put16(r + 34, lenburst);
+	r[42] = (uint8_t)dst;
+	r[43] = (uint8_t)src;
+	dbi_one(d, block, sub_block, DBI_REC_DMA_MOV, r, sizeof r);
+}
+
+void dp_dbi_load2d(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned dst,
+                   uint64_t src_addr, uint64_t dst_addr, unsigned repeat)
+{
+	uint8_t r[DBI_LOAD_2D_SIZE - 8] = { 0 };
+	if (!d->memory)
+		return;
+	put64(r, dst_addr);
+	put64(r + 8, src_addr);
+	put64(r + 16, off);
+	put16(r + 36, 1);      /* srcStride, dstStride: one fractal */
+	put16(r + 38, 1);
+	r[40] = (uint8_t)repeat;
+	r[41] = (uint8_t)dst;
+	r[42] = DP_MEM_L1;
+	dbi_one(d, block, sub_block, DBI_REC_LOAD_2D, r, sizeof r);
+}
+
+void dp_dbi_exec(struct dp_dbi *d, uint64_t off)
+{
+	if (d->source)
+		++*(uint64_t *)keytab_get(&d->exec, off, NULL);
+}
+
+void dp_dbi_clear(struct dp_dbi *d)
+{
+	d->nmem = 0;
+	d->serial = 0;
+	keytab_free(&d->exec);
+	d->exec = keytab_make(sizeof(uint64_t), 0);
+}
+
+static int u64_less(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int dp_dbi_write(const struct dp_dbi *d, const char *dir, uint64_t pc_start, const char *func, char *err, size_t es)
+{
+	struct outf o;
+	if (!d->memory && !d->source)
+		return 0;
+	if (mkdirs(dir, err, es))
+		return -1;
+	if (d->memory) {
+		if (out_open(&o, dir, "MemoryChart.bin", err, es))
+			return -1;
+		fwrite(d->mem, DBI_MEMREC_SIZE, d->nmem, o.f);
+		if (out_close(&o, err, es))
+			return -1;
+	}
+	if (d->source) {
+		size_t n = 0, i;
+		uint64_t *pcs = xcalloc(d->exec.n + 1, sizeof *pcs), key;
+		for (i = 0; i < d->exec.cap; i++)
+			if (keytab_at(&d->exec, i, &key))
+				pcs[n++] = key;
+		qsort(pcs, n, sizeof *pcs, u64_less);
+		if (out_open(&o, dir, "kernel0Stub.o.bbbmap.0", err, es)) {
+			free(pcs);
+			return -1;
+		}
+		fprintf(o.f, "InstrumentBlockCount\nfunction: %s\nstart addr: 0x000000\n", func);
+		for (i = 0; i < n; i++)
+			fprintf(o.f, "BBB id:%zu Offset: 0x%06llx end: 0x%06llx\n", i, (unsigned long long)pcs[i],
+			        (unsigned long long)pcs[i]);
+		if (out_close(&o, err, es) || out_open(&o, dir, "kernel0.extra.0", err, es)) {
+			free(pcs);
+			return -1;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t c = *(const uint64_t *)keytab_find(&d->exec, pcs[i]);
+			unsigned char b[4];
+			put32(b, c > UINT32_MAX ? UINT32_MAX : c);   /* the device's counters are 32 bits */
+			fwrite(b, 1, 4, o.f);
+		}
+		free(pcs);
+		if (out_close(&o, err, es))
+			return -1;
+	}
+	if (out_open(&o, dir, "pc_start_addr.txt", err, es))
+		return -1;
+	fprintf(o.f, "0x%llx\n", (unsigned long long)pc_start);
 	return out_close(&o, err, es);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "board.h"
+#include "keytab.h"
 
 /* Pipes, in the timing model's order. */
 enum dp_pipe { DP_S, DP_MTE1, DP_MTE2, DP_MTE3, DP_V, DP_M, DP_FIX, DP_LD, DP_EX, DP_ST, DP_NPIPE };
@@ -32,6 +33,11 @@ struct dp_sub {
 	uint64_t bytes[DP_NPATH];
 	uint64_t vec_f32, vec_f16, vec_s32, vec_s16;  /* vector instructions by type */
 	uint64_t ic_req, ic_miss;        /* icache fetch groups and misses */
+	/* InstrTimeline with an instrumentation map: the dfx marks the
+	 * instructions of the map stamped, a start and an end each (cycle,
+	 * BIU info word), in the order they were issued; malloc'ed */
+	struct dp_mark { uint64_t t; uint16_t info; } *marks;
+	size_t nmarks;
 };
 
 /* Replay files of a family (10 on A2/A3, 7 on 310P, 6 on A5). */
@@ -92,9 +98,19 @@ struct dp_timeline {
 	unsigned pipes;        /* instrumented pipes, bit per BIU pipe (lib/biu.h) */
 	unsigned body;         /* static instructions per pipe */
 	uint64_t drop;         /* every drop-th record of a channel lost; 0 none */
+	const char *map;       /* InstrTimeline: the instrumentation's dfx_region_map.txt
+	                          (CAMODEL_DEVICE_DFX_MAP): the marks of dp_sub are
+	                          stamped, and the map and tune log are the
+	                          instrumentation's, not written here */
 };
-/* The dfx ids of one pipe on A5. */
+/* The dfx ids of one pipe on A5 (the only chip with the instruction
+ * timeline): ids with bits 9 and 10 set, 0x600..0x7FF then 0xE00..0xFFF,
+ * region k of a pipe taking id dp_dfx_id(k). */
 #define DP_DFX_IDS_A5 1024u
+static inline uint16_t dp_dfx_id(unsigned k)
+{
+	return (uint16_t)(k < 512 ? 0x600 + k : 0xE00 + (k - 512));
+}
 /* From the environment (CAMODEL_DEVICE_TIMELINE, _PIPES, _BODY, _DROP;
  * test/camodel/README); 0, or -1 with a message in err. */
 int dp_timeline_env(struct dp_timeline *t, char *err, size_t errsize);
@@ -142,5 +158,45 @@ int dp_mc2_env(unsigned *turns, char *err, size_t errsize);
 void dp_mc2_stamps(const struct dp_run *r, unsigned turns, FILE *f);
 /* aicpu.bin into dir; 0, or -1 with a message in err. */
 int dp_mc2_write(const struct dp_run *r, unsigned turns, const char *dir, char *err, size_t errsize);
+
+/* The code view's instrumentation (MemoryDetail, Source; optrace-board(5),
+ * MEMORYCHART.BIN and BASIC-BLOCK COUNTS): the transfers the kernel made,
+ * as the DBI stubs record them, and how often each instruction ran, as
+ * the basic-block counters count them.  Pcs are offsets from the kernel's
+ * start pc.  An instruction is a basic block of its own in the map (the
+ * stand-in's kernels are host code: no block boundaries to see). */
+struct dp_dbi {
+	int memory, source;        /* CAMODEL_DEVICE_DBI asked for them */
+	unsigned char *mem;        /* MemoryChart records */
+	size_t nmem, cap;
+	uint64_t serial;
+	struct keytab exec;        /* pc offset -> executions (uint64_t) */
+};
+/* Memory kinds of the records (as lib/dbi.h numbers them). */
+enum { DP_MEM_L1 = 0, DP_MEM_L0A = 1, DP_MEM_L0B = 2, DP_MEM_L0C = 3, DP_MEM_UB = 4, DP_MEM_GM = 6 };
+/* From the environment (CAMODEL_DEVICE_DBI: MemoryDetail and/or Source,
+ * joined by ','; test/camodel/README); 0, or -1 with a message in err. */
+int dp_dbi_env(struct dp_dbi *d, char *err, size_t errsize);
+/* A transfer of the instruction at pc offset off by (block, sub_block). */
+void dp_dbi_mem(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned src, unsigned dst,
+                uint64_t src_addr, uint64_t dst_addr, uint64_t src_size, uint64_t dst_size);
+/* A DMA move (DMA_MOV: nburst bursts of lenburst 32-byte blocks, no
+ * strides) or a LOAD_2D (repeat fractals of 512 bytes) as the stub
+ * records it, expanded into transfer records as the host does (lib/dbi.h,
+ * dbi_packet). */
+void dp_dbi_dma(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned src, unsigned dst,
+                uint64_t src_addr, uint64_t dst_addr, unsigned nburst, unsigned lenburst);
+void dp_dbi_load2d(struct dp_dbi *d, unsigned block, unsigned sub_block, uint64_t off, unsigned dst,
+                   uint64_t src_addr, uint64_t dst_addr, unsigned repeat);
+/* One execution of the instruction at pc offset off. */
+void dp_dbi_exec(struct dp_dbi *d, uint64_t off);
+/* What was asked into dir: MemoryChart.bin; kernel0Stub.o.bbbmap.0 (the
+ * function func, every executed instruction a block) and kernel0.extra.0
+ * (u32 counts by block id); pc_start_addr.txt (pc_start).  0, or -1 with a
+ * message in err. */
+int dp_dbi_write(const struct dp_dbi *d, const char *dir, uint64_t pc_start, const char *func, char *err,
+                 size_t errsize);
+/* Empty for the next launch (what was asked stays). */
+void dp_dbi_clear(struct dp_dbi *d);
 
 #endif

@@ -9,16 +9,19 @@
  * written in tick order once no later instruction can produce an earlier
  * tick, which is how the real simulator's logs are ordered. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "camodel.h"
 #define CAMODEL_RUNTIME
 #include "camodel_kernel.h"
+#include "biu.h"
 #include "devprof.h"
 #include "pmu.h"
 #include "runtime/rt.h"
@@ -121,9 +124,11 @@ struct sub {
 	uint32_t cross_pos[16];
 	uint64_t waits_unmatched;
 	struct dp_sub pm;        /* what the PMU counts (device mode) */
+	size_t mark_cap;         /* of pm.marks */
 };
 
 static struct sub *S;            /* the sub-core running now */
+static struct dp_dbi dbi;        /* device mode: the code view's records */
 static struct kernel_bin *KB;
 static uint32_t cur_block_dim;
 static jmp_buf fault_jmp;
@@ -371,12 +376,15 @@ static void settle(struct sub *s, uint64_t upto)
 
 static _Noreturn void fault(const char *msg);
 
+static uint64_t pc_off;   /* the offset of the intrinsic running now */
+
 static inline uint64_t PCof(void *ra)
 {
 	uintptr_t off = (((uintptr_t)ra - 1) & ~(uintptr_t)3) - KB->base;
 	if (off >= KB->size)
 		fault("an intrinsic was called from outside the kernel image (a tail call? build kernels with "
 		      "-fno-optimize-sibling-calls)");
+	pc_off = off;
 	return KB->pc_start + off;
 }
 #define PC() PCof(__builtin_return_address(0))
@@ -522,6 +530,7 @@ static int icache_lookup(struct sub *s, uint64_t blk)
 static uint64_t dispatch(struct sub *s, uint64_t pc, int pipe)
 {
 	uint64_t grp = pc & ~(uint64_t)15;
+	dp_dbi_exec(&dbi, pc - KB->pc_start);
 	settle(s, s->cur);
 	if (grp != s->last_group) {
 		uint64_t blk = pc & ~(uint64_t)127;
@@ -554,6 +563,84 @@ static void queue(struct sub *s, int pipe, uint64_t start)
 	}
 }
 
+/* ---- InstrTimeline: the instrumentation's dfx marks (device mode) ----
+ * With CAMODEL_DEVICE_DFX_MAP naming the map bisheng-tune wrote for the
+ * kernel (README section 12), an instruction at a pc of the map stamps its
+ * region id on its pipe when it starts on the pipe and when it leaves it. */
+
+struct dfx_region { uint64_t pc; uint16_t id; uint8_t pipe; };
+static struct dfx_region *dfx_map;
+static size_t dfx_n;
+
+static int dfx_by_pc(const void *a, const void *b)
+{
+	const struct dfx_region *x = a, *y = b;
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* The map of this launch: 0, or a 507000 status with a message. */
+static int dfx_load(void)
+{
+	const char *tl = getenv("CAMODEL_DEVICE_TIMELINE"), *path = getenv("CAMODEL_DEVICE_DFX_MAP");
+	free(dfx_map);
+	dfx_map = NULL;
+	dfx_n = 0;
+	if (rt_family() != FAM_A5 || !tl || strcasecmp(tl, "InstrTimeline") || !path || !*path) return 0;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "camodel: %s: %s\n", path, strerror(errno));
+		return 507000;
+	}
+	char line[512];
+	size_t cap = 0;
+	unsigned long lineno = 0;
+	while (fgets(line, sizeof line, f)) {
+		unsigned id;
+		char pipe[16];
+		unsigned long long pc;
+		const char *q = strstr(line, ",pc=0x");
+		lineno++;
+		int k = sscanf(line, "region_id=%u,pipe=%15[A-Za-z0-9],", &id, pipe) == 2 && q &&
+		        sscanf(q, ",pc=0x%llx", &pc) == 1 ? biu_pipe_find(pipe, strlen(pipe), 0) : -1;
+		if (k < 0 || id >= BIU_IDS) {
+			fprintf(stderr, "camodel: %s:%lu: not a region line\n", path, lineno);
+			fclose(f);
+			return 507000;
+		}
+		if (dfx_n == cap) {
+			struct dfx_region *v = realloc(dfx_map, (cap = cap ? cap * 2 : 256) * sizeof *v);
+			if (!v) { fclose(f); return 207001; }
+			dfx_map = v;
+		}
+		dfx_map[dfx_n++] = (struct dfx_region){ pc, (uint16_t)id, (uint8_t)k };
+	}
+	fclose(f);
+	qsort(dfx_map, dfx_n, sizeof *dfx_map, dfx_by_pc);
+	return 0;
+}
+
+static void dfx_stamp(struct sub *s, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = dfx_n;
+	if (!dfx_n) return;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (dfx_map[m].pc < pc_off) lo = m + 1;
+		else hi = m;
+	}
+	if (lo == dfx_n || dfx_map[lo].pc != pc_off) return;
+	if (s->pm.nmarks + 2 > s->mark_cap) {
+		size_t cap = s->mark_cap ? s->mark_cap * 2 : 1024;
+		struct dp_mark *v = realloc(s->pm.marks, cap * sizeof *v);
+		if (!v) return;   /* a mark lost, as the BIU loses them */
+		s->pm.marks = v;
+		s->mark_cap = cap;
+	}
+	uint16_t info = (uint16_t)(biu_pipe_ctrl(dfx_map[lo].pipe) << 12 | dfx_map[lo].id);
+	s->pm.marks[s->pm.nmarks++] = (struct dp_mark){ start, info };
+	s->pm.marks[s->pm.nmarks++] = (struct dp_mark){ end, info };
+}
+
 /* Issue a pipelined instruction: occupies the pipe occ cycles, done lat
  * cycles after that. */
 static void pipe_issue(struct sub *s, uint64_t t, int pipe, uint64_t occ, uint64_t lat,
@@ -567,6 +654,7 @@ static void pipe_issue(struct sub *s, uint64_t t, int pipe, uint64_t occ, uint64
 	s->pm.instr[pipe]++;
 	if (*end > s->plast[pipe]) s->plast[pipe] = *end;
 	queue(s, pipe, st);
+	dfx_stamp(s, st, st + occ);
 }
 
 static uint64_t all_done(const struct sub *s)
@@ -844,11 +932,20 @@ static void mte_copy(uint64_t pc, int pipe, const char *a2, const char *p310, co
 	if (s->fam != FAM_310P && log_on[DVC_MTE_LOG] && (s->f_mte || logw_cb[DVC_MTE_LOG].mte)) mte_events(s, st, gmaddr, laddr, bytes, write_gm, local_if);
 }
 
+/* A DMA move as the DBI stub records it (a record per burst, expanded). */
+static void dbi_bursts(uint64_t pc, unsigned src, unsigned dst, uint64_t saddr, uint64_t daddr, uint32_t nburst,
+                       uint32_t lenburst)
+{
+	dp_dbi_dma(&dbi, (unsigned)S->block, (unsigned)S->subblock, pc - KB->pc_start, src, dst, saddr, daddr, nburst,
+	           lenburst);
+}
+
 __attribute__((noinline)) static void op_gm_to_ub(uint32_t ub, GM_ADDR g, uint32_t nburst, uint32_t lenburst)
 {
 	uint64_t pc = PC(), n = (uint64_t)nburst * lenburst * 32;
 	memcpy(local(S->ub, UB_SIZE, ub, n, "UB"), gm(g, n), n);
 	S->pm.bytes[DP_GM_TO_UB] += n;
+	dbi_bursts(pc, DP_MEM_GM, DP_MEM_UB, g, ub, nburst, lenburst);
 	mte_copy(pc, P_MTE2, "MOV_OUT_TO_UB", "mov_out_to_ub", "OUT", "UB", 2, 1, ub, g, nburst, lenburst, 0, MI_UBW, g, ub);
 }
 
@@ -857,6 +954,7 @@ __attribute__((noinline)) static void op_ub_to_gm(GM_ADDR g, uint32_t ub, uint32
 	uint64_t pc = PC(), n = (uint64_t)nburst * lenburst * 32;
 	memcpy(gm(g, n), local(S->ub, UB_SIZE, ub, n, "UB"), n);
 	S->pm.bytes[DP_UB_TO_GM] += n;
+	dbi_bursts(pc, DP_MEM_UB, DP_MEM_GM, ub, g, nburst, lenburst);
 	mte_copy(pc, P_MTE3, "MOV_UB_TO_OUT", "mov_ub_to_out", "UB", "OUT", 1, 2, g, ub, nburst, lenburst, 1, MI_UBR, g, ub);
 }
 
@@ -865,6 +963,7 @@ __attribute__((noinline)) static void op_gm_to_l1(uint32_t l1, GM_ADDR g, uint32
 	uint64_t pc = PC(), n = (uint64_t)nburst * lenburst * 32;
 	memcpy(local(S->l1, L1_SIZE, l1, n, "L1"), gm(g, n), n);
 	S->pm.bytes[DP_GM_TO_L1] += n;
+	dbi_bursts(pc, DP_MEM_GM, DP_MEM_L1, g, l1, nburst, lenburst);
 	mte_copy(pc, P_MTE2, "MOV_OUT_TO_L1", "mov_out_to_l1", "OUT", "L1", 2, 3, l1, g, nburst, lenburst, 0, MI_L1W, g, l1);
 }
 
@@ -875,6 +974,8 @@ static void load2d(uint64_t pc, uint8_t *dstbuf, uint32_t dsz, const char *dname
 	uint64_t n = (uint64_t)repeat * 512;
 	memcpy(local(dstbuf, dsz, dst, n, dname), local(s->l1, L1_SIZE, l1, n, "L1"), n);
 	s->pm.bytes[dstbuf == s->l0a ? DP_L1_TO_L0A : DP_L1_TO_L0B] += n;
+	dp_dbi_load2d(&dbi, (unsigned)s->block, (unsigned)s->subblock, pc - KB->pc_start,
+	              dstbuf == s->l0a ? DP_MEM_L0A : DP_MEM_L0B, l1, dst, repeat);
 	char d[300], *p = mov_detail(s, d, pc, "L1", dname, dst, l1, (uint64_t)repeat << 16, 3, 4);
 	uint64_t t = dispatch(s, pc, P_MTE1), st, en;
 	pipe_issue(s, t, P_MTE1, 2 + n / 128, 6, &st, &en);
@@ -936,6 +1037,8 @@ __attribute__((noinline)) static void op_l0c_to_gm(GM_ADDR g, uint32_t c, uint32
 	uint64_t bytes = (uint64_t)m * n * 4;
 	memcpy(gm(g, bytes), local(s->l0c, L0C_SIZE, c, bytes, "L0C"), bytes);
 	s->pm.bytes[DP_L0C_TO_GM] += bytes;
+	dp_dbi_mem(&dbi, (unsigned)s->block, (unsigned)s->subblock, pc - KB->pc_start, DP_MEM_L0C, DP_MEM_GM, c, g, bytes,
+	           bytes);
 	char d[300], *p = d;
 	uint64_t xm = ((uint64_t)n << 32) | ((uint64_t)m << 16) | ((uint64_t)n << 4);
 	if (s->fam == FAM_310P) {
@@ -1388,6 +1491,7 @@ __attribute__((noinline)) static void op_simt(int op, uint32_t nwarps, uint32_t 
 	}
 	s->pfree[p] = t + (nwarps + 3) / 4;
 	s->cur = t + (nwarps + 3) / 4;
+	dfx_stamp(s, t, t + (nwarps + 3) / 4);
 	s->pm.busy[p] += (nwarps + 3) / 4;
 	s->pm.instr[p] += nwarps;
 }
@@ -1620,7 +1724,7 @@ static int dev_write(const char *dir, enum fam fam, struct dp_sub *sub, size_t n
 	};
 	dev_clock = last + 100;
 	char err[4400];
-	if (dp_write(&r, dir, replay, err, sizeof err)) {
+	if (dp_write(&r, dir, replay, err, sizeof err) || dp_dbi_write(&dbi, dir, KB->pc_start, name, err, sizeof err)) {
 		fprintf(stderr, "camodel: %s\n", err);
 		return 507000;
 	}
@@ -1648,6 +1752,16 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 	if (!sub.ub || !sub.l1 || !sub.l0a || !sub.l0b || !sub.l0c) return 207001;
 	read_log_list();
 	logw_resync();
+	if (devdir) {
+		static int dbi_read;
+		char err[300];
+		if (!dbi_read++ && dp_dbi_env(&dbi, err, sizeof err)) {
+			fprintf(stderr, "camodel: %s\n", err);
+			return 107000;
+		}
+		dp_dbi_clear(&dbi);
+	}
+	if (devdir && (rc = dfx_load())) return rc;
 
 	/* which sub-cores a block runs on */
 	int kinds[3], idxs[3], nsub, per_core;
@@ -1724,6 +1838,7 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 		if (co[c].used) merge_mte(dir, (int)c, &co[c]);
 	free(co);
 	if (dsub && !rc) rc = dev_write(devdir, fam, dsub, ndsub, entry, block_dim, mix, nsub == 1 && kinds[0] == 2);
+	for (size_t i = 0; i < ndsub; i++) free(dsub[i].marks);
 	free(dsub);
 	if (logw_flush_all()) rc = rc ? rc : 507000;
 	return rc;

@@ -50,3 +50,7 @@ echo "regenerated: $(cd "$gold" && find 910B A5 features code -type f | sort | t
 rm -rf "$gold/stages/out"
 PATH="$bin:$PATH" sh "$gold/stages/make.sh" "$gold/stages/out"
 echo "regenerated: $(cd "$gold" && find stages/out -type f | sort | tr '\n' ' ')"
+# warp-timeline and pc-stall of the stand-in device's SIMT run (warp/make.sh).
+rm -rf "$gold/warp/out"
+PATH="$bin:$PATH" sh "$gold/warp/make.sh" "$gold/warp/out"
+echo "regenerated: $(cd "$gold" && find warp/out -type f | sort | tr '\n' ' ')"

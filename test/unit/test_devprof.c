@@ -7,6 +7,7 @@
  * only when nothing failed. */
 #include "board.h"
 #include "devprof.h"
+#include "dbi.h"
 #include "io.h"
 #include "pmu.h"
 
@@ -201,9 +202,62 @@ static void test_write(void)
 	CHECK_INT(unit_entries(unit_path("nl"), ".tmp"), 0);
 }
 
+static int sum_mem(void *ctx, const struct dbi_mem *m)
+{
+	uint64_t *v = ctx;
+	v[0]++;
+	v[1] += m->src_size;
+	v[2] |= m->pc != 0x40;
+	return 0;
+}
+
+/* The code view's files: the transfers expanded from the stub's records,
+ * the executed pcs as blocks with their counts. */
+static void test_dbi(void)
+{
+	struct dp_dbi d;
+	struct dbi_bbmap m;
+	char err[300];
+	uint64_t v[3] = { 0 };
+	size_t n, nc;
+	unsigned char *mem, *cnt;
+	char *map;
+	setenv("CAMODEL_DEVICE_DBI", "Roofline", 1);
+	CHECK(dp_dbi_env(&d, err, sizeof err) == -1 && strstr(err, "'Roofline' is neither"));
+	keytab_free(&d.exec);
+	setenv("CAMODEL_DEVICE_DBI", "memorydetail,Source", 1);
+	CHECK(dp_dbi_env(&d, err, sizeof err) == 0 && d.memory && d.source);
+	unsetenv("CAMODEL_DEVICE_DBI");
+	dp_dbi_dma(&d, 1, 0, 0x40, DP_MEM_GM, DP_MEM_UB, 0x1000, 0, 4, 8);    /* 4 bursts of 256 bytes */
+	dp_dbi_load2d(&d, 1, 0, 0x40, DP_MEM_L0A, 0, 0, 3);                  /* 3 fractals */
+	dp_dbi_exec(&d, 0x40);
+	dp_dbi_exec(&d, 0x40);
+	dp_dbi_exec(&d, 0x10);
+	CHECK(dp_dbi_write(&d, unit_path("dbi"), 0x11000000, "k", err, sizeof err) == 0);
+	mem = unit_read_file(unit_path("dbi/MemoryChart.bin"), &n);
+	CHECK_INT(n, 7 * DBI_MEMREC_SIZE);
+	CHECK(dbi_mem_each(mem, n, sum_mem, v, err, sizeof err) == 0);
+	CHECK_INT(v[0], 7);
+	CHECK_INT(v[1], 4 * 256 + 3 * 512);
+	CHECK(!v[2]);
+	map = unit_read_file(unit_path("dbi/kernel0Stub.o.bbbmap.0"), &n);
+	cnt = unit_read_file(unit_path("dbi/kernel0.extra.0"), &nc);
+	CHECK(dbi_bbmap_parse(&m, map, n, err, sizeof err) == 0);
+	CHECK(dbi_bb_counts(&m, cnt, nc, err, sizeof err) == 0);
+	CHECK(m.n == 2 && m.bb[0].begin == 0x10 && m.bb[0].count == 1 && m.bb[1].begin == 0x40 && m.bb[1].count == 2);
+	dbi_bbmap_free(&m);
+	free(mem);
+	free(map);
+	free(cnt);
+	dp_dbi_clear(&d);
+	keytab_free(&d.exec);
+	free(d.mem);
+}
+
 int main(void)
 {
 	unit_workdir("test_devprof");
+	test_dbi();
 	test_records();
 	test_slots();
 	test_counts();

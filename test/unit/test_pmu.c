@@ -399,8 +399,40 @@ static void test_counts(void)
 	CHECK(pmu_scalar_wait_name(1788) == NULL && pmu_scalar_wait_name(1800) == NULL);
 }
 
+/* The events of a capture of some groups (application replay): the
+ * reference's packing, worked out by hand from the fixed lists. */
+static void test_program(void)
+{
+	uint16_t ev[PMU_EVENTS_MAX];
+	static const uint16_t mem_aic[] = { 1292, 1293, 1294, 19, 49, 50, 518, 524, 4, 5, 6, 526, 13, 12, 770, 0 };
+	static const uint16_t mem_aiv[] = { 1292, 1293, 1294, 61, 62, 5, 6, 0, 4, 526, 13, 12, 0, 0, 0, 0 };
+	static const uint16_t pipe_a5[] = { 1813, 52, 53, 10, 36, 0, 0, 0, 0, 0, 1, 514, 515, 810, 1794, 1812, 0, 0, 0, 0 };
+	const uint16_t *fix;
+	size_t n, nf;
+	n = pmu_program_events(BOARD_A2, BOARD_CUBE, 1u << PMU_SEL_MEMORY, ev, PMU_EVENTS_MAX);
+	CHECK(n == 16 && !memcmp(ev, mem_aic, sizeof mem_aic));
+	n = pmu_program_events(BOARD_A2, BOARD_VECTOR, 1u << PMU_SEL_MEMORY, ev, PMU_EVENTS_MAX);
+	CHECK(n == 16 && !memcmp(ev, mem_aiv, sizeof mem_aiv));
+	/* a run that does not fit what is left starts a replay: 7 of them */
+	n = pmu_program_events(BOARD_A2, BOARD_CUBE,
+	                       1u << PMU_SEL_MEMORY | 1u << PMU_SEL_L0 | 1u << PMU_SEL_PIPE, ev, PMU_EVENTS_MAX);
+	CHECK(n == 56 && ev[48] == 13 && ev[49] == 87 && ev[50] == 114 && ev[51] == 9 && ev[55] == 771);
+	/* MemoryL0 has no vector events */
+	CHECK(pmu_program_events(BOARD_A2, BOARD_VECTOR, 1u << PMU_SEL_L0, ev, PMU_EVENTS_MAX) == 0);
+	n = pmu_program_events(BOARD_A5, BOARD_CUBE, 1u << PMU_SEL_PIPE, ev, PMU_EVENTS_MAX);
+	CHECK(n == 20 && !memcmp(ev, pipe_a5, sizeof pipe_a5));
+	/* every group, and 310P whatever the groups: the fixed list */
+	fix = pmu_replay_events(BOARD_A2, BOARD_VECTOR, &nf);
+	n = pmu_program_events(BOARD_A2, BOARD_VECTOR, (1u << PMU_SEL_COUNT) - 1, ev, PMU_EVENTS_MAX);
+	CHECK(n == nf && !memcmp(ev, fix, nf * sizeof *fix));
+	fix = pmu_replay_events(BOARD_310P, BOARD_CUBE, &nf);
+	n = pmu_program_events(BOARD_310P, BOARD_CUBE, 1u << PMU_SEL_MEMORY, ev, PMU_EVENTS_MAX);
+	CHECK(n == nf && nf == 56 && !memcmp(ev, fix, nf * sizeof *fix));
+}
+
 int main(void)
 {
+	test_program();
 	test_310p();
 	test_910b();
 	test_active_bw();

@@ -176,9 +176,10 @@ static int sample_setup(const char *name, unsigned long loops, unsigned long blo
 		uint32_t t[2] = { 8, (uint32_t)loops };
 		memcpy(s->b[2].host, t, 8);
 		s->verify = verify_copy;
-	} else if (!strcmp(name, "count")) {
-		s->kernel = "count_custom.o";
-		s->entry = "count_custom";
+	} else if (!strcmp(name, "count") || !strcmp(name, "drain")) {
+		int drain = !strcmp(name, "drain");
+		s->kernel = drain ? "count_drain.o" : "count_custom.o";
+		s->entry = drain ? "count_drain" : "count_custom";
 		s->magic = MAGIC_AIVEC;
 		s->blocks = blocks ? (uint32_t)blocks : 2;
 		s->p1 = zero ? 0 : loops;
@@ -195,6 +196,6 @@ static int sample_setup(const char *name, unsigned long loops, unsigned long blo
 	return 0;
 }
 
-#define SAMPLE_NAMES "add, add_trace, matmul, mixed, simt (A5 only), count"
+#define SAMPLE_NAMES "add, add_trace, matmul, mixed, simt (A5 only), count, drain"
 
 #endif

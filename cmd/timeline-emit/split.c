@@ -452,10 +452,7 @@ void split_release(void)
 	free(groups);               /* a split cut off: its parts went with the staging directory */
 	groups = NULL;
 	ngroups = 0;
-	free(fs);
-	fs = NULL;
-	fs_cap = 0;
-	fs_clear();
+	fs_free();
 	flows_cut = 0;
 }
 

@@ -246,13 +246,16 @@ install: build/bin/.ok
 # the same sanitizers), fuzz_libs_<t>, fuzz_opts_<t> and fuzz_env_<t> its
 # libraries, libFuzzer options and environment.  New inputs go to
 # build-fuzz/<t>.corpus, a crash or sanitizer report to build-fuzz/<t>-crash-*
-# and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.
+# and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.  The fuzz
+# build defines OPTRACE_FUZZ: a tool a target runs whole (scalar-merge,
+# timeline-emit) leaves its main out.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= $(or $(FUZZ_TIME),60)
-FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 aicts vdata elf jscan icache ccu mte config trace dbi
+FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 aicts vdata elf jscan icache ccu mte config trace dbi \
+                smerge emit
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZSAN      := address,undefined -fno-sanitize-recover=undefined
-FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -Ilib -g -O1 -fno-omit-frame-pointer
+FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -DOPTRACE_FUZZ -Ilib -g -O1 -fno-omit-frame-pointer
 fuzz_src_grammar  := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
 fuzz_src_tar      := cmd/dump-split/bundle.c
 fuzz_libs_tar     := -larchive
@@ -263,11 +266,17 @@ fuzz_src_trace    := cmd/trace-clean/jscan.c cmd/trace-clean/clean.c cmd/trace-c
 fuzz_src_icache   := cmd/icache-merge/line.c
 fuzz_src_ccu      := cmd/scalar-merge/ccu.c
 fuzz_src_mte      := cmd/mte-parse/mline.c
+fuzz_src_smerge   := cmd/scalar-merge.c cmd/scalar-merge/ccu.c
+fuzz_src_emit     := cmd/timeline-emit.c $(wildcard cmd/timeline-emit/*.c)
+fuzz_libs_emit    := -lcjson -Wl,--wrap=exit
 fuzz_src_config   := cmd/sim-capture/config.c
 fuzz_libs_config  := -lcjson -Wl,--wrap=cli_die
 fuzz_libs_aicts   := -lcjson
 fuzz_opts_grammar := -max_len=512
+fuzz_opts_smerge  := -close_fd_mask=2
+fuzz_opts_emit    := -close_fd_mask=3
 fuzz_env_config   := ASAN_OPTIONS=detect_leaks=0
+fuzz_env_emit     := ASAN_OPTIONS=detect_leaks=0
 # each target's private sources' directories are on its include path
 fuzz_inc = $(sort $(patsubst %/,-I%,$(dir $(fuzz_src_$(1)))))
 

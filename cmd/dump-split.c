@@ -217,6 +217,7 @@ static void scan_dir(const char *dir)
 
 	if (!dp)
 		cli_die(EXIT_UNUSABLE, "%s: cannot open directory:", dir);
+	io_check_input(dir, "dump directory", 0);
 	for (;;) {
 		struct dname d;
 		struct stat st;
@@ -243,6 +244,8 @@ static void scan_dir(const char *dir)
 			free(path);
 			continue;
 		}
+		if (io_check_input(path, "dump log", 0) < 0)
+			exit(EXIT_UNUSABLE);
 		add_file(&d, path, xstrdup(path), (uint64_t)st.st_size);
 	}
 	if (errno)
@@ -1151,8 +1154,11 @@ static void find_dumps(const char *in, int *in_dir, int *in_bundle)
 		const char *base = strrchr(in, '/');
 		struct dname d;
 		base = base ? base + 1 : in;
-		if (S_ISREG(st.st_mode) && parse_name(base, &d))
+		if (S_ISREG(st.st_mode) && parse_name(base, &d)) {
+			if (io_check_input(in, "dump log", 0) < 0)
+				exit(EXIT_UNUSABLE);
 			add_file(&d, xstrdup(in), xstrdup(in), (uint64_t)st.st_size);
+		}
 		else if (!(*in_bundle = read_bundle(in)))
 			cli_die(EXIT_UNUSABLE, "%s: not a simulator dump file, dump directory or tar bundle", in);
 	}

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "filter.h"
 #include "io.h"
+#include "merge.h"
 #include "keytab.h"
 #include "loss.h"
 #include "mem.h"
@@ -643,7 +644,7 @@ static void start(struct filter *f, const struct chip *chip)
 /* ---- main ---- */
 
 
-static void release_all(void)
+void scalar_merge_reset(void)
 {
 	size_t i;
 	for (i = 0; i < nunits; i++) {
@@ -654,8 +655,17 @@ static void release_all(void)
 		free(units[i]);
 	}
 	free(units);
+	units = NULL;
+	nunits = 0;
+	last_unit = NULL;
 	free(pool);
+	pool = NULL;
+	pool_n = pool_cap = 0;
+	pool_free = NIL;
 	loss_free(&losses);
+	memset(&losses, 0, sizeof losses);
+	window = WINDOW_DEFAULT;
+	active = 0;
 }
 
 static const char help[] =
@@ -712,7 +722,7 @@ static void report(struct filter *f)
 	loss_report(f->ls);
 }
 
-int main(int argc, char **argv)
+int scalar_merge_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		FILTER_LONGOPTS,
@@ -731,6 +741,13 @@ int main(int argc, char **argv)
 	lay_line = rec_layout(K_LINE);
 	lay_fetch = rec_layout(K_FETCH);
 	status = filter_main(&f, &cli, argc, argv);
-	release_all();
+	scalar_merge_reset();
 	return status;
 }
+
+#ifndef OPTRACE_FUZZ
+int main(int argc, char **argv)
+{
+	return scalar_merge_main(argc, argv);
+}
+#endif

@@ -482,6 +482,8 @@ static int ready(struct filter *f)
 		filter_help(f, stderr);
 		return EXIT_USAGE;
 	}
+	if (io_check_input(binary, "kernel binary", IO_LIMIT_BINARY) < 0)
+		return EXIT_UNUSABLE;
 	if (pc_start_arg)
 		read_pc_start(pc_start_arg);
 	hold_all = start_pc == REC_NONE;

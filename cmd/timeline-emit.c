@@ -32,6 +32,7 @@
 #include "io.h"
 #include "loss.h"
 #include "rec.h"
+#include "tick.h"
 
 /* The reorder window.  instr-parse's records lag the newest end tick by a
  * few thousand ticks at most, except pairs held back to the end of a core;
@@ -45,11 +46,12 @@
 #define CORE_PENDING_MAX (1u << 16)
 #define PENDING_MAX (1u << 17)
 
-struct emit emit = {
-	.opt = { .dir = NULL, .from = 0, .to = UINT64_MAX, .flags = 1 },
-	.mhz = 1850,
-	.code_json_max = 2,
-};
+#define EMIT_INITIAL { \
+	.opt = { .dir = NULL, .from = 0, .to = UINT64_MAX, .flags = 1 }, \
+	.mhz = 1850, \
+	.code_json_max = 2, \
+}
+struct emit emit = EMIT_INITIAL;
 
 static struct wr *trace_w;
 static struct core **cores;
@@ -342,9 +344,10 @@ static int selected(unsigned long long id)
 _Static_assert((int)I_CORE == (int)M_CORE && (int)I_SUBTYPE == (int)M_SUBTYPE && (int)I_SUBIDX == (int)M_SUBIDX &&
                (int)I_BLOCK == (int)M_BLOCK && (int)I_SUBBLOCK == (int)M_SUBBLOCK, "core fields differ");
 
+static struct core *last;        /* core_for's last answer */
+
 static struct core *core_for(const struct rec *r)
 {
-	static struct core *last;
 	uint32_t phys = (uint32_t)r->n[I_CORE].u, st = (uint32_t)r->n[I_SUBTYPE].u, si = (uint32_t)r->n[I_SUBIDX].u;
 	int block = (int32_t)r->n[I_BLOCK].i, subblock = (int32_t)r->n[I_SUBBLOCK].i;
 	struct core *c;
@@ -1226,6 +1229,41 @@ static void release_all(void)
 	free(core_ids);
 }
 
+void timeline_emit_reset(void)
+{
+	static const struct emit initial = EMIT_INITIAL;
+
+	release_all();
+	cores_cap = 0;
+	last = NULL;
+	core_ids = NULL;
+	ncore_ids = 0;
+	trace_w = NULL;             /* closed, or aborted by the cleanups */
+	notes[0] = 0;
+	notes_n = 0;
+	metrics_on = MET_PIPE | MET_RCR;
+	metrics_given = 0;
+	logical_names = 0;
+	arrivals = 0;
+	pool = NULL;
+	npool = pool_cap = nfree = 0;
+	free_slots = NULL;
+	pending = total_late = 0;
+	sorted = NULL;
+	sorted_cap = 0;
+	memset(&from_b, 0, sizeof from_b);
+	memset(&to_b, 0, sizeof to_b);
+	out_arg = input_name = NULL;
+	report_top = 0;
+	warn_limit = split_limit = 0;
+	known = unknown = instrs = trace_bytes = 0;
+	trace_sealed = trace_epipe = 0;
+	emit = initial;
+	split_release();
+	vis_release();
+	tick_overflows = 0;
+}
+
 /* The command line: timeline-emit's own options here, the common ones
  * (--soc-version, -q, -v, --version) through filter_option.  Returns the
  * index of the first operand. */
@@ -1287,7 +1325,7 @@ static int options(struct filter *f, int argc, char **argv)
 	return optind;
 }
 
-int main(int argc, char **argv)
+int timeline_emit_main(int argc, char **argv)
 {
 	struct losses ls;
 	struct filter f = { 0 };
@@ -1315,7 +1353,14 @@ int main(int argc, char **argv)
 	 * (timeline-emit(1), EXIT STATUS), so the status stands. */
 	if (emit.opt.dir)
 		(void)cli_stdout_done(status);
-	release_all();
+	timeline_emit_reset();
 	loss_free(&ls);
 	return status;
 }
+
+#ifndef OPTRACE_FUZZ
+int main(int argc, char **argv)
+{
+	return timeline_emit_main(argc, argv);
+}
+#endif

@@ -377,7 +377,7 @@ static int ncreated;
 
 static int make_dir(const char *p)
 {
-	if (mkdir(p, 0777) == 0) {
+	if (mkdir(p, IO_DIR_MODE) == 0) {
 		if (ncreated < (int)(sizeof created / sizeof created[0]))
 			created[ncreated++] = xstrdup(p);
 		return 0;

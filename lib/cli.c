@@ -138,6 +138,11 @@ static void run_cleanups(void)
 	capcleanups = 0;
 }
 
+void cli_cleanup_run(void)
+{
+	run_cleanups();
+}
+
 void cli_cleanup_add(void (*fn)(void *), void *arg)
 {
 	static int registered;

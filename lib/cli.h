@@ -66,6 +66,9 @@ int cli_flush(FILE *f);
 void cli_cleanup_add(void (*fn)(void *), void *arg);
 /* Take fn(arg) off the list (nothing when it is not there). */
 void cli_cleanup_remove(void (*fn)(void *), void *arg);
+/* Run the list now, the latest first, and empty it: what an exit would
+ * do, for a caller that ends a run without ending the process. */
+void cli_cleanup_run(void);
 
 /* Refuse (EXIT_USAGE) to write lz4 frames to a terminal: lz4 asked for,
  * and path "-" (or NULL) with stdout a terminal, or path a terminal device

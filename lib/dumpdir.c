@@ -28,6 +28,7 @@ const char *board_dump_operand(int argc, char **argv, int first, const char *hel
 	dir = argv[first];
 	if (!io_is_dir(dir))
 		cli_die(EXIT_UNUSABLE, "%s: not a directory", dir);
+	io_check_input(dir, "dump directory", 0);
 	board_basic_init(basic);
 	info = xpath(dir, "op_basic_info.txt");
 	if (!(r = rd_open(info)))

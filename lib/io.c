@@ -487,14 +487,12 @@ struct wr *wr_open(const char *path, int flags)
 	}
 	{
 		/* mkstemp makes 0600: give the file the mode of the file it
-		 * replaces, else the mode open(2) would. */
+		 * replaces, else IO_FILE_MODE less the umask. */
 		struct stat st;
 		if (stat(path, &st) == 0) {
 			fchmod(fd, st.st_mode & 07777);
 		} else {
-			mode_t mask = umask(0);
-			umask(mask);
-			fchmod(fd, 0666 & ~mask);
+			fchmod(fd, io_file_mode());
 		}
 	}
 	w = wr_fdopen(fd, path, flags);
@@ -777,10 +775,98 @@ int io_out_dir(const char *path)
 	return 0;
 }
 
+static mode_t less_umask(mode_t m)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	return m & ~mask;
+}
+
+mode_t io_file_mode(void) { return less_umask(IO_FILE_MODE); }
+mode_t io_dir_mode(void) { return less_umask(IO_DIR_MODE); }
+
+/* A symbolic link on the path as given, not said before: each prefix
+ * ending before a '/' (or at the end) is looked at without following it.
+ * The links said are kept (a few), so that the files of a directory
+ * reached through one do not each say it again. */
+static char *links_said[8];
+
+static int link_on_path(const char *path)
+{
+	size_t n = strlen(path), i, k;
+	char *p = malloc(n + 1);
+	int found = 0;
+
+	if (!p)
+		return 0;
+	memcpy(p, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		struct stat st;
+		if (i < n && p[i] != '/')
+			continue;
+		if (p[i - 1] == '/')
+			continue;       /* the root, or a doubled slash */
+		p[i] = 0;
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+			for (k = 0; k < sizeof links_said / sizeof *links_said && links_said[k]; k++)
+				if (!strcmp(links_said[k], p))
+					break;
+			if (k == sizeof links_said / sizeof *links_said || !links_said[k]) {
+				found = 1;
+				if (k < sizeof links_said / sizeof *links_said)
+					links_said[k] = strdup(p);
+			}
+		}
+		p[i] = path[i];
+	}
+	free(p);
+	return found;
+}
+
+static int human(char *buf, size_t n, uint64_t v)
+{
+	if (v >= (1ull << 30) && !(v & ((1ull << 30) - 1)))
+		return snprintf(buf, n, "%llu GiB", (unsigned long long)(v >> 30));
+	if (v >= (1ull << 20) && !(v & ((1ull << 20) - 1)))
+		return snprintf(buf, n, "%llu MiB", (unsigned long long)(v >> 20));
+	return snprintf(buf, n, "%llu bytes", (unsigned long long)v);
+}
+
+int io_check_input(const char *path, const char *kind, uint64_t limit)
+{
+	const char *lim = getenv("OPTRACE_INPUT_LIMITS");
+	const char *warned = getenv("OPTRACE_INPUT_WARNED");
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return 0;
+	if (!warned || strcmp(warned, "1")) {
+		if (link_on_path(path))
+			cli_warn("%s: a symbolic link is on its path: it is followed (make sure it names "
+			         "the %s you mean)", path, kind);
+		if (getuid() != 0) {
+			if (st.st_mode & (S_IWGRP | S_IWOTH))
+				cli_warn("%s: writable by %s: anyone who can write it can change what is "
+				         "read", path, st.st_mode & S_IWOTH ? "others" : "its group");
+			if (st.st_uid != 0 && st.st_uid != getuid())
+				cli_warn("%s: owned by another user (uid %lu), not by you or root", path,
+				         (unsigned long)st.st_uid);
+		}
+	}
+	if (limit && S_ISREG(st.st_mode) && (uint64_t)st.st_size > limit && !(lim && !strcmp(lim, "off"))) {
+		char b[32];
+		human(b, sizeof b, limit);
+		cli_warn("%s: %llu bytes, over the %s limit of a %s (OPTRACE_INPUT_LIMITS=off lifts it)",
+		         path, (unsigned long long)st.st_size, b, kind);
+		return -1;
+	}
+	return 0;
+}
+
 int io_tree_dir(const char *path)
 {
 	struct stat st;
-	if (mkdir(path, 0777) == 0)
+	if (mkdir(path, IO_DIR_MODE) == 0)
 		return 1;
 	if (errno != EEXIST || lstat(path, &st) < 0)
 		return -1;

@@ -30,6 +30,35 @@ int io_out_dir(const char *path);
  * errno ENOTDIR, as for anything else that is not a directory. */
 int io_tree_dir(const char *path);
 
+/* ---- what the tools take from a user, and what they create ----
+ *
+ * The largest input of each kind the tools read (the reference's limits):
+ * a bigger one is refused.  OPTRACE_INPUT_LIMITS=off in the environment
+ * lifts them (the tools stream their inputs; the limits are the
+ * reference's, kept so that an export that works with one works with the
+ * other). */
+/* No limit for a simulator dump log (the reference refuses one over 1 GiB):
+ * the tools stream them, and dumps of many GiB are what they are for. */
+#define IO_LIMIT_BINARY (10ull << 30)   /* a kernel binary, an on-board data file */
+#define IO_LIMIT_JSON   (10ull << 20)   /* a JSON description (--config) */
+/* The modes of what the tools create, less the umask: files 0640, the
+ * directories of an output tree 0750. */
+#define IO_FILE_MODE 0640
+#define IO_DIR_MODE  0750
+mode_t io_file_mode(void);
+mode_t io_dir_mode(void);
+/* Look at an input a user named (a file, or the directory it is in)
+ * before reading it: warn when a symbolic link is on its path (it is
+ * followed), and, unless the caller is root, when it is writable by its
+ * group or by others, or owned by someone other than the caller and
+ * root; then, for a regular file over limit bytes (0: no limit), say so
+ * naming the file and kind ("dump log") and return -1: the caller refuses
+ * it (EXIT_UNUSABLE).  Returns 0 otherwise, also when path cannot be
+ * looked at (the caller's open says why).  A recipe that runs tools over
+ * the same inputs again sets OPTRACE_INPUT_WARNED=1 for the later runs:
+ * then only the limit is checked. */
+int io_check_input(const char *path, const char *kind, uint64_t limit);
+
 /* Read n bytes at off, asking again after a short read (a pipe's, a
  * signal's): fewer only at the end of the file; -1 with errno on error. */
 ssize_t io_pread_full(int fd, void *buf, size_t n, uint64_t off);

@@ -42,9 +42,9 @@ int stage_begin(const char *dir, const char *tool)
 {
 	size_t n = strlen(dir);
 	int exists;
-	mode_t mask;
 
 	final_dir = dir;
+	fresh_dir = 0;
 	/* DIR itself is followed when a link; what the set puts in it never
 	 * is (io_tree_dir, the renames). */
 	if ((exists = io_out_dir(dir)) < 0)
@@ -66,10 +66,8 @@ int stage_begin(const char *dir, const char *tool)
 		stage_path = NULL;
 		return -1;
 	}
-	/* mkdtemp makes 0700: give what mkdir(2) would have. */
-	mask = umask(0);
-	umask(mask);
-	chmod(stage_path, 0777 & ~mask);
+	/* mkdtemp makes 0700: give an output directory's mode. */
+	chmod(stage_path, io_dir_mode());
 	cli_cleanup_add(stage_abort, NULL);
 	return 0;
 }
@@ -189,7 +187,7 @@ int stage_commit(char **failed)
 			return err;
 		}
 		/* DIR appeared meanwhile: move the files in one by one. */
-		if (mkdir(final_dir, 0777) < 0 && errno != EEXIST) {
+		if (mkdir(final_dir, IO_DIR_MODE) < 0 && errno != EEXIST) {
 			err = errno;
 			*failed = xstrdup(final_dir);
 			list_free();

@@ -91,6 +91,7 @@ struct onboard *onboard_open(const char *dir, const char *soc)
 	int fmt;
 
 	b->dir = xstrdup(dir);
+	io_check_input(dir, "dump directory", 0);
 	board_basic_init(&b->basic);
 	if (!(r = rd_open(info)))
 		cli_die(EXIT_UNUSABLE, "%s: cannot open:", info);
@@ -120,7 +121,10 @@ struct onboard *onboard_open(const char *dir, const char *soc)
 		if (b->nfiles == cap)
 			b->files = xreallocarray(b->files, cap = cap ? 2 * cap : 16, sizeof *b->files);
 		b->files[b->nfiles].n = n;
-		b->files[b->nfiles++].path = xpath(dir, e->d_name);
+		b->files[b->nfiles].path = xpath(dir, e->d_name);
+		if (io_check_input(b->files[b->nfiles].path, "device data file", IO_LIMIT_BINARY) < 0)
+			exit(EXIT_UNUSABLE);
+		b->nfiles++;
 	}
 	closedir(d);
 	if (!b->nfiles)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "io.h"
 #include "mem.h"
 
 static const char *cfg;
@@ -33,6 +34,7 @@ static char *slurp(const char *path, size_t *len)
 	char *b;
 	if (!f)
 		cli_die(EXIT_USAGE, "%s: cannot open:", path);
+	io_check_input(path, "JSON description", 0);
 	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > (10 << 20))
 		cli_die(EXIT_USAGE, "%s: not a regular file of at most 10 MiB", path);
 	b = xmalloc((size_t)st.st_size + 1);
@@ -201,6 +203,7 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 		f = fopen(bin_path, "w");
 		if (!f || fwrite(text, 1, len, f) != len || fclose(f))
 			cli_die(EXIT_IO, "%s: cannot write", bin_path);
+		chmod(bin_path, IO_FILE_MODE);
 		free(text);
 		cJSON_Delete(root);
 		return 0;
@@ -327,7 +330,7 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 	f = fopen(bin_path, "w");
 	if (!s || !f || fputs(s, f) == EOF || fclose(f))
 		cli_die(EXIT_IO, "%s: cannot write", bin_path);
-	chmod(bin_path, 0640);
+	chmod(bin_path, IO_FILE_MODE);
 	free(s);
 	cJSON_Delete(out);
 	cJSON_Delete(root);

@@ -307,6 +307,7 @@ void code_release(void)
 	srcfiles = NULL;
 	line_slot = NULL;
 	emit.ncodes = emit.nsrclines = nsrcfiles = 0;
+	codes_cap = lines_cap = line_mask = files_cap = 0;
 }
 
 /* ---- visualize_data.bin: CODE blocks and FILE_API ---- */

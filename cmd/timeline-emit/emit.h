@@ -331,6 +331,7 @@ void stats_summary(struct core **cores, size_t n, FILE *f);
  * with the names written in dir (malloc'ed), or an errno. */
 int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, char ***names, size_t *n);
 uint64_t split_flows_cut(void);         /* flows left out: their slices went to an earlier part */
+void split_release(void);               /* the count back to 0, a split cut off undone */
 void stats_free(struct core *c);
 
 /* code.c: source lines */
@@ -368,5 +369,19 @@ void code_release(void);
  * selected cores; 0, or an errno value with *what naming the step. */
 int vis_write(struct core **cores, size_t n, const char *trace_path, uint64_t trace_size,
               const char **what);
+/* Forget a container the exit-time cleanups have aborted (a run cut off). */
+void vis_release(void);
+
+/* timeline-emit.c: the whole run as a function, for a caller that runs it
+ * more than once in one process (the fuzz target; a build defining
+ * OPTRACE_FUZZ leaves main out).  timeline_emit_main takes the command
+ * line main gets (argv[0] first; getopt's state is the caller's: optind 0
+ * before a second call) and returns the exit status main would.  A fatal
+ * error ends it through exit, as in the tool; a caller that catches that
+ * runs the exit-time cleanups (cli_cleanup_run) and then
+ * timeline_emit_reset, which frees what the run held and puts every
+ * option and count back to its initial value. */
+int timeline_emit_main(int argc, char **argv);
+void timeline_emit_reset(void);
 
 #endif

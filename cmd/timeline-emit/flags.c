@@ -308,4 +308,5 @@ void flags_finish_intra(void)
 void flags_release(void)
 {
 	flagtab_free(&intra);
+	intra_ids = 0;
 }

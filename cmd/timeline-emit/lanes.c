@@ -233,4 +233,7 @@ void lanes_free(void)
 	free(emit.lanes);
 	emit.lanes = NULL;
 	emit.nlanes = cap = 0;
+	memset(htab, 0, sizeof htab);
+	memset(warp_cache, 0, sizeof warp_cache);
+	unknown_lanes = 0;
 }

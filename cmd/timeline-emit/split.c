@@ -441,6 +441,21 @@ static int put(struct group *g, const char *s, size_t n, uint64_t limit, int is_
 
 uint64_t split_flows_cut(void) { return flows_cut; }
 
+void split_release(void)
+{
+	size_t i;
+	for (i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	names = NULL;
+	nnames = 0;
+	free(groups);               /* a split cut off: its parts went with the staging directory */
+	groups = NULL;
+	ngroups = 0;
+	fs_free();
+	flows_cut = 0;
+}
+
 int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, char ***out, size_t *nout)
 {
 	struct rd *r = rd_open(src);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "io.h"
 #include "emit.h"
 #include "rec.h"
 #include "text.h"
@@ -90,7 +91,6 @@ void sub_open(struct core *c)
 {
 	struct subout *o = xcalloc(1, sizeof *o);
 	char *base;
-	mode_t mask;
 	struct json *j;
 
 	c->out = o;
@@ -114,10 +114,8 @@ void sub_open(struct core *c)
 		cli_die(EXIT_IO, "%s/%s/trace.json: cannot create:", stage_final(), c->name);
 	}
 	o->tmp = base;
-	/* mkstemp makes 0600; give what open(2) would have. */
-	mask = umask(0);
-	umask(mask);
-	fchmod(o->fd, 0666 & ~mask);
+	/* mkstemp makes 0600; give an output file's mode. */
+	fchmod(o->fd, io_file_mode());
 	close(o->fd);
 	o->fd = -1;
 	j = use(o);
@@ -533,4 +531,5 @@ void sub_free(struct core *c)
 void subs_release(void)
 {
 	nopen = 0;
+	clock_ = 0;
 }

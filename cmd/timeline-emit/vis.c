@@ -28,6 +28,11 @@
 
 static struct vdata_w *vis_w;
 
+void vis_release(void)
+{
+	vis_w = NULL;
+}
+
 static void vis_abort(void)
 {
 	if (vis_w)

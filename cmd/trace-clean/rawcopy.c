@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "io.h"
 #include "tc.h"
 
 #define MAX_DEPTH 4
@@ -118,7 +119,7 @@ static int copy_tree(const char *from, const char *to, const char *shown, const 
 
 	if (depth > MAX_DEPTH)
 		return 0;
-	if (mkdir(to, 0777) < 0 && errno != EEXIST) {
+	if (mkdir(to, IO_DIR_MODE) < 0 && errno != EEXIST) {
 		cli_warn("%s: cannot create:", shown);
 		return -1;
 	}

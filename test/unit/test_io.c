@@ -745,10 +745,13 @@ static void test_wr_open(void)
 	CHECK_MSG(b && n > 1000000 && !memcmp(b, "line 0\nline 1\n", 14) && !memcmp(b + n - 12, "line 199999\n", 12),
 		  "the target holds what was written (%zu bytes)", n);
 	free(b);
+	/* A new file: an output file's mode, 0640 less the umask. */
 	mask = umask(0);
 	umask(mask);
-	CHECK_MSG(stat(target, &st) == 0 && (st.st_mode & 0777) == (0666 & ~mask), "mode %o, want %o",
-		  (unsigned)(st.st_mode & 0777), (unsigned)(0666 & ~mask));
+	CHECK_MSG(stat(target, &st) == 0 && (st.st_mode & 0777) == (0640 & ~mask), "mode %o, want %o",
+		  (unsigned)(st.st_mode & 0777), (unsigned)(0640 & ~mask));
+	CHECK_INT(io_file_mode(), 0640 & ~mask);
+	CHECK_INT(io_dir_mode(), 0750 & ~mask);
 
 	/* Replacing an existing file keeps its permissions, as open(2) with
 	 * O_TRUNC would (a private file must not become world-readable). */
@@ -1030,6 +1033,95 @@ static void test_out_dirs(void)
 	unlink(dl);
 }
 
+/* What io_check_input says on stderr (up to n bytes into buf), and its
+ * result. */
+static int check_input(const char *path, const char *kind, uint64_t limit, char *buf, size_t n)
+{
+	int fd = dup(2), tmp = io_tmpfd(), rc;
+	ssize_t got;
+
+	fflush(stderr);
+	dup2(tmp, 2);
+	rc = io_check_input(path, kind, limit);
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+	got = pread(tmp, buf, n - 1, 0);
+	buf[got > 0 ? got : 0] = 0;
+	close(tmp);
+	return rc;
+}
+
+static void test_check_input(void)
+{
+	char d[1200], f[1300], l[1300], via[1400], msg[1024];
+	char big[1300];
+	int fd;
+
+	snprintf(d, sizeof d, "%s/inputs", unit_dir);
+	snprintf(f, sizeof f, "%s/core0.instr_log.dump", d);
+	snprintf(l, sizeof l, "%s/link", unit_dir);
+	snprintf(via, sizeof via, "%s/core0.instr_log.dump", l);
+	snprintf(big, sizeof big, "%s/big.dump", d);
+	CHECK(mkdir(d, 0755) == 0);
+	unit_write_file(f, "x\n", 2);
+	chmod(f, 0644);
+	/* a plain file of the caller: nothing to say */
+	CHECK(check_input(f, "dump log", 100, msg, sizeof msg) == 0);
+	CHECK_MSG(!msg[0], "said: %s", msg);
+	/* a link on the path: followed, and said (for root too) */
+	CHECK(symlink(d, l) == 0);
+	CHECK(check_input(via, "dump log", 100, msg, sizeof msg) == 0);
+	CHECK_MSG(strstr(msg, via) && strstr(msg, "symbolic link") && strchr(msg, '\n') == msg + strlen(msg) - 1,
+		  "one line naming the path: %s", msg);
+	/* writable by others: said, unless the caller is root (as the
+	 * reference, which leaves root alone) */
+	chmod(f, 0666);
+	CHECK(check_input(f, "dump log", 100, msg, sizeof msg) == 0);
+	if (getuid() == 0)
+		CHECK_MSG(!msg[0], "root: said %s", msg);
+	else
+		CHECK_MSG(strstr(msg, f) && strstr(msg, "writable by others"), "said: %s", msg);
+	chmod(f, 0644);
+	/* over the limit: refused, naming the file, the kind and the limit */
+	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, (off_t)(1ull << 30) + 1) == 0);
+	close(fd);
+	CHECK(check_input(big, "dump log", 1ull << 30, msg, sizeof msg) == -1);
+	CHECK_MSG(strstr(msg, big) && strstr(msg, "1073741825 bytes") && strstr(msg, "dump log") &&
+		  strstr(msg, "1 GiB"), "said: %s", msg);
+	/* exactly at the limit, no limit, or the limits lifted: taken */
+	CHECK(truncate(big, (off_t)(1ull << 30)) == 0);
+	CHECK(check_input(big, "dump log", 1ull << 30, msg, sizeof msg) == 0 && !msg[0]);
+	CHECK(truncate(big, (off_t)(1ull << 30) + 1) == 0);
+	CHECK(check_input(big, "dump log", 0, msg, sizeof msg) == 0);
+	setenv("OPTRACE_INPUT_LIMITS", "off", 1);
+	CHECK(check_input(big, "dump log", 1ull << 30, msg, sizeof msg) == 0);
+	unsetenv("OPTRACE_INPUT_LIMITS");
+	/* warnings said once by a recipe: later runs only check the limit */
+	setenv("OPTRACE_INPUT_WARNED", "1", 1);
+	CHECK(check_input(via, "dump log", 100, msg, sizeof msg) == 0 && !msg[0]);
+	CHECK(check_input(big, "dump log", 1ull << 30, msg, sizeof msg) == -1 && msg[0]);
+	unsetenv("OPTRACE_INPUT_WARNED");
+	/* what is not there is for the caller's open to say */
+	snprintf(big, sizeof big, "%s/none", d);
+	CHECK(check_input(big, "dump log", 100, msg, sizeof msg) == 0 && !msg[0]);
+	unlink(l);
+	io_rm_tree(d);
+}
+
+/* io_tree_dir makes an output tree's directory: 0750 less the umask. */
+static void test_tree_dir_mode(void)
+{
+	char d[1200];
+	struct stat st;
+	snprintf(d, sizeof d, "%s/treemode", unit_dir);
+	CHECK(io_tree_dir(d) == 1);
+	CHECK_MSG(stat(d, &st) == 0 && (st.st_mode & 0777) == io_dir_mode(), "mode %o",
+		  (unsigned)(st.st_mode & 0777));
+	rmdir(d);
+}
+
 int main(void)
 {
 	char cmd[4200];
@@ -1052,6 +1144,8 @@ int main(void)
 	test_rm_tree();
 	test_pread_full();
 	test_out_dirs();
+	test_check_input();
+	test_tree_dir_mode();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", unit_dir);
 	if (system(cmd) != 0)
 		printf("test_io.c: note: could not remove %s\n", unit_dir);

@@ -1859,6 +1859,28 @@ static void close_live(int timed_out)
 		cli_warn("stdout: %s", strerror(e));
 }
 
+/* --replay-mode=range: the replayed ranges' raw files into the launches'
+ * dump directories; what cannot be split is a problem of the run (exit 4)
+ * and tmp_dump stays for a look. */
+static void split_ranges(void)
+{
+	struct range_stats st;
+	char err[PATH_MAX * 3], tmp[PATH_MAX + 16];
+	enum board_fmt fmt = board_fmt_of(chip_find(soc_opt ? soc_opt : CHIP_DEFAULT_SOC)->family);
+	if (range_split(run, fmt, (unsigned)dev_replays, &st, err, sizeof err)) {
+		char msg[PATH_MAX * 4];
+		int n = snprintf(msg, sizeof msg, "range replay not split: %s (the raw files are kept)", err);
+		snprintf(tmp, sizeof tmp, "%s/tmp_dump", run);
+		add_problem(tmp, strlen(tmp), msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : strlen(msg));
+		return;
+	}
+	if (cli_verbosity > 1)
+		cli_note("range replay: %lu range%s split into %lu launch directories", st.ranges,
+		         st.ranges == 1 ? "" : "s", st.launches);
+	if (st.skipped)
+		cli_warn("range replay: %lu output lines or record runs skipped", st.skipped);
+}
+
 /* Say how the application ended, write the manifest, and give the exit
  * status of the capture. */
 static int finish(const char *command, int timed_out, const char *live_note)
@@ -1981,6 +2003,8 @@ int main(int argc, char **argv)
 	 * the dumps of each launch, gathered into the run directory. */
 	live_note = drain_live(fd);
 	merge_host_records();
+	if (device && replay_mode == REPLAY_RANGE)
+		split_ranges();
 	rescue_interrupted();
 	scan_launch_dirs();
 	write_pmu_events();

@@ -371,3 +371,18 @@ counts_of() {
 	r=$(ls -d "$out"/o/OPPROF_*)
 	[ "$(stat -c %s "$r/device0/count_custom/0/dump/DeviceProf1.bin")" -eq 256 ]
 }
+
+@test "--device --replay-mode=range: every replay of a range whose kernel changes its inputs counts the same work" {
+	[ -x "$ops/bin/mstx_acl" ] || skip "mstx_acl is not built"
+	run sim-capture -q --device --replay-mode=range --mstx=on --warm-up=2 --launch-count=2 -o "$out/r" \
+		-- "$ops/bin/mstx_acl" -t drain -p "+step A B -"
+	[ "$status" -eq 0 ]   # and the application's results are those of one run
+	d=$(ls -d "$out"/r/OPPROF_*/device0/count_drain/0/dump)
+	c1=$(cycles_of "$d/DeviceProf1.bin")
+	for k in 2 3 4 5 6 7 8 9 10; do [ "$(cycles_of "$d/DeviceProf$k.bin")" = "$c1" ]; done
+	OPTRACE_DEVICE_RESTORE=0 run sim-capture -q --device --replay-mode=range --mstx=on --warm-up=0 --launch-count=2 \
+		-o "$out/n" -- "$ops/bin/mstx_acl" -t drain -p "+step A B -"
+	d=$(ls -d "$out"/n/OPPROF_*/device0/count_drain/0/dump)
+	[ "$(cycles_of "$d/DeviceProf1.bin")" = "$c1" ]
+	[ "$(cycles_of "$d/DeviceProf2.bin")" -lt "$((c1 / 4))" ]
+}

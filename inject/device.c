@@ -337,9 +337,12 @@ void inj_dev_range_end(void)
 		         (int)rc);
 		goto clear;
 	}
-	if (!rg.nvalid)
-		goto clear; /* nothing of it captured: nothing to measure */
-	if (range_dir(dir, sizeof dir) || write_output_txt(dir)) {
+	if (!rg.nvalid) {
+		/* nothing of it captured: nothing to measure, but the
+		 * application still gets its range run (the reference does not
+		 * run such a range at all) */
+		failed = 1;
+	} else if (range_dir(dir, sizeof dir) || write_output_txt(dir)) {
 		inj_note("%s: %s: the range is not measured", dir, strerror(errno));
 		failed = 1;
 	} else {

@@ -350,6 +350,12 @@ counts_of() {
 	grep -qx 'Current Freq=NA' "$r/device0/count_custom/0/dump/op_basic_info.txt"
 	grep -qx 'Rated Freq=NA' "$r/device0/count_custom/0/dump/op_basic_info.txt"
 	[ ! -e "$r/tmp_dump" ]
+	# a range with nothing captured still runs, once: the application's results are right
+	run sim-capture -q --device --replay-mode=range --mstx=on --launch-count=1 -o "$out/n" \
+		-- "$ops/bin/mstx_acl" -p "+step A - +step B -"
+	[ "$status" -eq 0 ]
+	[[ $output == *"mstx_acl: +step A - +step B -"* ]]
+	[ "$(ls "$(ls -d "$out"/n/OPPROF_*)/device0")" = add_custom ]
 }
 
 @test "--device --replay-mode=range: an empty range, --mstx-include, overlapping ranges" {

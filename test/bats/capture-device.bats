@@ -392,3 +392,15 @@ counts_of() {
 	[ "$(cycles_of "$d/DeviceProf1.bin")" = "$c1" ]
 	[ "$(cycles_of "$d/DeviceProf2.bin")" -lt "$((c1 / 4))" ]
 }
+
+@test "--device --replay-mode=range --kill=on: the application ends once the range of its last captured launch is replayed" {
+	[ -x "$ops/bin/mstx_acl" ] || skip "mstx_acl is not built"
+	run sim-capture --device --replay-mode=range --mstx=on --kill=on --launch-count=2 -o "$out" \
+		-- "$ops/bin/mstx_acl" -p "+step A B - +later A -"
+	[ "$status" -eq 0 ]
+	[[ $output != *"mstx_acl: +step"* ]]   # ended before its end
+	r=$(rundir)
+	[ "$(stat -c %s "$r/device0/add_custom/0/dump/DeviceProf10.bin")" -eq 256 ]
+	[ "$(stat -c %s "$r/device0/count_custom/0/dump/DeviceProf10.bin")" -eq 256 ]
+	[ ! -e "$r/device0/add_custom/1" ]
+}

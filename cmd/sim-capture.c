@@ -1865,13 +1865,13 @@ static void close_live(int timed_out)
 static void split_ranges(void)
 {
 	struct range_stats st;
-	char err[PATH_MAX * 3], tmp[PATH_MAX + 16];
+	char err[PATH_MAX * 3];
 	enum board_fmt fmt = board_fmt_of(chip_find(soc_opt ? soc_opt : CHIP_DEFAULT_SOC)->family);
 	if (range_split(run, fmt, (unsigned)dev_replays, &st, err, sizeof err)) {
 		char msg[PATH_MAX * 4];
-		int n = snprintf(msg, sizeof msg, "range replay not split: %s (the raw files are kept)", err);
-		snprintf(tmp, sizeof tmp, "%s/tmp_dump", run);
-		add_problem(tmp, strlen(tmp), msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : strlen(msg));
+		int n = snprintf(msg, sizeof msg, "range replay not split: %s (the raw files are kept in %s/tmp_dump)",
+		                 err, run);
+		add_problem(st.file, strlen(st.file), msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : strlen(msg));
 		return;
 	}
 	if (cli_verbosity > 1)

@@ -12,6 +12,7 @@
  * and Rated Freq lines of freq.txt (NA when it has none). */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,16 @@ struct rs {
 	size_t es;
 	struct range_stats *st;
 };
+
+/* The split stops: file is what failed, err says how. */
+static void fail(struct rs *rs, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	snprintf(rs->st->file, sizeof rs->st->file, "%s", file);
+	va_start(ap, fmt);
+	vsnprintf(rs->err, rs->es, fmt, ap);
+	va_end(ap);
+}
 
 static int all_digits(const char *s, size_t max)
 {
@@ -142,7 +153,7 @@ static int split_one(struct rs *rs, const char *dir, unsigned replays)
 
 	join(path, sizeof path, dir, "output.txt");
 	if (!(text = slurp(path, &len))) {
-		snprintf(rs->err, rs->es, "%s: %s", path, strerror(errno));
+		fail(rs, path, "%s", strerror(errno));
 		return -1;
 	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -209,11 +220,11 @@ static int split_one(struct rs *rs, const char *dir, unsigned replays)
 		if (!(p = slurp(path, &pl))) {
 			if (errno == ENOENT)
 				continue; /* a replay that counted nothing of the range */
-			snprintf(rs->err, rs->es, "%s: %s", path, strerror(errno));
+			fail(rs, path, "%s", strerror(errno));
 			goto out;
 		}
 		if (pl % BOARD_PMU_REC_SIZE) {
-			snprintf(rs->err, rs->es, "%s: record %zu cut short (%zu bytes)", path, pl / BOARD_PMU_REC_SIZE,
+			fail(rs, path, "record %zu cut short (%zu bytes)", pl / BOARD_PMU_REC_SIZE,
 			         pl);
 			free(p);
 			goto out;
@@ -227,7 +238,7 @@ static int split_one(struct rs *rs, const char *dir, unsigned replays)
 				if (d < 0) {
 					char et[200];
 					board_err_text(&be, et, sizeof et);
-					snprintf(rs->err, rs->es, "%s: %s", path, et);
+					fail(rs, path, "%s", et);
 					free(p);
 					goto out;
 				}
@@ -245,14 +256,14 @@ static int split_one(struct rs *rs, const char *dir, unsigned replays)
 					struct group *g;
 					join(dst, sizeof dst, out[idx], name);
 					if (put_file(dst, p + start, i - start, 0)) {
-						snprintf(rs->err, rs->es, "%s: %s", dst, strerror(errno));
+						fail(rs, dst, "%s", strerror(errno));
 						free(p);
 						goto out;
 					}
 					if (k == 1 && (g = find_group(dur, ndur, cs, ct)) && g->n) {
 						join(dst, sizeof dst, out[idx], "duration.bin");
 						if (put_file(dst, g->p, g->n, 0)) {
-							snprintf(rs->err, rs->es, "%s: %s", dst, strerror(errno));
+							fail(rs, dst, "%s", strerror(errno));
 							free(p);
 							goto out;
 						}
@@ -279,7 +290,7 @@ static int split_one(struct rs *rs, const char *dir, unsigned replays)
 		join(dst, sizeof dst, out[i], "op_basic_info.txt");
 		n = snprintf(lines, sizeof lines, "%s\n%s\n", freq[0], freq[1]);
 		if (put_file(dst, lines, (size_t)n, 1)) {
-			snprintf(rs->err, rs->es, "%s: %s", dst, strerror(errno));
+			fail(rs, dst, "%s", strerror(errno));
 			goto out;
 		}
 		rs->st->launches++;
@@ -327,7 +338,7 @@ static int copy_stamp(struct rs *rs, const char *devname, const char *src)
 				continue;
 			strncat(dst, "/aic_timestamp.bin", sizeof dst - strlen(dst) - 1);
 			if (put_file(dst, data, len, 0)) {
-				snprintf(rs->err, rs->es, "%s: %s", dst, strerror(errno));
+				fail(rs, dst, "%s", strerror(errno));
 				closedir(e);
 				closedir(d);
 				free(data);
@@ -352,7 +363,7 @@ int range_split(const char *run, enum board_fmt fmt, unsigned replays, struct ra
 	memset(st, 0, sizeof *st);
 	join(tmp, sizeof tmp, run, "tmp_dump");
 	if (!(t = opendir(tmp)))
-		return errno == ENOENT ? 0 : (snprintf(err, es, "%s: %s", tmp, strerror(errno)), -1);
+		return errno == ENOENT ? 0 : (fail(&rs, tmp, "%s", strerror(errno)), -1);
 	while (!rc && (a = readdir(t))) {
 		if (strncmp(a->d_name, "device", 6))
 			continue;

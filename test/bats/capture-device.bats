@@ -404,3 +404,18 @@ counts_of() {
 	[ "$(stat -c %s "$r/device0/count_custom/0/dump/DeviceProf10.bin")" -eq 256 ]
 	[ ! -e "$r/device0/add_custom/1" ]
 }
+
+@test "--device --replay-mode=range: a split that fails names the file, keeps tmp_dump and exits 4" {
+	[ -x "$ops/bin/mstx_acl" ] || skip "mstx_acl is not built"
+	fault=$top/build/fault.so
+	[ -f "$fault" ] || skip "build/fault.so is not built"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$fault FAULT_OP=rename FAULT_PATH=DeviceProf3 run sim-capture --device --replay-mode=range --mstx=on \
+		--launch-count=3 -o "$out" -- "$ops/bin/mstx_acl"
+	[ "$status" -eq 4 ]
+	r=$(rundir)
+	[[ $output == *"sim-capture: $r/device0/add_custom/0/dump/DeviceProf3.bin: range replay not split: Input/output error (the raw files are kept in $r/tmp_dump)"* ]]
+	[ -s "$(ls -d "$r"/tmp_dump/device0/*/0)/DeviceProf3.bin" ]
+	[ ! -e "$r/device0/add_custom/0/dump/DeviceProf3.bin" ]
+	[ -z "$(find "$r" -name '*.tmp')" ]
+	jq -e '.dumps_complete == false and .kernels[0].not_saved[0].file == "DeviceProf3.bin"' "$r/manifest.json"
+}

@@ -339,8 +339,9 @@ static void device_metrics(const char *s, enum chip_family fam)
 		dev.pmu = G_ALL;
 }
 
-/* The replays of a captured launch (kernel and range replay: kernel launches
- * measured; application replay: runs of the application), as the reference
+/* The replays of a captured launch (kernel replay: kernel launches measured;
+ * range replay: runs of its mstx range; application replay: runs of the
+ * application), as the reference
  * counts them: the PMU replays of the fixed event lists (10 on Atlas A2/A3,
  * 7 on 310P, 6 on Ascend950; kernel and range replay always program the
  * whole lists), one when only BasicInfo is asked for (the task's duration). */

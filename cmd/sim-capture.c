@@ -367,8 +367,9 @@ static void device_metrics(const char *s, enum chip_family fam)
 		dev.pmu = G_ALL;
 }
 
-/* The replays of a captured launch (kernel and range replay: kernel launches
- * measured; application replay: runs of the application), as the reference
+/* The replays of a captured launch (kernel replay: kernel launches measured;
+ * range replay: runs of its mstx range; application replay: runs of the
+ * application), as the reference
  * counts them: the PMU replays of the fixed event lists (10 on Atlas A2/A3,
  * 7 on 310P, 6 on Ascend950; kernel and range replay always program the
  * whole lists), one when only BasicInfo is asked for (the task's duration). */
@@ -1960,6 +1961,28 @@ static void close_live(int timed_out)
 		cli_warn("stdout: %s", strerror(e));
 }
 
+/* --replay-mode=range: the replayed ranges' raw files into the launches'
+ * dump directories; what cannot be split is a problem of the run (exit 4)
+ * and tmp_dump stays for a look. */
+static void split_ranges(void)
+{
+	struct range_stats st;
+	char err[PATH_MAX * 3];
+	enum board_fmt fmt = board_fmt_of(chip_find(soc_opt ? soc_opt : CHIP_DEFAULT_SOC)->family);
+	if (range_split(run, fmt, (unsigned)dev_replays, &st, err, sizeof err)) {
+		char msg[PATH_MAX * 4];
+		int n = snprintf(msg, sizeof msg, "range replay not split: %s (the raw files are kept in %s/tmp_dump)",
+		                 err, run);
+		add_problem(st.file, strlen(st.file), msg, n > 0 && (size_t)n < sizeof msg ? (size_t)n : strlen(msg));
+		return;
+	}
+	if (cli_verbosity > 1)
+		cli_note("range replay: %lu range%s split into %lu launch directories", st.ranges,
+		         st.ranges == 1 ? "" : "s", st.launches);
+	if (st.skipped)
+		cli_warn("range replay: %lu output lines or record runs skipped", st.skipped);
+}
+
 /* Say how the application ended, write the manifest, and give the exit
  * status of the capture. */
 static int finish(const char *command, int timed_out, const char *live_note)
@@ -2082,6 +2105,8 @@ int main(int argc, char **argv)
 	 * the dumps of each launch, gathered into the run directory. */
 	live_note = drain_live(fd);
 	merge_host_records();
+	if (device && replay_mode == REPLAY_RANGE)
+		split_ranges();
 	rescue_interrupted();
 	scan_launch_dirs();
 	write_pmu_events();

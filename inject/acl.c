@@ -102,6 +102,38 @@ aclError inj_acl_sync(void *stm)
 	return f ? f(stm) : ACL_ERROR_INTERNAL_ERROR;
 }
 
+typedef aclError (*capture_begin_fn)(void *, int);
+typedef aclError (*capture_end_fn)(void *, void **);
+typedef aclError (*model_run_fn)(void *, void *);
+typedef aclError (*model_destroy_fn)(void *);
+
+#define ACL_ORIG(name, type, call)                                 \
+	do {                                                       \
+		static void *o;                                    \
+		type f = (type)inj_orig(LIB_ACL, name, &o, NULL); \
+		return f ? f call : ACL_ERROR_INTERNAL_ERROR;      \
+	} while (0)
+
+aclError inj_acl_capture_begin(void *stm)
+{
+	ACL_ORIG("aclmdlRICaptureBeginImpl", capture_begin_fn, (stm, 0)); /* ..._MODE_GLOBAL */
+}
+
+aclError inj_acl_capture_end(void *stm, void **model)
+{
+	ACL_ORIG("aclmdlRICaptureEndImpl", capture_end_fn, (stm, model));
+}
+
+aclError inj_acl_model_run(void *model, void *stm)
+{
+	ACL_ORIG("aclmdlRIExecuteAsyncImpl", model_run_fn, (model, stm));
+}
+
+aclError inj_acl_model_destroy(void *model)
+{
+	ACL_ORIG("aclmdlRIDestroyImpl", model_destroy_fn, (model));
+}
+
 aclError inj_acl_func_addr(void *fh, void **aic, void **aiv)
 {
 	typedef aclError (*fn)(void *, void **, void **);
@@ -246,7 +278,7 @@ static void save_device_args(struct inj_launch *l, const void *dev, size_t size)
 	l.stream = stm;                                            \
 	inj_launch_by_func(&l, fh);                                \
 	inj_launch_begin(&l);                                      \
-	if (l.order >= 0 && inj.args) {                            \
+	if ((l.order >= 0 || l.in_range) && inj.args) {            \
 		save;                                              \
 	}                                                          \
 	INJ_RUN(l, r, f_ call);                                    \

@@ -366,7 +366,7 @@ static void dir_name(char *out, size_t cap, const char *name)
 static void not_saved(const char *path, const char *what, int err);
 static void dfx_instrument(struct inj_launch *l);
 
-static int write_file(const char *path, const void *p, size_t n)
+int inj_write_file(const char *path, const void *p, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
 	const char *c = p;
@@ -415,12 +415,12 @@ static int save_binary(int b, const char *dest)
 				memcpy(d + 48, &flags, 4);
 			}
 		}
-		bi->saved = write_file(bi->path, d, bi->len) == 0 ? 1 : -1;
+		bi->saved = inj_write_file(bi->path, d, bi->len) == 0 ? 1 : -1;
 	}
 	if (bi->saved == 1 && link(bi->path, dest) == 0)
 		r = 0;
 	else
-		r = write_file(dest, bi->data, bi->len);
+		r = inj_write_file(dest, bi->data, bi->len);
 	pthread_mutex_unlock(&reg_mu);
 	return r;
 }
@@ -533,6 +533,7 @@ void inj_launch_begin(struct inj_launch *l)
 		if (!inj_mstx_in_range()) {
 			outside_mstx(l);
 		} else {
+			l->in_range = inj.device && inj.dev_mode == INJ_RANGE;
 			nth = inj.mstx ? __atomic_fetch_add(&considered, 1, __ATOMIC_RELAXED) : l->index;
 			if (nth >= inj.skip && selected(l->name)) {
 				pthread_mutex_lock(&reg_mu);
@@ -575,7 +576,7 @@ void inj_launch_begin(struct inj_launch *l)
 				int n = snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)a);
 				l->pc_start = a;
 				snprintf(path, sizeof path, "%s/pc_start_addr.txt", l->dir);
-				if (write_file(path, buf, (size_t)n))
+				if (inj_write_file(path, buf, (size_t)n))
 					not_saved(path, "not saved", errno);
 			}
 		}
@@ -585,7 +586,7 @@ void inj_launch_begin(struct inj_launch *l)
 			char obj[4200];
 			snprintf(obj, sizeof obj, "%s/object_dump.txt", inj.logdir);
 			if (n > 0 && (size_t)n < sizeof path)
-				write_file(obj, path, (size_t)n);
+				inj_write_file(obj, path, (size_t)n);
 		}
 		if (inj.live)
 			inj_live_launch(1, l->name, l->order);

@@ -147,6 +147,7 @@ struct inj_launch {
 	unsigned long dev_step;
 	struct inj_snap *snap;
 	size_t nsnap;
+	int in_range;        /* range replay: a launch inside a counted mstx range */
 };
 /* Find what a launch runs; then begin (before the original launch) and end
  * (after it: synchronise, move the dumps, write the records). */
@@ -178,6 +179,10 @@ void inj_dev_direct(const struct inj_launch *l, unsigned long replay);
 /* After the launch's record: free what it kept; with --kill=on end the
  * application after its last captured launch. */
 void inj_dev_done(struct inj_launch *l, int last);
+/* Range replay: the calling thread's mstx range has ended; its launches
+ * (captured by the runtime, not run) are run --warm-up times, then once
+ * per replay on the inputs they had, into the range's directory. */
+void inj_dev_range_end(void);
 /* The runs of a launch hook: the replays first, then the original call. */
 #define INJ_RUN(l, r, call)                      \
 	do {                                     \
@@ -212,6 +217,15 @@ rtError_t inj_rt_kernel_addr(void *hdl, uint64_t key, const void *stub, int flag
 aclError inj_acl_func_addr(void *fh, void **aic, void **aiv);
 rtError_t inj_rt_memcpy_d2h(void *dst, const void *src, uint64_t n);
 rtError_t inj_rt_memcpy_h2d(void *dst, const void *src, uint64_t n);
+rtError_t inj_rt_soc(char *ver, uint32_t maxlen);
+/* A fresh file of n bytes (capture.c); 0, or -1 with errno and no file. */
+int inj_write_file(const char *path, const void *p, size_t n);
+/* Range replay: the runtime's capture of a stream's launches into a model,
+ * and the model's runs (aclmdlRI*Impl). */
+aclError inj_acl_capture_begin(void *stream);
+aclError inj_acl_capture_end(void *stream, void **model);
+aclError inj_acl_model_run(void *model, void *stream);
+aclError inj_acl_model_destroy(void *model);
 /* The allocation holding device address p: its start and size (0 if none). */
 uint64_t inj_alloc_find(uint64_t p, uint64_t *start);
 

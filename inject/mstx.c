@@ -88,6 +88,7 @@ static int included(const char *m)
 static uint64_t range_start(const char *message, void *stream)
 {
 	uint64_t id;
+	int overlap = 0;
 	(void)stream;
 	if (!inj.ready)
 		inj_init();
@@ -116,8 +117,20 @@ static uint64_t range_start(const char *message, void *stream)
 	open_ranges[nopen].id = id;
 	open_ranges[nopen].owner = thread_serial();
 	open_ranges[nopen].counts = included(message);
+	if (open_ranges[nopen].counts && inj.device && inj.dev_mode == INJ_RANGE) {
+		/* Range replay replays a whole range: ranges of a thread that
+		 * overlap cannot be, the later one does not count (as the
+		 * reference). */
+		size_t i;
+		for (i = 0; i < nopen; i++)
+			if (open_ranges[i].owner == open_ranges[nopen].owner && open_ranges[i].counts)
+				overlap = 1;
+		open_ranges[nopen].counts = !overlap;
+	}
 	nopen++;
 	pthread_mutex_unlock(&mu);
+	if (overlap)
+		inj_note("mstx: ranges cannot overlap with --replay-mode=range: range %s is not replayed", message);
 	return id;
 }
 
@@ -127,18 +140,21 @@ static uint64_t range_start(const char *message, void *stream)
 static void range_end(uint64_t id)
 {
 	size_t i;
-	int found = 0;
+	int found = 0, counted = 0;
 	if (!inj.mstx || id == 0)
 		return;
 	pthread_mutex_lock(&mu);
 	for (i = 0; i < nopen; i++)
 		if (open_ranges[i].id == id) {
+			counted = open_ranges[i].counts;
 			/* Order does not matter: a launch looks for any range. */
 			open_ranges[i] = open_ranges[--nopen];
 			found = 1;
 			break;
 		}
 	pthread_mutex_unlock(&mu);
+	if (counted && inj.device && inj.dev_mode == INJ_RANGE)
+		inj_dev_range_end();
 	if (!found && !__atomic_exchange_n(&said_unknown_end, 1, __ATOMIC_RELAXED))
 		inj_note("mstx: mstxRangeEnd(%llu): no such open range (ended twice, or never started)",
 		         (unsigned long long)id);

@@ -165,7 +165,7 @@ void inj_launch_save_args(struct inj_launch *l, const void *args, uint32_t size,
 
 	if (inj.device && inj.dev_mode != INJ_APPLICATION)
 		inj_dev_snapshot(l, args, ex && ex->hasTiling && ex->tilingDataOffset <= size ? ex->tilingDataOffset : size);
-	if (!inj.replay)
+	if (!inj.replay || l->order < 0)
 		return;
 	if (!args || l->bin < 0 || !magic) {
 		inj_note("%s: launch %llu cannot be made replayable (%s)", l->name, (unsigned long long)l->index,

@@ -133,6 +133,13 @@ INJ_API rtError_t rtStreamSynchronize(void *stm)
 	RT_SPAN(rtStreamSynchronize, (stm), PTR(stm), NONE, NONE, ARGS("stream=%x", X(stm)), (void)0)
 }
 
+rtError_t inj_rt_soc(char *ver, uint32_t maxlen)
+{
+	static void *o;
+	__typeof__(&rtGetSocVersion) f = ORIG(LIB_RT, rtGetSocVersion, o);
+	return f ? f(ver, maxlen) : RT_ERROR_RESERVED;
+}
+
 rtError_t inj_rt_sync(void *stm)
 {
 	static void *o;
@@ -219,7 +226,7 @@ INJ_API rtError_t rtKernelLaunch(const void *stub, uint32_t bd, void *args, uint
 	l.span.on = 1;
 	inj_launch_by_stub(&l, stub);
 	inj_launch_begin(&l);
-	if (l.order >= 0 && inj.args)
+	if ((l.order >= 0 || l.in_range) && inj.args)
 		inj_launch_save_args(&l, args, size, NULL);
 	INJ_RUN(l, r, f(stub, bd, args, size, sm, stm));
 	inj_launch_end(&l, r);
@@ -246,7 +253,7 @@ INJ_API rtError_t rtKernelLaunchWithFlagV2(const void *stub, uint32_t bd, rtArgs
 	l.span.on = 1;
 	inj_launch_by_stub(&l, stub);
 	inj_launch_begin(&l);
-	if (l.order >= 0 && inj.args && ai)
+	if ((l.order >= 0 || l.in_range) && inj.args && ai)
 		inj_launch_save_args(&l, ai->args, ai->argsSize, ai);
 	INJ_RUN(l, r, f(stub, bd, ai, sm, stm, flags, cfg));
 	inj_launch_end(&l, r);
@@ -284,7 +291,7 @@ INJ_API rtError_t rtKernelLaunchWithHandleV2(void *hdl, const uint64_t key, uint
 	l.span.on = 1;
 	inj_launch_by_handle(&l, hdl, key);
 	inj_launch_begin(&l);
-	if (l.order >= 0 && inj.args && ai)
+	if ((l.order >= 0 || l.in_range) && inj.args && ai)
 		inj_launch_save_args(&l, ai->args, ai->argsSize, ai);
 	INJ_RUN(l, r, f(hdl, key, bd, ai, sm, stm, cfg));
 	inj_launch_end(&l, r);
@@ -308,7 +315,7 @@ INJ_API rtError_t rtKernelLaunchWithHandle(void *hdl, const uint64_t key, uint32
 	l.span.on = 1;
 	inj_launch_by_handle(&l, hdl, key);
 	inj_launch_begin(&l);
-	if (l.order >= 0 && inj.args && ai)
+	if ((l.order >= 0 || l.in_range) && inj.args && ai)
 		inj_launch_save_args(&l, ai->args, ai->argsSize, ai);
 	INJ_RUN(l, r, f(hdl, key, bd, ai, sm, stm, info));
 	inj_launch_end(&l, r);

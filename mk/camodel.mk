@@ -96,7 +96,7 @@ OPS_RTLINK    := -L$(CANN)/tools/simulator/Ascend910B1/lib -lruntime_camodel
 OPS_ACLLINK   := -L$(CANN)/lib64 -lascendcl -lm
 OPS_KHDR      := test/camodel/include/camodel_kernel.h
 OPS_KERNELS   := add_custom add_custom_trace matmul_custom mixed_custom mixed_custom_dots simt_custom count_custom count_drain
-OPS_BINS      := add_rt op_rt op_acl mstx_rt
+OPS_BINS      := add_rt op_rt op_acl mstx_rt mstx_acl
 OPS_ALL       := $(OPS_KERNELS:%=$(OPS)/kernels/%.o) $(OPS_KERNELS:%=$(OPS)/kernels/%.json) \
                  $(OPS_BINS:%=$(OPS)/bin/%)
 
@@ -138,6 +138,9 @@ $(OPS)/bin/op_rt: test/ops/host/op_rt.c test/ops/common/host.h test/ops/common/s
 $(OPS)/bin/mstx_rt: test/ops/mstx/mstx_rt.c test/ops/common/host.h $(CAMODEL_TREE)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPS_HFLAGS) -o $@ $< $(OPS_RTLINK) -L$(CANN)/lib64 -lms_tools_ext -lpthread
+$(OPS)/bin/mstx_acl: test/ops/mstx/mstx_acl.c test/ops/common/host.h test/ops/common/samples.h $(CAMODEL_TREE)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPS_HFLAGS) -o $@ $< $(OPS_ACLLINK) -lms_tools_ext
 $(OPS)/bin/op_acl: test/ops/host/op_acl.c test/ops/common/host.h test/ops/common/samples.h $(CAMODEL_TREE)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPS_HFLAGS) -o $@ $< $(OPS_ACLLINK)

@@ -34,4 +34,17 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
  * into outdir; 1 if any was written (then CAMODEL_CONFIG_PATH=outdir). */
 int camodel_config(const char *libdir, const char *soc, int pmsampling, const char *outdir);
 
+/* --replay-mode=range: split <run>/tmp_dump's replayed ranges into the
+ * dump directories of their launches (DeviceProf<k>.bin for k = 1..replays,
+ * duration.bin, the frequency lines of op_basic_info.txt), copy
+ * aic_timestamp.bin, and remove tmp_dump.  0, or -1 with the file in
+ * st->file, what went wrong in err, and tmp_dump left as it is. */
+struct range_stats {
+	unsigned long ranges, launches, skipped;
+	char file[4096 * 3];   /* on failure: the file that stopped the split */
+};
+#include "board.h"
+int range_split(const char *run, enum board_fmt fmt, unsigned replays, struct range_stats *st, char *err,
+                size_t es);
+
 #endif

@@ -13,7 +13,7 @@ setup() {
 	out=$BATS_TEST_TMPDIR/out
 	mkdir -p "$out"
 	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS CAMODEL_DEVICE_DUMP CAMODEL_DEVICE_REPLAY \
-		OPTRACE_DEVICE_RESTORE CAMODEL_DEVICE_TIMELINE CAMODEL_DEVICE_PCSAMPLING
+		OPTRACE_DEVICE_RESTORE CAMODEL_DEVICE_TIMELINE CAMODEL_DEVICE_PCSAMPLING CAMODEL_DEVICE_NO_FREQ CAMODEL_DEVICE_RANGE
 	export ASCEND_HOME_PATH=$cann
 }
 
@@ -303,4 +303,119 @@ EOF
 	printf 'aic=1,x\naiv=2\n' > "$d/pmu_events.txt"
 	run dump-split "$d"
 	[[ $output == *"pmu_events.txt:1: not a list of event ids (the fixed event lists are used)"* ]]
+}
+
+# The counters of every record of a DeviceProf file (total cycles and the
+# slots: no stream, task or time), one record a line.
+counts_of() {
+	local n=$(($(stat -c %s "$1") / 128)) i
+	for ((i = 0; i < n; i++)); do od -An -tu8 -j$((128 * i + 32)) -N80 "$1" | tr -s ' \n' ' '; echo; done
+}
+
+@test "--device --replay-mode=range: a range of 3 launches of 2 kernels, replayed whole; each launch's counts are its kernel-replay counts" {
+	[ -x "$ops/bin/mstx_acl" ] || skip "mstx_acl is not built"
+	run sim-capture -v --device --replay-mode=range --mstx=on --launch-count=10 -o "$out/r" -- "$ops/bin/mstx_acl"
+	[ "$status" -eq 0 ]
+	[[ $output == *"mstx_acl: +step A B A -"* ]]   # the application's results are right
+	[[ $output == *"1 range split into 3 launch directories"* ]]
+	r=$(ls -d "$out"/r/OPPROF_*)
+	[ ! -e "$r/tmp_dump" ]
+	run sim-capture --device --mstx=on --launch-count=10 -o "$out/k" -- "$ops/bin/mstx_acl"
+	[ "$status" -eq 0 ]
+	k=$(ls -d "$out"/k/OPPROF_*)
+	for d in add_custom/0 count_custom/0 add_custom/1; do
+		for n in 1 2 3 4 5 6 7 8 9 10; do
+			[ "$(stat -c %s "$r/device0/$d/dump/DeviceProf$n.bin")" -eq 256 ]   # its 2 blocks' records
+			[ "$(counts_of "$r/device0/$d/dump/DeviceProf$n.bin")" = "$(counts_of "$k/device0/$d/dump/DeviceProf$n.bin")" ]
+		done
+		# its own task's start and end
+		[ "$(stat -c %s "$r/device0/$d/dump/duration.bin")" -eq 128 ]
+		[ "$(od -An -tu2 -j6 -N2 "$r/device0/$d/dump/duration.bin" | tr -d ' ')" = "$(task_of "$r/device0/$d/dump/DeviceProf1.bin")" ]
+		f=$r/device0/$d/dump/op_basic_info.txt
+		[ "$(grep -c '^Current Freq=' "$f")" -eq 1 ] && grep -qx 'Current Freq=1850' "$f" && grep -qx 'Rated Freq=1850' "$f"
+	done
+	grep -qx 'Op Name=count_custom' "$r/device0/count_custom/0/dump/op_basic_info.txt"
+	[ "$(counts_of "$r/device0/add_custom/0/dump/DeviceProf1.bin")" != "$(counts_of "$r/device0/count_custom/0/dump/DeviceProf1.bin")" ]
+	jq -e '.launches == 3' "$r/manifest.json"
+}
+
+@test "--device --replay-mode=range: launches not captured are replayed but get nothing; no freq.txt is NA" {
+	[ -x "$ops/bin/mstx_acl" ] || skip "mstx_acl is not built"
+	CAMODEL_DEVICE_NO_FREQ=1 run sim-capture --device --replay-mode=range --mstx=on --launch-count=1 --launch-skip-before-match=1 \
+		-o "$out" -- "$ops/bin/mstx_acl"
+	[ "$status" -eq 0 ]
+	r=$(rundir)
+	[ "$(ls "$r/device0")" = count_custom ]
+	[ "$(stat -c %s "$r/device0/count_custom/0/dump/DeviceProf1.bin")" -eq 256 ]
+	grep -qx 'Current Freq=NA' "$r/device0/count_custom/0/dump/op_basic_info.txt"
+	grep -qx 'Rated Freq=NA' "$r/device0/count_custom/0/dump/op_basic_info.txt"
+	[ ! -e "$r/tmp_dump" ]
+	# a range with nothing captured still runs, once: the application's results are right
+	run sim-capture -q --device --replay-mode=range --mstx=on --launch-count=1 -o "$out/n" \
+		-- "$ops/bin/mstx_acl" -p "+step A - +step B -"
+	[ "$status" -eq 0 ]
+	[[ $output == *"mstx_acl: +step A - +step B -"* ]]
+	[ "$(ls "$(ls -d "$out"/n/OPPROF_*)/device0")" = add_custom ]
+}
+
+@test "--device --replay-mode=range: an empty range, --mstx-include, overlapping ranges" {
+	[ -x "$ops/bin/mstx_acl" ] || skip "mstx_acl is not built"
+	run sim-capture --device --replay-mode=range --mstx=on -o "$out/e" -- "$ops/bin/mstx_acl" -p "+step - A"
+	[ "$status" -eq 3 ]
+	[[ $output == *"no kernel launched inside an mstx range"* ]]
+	run sim-capture --device --replay-mode=range --mstx=on --mstx-include=step --launch-count=10 -o "$out/i" \
+		-- "$ops/bin/mstx_acl" -p "+other A - +empty - +step B A -"
+	[ "$status" -eq 0 ]
+	r=$(ls -d "$out"/i/OPPROF_*)
+	[ -s "$r/device0/count_custom/0/dump/DeviceProf1.bin" ]
+	[ -s "$r/device0/add_custom/0/dump/DeviceProf1.bin" ]
+	[ ! -e "$r/device0/add_custom/1" ]
+	run sim-capture --device --replay-mode=range --mstx=on --launch-count=10 -o "$out/o" \
+		-- "$ops/bin/mstx_acl" -p "+step A +inner B - -"
+	[ "$status" -eq 0 ]
+	[[ $output == *"ranges cannot overlap with --replay-mode=range: range inner is not replayed"* ]]
+	r=$(ls -d "$out"/o/OPPROF_*)
+	[ "$(stat -c %s "$r/device0/count_custom/0/dump/DeviceProf1.bin")" -eq 256 ]
+}
+
+@test "--device --replay-mode=range: every replay of a range whose kernel changes its inputs counts the same work" {
+	[ -x "$ops/bin/mstx_acl" ] || skip "mstx_acl is not built"
+	run sim-capture -q --device --replay-mode=range --mstx=on --warm-up=2 --launch-count=2 -o "$out/r" \
+		-- "$ops/bin/mstx_acl" -t drain -p "+step A B -"
+	[ "$status" -eq 0 ]   # and the application's results are those of one run
+	d=$(ls -d "$out"/r/OPPROF_*/device0/count_drain/0/dump)
+	c1=$(cycles_of "$d/DeviceProf1.bin")
+	for k in 2 3 4 5 6 7 8 9 10; do [ "$(cycles_of "$d/DeviceProf$k.bin")" = "$c1" ]; done
+	OPTRACE_DEVICE_RESTORE=0 run sim-capture -q --device --replay-mode=range --mstx=on --warm-up=0 --launch-count=2 \
+		-o "$out/n" -- "$ops/bin/mstx_acl" -t drain -p "+step A B -"
+	d=$(ls -d "$out"/n/OPPROF_*/device0/count_drain/0/dump)
+	[ "$(cycles_of "$d/DeviceProf1.bin")" = "$c1" ]
+	[ "$(cycles_of "$d/DeviceProf2.bin")" -lt "$((c1 / 4))" ]
+}
+
+@test "--device --replay-mode=range --kill=on: the application ends once the range of its last captured launch is replayed" {
+	[ -x "$ops/bin/mstx_acl" ] || skip "mstx_acl is not built"
+	run sim-capture --device --replay-mode=range --mstx=on --kill=on --launch-count=2 -o "$out" \
+		-- "$ops/bin/mstx_acl" -p "+step A B - +later A -"
+	[ "$status" -eq 0 ]
+	[[ $output != *"mstx_acl: +step"* ]]   # ended before its end
+	r=$(rundir)
+	[ "$(stat -c %s "$r/device0/add_custom/0/dump/DeviceProf10.bin")" -eq 256 ]
+	[ "$(stat -c %s "$r/device0/count_custom/0/dump/DeviceProf10.bin")" -eq 256 ]
+	[ ! -e "$r/device0/add_custom/1" ]
+}
+
+@test "--device --replay-mode=range: a split that fails names the file, keeps tmp_dump and exits 4" {
+	[ -x "$ops/bin/mstx_acl" ] || skip "mstx_acl is not built"
+	fault=$top/build/fault.so
+	[ -f "$fault" ] || skip "build/fault.so is not built"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$fault FAULT_OP=rename FAULT_PATH=DeviceProf3 run sim-capture --device --replay-mode=range --mstx=on \
+		--launch-count=3 -o "$out" -- "$ops/bin/mstx_acl"
+	[ "$status" -eq 4 ]
+	r=$(rundir)
+	[[ $output == *"sim-capture: $r/device0/add_custom/0/dump/DeviceProf3.bin: range replay not split: Input/output error (the raw files are kept in $r/tmp_dump)"* ]]
+	[ -s "$(ls -d "$r"/tmp_dump/device0/*/0)/DeviceProf3.bin" ]
+	[ ! -e "$r/device0/add_custom/0/dump/DeviceProf3.bin" ]
+	[ -z "$(find "$r" -name '*.tmp')" ]
+	jq -e '.dumps_complete == false and .kernels[0].not_saved[0].file == "DeviceProf3.bin"' "$r/manifest.json"
 }

@@ -18,6 +18,11 @@ int camodelGetFunctionByKey(void *binHandle, uint64_t key, void **funcHandle);
 int camodelFunctionAddr(void *funcHandle, uint64_t *addr);
 uint32_t camodelFunctionMagic(void *funcHandle);
 int camodelLaunch(void *funcHandle, uint32_t blockDim, const void *args, size_t argsSize, void *stream);
+int camodelCaptureBegin(void *stream);
+int camodelStreamCapturing(void *stream);
+int camodelCaptureEnd(void *stream, void **model);
+int camodelModelExecute(void *model, void *stream);
+int camodelModelDestroy(void *model);
 
 API aclError aclrtSetDeviceImpl(int32_t deviceId) { return rtSetDevice(deviceId); }
 API aclError aclrtResetDeviceImpl(int32_t deviceId) { return rtDeviceReset(deviceId); }
@@ -66,6 +71,17 @@ API aclError aclrtSynchronizeStreamWithTimeoutImpl(aclrtStream stream, int32_t t
 {
 	return rtStreamSynchronizeWithTimeout(stream, timeout);
 }
+
+/* ---- captured models: the launches a stream gets between CaptureBegin
+ * and CaptureEnd are recorded, not run; ExecuteAsync runs them all ---- */
+API aclError aclmdlRICaptureBeginImpl(aclrtStream stream, aclmdlRICaptureMode mode)
+{
+	(void)mode;
+	return camodelCaptureBegin(stream);
+}
+API aclError aclmdlRICaptureEndImpl(aclrtStream stream, aclmdlRI *modelRI) { return camodelCaptureEnd(stream, modelRI); }
+API aclError aclmdlRIExecuteAsyncImpl(aclmdlRI modelRI, aclrtStream stream) { return camodelModelExecute(modelRI, stream); }
+API aclError aclmdlRIDestroyImpl(aclmdlRI modelRI) { return camodelModelDestroy(modelRI); }
 
 /* ---- binaries ---- */
 
@@ -296,7 +312,8 @@ static aclError launch_blob(void *func, uint32_t blockDim, unsigned char *blob, 
 		if (!rc) memcpy(blob + slot[i], &dev[i], 8);
 	}
 	if (!rc) rc = camodelLaunch(func, blockDim, blob, size, stream);
-	for (size_t i = 0; i < n; i++)
+	/* a captured launch keeps its copies for the model's runs */
+	for (size_t i = 0; i < n && (rc || !camodelStreamCapturing(stream)); i++)
 		if (dev[i]) rtFree(dev[i]);
 	return rc;
 }

@@ -28,6 +28,10 @@ FWD(aclError, aclrtMemcpyAsync, (void *dst, size_t destMax, const void *src, siz
     aclrtStream stream), (dst, destMax, src, count, kind, stream))
 FWD(aclError, aclrtSynchronizeStream, (aclrtStream stream), (stream))
 FWD(aclError, aclrtSynchronizeStreamWithTimeout, (aclrtStream stream, int32_t timeout), (stream, timeout))
+FWD(aclError, aclmdlRICaptureBegin, (aclrtStream stream, aclmdlRICaptureMode mode), (stream, mode))
+FWD(aclError, aclmdlRICaptureEnd, (aclrtStream stream, aclmdlRI *modelRI), (stream, modelRI))
+FWD(aclError, aclmdlRIExecuteAsync, (aclmdlRI modelRI, aclrtStream stream), (modelRI, stream))
+FWD(aclError, aclmdlRIDestroy, (aclmdlRI modelRI), (modelRI))
 FWD(aclError, aclrtBinaryLoadFromFile, (const char *binPath, aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle),
     (binPath, options, binHandle))
 FWD(aclError, aclrtBinaryLoadFromData, (const void *data, size_t length, const aclrtBinaryLoadOptions *options,

@@ -352,6 +352,44 @@ static const struct dp_sub *sub_at(const struct dp_run *r, size_t i, struct dp_s
 	return tmp;
 }
 
+/* Range replay: this launch's records after those of the launches before
+ * it in the range (each file is only ever appended to: a reader sees
+ * whole records once the range's run is over). */
+static int append_to(const char *dir, const char *name, const void *p, size_t len, char *err, size_t es)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "ab");
+	int bad = !f || fwrite(p, 1, len, f) != len;
+	if (f && fclose(f) != 0) bad = 1;
+	if (bad) snprintf(err, es, "%s: %s", path, strerror(errno ? errno : EIO));
+	return bad ? -1 : 0;
+}
+
+static int dp_append(const struct dp_run *r, const char *dir, unsigned n, char *err, size_t es)
+{
+	struct dp_sub tmp;
+	uint8_t rec[BOARD_PMU_REC_SIZE], st[2][64];
+	char name[64];
+	size_t a, b;
+	struct outf o;
+	snprintf(name, sizeof name, "DeviceProf%u.bin", n ? n : 1);
+	for (size_t i = 0; i < r->nsub; i++) {
+		dp_pmu_record(r->fmt, sub_at(r, i, &tmp), n ? n : 1, r->stream, r->task, rec);
+		if (append_to(dir, name, rec, sizeof rec, err, es)) return -1;
+	}
+	a = dp_stamp(r->fmt, 0, r->task_type, r->stream, r->task, r->start, st[0]);
+	b = dp_stamp(r->fmt, 1, r->task_type, r->stream, r->task, r->end, st[1]);
+	if (append_to(dir, "duration.bin", st[0], a, err, es) || append_to(dir, "duration.bin", st[1], b, err, es))
+		return -1;
+	/* CAMODEL_DEVICE_NO_FREQ=1: a device whose frequencies cannot be read */
+	const char *nf = getenv("CAMODEL_DEVICE_NO_FREQ");
+	if (nf && *nf && strcmp(nf, "0")) return 0;
+	if (out_open(&o, dir, "freq.txt", err, es)) return -1;
+	fprintf(o.f, "Current Freq=%u\nRated Freq=%u\n", r->freq_mhz, r->freq_mhz);
+	return out_close(&o, err, es);
+}
+
 int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, size_t es)
 {
 	struct outf o;
@@ -363,6 +401,7 @@ int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, siz
 		return -1;
 	}
 	if (mkdirs(dir, err, es)) return -1;
+	if (r->append) return dp_append(r, dir, n, err, es);
 	for (unsigned f = n ? n : 1; f <= (n ? n : k); f++) {
 		char name[64];
 		snprintf(name, sizeof name, "DeviceProf%u.bin", f);

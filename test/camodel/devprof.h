@@ -85,6 +85,11 @@ struct dp_run {
 	/* or, when sub is NULL, sub-core i made on demand (for big runs) */
 	void (*gen)(void *ctx, size_t i, struct dp_sub *out);
 	void *ctx;
+	/* range replay: the records are appended to DeviceProf<n>.bin and
+	 * duration.bin of dir, one launch of the range after the other, and
+	 * freq.txt is written; no L2Cache.bin, op_basic_info.txt or other
+	 * file (the capture library writes the launches' basic info) */
+	int append;
 };
 
 /* Write replay n (1..dp_replays) or all of them (n = 0), duration.bin,

@@ -245,9 +245,12 @@ API rtError_t rtMemcpyAsync(void *dst, uint64_t destMax, const void *src, uint64
 /* ---- devices, contexts, streams ---- */
 
 static int32_t cur_dev = -1;
-struct stream { uint32_t magic; int32_t err; };
+/* A stream being captured (aclmdlRICaptureBegin) records its launches
+ * into cap instead of running them. */
+struct model;
+struct stream { uint32_t magic; int32_t err; struct model *cap; };
 #define STREAM_MAGIC 0x5354524du
-static struct stream default_stream = { STREAM_MAGIC, 0 };
+static struct stream default_stream = { STREAM_MAGIC, 0, NULL };
 
 API rtError_t rtSetDevice(int32_t devId)
 {
@@ -337,7 +340,7 @@ API rtError_t rtStreamCreate(rtStream_t *stream, int32_t priority)
 	if (!stream) return ACL_ERROR_RT_PARAM_INVALID;
 	struct stream *s = malloc(sizeof *s);
 	if (!s) return ACL_ERROR_RT_MEMORY_ALLOCATION;
-	*s = (struct stream){ STREAM_MAGIC, 0 };
+	*s = (struct stream){ STREAM_MAGIC, 0, NULL };
 	*stream = s;
 	return 0;
 }
@@ -498,8 +501,9 @@ static int bin_load(const void *data, uint64_t length, uint32_t magic, void **hd
 		free(b);
 		return ACL_ERROR_RT_PARAM_INVALID;
 	}
-	close(b->fd);
-	b->fd = -1;
+	/* The memfd stays open as long as the binary (never unloaded): the
+	 * loader knows a library by its path, and a later binary given the same
+	 * /proc/self/fd/N would get this one's handle. */
 	struct link_map *lm = NULL;
 	dlinfo(b->kb.dl, RTLD_DI_LINKMAP, &lm);
 	b->kb.base = lm ? (uintptr_t)lm->l_addr : 0;
@@ -661,11 +665,82 @@ static int args_ex(const rtArgsEx_t *ai, uint64_t *out, uint32_t *nout, uint64_t
 	return rc;
 }
 
+/* ---- captured models (aclmdlRICapture*, aclmdlRIExecuteAsync) ---- */
+
+#define MODEL_MAGIC 0x4d4f444cu
+struct model_launch { struct func *f; uint32_t block_dim, nargs; uint64_t args[16]; };
+struct model { uint32_t magic; size_t n; struct model_launch *l; };
+
+static int record(struct stream *s, struct func *f, uint32_t blockDim, const uint64_t *args, uint32_t nargs)
+{
+	struct model *m = s->cap;
+	struct model_launch *nl = realloc(m->l, (m->n + 1) * sizeof *nl);
+	if (!nl) return ACL_ERROR_RT_MEMORY_ALLOCATION;
+	m->l = nl;
+	nl[m->n].f = f;
+	nl[m->n].block_dim = blockDim;
+	nl[m->n].nargs = nargs;
+	memset(nl[m->n].args, 0, sizeof nl[m->n].args);
+	memcpy(nl[m->n].args, args, nargs * sizeof *args);
+	m->n++;
+	return 0;
+}
+
+API int camodelCaptureBegin(rtStream_t stm)
+{
+	struct stream *s = stream_of(stm);
+	if (!s) return ACL_ERROR_RT_PARAM_INVALID;
+	if (s->cap) return ACL_ERROR_RT_PARAM_INVALID;
+	if (!(s->cap = calloc(1, sizeof *s->cap))) return ACL_ERROR_RT_MEMORY_ALLOCATION;
+	s->cap->magic = MODEL_MAGIC;
+	return 0;
+}
+
+API int camodelCaptureEnd(rtStream_t stm, void **model)
+{
+	struct stream *s = stream_of(stm);
+	if (!s || !model || !s->cap) return ACL_ERROR_RT_PARAM_INVALID;
+	*model = s->cap;
+	s->cap = NULL;
+	return 0;
+}
+
+API int camodelStreamCapturing(rtStream_t stm)
+{
+	struct stream *s = stream_of(stm);
+	return s && s->cap;
+}
+
+static int run(struct func *f, uint32_t blockDim, const uint64_t *args, uint32_t nargs, rtStream_t stm);
+
+/* The launches of a model, in the order they were captured. */
+API int camodelModelExecute(void *model, rtStream_t stm)
+{
+	struct model *m = model;
+	if (!m || m->magic != MODEL_MAGIC) return ACL_ERROR_RT_PARAM_INVALID;
+	for (size_t i = 0; i < m->n; i++) {
+		int rc = run(m->l[i].f, m->l[i].block_dim, m->l[i].args, m->l[i].nargs, stm);
+		if (rc) return rc;
+	}
+	return 0;
+}
+
+API int camodelModelDestroy(void *model)
+{
+	struct model *m = model;
+	if (!m || m->magic != MODEL_MAGIC) return ACL_ERROR_RT_PARAM_INVALID;
+	m->magic = 0;
+	free(m->l);
+	free(m);
+	return 0;
+}
+
 static int run(struct func *f, uint32_t blockDim, const uint64_t *args, uint32_t nargs, rtStream_t stm)
 {
 	struct stream *s = stream_of(stm);
 	if (!s) return ACL_ERROR_RT_PARAM_INVALID;
 	if (blockDim == 0 || blockDim > 65535) return ACL_ERROR_RT_PARAM_INVALID;
+	if (s->cap) return record(s, f, blockDim, args, nargs);
 	pthread_mutex_lock(&big);
 	int rc = sim_launch(&f->b->kb, f->entry, blockDim, args, nargs);
 	pthread_mutex_unlock(&big);
@@ -699,7 +774,8 @@ static rtError_t launch_ex(struct func *f, uint32_t blockDim, rtArgsEx_t *argsIn
 	int nt = 0;
 	int rc = args_ex(argsInfo, a, &n, tmp, &nt);
 	if (!rc) rc = run(f, blockDim, a, n, stm);
-	free_tmp(tmp, nt);
+	/* a captured launch keeps its copies for the model's runs */
+	if (!camodelStreamCapturing(stm)) free_tmp(tmp, nt);
 	return rc;
 }
 

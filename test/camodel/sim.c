@@ -1738,9 +1738,12 @@ static int dev_write(const char *dir, enum fam fam, struct dp_sub *sub, size_t n
 		.has_simt = simt, .task_type = fmt == BOARD_A5 ? (mix ? 2u : cube ? 0u : 1u) : 0u,
 		.start = base, .end = last + 1, .sub = sub, .nsub = n,
 	};
+	e = getenv("CAMODEL_DEVICE_RANGE");
+	r.append = e && *e && strcmp(e, "0");
 	dev_clock = last + 100;
 	char err[4400];
-	if (dp_write(&r, dir, replay, err, sizeof err) || dp_dbi_write(&dbi, dir, KB->pc_start, name, err, sizeof err)) {
+	if (dp_write(&r, dir, replay, err, sizeof err) ||
+	    (!r.append && dp_dbi_write(&dbi, dir, KB->pc_start, name, err, sizeof err))) {
 		fprintf(stderr, "camodel: %s\n", err);
 		return 507000;
 	}

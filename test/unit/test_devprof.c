@@ -202,6 +202,45 @@ static void test_write(void)
 	CHECK_INT(unit_entries(unit_path("nl"), ".tmp"), 0);
 }
 
+/* Range replay: each launch's records after the ones before it, its two
+ * stamps, freq.txt; nothing else. */
+static void test_append(void)
+{
+	struct dp_sub s[2];
+	sample(&s[0], BOARD_VECTOR);
+	sample(&s[1], BOARD_VECTOR);
+	struct dp_run r = {
+		.fmt = BOARD_A2, .soc = "Ascend910B1", .op_name = "k", .block_dim = 2, .pid = 77, .freq_mhz = 1850,
+		.stream = 1, .task = 5, .start = 10, .end = 20, .sub = s, .nsub = 2, .append = 1,
+	};
+	char err[512], path[1300];
+	const char *dir = unit_path("range");
+	size_t n;
+	CHECK_INT(dp_write(&r, dir, 3, err, sizeof err), 0);
+	r.task = 6;
+	r.nsub = 1;
+	CHECK_INT(dp_write(&r, dir, 3, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/DeviceProf3.bin", dir);
+	unsigned char *p = unit_read_file(path, &n);
+	CHECK_INT(n, 3 * BOARD_PMU_REC_SIZE);
+	struct board_pmu rec;
+	struct board_err e;
+	CHECK_INT(board_pmu_decode(BOARD_A2, p + 2 * BOARD_PMU_REC_SIZE, BOARD_PMU_REC_SIZE, 2, &rec, &e), 1);
+	CHECK_INT(rec.task_id, 6);
+	free(p);
+	snprintf(path, sizeof path, "%s/duration.bin", dir);
+	free(unit_read_file(path, &n));
+	CHECK_INT(n, 4 * board_stamp_size(BOARD_A2));
+	snprintf(path, sizeof path, "%s/freq.txt", dir);
+	char *t = unit_read_file(path, &n);
+	CHECK_INT(n, 34);
+	CHECK_INT(memcmp(t, "Current Freq=1850\nRated Freq=1850\n", 34), 0);
+	free(t);
+	CHECK_INT(unit_entries(dir, "DeviceProf"), 1);
+	CHECK_INT(unit_entries(dir, "op_basic"), 0);
+	CHECK_INT(unit_entries(dir, "L2Cache"), 0);
+}
+
 static int sum_mem(void *ctx, const struct dbi_mem *m)
 {
 	uint64_t *v = ctx;
@@ -264,6 +303,7 @@ int main(void)
 	test_stamps();
 	test_l2();
 	test_write();
+	test_append();
 	io_rm_tree(unit_dir);
 	return unit_done();
 }

@@ -27,6 +27,9 @@ typedef void *aclrtParamHandle;
 typedef void *aclrtBinary;
 typedef void *aclrtArgsHandle;
 typedef void *aclmdlRI;
+typedef enum {
+	ACL_MODEL_RI_CAPTURE_MODE_GLOBAL, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL, ACL_MODEL_RI_CAPTURE_MODE_RELAXED
+} aclmdlRICaptureMode;
 
 typedef enum {
 	ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY,
@@ -67,6 +70,10 @@ CAMODEL_ACL_API(aclError, aclrtMemcpy, (void *dst, size_t destMax, const void *s
 CAMODEL_ACL_API(aclError, aclrtMemcpyAsync, (void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind, aclrtStream stream))
 CAMODEL_ACL_API(aclError, aclrtSynchronizeStream, (aclrtStream stream))
 CAMODEL_ACL_API(aclError, aclrtSynchronizeStreamWithTimeout, (aclrtStream stream, int32_t timeout))
+CAMODEL_ACL_API(aclError, aclmdlRICaptureBegin, (aclrtStream stream, aclmdlRICaptureMode mode))
+CAMODEL_ACL_API(aclError, aclmdlRICaptureEnd, (aclrtStream stream, aclmdlRI *modelRI))
+CAMODEL_ACL_API(aclError, aclmdlRIExecuteAsync, (aclmdlRI modelRI, aclrtStream stream))
+CAMODEL_ACL_API(aclError, aclmdlRIDestroy, (aclmdlRI modelRI))
 CAMODEL_ACL_API(aclError, aclrtBinaryLoadFromFile, (const char *binPath, aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle))
 CAMODEL_ACL_API(aclError, aclrtBinaryLoadFromData, (const void *data, size_t length, const aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle))
 CAMODEL_ACL_API(aclrtBinary, aclrtCreateBinary, (const void *data, size_t dataLen))

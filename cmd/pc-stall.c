@@ -26,7 +26,9 @@ static const char help[] =
 	"The PC sampling of the Ascend950 on-board dump directory DUMPDIR\n"
 	"(pcSampling.bin*, pc_start_pcsampling.txt, PcOffset.bin) as\n"
 	"DIR/PcSampling.csv (the stall states sampled at each instruction) and\n"
-	"DIR/TopStallReason.csv (the stall reasons over the kernel).\n"
+	"DIR/TopStallReason.csv (the stall reasons over the kernel), and the\n"
+	"reasons as the visualize_data.bin block TOP_STALL_REASON holds them,\n"
+	"DIR/top_stall_reason.json (when any stall was sampled).\n"
 	"  -o DIR             where the CSVs go (default: .)\n"
 	"  --instrs FILE      the kernel's instruction pcs, one hex offset a line;\n"
 	"                     samples at other pcs are dropped (default: none is)\n"
@@ -287,6 +289,32 @@ int main(int argc, char **argv)
 	if ((rc = wr_close(wi)) || (rc = wr_close(wt))) {
 		errno = rc;
 		cli_die(EXIT_IO, "%s: cannot write:", out_dir);
+	}
+	if (total) {
+		/* {"top_stall_reason_table":{NAME:samples,...}}, the names in
+		 * byte order as the reference's writer sorts them */
+		char *p3 = xpath(out_dir, "top_stall_reason.json");
+		struct wr *wj = wr_open(p3, 0);
+		if (!wj)
+			cli_die(EXIT_IO, "%s: cannot create:", p3);
+		for (k = 0; k < PCS_STALLS; k++)
+			order[k] = k;
+		for (unsigned a = 1; a < PCS_STALLS; a++)
+			for (unsigned b = a; b > 0 && strcmp(pcs_state_name(order[b]), pcs_state_name(order[b - 1])) < 0; b--) {
+				unsigned t = order[b];
+				order[b] = order[b - 1];
+				order[b - 1] = t;
+			}
+		wr_puts(wj, "{\"top_stall_reason_table\":{");
+		for (k = 0; k < PCS_STALLS; k++)
+			wr_printf(wj, "%s\"%s\":%llu", k ? "," : "", pcs_state_name(order[k]),
+			          (unsigned long long)s.top[order[k]]);
+		wr_puts(wj, "}}");
+		if ((rc = wr_close(wj))) {
+			errno = rc;
+			cli_die(EXIT_IO, "%s: cannot write:", p3);
+		}
+		free(p3);
 	}
 
 	if (cli_verbosity >= 1) {

@@ -161,6 +161,8 @@ block() {
 		"0x8,3,4,5,6,7,8,9,10,11 0x28,1,2,3,4,5,6,7,8,9 0x40,2,3,4,5,6,7,8,9,10" ]
 	grep -qx 'IBuf_Empty,6,[0-9.]*' out/TopStallReason.csv
 	grep -qx 'Others,27,[0-9.]*' out/TopStallReason.csv
+	# the TOP_STALL_REASON block's JSON: the eight reasons, names in byte order
+	[ "$(cat out/top_stall_reason.json)" = '{"top_stall_reason_table":{"Divergence_Stack_Spill":24,"IBuf_Empty":6,"Nop_Cycles":9,"Others":27,"Register_bank_conflict":15,"Resource_conflict":18,"Scoreboard_Not_Ready":12,"Warp_Level_Sync":21}}' ]
 	# Only the instructions listed are kept; the others are dropped, said.
 	printf '0x28\n0x40\n' >instrs
 	run pc-stall -o out --instrs instrs d
@@ -197,6 +199,9 @@ block() {
 	[ "$status" -eq 0 ]
 	cmp p/PcSampling.csv "$l/PcSampling.csv"
 	cmp p/TopStallReason.csv "$l/TopStallReason.csv"
+	# the stall reasons are visualize_data.bin's last block, TOP_STALL_REASON (0xF)
+	[ "$(vdata-dump -v "$l/visualize_data.bin" | tail -n 1 | sed 's/ .*//')" = type=STALL_REASON ]
+	vdata-dump --payload STALL_REASON "$l/visualize_data.bin" | cmp - p/top_stall_reason.json
 }
 
 @test "PcSampling: a non-SIMT operator is told so (exit 1, the CSVs written); a chip without it is refused (exit 2)" {

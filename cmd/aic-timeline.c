@@ -157,30 +157,20 @@ int main(int argc, char **argv)
 	cli_init("aic-timeline");
 	aicts_names_init(&names);
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
+		if (board_opt(c, help, &out_path, &soc_option))
+			continue;
 		switch (c) {
-		case 'h': fputs(help, stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'o': out_path = optarg; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
-		case 's': soc_option = cli_soc(optarg)->soc; break;
 		case 'c': custom = optarg; break;
 		case 'C': code_path = optarg; break;
 		case 'p': pcs_only = 1; break;
-		case 'f':
-			khz = (unsigned)cli_num("--ts-freq", optarg);
-			if (!khz || khz > 100000000)
-				cli_die(EXIT_USAGE, "option --ts-freq: %s is not a clock in kHz (1..100000000)", optarg);
-			break;
+		case 'f': khz = board_clock("--ts-freq", optarg, 100000000, "kHz"); break;
 		default: fputs(help, stderr); return EXIT_USAGE;
 		}
 	}
 	if (!(dir = board_dump_operand(argc, argv, optind, help, &basic)))
 		return EXIT_USAGE;
-	chip = chip_find(soc_option ? soc_option : basic.soc);
-	if (chip->family != CHIP_A2 && chip->family != CHIP_A3 && chip->family != CHIP_A5)
-		cli_die(EXIT_USAGE, "%s: the AI-Core timeline is not supported on this chip (%s): it is 910B, A3 and "
-		        "A5's: nothing written", dir, soc_option ? soc_option : basic.soc);
+	chip = board_chip(dir, soc_option, &basic, BOARD_FAMILY(CHIP_A2) | BOARD_FAMILY(CHIP_A3) | BOARD_FAMILY(CHIP_A5),
+	                  "the AI-Core timeline", "it is 910B, A3 and A5's");
 	if (basic.is_mc2 && !pcs_only)
 		cli_die(EXIT_UNUSABLE, "%s: %s is an MC2 op (Is MC2=1): its timeline, dots and all, is mc2-timeline's: "
 		        "nothing written", dir, basic.op_name);

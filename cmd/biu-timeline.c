@@ -420,18 +420,10 @@ int main(int argc, char **argv)
 
 	cli_init("biu-timeline");
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
+		if (board_opt(c, help, &out_path, &soc_option))
+			continue;
 		switch (c) {
-		case 'h': fputs(help, stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'o': out_path = optarg; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
-		case 's': soc_option = cli_soc(optarg)->soc; break;
-		case 'f':
-			mhz_option = (unsigned)cli_num("--aicore-freq", optarg);
-			if (!mhz_option || mhz_option > 100000)
-				cli_die(EXIT_USAGE, "option --aicore-freq: %s is not a clock in MHz (1..100000)", optarg);
-			break;
+		case 'f': mhz_option = board_clock("--aicore-freq", optarg, 100000, "MHz"); break;
 		case 'P': parse_pipes(optarg); break;
 		case 'C': code_path = optarg; break;
 		case 'p': pcs_only = 1; break;
@@ -450,12 +442,9 @@ int main(int argc, char **argv)
 	if (!(dir = board_dump_operand(argc, argv, optind, help, &basic)))
 		return EXIT_USAGE;
 
-	chip = chip_find(soc_option ? soc_option : basic.soc);
-	if (chip->family != CHIP_A5)
-		cli_die(EXIT_USAGE, "%s: %s is not supported on this chip (%s): the dfx_region timeline is Ascend950's "
-		        "(A5); PipeUtilization gives the pipe ratios here: nothing written", dir,
-		        mode == BIU_INSTR_TIMELINE ? "InstrTimeline" : "PipeTimeline",
-		        soc_option ? soc_option : basic.soc);
+	chip = board_chip(dir, soc_option, &basic, BOARD_FAMILY(CHIP_A5),
+	                  mode == BIU_INSTR_TIMELINE ? "InstrTimeline" : "PipeTimeline",
+	                  "the dfx_region timeline is Ascend950's (A5); PipeUtilization gives the pipe ratios here");
 	mhz = mhz_option ? mhz_option
 	      : basic.cur_freq > 0 ? (unsigned)basic.cur_freq : pmu_defaults(BOARD_A5)->aicore_mhz;
 

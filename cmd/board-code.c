@@ -775,13 +775,9 @@ int main(int argc, char **argv)
 
 	cli_init("board-code");
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
+		if (board_opt(c, help, &out, &soc_option))
+			continue;
 		switch (c) {
-		case 'h': fputs(help, stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'o': out = optarg; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
-		case 's': soc_option = cli_soc(optarg)->soc; break;
 		case 'A': parse_metrics(optarg); break;
 		case 'C': code_path = optarg; break;
 		case 'p': pcs_only = 1; break;

@@ -203,29 +203,19 @@ int main(int argc, char **argv)
 
 	cli_init("mc2-timeline");
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
+		if (board_opt(c, help, &out_path, &soc_option))
+			continue;
 		switch (c) {
-		case 'h': fputs(help, stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'o': out_path = optarg; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
-		case 's': soc_option = cli_soc(optarg)->soc; break;
 		case 'C': code_path = optarg; break;
-		case 'f':
-			khz_option = (unsigned)cli_num("--ts-freq", optarg);
-			if (!khz_option || khz_option > 100000000)
-				cli_die(EXIT_USAGE, "option --ts-freq: %s is not a clock in kHz (1..100000000)", optarg);
-			break;
+		case 'f': khz_option = board_clock("--ts-freq", optarg, 100000000, "kHz"); break;
 		default: fputs(help, stderr); return EXIT_USAGE;
 		}
 	}
 	if (!(dir = board_dump_operand(argc, argv, optind, help, &basic)))
 		return EXIT_USAGE;
 
-	chip = chip_find(soc_option ? soc_option : basic.soc);
-	if (chip->family != CHIP_A2 && chip->family != CHIP_A3)
-		cli_die(EXIT_USAGE, "%s: the MC2 timeline is not supported on this chip (%s): it is Atlas A2 and A3's "
-		        "(910B, 910_93): nothing written", dir, soc_option ? soc_option : basic.soc);
+	chip = board_chip(dir, soc_option, &basic, BOARD_FAMILY(CHIP_A2) | BOARD_FAMILY(CHIP_A3), "the MC2 timeline",
+	                  "it is Atlas A2 and A3's (910B, 910_93)");
 	if (!basic.is_mc2)
 		cli_die(EXIT_UNUSABLE, "%s: %s is not an MC2 op (op_basic_info.txt has no Is MC2=1): no MC2 timeline, "
 		        "nothing written", dir, basic.op_name);

@@ -181,14 +181,10 @@ int main(int argc, char **argv)
 
 	cli_init("pc-stall");
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
+		if (board_opt(c, help, &out_dir, &soc_option))
+			continue;
 		switch (c) {
-		case 'h': fputs(help, stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'o': out_dir = optarg; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
 		case 'I': instrs_path = optarg; break;
-		case 's': soc_option = cli_soc(optarg)->soc; break;
 		default: fputs(help, stderr); return EXIT_USAGE;
 		}
 	}
@@ -197,9 +193,7 @@ int main(int argc, char **argv)
 	if (!io_is_dir(out_dir))
 		cli_die(EXIT_USAGE, "%s: not a directory", out_dir);
 
-	if (chip_find(soc_option ? soc_option : basic.soc)->family != CHIP_A5)
-		cli_die(EXIT_USAGE, "%s: PC sampling is not supported on this chip (%s): it samples Ascend950's (A5) "
-		        "SIMT warps: nothing written", dir, soc_option ? soc_option : basic.soc);
+	board_chip(dir, soc_option, &basic, BOARD_FAMILY(CHIP_A5), "PC sampling", "it samples Ascend950's (A5) SIMT warps");
 	if (!basic.has_simt)
 		cli_die(EXIT_USAGE, "%s: PC sampling is not supported on this operator (%s): it has no SIMT code "
 		        "(op_basic_info.txt: Has Simt=0): nothing written", dir, basic.op_name);

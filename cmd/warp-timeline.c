@@ -103,7 +103,6 @@ int main(int argc, char **argv)
 		{ "aicore-freq", required_argument, NULL, 'f' },
 		CLI_LONGOPTS_END
 	};
-	const struct chip *chip;
 	struct board_basic basic;
 	struct warp_stats st = { 0 };
 	struct warp_slice *v = NULL;
@@ -120,29 +119,18 @@ int main(int argc, char **argv)
 
 	cli_init("warp-timeline");
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
+		if (board_opt(c, help, &out_path, &soc_option))
+			continue;
 		switch (c) {
-		case 'h': fputs(help, stdout); return EXIT_OK;
-		case 'V': cli_version();
-		case 'o': out_path = optarg; break;
-		case 'q': cli_verbosity = 0; break;
-		case 'v': cli_verbosity = 2; break;
 		case 't': trace_path = optarg; break;
-		case 's': soc_option = cli_soc(optarg)->soc; break;
-		case 'f':
-			mhz_option = (unsigned)cli_num("--aicore-freq", optarg);
-			if (!mhz_option || mhz_option > 100000)
-				cli_die(EXIT_USAGE, "option --aicore-freq: %s is not a clock in MHz (1..100000)", optarg);
-			break;
+		case 'f': mhz_option = board_clock("--aicore-freq", optarg, 100000, "MHz"); break;
 		default: fputs(help, stderr); return EXIT_USAGE;
 		}
 	}
 	if (!(dir = board_dump_operand(argc, argv, optind, help, &basic)))
 		return EXIT_USAGE;
 
-	chip = chip_find(soc_option ? soc_option : basic.soc);
-	if (chip->family != CHIP_A5)
-		cli_die(EXIT_USAGE, "%s: the warp timeline is not supported on this chip (%s): SIMT warps are "
-		        "Ascend950's (A5): nothing written", dir, soc_option ? soc_option : basic.soc);
+	board_chip(dir, soc_option, &basic, BOARD_FAMILY(CHIP_A5), "the warp timeline", "SIMT warps are Ascend950's (A5)");
 	if (!basic.has_simt)
 		cli_die(EXIT_USAGE, "%s: the warp timeline is not supported on this operator (%s): it has no SIMT "
 		        "code (op_basic_info.txt: Has Simt=0): nothing written", dir, basic.op_name);

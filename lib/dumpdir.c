@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,40 @@
 #include "io.h"
 #include "mem.h"
 #include "scan.h"
+
+int board_opt(int c, const char *help, const char **out, const char **soc)
+{
+	switch (c) {
+	case 'h':
+		fputs(help, stdout);
+		exit(cli_stdout_done(EXIT_OK));
+	case 'V': cli_version();
+	case 'o': *out = optarg; return 1;
+	case 'q': cli_verbosity = 0; return 1;
+	case 'v': cli_verbosity = 2; return 1;
+	case 's': *soc = cli_soc(optarg)->soc; return 1;
+	default: return 0;
+	}
+}
+
+unsigned board_clock(const char *opt, const char *arg, unsigned max, const char *unit)
+{
+	unsigned long long v = cli_num(opt, arg);
+	if (!v || v > max)
+		cli_die(EXIT_USAGE, "option %s: %s is not a clock in %s (1..%u)", opt, arg, unit, max);
+	return (unsigned)v;
+}
+
+const struct chip *board_chip(const char *dir, const char *soc, const struct board_basic *basic,
+                              unsigned families, const char *what, const char *why)
+{
+	const char *name = soc ? soc : basic->soc;
+	const struct chip *chip = chip_find(name);
+	if (!(families & BOARD_FAMILY(chip->family)))
+		cli_die(EXIT_USAGE, "%s: %s is not supported on this chip (%s): %s: nothing written", dir, what, name,
+		        why);
+	return chip;
+}
 
 const char *board_dump_operand(int argc, char **argv, int first, const char *help, struct board_basic *basic)
 {

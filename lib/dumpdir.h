@@ -1,12 +1,32 @@
-/* The operand of the on-board tools that read one launch's dump directory
- * (biu-timeline, warp-timeline, pc-stall, mc2-timeline): the directory
- * and its op_basic_info.txt (optrace-board(5), OP_BASIC_INFO.TXT). */
+/* What the on-board tools that read one launch's dump directory share
+ * (aic-timeline, biu-timeline, board-code, mc2-timeline, pc-stall,
+ * warp-timeline): the directory operand and its op_basic_info.txt
+ * (optrace-board(5), OP_BASIC_INFO.TXT), the options they all take, the
+ * chip check, and the dump's small side files. */
 #ifndef OPTRACE_DUMPDIR_H
 #define OPTRACE_DUMPDIR_H
 
 #include <stdint.h>
 
 #include "board.h"
+#include "chip.h"
+
+/* The options every one of them takes, in its getopt loop: -h (the help,
+ * exit 0), --version, -o into *out, -q, -v, --soc-version into *soc.  1
+ * when c was one of them, 0 for the tool's own. */
+int board_opt(int c, const char *help, const char **out, const char **soc);
+
+/* A clock option's value (--aicore-freq in MHz, --ts-freq in kHz): 1..max,
+ * else the run ends with a usage error naming the option and the unit. */
+unsigned board_clock(const char *opt, const char *arg, unsigned max, const char *unit);
+
+/* The chip of the dump (soc, the --soc-version, first; else its Run Soc
+ * Version); one whose family is not in families (bits 1 << CHIP_...) ends
+ * the run with EXIT_USAGE and "DIR: WHAT is not supported on this chip
+ * (SOC): WHY: nothing written". */
+const struct chip *board_chip(const char *dir, const char *soc, const struct board_basic *basic,
+                              unsigned families, const char *what, const char *why);
+#define BOARD_FAMILY(f) (1u << (f))
 
 /* argv[first] when it is the only operand: a directory whose
  * op_basic_info.txt is read into *basic.  NULL, with the help on stderr,

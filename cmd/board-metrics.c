@@ -625,8 +625,7 @@ static void put_pictures(const struct run *u)
 		 * Current Freq: the chip's default here */
 		roof_init(&roof, (enum board_fmt)fmt, u->soc, 0, (int64_t)pmu_defaults((enum board_fmt)fmt)->aicore_mhz,
 		          u->cores, u->duration > 0 ? u->duration : 0);
-		if (fmt == BOARD_A2 && have_l2)
-			roof.l2_evict = (int64_t)l2_count[4];
+		roof.l2_evict = u->l2_evict;
 		for (i = 0; i < nblks; i++) {
 			roof_add(&roof, (enum board_core)blks[i]->core, &blks[i]->ev);
 			cube |= blks[i]->core == BOARD_CUBE;
@@ -680,6 +679,7 @@ static int run_finish(struct filter *f)
 	run.duration = board_span_us(&span, d->ts_khz);
 	run.type = op_type(&nvec);
 	run.mix = !strcmp(run.type, "mix");
+	run.l2_evict = fmt == BOARD_A2 && have_l2 ? (int64_t)l2_count[4] : -1;
 	if (run.duration < 0) {
 		cli_warn("no AI Core start and end stamps (duration.bin): Task Duration NA");
 		f->problems++;

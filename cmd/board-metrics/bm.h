@@ -24,6 +24,7 @@ struct run {
 	int64_t freq, cores;
 	float duration;              /* Task Duration; < 0 unknown */
 	int mix;
+	int64_t l2_evict;             /* L2Cache.bin's evict count (910B/A3), -1 when none */
 };
 
 extern struct blk **blks;            /* sorted by block, cube0 < vector0 < vector1 */

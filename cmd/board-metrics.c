@@ -696,8 +696,7 @@ static int run_finish(struct filter *f)
 		if (groups_on & (1u << g))
 			put_group_csv(&run, (enum pmu_group)g);
 	put_pictures(&run);
-	if (occ_on)
-		vd_pictures(&run);
+	vd_pictures(&run, occ_on);
 	if (vd_wanted())
 		vd_write(&run, occ_on, roofline_on);
 	if ((e = stage_commit(&failed))) {

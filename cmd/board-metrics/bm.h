@@ -51,7 +51,8 @@ void vd_write(const struct run *u, int occupancy, int roofline);
 /* After the set is in place: move a file written aside into place. */
 void vd_commit(void);
 
-/* occupancy.svg and memory.svg (vdata.c: they share the views). */
-void vd_pictures(const struct run *u);
+/* occupancy.svg (when occupancy is asked for) and memory.svg (910B/A3)
+ * (vdata.c: they share the views). */
+void vd_pictures(const struct run *u, int occupancy);
 
 #endif

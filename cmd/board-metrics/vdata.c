@@ -579,7 +579,7 @@ void vd_commit(void)
 
 /* ---- pictures ---- */
 
-void vd_pictures(const struct run *u)
+static void occ_picture(const struct run *u)
 {
 	struct occupancy o;
 	struct plot_table t = { 0 };
@@ -620,4 +620,94 @@ void vd_pictures(const struct run *u)
 	free_vec(rows, nrows);
 	free(v);
 	occ_free(&o);
+}
+
+/* memory.svg: a row per block and sub-core, a column per memory path
+ * (the paths no row has left out), each cell the path's bandwidth. */
+static void mem_picture(const struct run *u)
+{
+	/* the columns: vector1's paths fold onto vector0's */
+	static const enum st_path order[] = {
+		ST_GM_TO_L2, ST_L2_TO_GM, ST_L2_TO_L1, ST_L1_TO_L2, ST_TO_L0A, ST_TO_L0B, ST_GM_TO_L0A, ST_GM_TO_L0B,
+		ST_L1_TO_L0A, ST_L1_TO_L0B, ST_L0A_TO_CUBE, ST_L0B_TO_CUBE, ST_CUBE_TO_L0C, ST_L0C_TO_CUBE,
+		ST_L0C_TO_L1, ST_L0C_TO_L2, ST_L2_TO_UB, ST_UB_TO_L2, ST_UB_TO_VEC, ST_VEC_TO_UB
+	};
+	enum { NCOL = sizeof order / sizeof order[0] };
+	struct st_view sv;
+	struct plot_table t = { 0 };
+	const char *cols[NCOL];
+	int colof[ST_PATHS], used[NCOL] = { 0 };
+	char **rows;
+	double *v;
+	size_t nrows = 0, i, r;
+	unsigned c, k, ncol = 0;
+	struct wr *w;
+
+	if (st_view(u, &sv) < 0 || sv.n == 0) {
+		st_free(&sv);
+		return;
+	}
+	for (i = 0; i < ST_PATHS; i++)
+		colof[i] = -1;
+	for (c = 0; c < NCOL; c++)
+		colof[order[c]] = (int)c;
+	for (i = ST_L2_TO_UB_1; i <= ST_VEC_TO_UB_1; i++)
+		colof[i] = colof[i - (ST_L2_TO_UB_1 - ST_L2_TO_UB)];
+	rows = xcalloc(sv.n * 3, sizeof *rows);
+	v = xcalloc(sv.n * 3 * NCOL, sizeof *v);
+	for (i = 0; i < sv.n * 3 * NCOL; i++)
+		v[i] = NAN;
+	for (i = 0; i < sv.n; i++) {
+		/* sub-core rows: cube0 (the GM/L2 paths with it), vector0,
+		 * vector1; a vector op's block is one vector0 row */
+		size_t base = nrows;
+		int vec_op = !strcmp(u->type, "vector");
+		unsigned nsub = u->mix ? 3 : 1;
+		for (k = 0; k < nsub; k++) {
+			char name[48];
+			snprintf(name, sizeof name, "%u %s", sv.block[i],
+			         k == 0 ? (vec_op ? "vector0" : "cube0") : k == 1 ? "vector0" : "vector1");
+			rows[nrows++] = xstrdup(name);
+		}
+		for (k = 0; k < sv.b[i].nunit; k++) {
+			const struct st_unit *su = &sv.b[i].unit[k];
+			unsigned sub = !u->mix ? 0 : su->path >= ST_L2_TO_UB_1 && su->path <= ST_VEC_TO_UB_1 ? 2
+			               : su->path >= ST_L2_TO_UB && su->path <= ST_VEC_TO_UB ? 1 : 0;
+			int col = colof[su->path];
+			if (col < 0 || su->request == ST_NA)
+				continue;
+			v[(base + sub) * NCOL + (unsigned)col] = (double)su->bw;
+			used[col] = 1;
+		}
+	}
+	/* drop the columns no row has */
+	for (c = 0; c < NCOL; c++) {
+		if (!used[c])
+			continue;
+		for (r = 0; r < nrows; r++)
+			v[r * NCOL + ncol] = v[r * NCOL + c];
+		cols[ncol++] = st_path_name(order[c]);
+	}
+	for (r = 0; r < nrows; r++)
+		memmove(v + r * ncol, v + r * NCOL, ncol * sizeof *v);
+	t.title = "Memory path bandwidth per block and sub-core";
+	t.unit = "GB/s";
+	t.rows = (unsigned)nrows;
+	t.cols = ncol;
+	t.row = (const char *const *)rows;
+	t.col = cols;
+	t.value = v;
+	w = csv_open("memory.svg");
+	plot_heatmap(w, &t);
+	csv_close(w, "memory.svg");
+	free_vec(rows, nrows);
+	free(v);
+	st_free(&sv);
+}
+
+void vd_pictures(const struct run *u, int occupancy)
+{
+	if (occupancy)
+		occ_picture(u);
+	mem_picture(u);
 }

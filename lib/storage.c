@@ -3,9 +3,17 @@
 
 #include "storage.h"
 
+/* an event's count; 0 when it was not counted, as the reference reads
+ * its maps */
+static uint64_t get0(const struct pmu_counts *c, unsigned id)
+{
+	uint64_t v = pmu_counts_get(c, id);
+	return v == PMU_EMPTY ? 0 : v;
+}
+
 static uint64_t ev(const struct pmu_ctx *x, unsigned id)
 {
-	return x ? pmu_counts_get(x->ev, id) : 0;
+	return x ? get0(x->ev, id) : 0;
 }
 
 /* a - b, ST_NA when negative or either is ST_NA */
@@ -21,8 +29,7 @@ static uint64_t add_na(uint64_t a, uint64_t b)
 
 void st_cube_counts(const struct pmu_counts *e, struct st_cube_counts *c)
 {
-	uint64_t p19 = pmu_counts_get(e, 19), p49 = pmu_counts_get(e, 49), p50 = pmu_counts_get(e, 50);
-	uint64_t p518 = pmu_counts_get(e, 518), p524 = pmu_counts_get(e, 524);
+	uint64_t p19 = get0(e, 19), p49 = get0(e, 49), p50 = get0(e, 50), p518 = get0(e, 518), p524 = get0(e, 524);
 	uint64_t p19x4 = p19 > ST_NA / 4 ? ST_NA : 4 * p19;
 	c->mte_gm_read = sub_na(p50, p518);
 	c->l0ab_write = sub_na(add_na(p49, p524), add_na(p19x4, p518));

@@ -307,23 +307,30 @@ static void st_free(struct st_view *v)
 static void st_unit_json(struct json *j, const struct st_unit *su)
 {
 	const char *sfx = su->path == ST_L2_TO_GM ? "(theoretical value)" : "";
-	char buf[PMU_VALUE_MAX];
+	char bw[PMU_VALUE_MAX] = "NA", req[PMU_VALUE_MAX] = "NA";
+	if (su->request != ST_NA) {
+		pmu_fmt_float(su->bw, bw);
+		pmu_fmt_u64(su->request, req);
+	}
 	json_begin_object(j);
-	json_key(j, "bandwidth");
-	if (su->request == ST_NA)
-		json_cstring(j, "NA");
-	else
-		json_string(j, buf, pmu_fmt_float(su->bw, buf));
+	json_kv_cstr(j, "bandwidth", bw);
 	json_kv_cstr(j, "bandwidth_suffix", sfx);
 	json_kv_uint(j, "display", 1);
 	json_kv_uint(j, "memory_path", su->path);
 	json_kv_cstr(j, "peak_ratio", su->peak);
-	json_key(j, "request");
-	if (su->request == ST_NA)
-		json_cstring(j, "NA");
-	else
-		json_string(j, buf, pmu_fmt_u64(su->request, buf));
+	json_kv_cstr(j, "request", req);
 	json_kv_cstr(j, "request_suffix", sfx);
+	json_end_object(j);
+}
+
+static void st_use_json(struct json *j, const struct st_use *su)
+{
+	json_key(j, su->name);
+	json_begin_object(j);
+	json_kv_uint(j, "cycle", su->cycle);
+	json_key(j, "ratio");
+	raw_float(j, su->ratio);
+	json_kv_uint(j, "total_cycles", su->total);
 	json_end_object(j);
 }
 
@@ -340,15 +347,8 @@ static void st_figure_json(struct json *j, const struct run *u, const struct st_
 		uint64_t all = pmu_sat_add(b->hit, b->miss);
 		json_begin_object(j);
 		/* "Cube", "L2cache", "Vector", "Vector1": byte order */
-		for (k = 0; k < b->nuse && !strcmp(b->use[k].name, "Cube"); k++) {
-			json_key(j, b->use[k].name);
-			json_begin_object(j);
-			json_kv_uint(j, "cycle", b->use[k].cycle);
-			json_key(j, "ratio");
-			raw_float(j, b->use[k].ratio);
-			json_kv_uint(j, "total_cycles", b->use[k].total);
-			json_end_object(j);
-		}
+		for (k = 0; k < b->nuse && !strcmp(b->use[k].name, "Cube"); k++)
+			st_use_json(j, &b->use[k]);
 		json_key(j, "L2cache");
 		json_begin_object(j);
 		json_key(j, "hit");
@@ -360,15 +360,8 @@ static void st_figure_json(struct json *j, const struct run *u, const struct st_
 		json_key(j, "total_request");
 		json_string(j, buf, pmu_fmt_u64(all, buf));
 		json_end_object(j);
-		for (; k < b->nuse; k++) {
-			json_key(j, b->use[k].name);
-			json_begin_object(j);
-			json_kv_uint(j, "cycle", b->use[k].cycle);
-			json_key(j, "ratio");
-			raw_float(j, b->use[k].ratio);
-			json_kv_uint(j, "total_cycles", b->use[k].total);
-			json_end_object(j);
-		}
+		for (; k < b->nuse; k++)
+			st_use_json(j, &b->use[k]);
 		json_key(j, "advice");
 		json_begin_array(j);
 		for (k = 0; k < b->nuse; k++)
@@ -579,6 +572,23 @@ void vd_commit(void)
 
 /* ---- pictures ---- */
 
+/* A heat map of the set, t's other fields already set. */
+static void put_heat(const char *name, struct plot_table *t, const char *title, const char *unit, char **rows,
+                     size_t nrows, const char *const *cols, unsigned ncols, const double *v)
+{
+	struct wr *w;
+	t->title = title;
+	t->unit = unit;
+	t->rows = (unsigned)nrows;
+	t->cols = ncols;
+	t->row = (const char *const *)rows;
+	t->col = cols;
+	t->value = v;
+	w = csv_open(name);
+	plot_heatmap(w, t);
+	csv_close(w, name);
+}
+
 static void occ_picture(const struct run *u)
 {
 	struct occupancy o;
@@ -588,7 +598,6 @@ static void occ_picture(const struct run *u)
 	double *v;
 	size_t nrows = 0, c, i;
 	unsigned s;
-	struct wr *w;
 
 	if (occ_view(u, &o) < 0)
 		return;
@@ -606,17 +615,8 @@ static void occ_picture(const struct run *u)
 			v[3 * i + 1] = (double)sc->m.throughput;
 			v[3 * i + 2] = (double)sc->m.hit_rate;
 		}
-	t.title = "Occupancy per block and sub-core";
-	t.unit = "";
-	t.rows = (unsigned)nrows;
-	t.cols = 3;
-	t.row = (const char *const *)rows;
-	t.col = cols;
-	t.value = v;
 	t.by_column = 1;
-	w = csv_open("occupancy.svg");
-	plot_heatmap(w, &t);
-	csv_close(w, "occupancy.svg");
+	put_heat("occupancy.svg", &t, "Occupancy per block and sub-core", "", rows, nrows, cols, 3, v);
 	free_vec(rows, nrows);
 	free(v);
 	occ_free(&o);
@@ -641,7 +641,6 @@ static void mem_picture(const struct run *u)
 	double *v;
 	size_t nrows = 0, i, r;
 	unsigned c, k, ncol = 0;
-	struct wr *w;
 
 	if (st_view(u, &sv) < 0 || sv.n == 0) {
 		st_free(&sv);
@@ -690,16 +689,7 @@ static void mem_picture(const struct run *u)
 	}
 	for (r = 0; r < nrows; r++)
 		memmove(v + r * ncol, v + r * NCOL, ncol * sizeof *v);
-	t.title = "Memory path bandwidth per block and sub-core";
-	t.unit = "GB/s";
-	t.rows = (unsigned)nrows;
-	t.cols = ncol;
-	t.row = (const char *const *)rows;
-	t.col = cols;
-	t.value = v;
-	w = csv_open("memory.svg");
-	plot_heatmap(w, &t);
-	csv_close(w, "memory.svg");
+	put_heat("memory.svg", &t, "Memory path bandwidth per block and sub-core", "GB/s", rows, nrows, cols, ncol, v);
 	free_vec(rows, nrows);
 	free(v);
 	st_free(&sv);

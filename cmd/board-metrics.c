@@ -28,6 +28,7 @@
 #include "rec.h"
 #include "roofline.h"
 #include "stage.h"
+#include "storage.h"
 
 enum { LOSS_BAD, LOSS_NKINDS };
 static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
@@ -558,12 +559,6 @@ static uint64_t ev_of(const struct blk *b, unsigned id)
 	return 0;
 }
 
-/* Percent of b in c: 0 when c is 0 or b is larger, as the reference has it. */
-static float per(uint64_t a, uint64_t b)
-{
-	return b == 0 || a > b ? 0.0f : (float)a / (float)b * 100;
-}
-
 /* The roofline's advice weighs what the reference's storage-access view
  * computes per block: the units' busy ratios (Cube: event 10, Vector:
  * event 8, over the sub-core's cycles) and each pipe's active rate
@@ -582,30 +577,30 @@ static void storage_ratios(const struct run *u)
 			for (k = i + 1; k < nblks && !(blks[k]->core == BOARD_CUBE && blks[k]->sub == 0); k++)
 				if (blks[k]->core == BOARD_VECTOR && blks[k]->sub < 2)
 					*(blks[k]->sub ? &v1 : &v0) = blks[k];
-			roof_pipe_ratio(&roof, "Cube", per(ev_of(b, 10), b->cycles));
-			roof_pipe_ratio(&roof, "Vector", per(ev_of(v0, 8), v0 ? v0->cycles : 0));
-			roof_pipe_ratio(&roof, "Vector1", per(ev_of(v1, 8), v1 ? v1->cycles : 0));
-			roof_pipe_ratio(&roof, "MTE1", per(ev_of(b, 770), b->cycles));
-			roof_pipe_ratio(&roof, "FIXP", per(ev_of(b, 771), b->cycles));
+			roof_pipe_ratio(&roof, "Cube", st_percent(ev_of(b, 10), b->cycles));
+			roof_pipe_ratio(&roof, "Vector", st_percent(ev_of(v0, 8), v0 ? v0->cycles : 0));
+			roof_pipe_ratio(&roof, "Vector1", st_percent(ev_of(v1, 8), v1 ? v1->cycles : 0));
+			roof_pipe_ratio(&roof, "MTE1", st_percent(ev_of(b, 770), b->cycles));
+			roof_pipe_ratio(&roof, "FIXP", st_percent(ev_of(b, 771), b->cycles));
 			for (k = 0; k < 3; k++) {
 				const struct blk *s = k == 0 ? b : k == 1 ? v0 : v1;
 				uint64_t c = s ? s->cycles : 0;
-				roof_pipe_ratio(&roof, "MTE2", per(ev_of(s, 12), c));
-				roof_pipe_ratio(&roof, "MTE3", per(ev_of(s, 13), c));
-				roof_pipe_ratio(&roof, "Scalar", per(ev_of(s, 9), c));
+				roof_pipe_ratio(&roof, "MTE2", st_percent(ev_of(s, 12), c));
+				roof_pipe_ratio(&roof, "MTE3", st_percent(ev_of(s, 13), c));
+				roof_pipe_ratio(&roof, "Scalar", st_percent(ev_of(s, 9), c));
 			}
 			continue;
 		}
 		if (strcmp(u->type, "vector"))
-			roof_pipe_ratio(&roof, "Cube", per(ev_of(b, 10), b->cycles));
+			roof_pipe_ratio(&roof, "Cube", st_percent(ev_of(b, 10), b->cycles));
 		if (strcmp(u->type, "cube"))
-			roof_pipe_ratio(&roof, "Vector", per(ev_of(b, 8), b->cycles));
-		roof_pipe_ratio(&roof, "MTE1", per(ev_of(b, fmt == BOARD_310P ? 11 : 770), b->cycles));
-		roof_pipe_ratio(&roof, "MTE2", per(ev_of(b, 12), b->cycles));
-		roof_pipe_ratio(&roof, "MTE3", per(ev_of(b, 13), b->cycles));
+			roof_pipe_ratio(&roof, "Vector", st_percent(ev_of(b, 8), b->cycles));
+		roof_pipe_ratio(&roof, "MTE1", st_percent(ev_of(b, fmt == BOARD_310P ? 11 : 770), b->cycles));
+		roof_pipe_ratio(&roof, "MTE2", st_percent(ev_of(b, 12), b->cycles));
+		roof_pipe_ratio(&roof, "MTE3", st_percent(ev_of(b, 13), b->cycles));
 		if (fmt != BOARD_310P)
-			roof_pipe_ratio(&roof, "FIXP", per(ev_of(b, 771), b->cycles));
-		roof_pipe_ratio(&roof, "Scalar", per(ev_of(b, 9), b->cycles));
+			roof_pipe_ratio(&roof, "FIXP", st_percent(ev_of(b, 771), b->cycles));
+		roof_pipe_ratio(&roof, "Scalar", st_percent(ev_of(b, 9), b->cycles));
 	}
 }
 

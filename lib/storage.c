@@ -109,7 +109,7 @@ static void vec_paths(struct st_block *o, const struct pmu_ctx *x, const struct 
 	put(o, x, first + 3, vwr, pmu_bandwidth_req(x, 256, 8, vwr), R_NONE);
 }
 
-static float per(uint64_t a, uint64_t b)
+float st_percent(uint64_t a, uint64_t b)
 {
 	return b == 0 || a > b ? 0.0f : (float)a / (float)b * 100;
 }
@@ -120,7 +120,7 @@ static void use(struct st_block *o, const char *name, uint64_t cycle, uint64_t t
 	u->name = name;
 	u->cycle = cycle;
 	u->total = total;
-	u->ratio = per(cycle, total);
+	u->ratio = st_percent(cycle, total);
 }
 
 void st_block_910b(struct st_block *o, const char *type, const struct pmu_ctx *x, const struct pmu_ctx *v0,

@@ -62,6 +62,10 @@ void st_cube_counts(const struct pmu_counts *ev, struct st_cube_counts *c);
 void st_block_910b(struct st_block *o, const char *type, const struct pmu_ctx *x, const struct pmu_ctx *v0,
                    const struct pmu_ctx *v1, int64_t l2_evict);
 
+/* a over b in percent, 0 when b is 0 or a is larger: the busy and active
+ * ratios of the view (the roofline's advice weighs them too). */
+float st_percent(uint64_t a, uint64_t b);
+
 /* "GM -> L2", "L2 -> L1", ... (vector1's paths as vector0's). */
 const char *st_path_name(enum st_path p);
 

@@ -276,7 +276,7 @@ col() {
 	done
 }
 
-@test "visualize_data.bin: the basic-info, occupancy and roofline blocks are byte-identical to the reference's" {
+@test "visualize_data.bin: the basic-info, storage-figure (910B), occupancy and roofline blocks are byte-identical to the reference's" {
 	ref=${OPTRACE_REF_BOARD:-}
 	[ -n "$ref" ] && [ -x "$ref" ] || skip "OPTRACE_REF_BOARD does not name the reference's on-board parse"
 	"$GEN" -b 2 -k cube 910B a1

@@ -1,9 +1,9 @@
 /* board-metrics' visualize_data.bin (see board-metrics(1),
  * VISUALIZE_DATA.BIN, and optrace-board(5), VISUALIZE BLOCKS): the
  * blocks of an on-board run in the reference's order, OP_BASIC_INFO,
- * the occupancy and roofline views, the TRACE block copied from the
- * timeline tools' trace.json and the JSON blocks other tools made; and
- * the occupancy pictures. */
+ * the storage-access heat map (910B/A3), the occupancy and roofline
+ * views, the TRACE block copied from the timeline tools' trace.json and
+ * the JSON blocks other tools made; and occupancy.svg and memory.svg. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

@@ -28,6 +28,7 @@
 #include "rec.h"
 #include "roofline.h"
 #include "stage.h"
+#include "storage.h"
 
 enum { LOSS_BAD, LOSS_NKINDS };
 static const struct loss_kind loss_kinds[LOSS_NKINDS] = {
@@ -558,12 +559,6 @@ static uint64_t ev_of(const struct blk *b, unsigned id)
 	return 0;
 }
 
-/* Percent of b in c: 0 when c is 0 or b is larger, as the reference has it. */
-static float per(uint64_t a, uint64_t b)
-{
-	return b == 0 || a > b ? 0.0f : (float)a / (float)b * 100;
-}
-
 /* The roofline's advice weighs what the reference's storage-access view
  * computes per block: the units' busy ratios (Cube: event 10, Vector:
  * event 8, over the sub-core's cycles) and each pipe's active rate
@@ -582,30 +577,30 @@ static void storage_ratios(const struct run *u)
 			for (k = i + 1; k < nblks && !(blks[k]->core == BOARD_CUBE && blks[k]->sub == 0); k++)
 				if (blks[k]->core == BOARD_VECTOR && blks[k]->sub < 2)
 					*(blks[k]->sub ? &v1 : &v0) = blks[k];
-			roof_pipe_ratio(&roof, "Cube", per(ev_of(b, 10), b->cycles));
-			roof_pipe_ratio(&roof, "Vector", per(ev_of(v0, 8), v0 ? v0->cycles : 0));
-			roof_pipe_ratio(&roof, "Vector1", per(ev_of(v1, 8), v1 ? v1->cycles : 0));
-			roof_pipe_ratio(&roof, "MTE1", per(ev_of(b, 770), b->cycles));
-			roof_pipe_ratio(&roof, "FIXP", per(ev_of(b, 771), b->cycles));
+			roof_pipe_ratio(&roof, "Cube", st_percent(ev_of(b, 10), b->cycles));
+			roof_pipe_ratio(&roof, "Vector", st_percent(ev_of(v0, 8), v0 ? v0->cycles : 0));
+			roof_pipe_ratio(&roof, "Vector1", st_percent(ev_of(v1, 8), v1 ? v1->cycles : 0));
+			roof_pipe_ratio(&roof, "MTE1", st_percent(ev_of(b, 770), b->cycles));
+			roof_pipe_ratio(&roof, "FIXP", st_percent(ev_of(b, 771), b->cycles));
 			for (k = 0; k < 3; k++) {
 				const struct blk *s = k == 0 ? b : k == 1 ? v0 : v1;
 				uint64_t c = s ? s->cycles : 0;
-				roof_pipe_ratio(&roof, "MTE2", per(ev_of(s, 12), c));
-				roof_pipe_ratio(&roof, "MTE3", per(ev_of(s, 13), c));
-				roof_pipe_ratio(&roof, "Scalar", per(ev_of(s, 9), c));
+				roof_pipe_ratio(&roof, "MTE2", st_percent(ev_of(s, 12), c));
+				roof_pipe_ratio(&roof, "MTE3", st_percent(ev_of(s, 13), c));
+				roof_pipe_ratio(&roof, "Scalar", st_percent(ev_of(s, 9), c));
 			}
 			continue;
 		}
 		if (strcmp(u->type, "vector"))
-			roof_pipe_ratio(&roof, "Cube", per(ev_of(b, 10), b->cycles));
+			roof_pipe_ratio(&roof, "Cube", st_percent(ev_of(b, 10), b->cycles));
 		if (strcmp(u->type, "cube"))
-			roof_pipe_ratio(&roof, "Vector", per(ev_of(b, 8), b->cycles));
-		roof_pipe_ratio(&roof, "MTE1", per(ev_of(b, fmt == BOARD_310P ? 11 : 770), b->cycles));
-		roof_pipe_ratio(&roof, "MTE2", per(ev_of(b, 12), b->cycles));
-		roof_pipe_ratio(&roof, "MTE3", per(ev_of(b, 13), b->cycles));
+			roof_pipe_ratio(&roof, "Vector", st_percent(ev_of(b, 8), b->cycles));
+		roof_pipe_ratio(&roof, "MTE1", st_percent(ev_of(b, fmt == BOARD_310P ? 11 : 770), b->cycles));
+		roof_pipe_ratio(&roof, "MTE2", st_percent(ev_of(b, 12), b->cycles));
+		roof_pipe_ratio(&roof, "MTE3", st_percent(ev_of(b, 13), b->cycles));
 		if (fmt != BOARD_310P)
-			roof_pipe_ratio(&roof, "FIXP", per(ev_of(b, 771), b->cycles));
-		roof_pipe_ratio(&roof, "Scalar", per(ev_of(b, 9), b->cycles));
+			roof_pipe_ratio(&roof, "FIXP", st_percent(ev_of(b, 771), b->cycles));
+		roof_pipe_ratio(&roof, "Scalar", st_percent(ev_of(b, 9), b->cycles));
 	}
 }
 
@@ -625,8 +620,7 @@ static void put_pictures(const struct run *u)
 		 * Current Freq: the chip's default here */
 		roof_init(&roof, (enum board_fmt)fmt, u->soc, 0, (int64_t)pmu_defaults((enum board_fmt)fmt)->aicore_mhz,
 		          u->cores, u->duration > 0 ? u->duration : 0);
-		if (fmt == BOARD_A2 && have_l2)
-			roof.l2_evict = (int64_t)l2_count[4];
+		roof.l2_evict = u->l2_evict;
 		for (i = 0; i < nblks; i++) {
 			roof_add(&roof, (enum board_core)blks[i]->core, &blks[i]->ev);
 			cube |= blks[i]->core == BOARD_CUBE;
@@ -680,6 +674,7 @@ static int run_finish(struct filter *f)
 	run.duration = board_span_us(&span, d->ts_khz);
 	run.type = op_type(&nvec);
 	run.mix = !strcmp(run.type, "mix");
+	run.l2_evict = fmt == BOARD_A2 && have_l2 ? (int64_t)l2_count[4] : -1;
 	if (run.duration < 0) {
 		cli_warn("no AI Core start and end stamps (duration.bin): Task Duration NA");
 		f->problems++;
@@ -696,8 +691,7 @@ static int run_finish(struct filter *f)
 		if (groups_on & (1u << g))
 			put_group_csv(&run, (enum pmu_group)g);
 	put_pictures(&run);
-	if (occ_on)
-		vd_pictures(&run);
+	vd_pictures(&run, occ_on);
 	if (vd_wanted())
 		vd_write(&run, occ_on, roofline_on);
 	if ((e = stage_commit(&failed))) {

@@ -599,6 +599,27 @@ static size_t cal_usage(const struct pmu_ctx *x, uint64_t v, enum pmu_req r, enu
 	return pmu_fmt_float(bw * PERCENT / peak, buf);
 }
 
+float pmu_bandwidth_req(const struct pmu_ctx *x, uint64_t pip, uint64_t scalar, uint64_t v)
+{
+	return cal_bandwidth_fp(x, pip, scalar, v);
+}
+
+float pmu_bytes_bw(const struct pmu_ctx *x, uint64_t v, uint64_t bytes)
+{
+	float t;
+	if (v > 0 && bytes > UINT64_MAX / v)
+		return (float)v;
+	t = span_us(x);
+	if (fzero(t))
+		return 0.0f;
+	return (float)v * (float)bytes / (float)KIB * ((float)TIME_CONV * (float)TIME_CONV / (float)KIB / (float)KIB) / t;
+}
+
+size_t pmu_transport_usage(const struct pmu_ctx *x, uint64_t v, enum pmu_req r, enum pmu_path path, char *buf)
+{
+	return cal_usage(x, v, r, path, buf);
+}
+
 /* 4 * P19 + P518 - P524: the estimate of L1 -> GM requests. */
 static uint64_t l1_to_gm(uint64_t p19, uint64_t p518, uint64_t p524)
 {

@@ -98,6 +98,13 @@ float pmu_bandwidth_fp(float gb, float us, float factor);
 /* count * bytes per request, in GiB (kb = 0) or KiB (kb = 1). */
 float pmu_data_fp(uint64_t count, uint64_t req, int kb);
 
+/* The reference's per-block rates over the block's span (the op's
+ * duration where x has one, else cycles over the clock; 0 when neither):
+ * v requests of pip x scalar bits in GB/s, and v requests of bytes each
+ * in GB/s (v itself when the product overflows). */
+float pmu_bandwidth_req(const struct pmu_ctx *x, uint64_t pip, uint64_t scalar, uint64_t v);
+float pmu_bytes_bw(const struct pmu_ctx *x, uint64_t v, uint64_t bytes);
+
 /* ---- constants ---- */
 
 enum pmu_path {
@@ -123,6 +130,10 @@ enum pmu_req {
 };
 /* 0 when the chip's table has no such entry. */
 unsigned pmu_req_bytes(enum board_fmt fmt, enum pmu_req r);
+
+/* v requests of r's size over x's span as a percentage of path's peak
+ * (capped at 100); NA for v = UINT64_MAX, no span or no peak. */
+size_t pmu_transport_usage(const struct pmu_ctx *x, uint64_t v, enum pmu_req r, enum pmu_path path, char *buf);
 
 /* Task-scheduler clock (kHz), AI Core clock (MHz) and core count the
  * reference assumes when the device cannot be asked. */

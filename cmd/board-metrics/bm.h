@@ -24,6 +24,7 @@ struct run {
 	int64_t freq, cores;
 	float duration;              /* Task Duration; < 0 unknown */
 	int mix;
+	int64_t l2_evict;             /* L2Cache.bin's evict count (910B/A3), -1 when none */
 };
 
 extern struct blk **blks;            /* sorted by block, cube0 < vector0 < vector1 */
@@ -50,7 +51,8 @@ void vd_write(const struct run *u, int occupancy, int roofline);
 /* After the set is in place: move a file written aside into place. */
 void vd_commit(void);
 
-/* occupancy.svg and memory.svg (vdata.c: they share the views). */
-void vd_pictures(const struct run *u);
+/* occupancy.svg (when occupancy is asked for) and memory.svg (910B/A3)
+ * (vdata.c: they share the views). */
+void vd_pictures(const struct run *u, int occupancy);
 
 #endif

@@ -1,9 +1,9 @@
 /* board-metrics' visualize_data.bin (see board-metrics(1),
  * VISUALIZE_DATA.BIN, and optrace-board(5), VISUALIZE BLOCKS): the
  * blocks of an on-board run in the reference's order, OP_BASIC_INFO,
- * the occupancy and roofline views, the TRACE block copied from the
- * timeline tools' trace.json and the JSON blocks other tools made; and
- * the occupancy pictures. */
+ * the storage-access heat map (910B/A3), the occupancy and roofline
+ * views, the TRACE block copied from the timeline tools' trace.json and
+ * the JSON blocks other tools made; and occupancy.svg and memory.svg. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -23,6 +23,7 @@
 #include "occupancy.h"
 #include "plot.h"
 #include "stage.h"
+#include "storage.h"
 #include "text.h"
 #include "vdata.h"
 
@@ -234,6 +235,155 @@ static void roof_json(struct json *j)
 	json_end_object(j);
 }
 
+/* The storage-access view, a block per block id (910B/A3); the views
+ * hold pointers into blks.  0, or -1 on other chips. */
+struct st_view {
+	size_t n;
+	unsigned *block;
+	const char **sub;          /* per unit: "cube0", "vector0", "vector1" */
+	struct st_block *b;
+};
+
+static const struct blk *sub_of(size_t from, size_t to, unsigned core, unsigned sub)
+{
+	size_t k;
+	for (k = from; k < to; k++)
+		if (blks[k]->core == core && blks[k]->sub == sub)
+			return blks[k];
+	return NULL;
+}
+
+static int st_view(const struct run *u, struct st_view *v)
+{
+	size_t i, k, per = u->mix ? 3 : 1;
+	int64_t evict = -1;
+	memset(v, 0, sizeof *v);
+	if (fmt != BOARD_A2)
+		return -1;
+	/* the evictions are shared evenly by the blocks, counted as the
+	 * reference counts them: sub-cores over three for a mix op */
+	if (u->l2_evict >= 0 && nblks / per)
+		evict = (int64_t)((uint64_t)u->l2_evict / (nblks / per));
+	v->block = xcalloc(nblks ? nblks : 1, sizeof *v->block);
+	v->b = xcalloc(nblks ? nblks : 1, sizeof *v->b);
+	for (i = 0; i < nblks; i = k) {
+		struct pmu_ctx x, x0, x1;
+		const struct blk *c = blks[i], *b0 = NULL, *b1 = NULL;
+		for (k = i; k < nblks && blks[k]->block == blks[i]->block; k++)
+			;
+		if (u->mix) {
+			/* the reference takes a mix op's rates over its duration,
+			 * one microsecond when it has none */
+			float d = u->duration > 0 ? u->duration : 1.0f;
+			c = sub_of(i, k, BOARD_CUBE, 0);
+			b0 = sub_of(i, k, BOARD_VECTOR, 0);
+			b1 = sub_of(i, k, BOARD_VECTOR, 1);
+			if (!c)
+				continue;
+			pmu_ctx_init(&x, (enum board_fmt)fmt, u->soc, &c->ev, c->cycles, u->freq, u->cores,
+			             basic.block_dim, d);
+			if (b0)
+				pmu_ctx_init(&x0, (enum board_fmt)fmt, u->soc, &b0->ev, b0->cycles, u->freq, u->cores,
+				             basic.block_dim, d);
+			if (b1)
+				pmu_ctx_init(&x1, (enum board_fmt)fmt, u->soc, &b1->ev, b1->cycles, u->freq, u->cores,
+				             basic.block_dim, d);
+		} else
+			pmu_ctx_init(&x, (enum board_fmt)fmt, u->soc, &c->ev, c->cycles, u->freq, u->cores,
+			             basic.block_dim, 0.0f);
+		v->block[v->n] = c->block;
+		st_block_910b(&v->b[v->n], u->type, &x, b0 ? &x0 : NULL, b1 ? &x1 : NULL, evict);
+		v->n++;
+	}
+	return 0;
+}
+
+static void st_free(struct st_view *v)
+{
+	free(v->block);
+	free(v->b);
+}
+
+static void st_unit_json(struct json *j, const struct st_unit *su)
+{
+	const char *sfx = su->path == ST_L2_TO_GM ? "(theoretical value)" : "";
+	char bw[PMU_VALUE_MAX] = "NA", req[PMU_VALUE_MAX] = "NA";
+	if (su->request != ST_NA) {
+		pmu_fmt_float(su->bw, bw);
+		pmu_fmt_u64(su->request, req);
+	}
+	json_begin_object(j);
+	json_kv_cstr(j, "bandwidth", bw);
+	json_kv_cstr(j, "bandwidth_suffix", sfx);
+	json_kv_uint(j, "display", 1);
+	json_kv_uint(j, "memory_path", su->path);
+	json_kv_cstr(j, "peak_ratio", su->peak);
+	json_kv_cstr(j, "request", req);
+	json_kv_cstr(j, "request_suffix", sfx);
+	json_end_object(j);
+}
+
+static void st_use_json(struct json *j, const struct st_use *su)
+{
+	json_key(j, su->name);
+	json_begin_object(j);
+	json_kv_uint(j, "cycle", su->cycle);
+	json_key(j, "ratio");
+	raw_float(j, su->ratio);
+	json_kv_uint(j, "total_cycles", su->total);
+	json_end_object(j);
+}
+
+static void st_figure_json(struct json *j, const struct run *u, const struct st_view *v)
+{
+	size_t i;
+	unsigned k;
+	json_begin_object(j);
+	json_key(j, "core_memory_map");
+	json_begin_array(j);
+	for (i = 0; i < v->n; i++) {
+		const struct st_block *b = &v->b[i];
+		char buf[PMU_VALUE_MAX];
+		uint64_t all = pmu_sat_add(b->hit, b->miss);
+		json_begin_object(j);
+		/* "Cube", "L2cache", "Vector", "Vector1": byte order */
+		for (k = 0; k < b->nuse && !strcmp(b->use[k].name, "Cube"); k++)
+			st_use_json(j, &b->use[k]);
+		json_key(j, "L2cache");
+		json_begin_object(j);
+		json_key(j, "hit");
+		json_string(j, buf, pmu_fmt_u64(b->hit, buf));
+		json_key(j, "hit_ratio");
+		json_string(j, buf, pmu_fmt_float(b->hit > all || all == 0 ? 0.0f : (float)b->hit / (float)all * 100, buf));
+		json_key(j, "miss");
+		json_string(j, buf, pmu_fmt_u64(b->miss, buf));
+		json_key(j, "total_request");
+		json_string(j, buf, pmu_fmt_u64(all, buf));
+		json_end_object(j);
+		for (; k < b->nuse; k++)
+			st_use_json(j, &b->use[k]);
+		json_key(j, "advice");
+		json_begin_array(j);
+		for (k = 0; k < b->nuse; k++)
+			if (b->use[k].ratio < 20.0f)
+				json_cstring(j, strcmp(b->use[k].name, "Cube") ? "aivector compute usage lower than 20%"
+				                                               : "aicore compute usage lower than 20%");
+		json_end_array(j);
+		snprintf(buf, sizeof buf, "%u", v->block[i]);
+		json_kv_cstr(j, "core_no", buf);
+		json_key(j, "memory_unit");
+		json_begin_array(j);
+		for (k = 0; k < b->nunit; k++)
+			st_unit_json(j, &b->unit[k]);
+		json_end_array(j);
+		json_kv_cstr(j, "op_type", u->type);
+		json_kv_cstr(j, "soc", "910B");
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+}
+
 /* ---- writing ---- */
 
 static const char *target;          /* as named, for messages */
@@ -244,11 +394,11 @@ static void fail(int e, const char *what)
 	cli_die(EXIT_IO, "%s: %s:", target, what);
 }
 
-enum blk_kind { BK_BASIC, BK_OCC, BK_ROOF };
+enum blk_kind { BK_BASIC, BK_OCC, BK_ROOF, BK_STORAGE };
 
 /* A block whose JSON is written here: through a temporary file, so any
  * size streams. */
-static void json_block(struct vdata_w *w, int type, enum blk_kind k, const struct run *u, struct occupancy *o)
+static void json_block(struct vdata_w *w, int type, enum blk_kind k, const struct run *u, void *view)
 {
 	int t = io_tmpfd(), e;
 	struct wr *tw = t < 0 ? NULL : wr_fdopen(t, "(visualize block)", 0);
@@ -259,7 +409,9 @@ static void json_block(struct vdata_w *w, int type, enum blk_kind k, const struc
 	if (k == BK_BASIC)
 		basic_json(&j, u);
 	else if (k == BK_OCC)
-		occ_json(&j, o, basic.soc);
+		occ_json(&j, view, basic.soc);
+	else if (k == BK_STORAGE)
+		st_figure_json(&j, u, view);
 	else
 		roof_json(&j);
 	if ((e = wr_flush(tw)))
@@ -373,7 +525,13 @@ void vd_write(const struct run *u, int occupancy, int roofline)
 	if (!w)
 		fail(errno ? errno : EIO, "cannot create");
 	json_block(w, VDATA_OP_BASIC_INFO, BK_BASIC, u, NULL);
-	/* STORAGE_FIGURE and STORAGE_TABLE: see board-metrics(1), BUGS */
+	/* STORAGE_TABLE: see board-metrics(1), BUGS */
+	{
+		struct st_view sv;
+		if (st_view(u, &sv) == 0 && sv.n)
+			json_block(w, VDATA_STORAGE_FIGURE, BK_STORAGE, u, &sv);
+		st_free(&sv);
+	}
 	if (occupancy) {
 		struct occupancy o;
 		if (occ_view(u, &o) == 0)
@@ -414,7 +572,24 @@ void vd_commit(void)
 
 /* ---- pictures ---- */
 
-void vd_pictures(const struct run *u)
+/* A heat map of the set, t's other fields already set. */
+static void put_heat(const char *name, struct plot_table *t, const char *title, const char *unit, char **rows,
+                     size_t nrows, const char *const *cols, unsigned ncols, const double *v)
+{
+	struct wr *w;
+	t->title = title;
+	t->unit = unit;
+	t->rows = (unsigned)nrows;
+	t->cols = ncols;
+	t->row = (const char *const *)rows;
+	t->col = cols;
+	t->value = v;
+	w = csv_open(name);
+	plot_heatmap(w, t);
+	csv_close(w, name);
+}
+
+static void occ_picture(const struct run *u)
 {
 	struct occupancy o;
 	struct plot_table t = { 0 };
@@ -423,7 +598,6 @@ void vd_pictures(const struct run *u)
 	double *v;
 	size_t nrows = 0, c, i;
 	unsigned s;
-	struct wr *w;
 
 	if (occ_view(u, &o) < 0)
 		return;
@@ -441,18 +615,89 @@ void vd_pictures(const struct run *u)
 			v[3 * i + 1] = (double)sc->m.throughput;
 			v[3 * i + 2] = (double)sc->m.hit_rate;
 		}
-	t.title = "Occupancy per block and sub-core";
-	t.unit = "";
-	t.rows = (unsigned)nrows;
-	t.cols = 3;
-	t.row = (const char *const *)rows;
-	t.col = cols;
-	t.value = v;
 	t.by_column = 1;
-	w = csv_open("occupancy.svg");
-	plot_heatmap(w, &t);
-	csv_close(w, "occupancy.svg");
+	put_heat("occupancy.svg", &t, "Occupancy per block and sub-core", "", rows, nrows, cols, 3, v);
 	free_vec(rows, nrows);
 	free(v);
 	occ_free(&o);
+}
+
+/* memory.svg: a row per block and sub-core, a column per memory path
+ * (the paths no row has left out), each cell the path's bandwidth. */
+static void mem_picture(const struct run *u)
+{
+	/* the columns: vector1's paths fold onto vector0's */
+	static const enum st_path order[] = {
+		ST_GM_TO_L2, ST_L2_TO_GM, ST_L2_TO_L1, ST_L1_TO_L2, ST_TO_L0A, ST_TO_L0B, ST_GM_TO_L0A, ST_GM_TO_L0B,
+		ST_L1_TO_L0A, ST_L1_TO_L0B, ST_L0A_TO_CUBE, ST_L0B_TO_CUBE, ST_CUBE_TO_L0C, ST_L0C_TO_CUBE,
+		ST_L0C_TO_L1, ST_L0C_TO_L2, ST_L2_TO_UB, ST_UB_TO_L2, ST_UB_TO_VEC, ST_VEC_TO_UB
+	};
+	enum { NCOL = sizeof order / sizeof order[0] };
+	struct st_view sv;
+	struct plot_table t = { 0 };
+	const char *cols[NCOL];
+	int colof[ST_PATHS], used[NCOL] = { 0 };
+	char **rows;
+	double *v;
+	size_t nrows = 0, i, r;
+	unsigned c, k, ncol = 0;
+
+	if (st_view(u, &sv) < 0 || sv.n == 0) {
+		st_free(&sv);
+		return;
+	}
+	for (i = 0; i < ST_PATHS; i++)
+		colof[i] = -1;
+	for (c = 0; c < NCOL; c++)
+		colof[order[c]] = (int)c;
+	for (i = ST_L2_TO_UB_1; i <= ST_VEC_TO_UB_1; i++)
+		colof[i] = colof[i - (ST_L2_TO_UB_1 - ST_L2_TO_UB)];
+	rows = xcalloc(sv.n * 3, sizeof *rows);
+	v = xcalloc(sv.n * 3 * NCOL, sizeof *v);
+	for (i = 0; i < sv.n * 3 * NCOL; i++)
+		v[i] = NAN;
+	for (i = 0; i < sv.n; i++) {
+		/* sub-core rows: cube0 (the GM/L2 paths with it), vector0,
+		 * vector1; a vector op's block is one vector0 row */
+		size_t base = nrows;
+		int vec_op = !strcmp(u->type, "vector");
+		unsigned nsub = u->mix ? 3 : 1;
+		for (k = 0; k < nsub; k++) {
+			char name[48];
+			snprintf(name, sizeof name, "%u %s", sv.block[i],
+			         k == 0 ? (vec_op ? "vector0" : "cube0") : k == 1 ? "vector0" : "vector1");
+			rows[nrows++] = xstrdup(name);
+		}
+		for (k = 0; k < sv.b[i].nunit; k++) {
+			const struct st_unit *su = &sv.b[i].unit[k];
+			unsigned sub = !u->mix ? 0 : su->path >= ST_L2_TO_UB_1 && su->path <= ST_VEC_TO_UB_1 ? 2
+			               : su->path >= ST_L2_TO_UB && su->path <= ST_VEC_TO_UB ? 1 : 0;
+			int col = colof[su->path];
+			if (col < 0 || su->request == ST_NA)
+				continue;
+			v[(base + sub) * NCOL + (unsigned)col] = (double)su->bw;
+			used[col] = 1;
+		}
+	}
+	/* drop the columns no row has */
+	for (c = 0; c < NCOL; c++) {
+		if (!used[c])
+			continue;
+		for (r = 0; r < nrows; r++)
+			v[r * NCOL + ncol] = v[r * NCOL + c];
+		cols[ncol++] = st_path_name(order[c]);
+	}
+	for (r = 0; r < nrows; r++)
+		memmove(v + r * ncol, v + r * NCOL, ncol * sizeof *v);
+	put_heat("memory.svg", &t, "Memory path bandwidth per block and sub-core", "GB/s", rows, nrows, cols, ncol, v);
+	free_vec(rows, nrows);
+	free(v);
+	st_free(&sv);
+}
+
+void vd_pictures(const struct run *u, int occupancy)
+{
+	if (occupancy)
+		occ_picture(u);
+	mem_picture(u);
 }

@@ -30,7 +30,7 @@ col() {
 	# every field ends with a comma, as the reference writes them
 	[ "$(grep -c ',$' m/PipeUtilization.csv)" -eq 4 ]
 	# the seven groups and nothing else
-	[ "$(ls m | tr '\n' ' ')" = "ArithmeticUtilization.csv L2Cache.csv Memory.csv MemoryL0.csv MemoryUB.csv OpBasicInfo.csv PipeUtilization.csv ResourceConflictRatio.csv pipes.svg roofline.csv roofline.svg " ]
+	[ "$(ls m | tr '\n' ' ')" = "ArithmeticUtilization.csv L2Cache.csv Memory.csv MemoryL0.csv MemoryUB.csv OpBasicInfo.csv PipeUtilization.csv ResourceConflictRatio.csv memory.svg pipes.svg roofline.csv roofline.svg " ]
 }
 
 @test "910B: rows by block, cube0 before vector0 and vector1; columns filled by core kind" {
@@ -137,7 +137,7 @@ col() {
 @test "board-metrics --aic-metrics: only the groups asked for, any spelling" {
 	"$GEN" 910B d
 	dump-split d | board-metrics -q --aic-metrics=PipeUtilization,l2cache -o m
-	[ "$(ls m | tr '\n' ' ')" = "L2Cache.csv OpBasicInfo.csv PipeUtilization.csv pipes.svg roofline.csv roofline.svg " ]
+	[ "$(ls m | tr '\n' ' ')" = "L2Cache.csv OpBasicInfo.csv PipeUtilization.csv memory.svg pipes.svg roofline.csv roofline.svg " ]
 	run board-metrics -q --aic-metrics=Pipes -o m2 < /dev/null
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"'Pipes' is not a metric group"* ]]
@@ -276,7 +276,7 @@ col() {
 	done
 }
 
-@test "visualize_data.bin: the basic-info, occupancy and roofline blocks are byte-identical to the reference's" {
+@test "visualize_data.bin: the basic-info, storage-figure (910B), occupancy and roofline blocks are byte-identical to the reference's" {
 	ref=${OPTRACE_REF_BOARD:-}
 	[ -n "$ref" ] && [ -x "$ref" ] || skip "OPTRACE_REF_BOARD does not name the reference's on-board parse"
 	"$GEN" -b 2 -k cube 910B a1
@@ -298,9 +298,11 @@ col() {
 		"$ref" "$d" "ref.$d" "$soc" -- --aic-metrics=$m > "ref.$d.log" 2>&1 || { cat "ref.$d.log"; return 1; }
 		dump-split "$d" | board-metrics -q --aic-metrics=$m -o "opt.$d" --vdata "opt.$d/v.bin"
 		r=$(find "ref.$d" -name visualize_data.bin)
-		for t in OP_BASIC_INFO OCCUPANCY ROOFLINE; do
+		for t in OP_BASIC_INFO STORAGE_FIGURE OCCUPANCY ROOFLINE; do
 			vdata-dump --payload "$t" "opt.$d/v.bin" > opt.json
-			[ -s opt.json ] || continue       # Ascend950: no roofline here (see board-metrics(1))
+			# Ascend950: no roofline here; 310P and Ascend950: no storage
+			# figure (see board-metrics(1), BUGS)
+			[ -s opt.json ] || continue
 			vdata-dump --payload "$t" "$r" > ref.json
 			cmp ref.json opt.json || { echo "$d $t"; cat ref.json; echo; cat opt.json; return 1; }
 		done
@@ -340,7 +342,7 @@ payload() {
 	run board-metrics -q --aic-metrics=Default,Occupancy,Roofline -o m --vdata m/visualize_data.bin \
 		--vdata-trace trace.json --vdata-block CACHELINE_HEATMAP=heat.json --vdata-block 0xf=stall.json < <(dump-split d)
 	[ "$status" -eq 0 ]
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=OCCUPANCY type=ROOFLINE type=TRACE type=CACHELINE_HEATMAP type=STALL_REASON " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=OCCUPANCY type=ROOFLINE type=TRACE type=CACHELINE_HEATMAP type=STALL_REASON " ]
 	# the trace and the other blocks byte for byte
 	cmp <(payload m/visualize_data.bin TRACE) trace.json
 	cmp <(payload m/visualize_data.bin 0xE) heat.json
@@ -352,11 +354,58 @@ payload() {
 @test "visualize_data.bin: the basic-info block's JSON (910B mix)" {
 	"$GEN" 910B d
 	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin
-	# only the basic info without Occupancy or Roofline, and no occupancy.svg
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1)" = "type=OP_BASIC_INFO" ]
+	# the basic info and storage figure without Occupancy or Roofline, and no occupancy.svg
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE " ]
 	[ ! -e m/occupancy.svg ]
 	# (the reference's bytes for this dump, keys in byte order)
 	[ "$(payload m/visualize_data.bin 5)" = '{"advice":[],"block_dim":"1","cur_freq":"N/A","device_id":"0","duration":200.0,"mix_block_detail":{"head_name":["Block ID","Cube0 Duration (μs)","Vector0 Duration (μs)","Vector1 Duration (μs)"],"row":[{"value":["0","10.810811","5.405406","5.405406"]}],"size":[2,4]},"mix_block_dim":"2","name":"add","op_type":"mix","pid":"4242","rated_freq":"1650","soc":"Ascend910B4"}' ]
+}
+
+@test "visualize_data.bin: the storage-access heat map of a 910B mix block, and memory.svg" {
+	"$GEN" 910B d
+	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin
+	# (the reference's numbers for this dump)
+	payload m/visualize_data.bin STORAGE_FIGURE | python3 -c '
+import json, sys
+raw = sys.stdin.read()
+m = json.loads(raw)["core_memory_map"]
+assert len(m) == 1, m
+b = m[0]
+assert list(b) == ["Cube", "L2cache", "Vector", "Vector1", "advice", "core_no", "memory_unit", "op_type", "soc"], list(b)
+assert b["core_no"] == "0" and b["op_type"] == "mix" and b["soc"] == "910B", b
+assert b["L2cache"] == {"hit": "9024", "hit_ratio": "49.975079", "miss": "9033", "total_request": "18057"}, b
+assert b["Cube"] == {"cycle": 1002, "ratio": 5.009999752044678, "total_cycles": 20000}, b
+assert b["Vector1"]["total_cycles"] == 10000 and b["Vector1"]["cycle"] == 1001, b
+assert b["advice"] == ["aicore compute usage lower than 20%"] + ["aivector compute usage lower than 20%"] * 2, b
+u = {x["memory_path"]: x for x in b["memory_unit"]}
+assert [x["memory_path"] for x in b["memory_unit"]] == list(range(20)) + [35, 36, 37, 38], u.keys()
+assert list(b["memory_unit"][0]) == ["bandwidth", "bandwidth_suffix", "display", "memory_path", "peak_ratio", "request", "request_suffix"]
+assert (u[0]["request"], u[0]["bandwidth"]) == ("6021", "3.588796"), u[0]
+assert u[1]["request_suffix"] == u[1]["bandwidth_suffix"] == "(theoretical value)" and u[0]["request_suffix"] == "", u[1]
+assert (u[2]["request"], u[2]["bandwidth"], u[2]["peak_ratio"]) == ("NA", "NA", "NA"), u[2]
+assert (u[3]["request"], u[3]["bandwidth"], u[3]["peak_ratio"]) == ("4003", "2.385974", "1.221884"), u[3]
+assert (u[10]["request"], u[10]["bandwidth"]) == ("1", "0.000596"), u[10]
+assert (u[16]["request"], u[16]["peak_ratio"]) == ("1002", "0.314518"), u[16]
+assert (u[37]["request"], u[37]["bandwidth"]) == ("1002", "1.194477"), u[37]
+'
+	python3 - m/memory.svg <<'PY'
+import sys, xml.etree.ElementTree as E
+ns = '{http://www.w3.org/2000/svg}'
+svg = E.parse(sys.argv[1]).getroot()
+labels = [t.text for t in svg.iter(ns + 'text')]
+for l in ('0 cube0', '0 vector0', '0 vector1', 'GM -> L2', 'L1 -> L2', 'L2 -> UB', 'Vector -> UB'):
+    assert l in labels, (l, labels)
+assert 'L2 -> L1' not in labels, labels          # no count: no column
+tips = [t.text for t in svg.iter(ns + 'title') if t.text and ', ' in t.text]
+assert '0 cube0, L1 -> L2: 2.39 GB/s' in tips, tips
+assert '0 vector1, L2 -> UB: 0.597 GB/s' in tips and '0 vector0, L0C -> L2: no value' in tips, tips
+print('ok')
+PY
+	# 310P: neither
+	"$GEN" 310P p
+	dump-split p | board-metrics -q -o m3 --vdata m3/v.bin
+	[ "$(vdata-dump m3/v.bin | cut -d' ' -f1)" = "type=OP_BASIC_INFO" ]
+	[ ! -e m3/memory.svg ]
 }
 
 @test "visualize_data.bin: the low-frequency advice when Current Freq is at most 0.95 of Rated Freq" {
@@ -382,7 +431,7 @@ assert d["row"][0]["value"][:2] == ["0", "vector"], d
 	dump-split d | board-metrics -q --aic-metrics=Occupancy -o m --vdata m/visualize_data.bin
 	# Occupancy alone: no metric-group CSV, the occupancy block and picture
 	[ ! -e m/Memory.csv ]
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=OCCUPANCY " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=OCCUPANCY " ]
 	payload m/visualize_data.bin 0xC | python3 -c '
 import json, sys
 o = json.load(sys.stdin)
@@ -440,7 +489,7 @@ PY
 	: > empty.json
 	: > trace.json
 	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin --vdata-trace trace.json --vdata-block 0xE=empty.json
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1)" = "type=OP_BASIC_INFO" ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE " ]
 }
 
 @test "visualize_data.bin: Occupancy is refused on 310P, as by the reference" {
@@ -463,7 +512,7 @@ PY
 	mkdir elsewhere
 	dump-split d | board-metrics -q -o m --vdata elsewhere/v.bin
 	[ ! -e m/v.bin ]
-	[ "$(vdata-dump elsewhere/v.bin | cut -d' ' -f1)" = "type=OP_BASIC_INFO" ]
+	[ "$(vdata-dump elsewhere/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE " ]
 	cp elsewhere/v.bin old.bin
 	printf '[' > bad.json
 	run board-metrics -q -o m2 --aic-metrics=Occupancy --vdata elsewhere/v.bin --vdata-block 0xE=bad.json < <(dump-split d)

@@ -1,0 +1,72 @@
+/* The storage-access view of an on-board run (see optrace-board(5),
+ * STORAGE ACCESS): per block, the requests and bandwidth of each memory
+ * path, its share of the path's peak where the reference rates one, the
+ * L2 cache's hits and misses and the units' busy ratios.  910B/A3 only.
+ *
+ * Bandwidths are single precision in the reference's order (lib/pmu.h's
+ * rate functions), so they print as the reference's do. */
+#ifndef OPTRACE_STORAGE_H
+#define OPTRACE_STORAGE_H
+
+#include <stdint.h>
+
+#include "pmu.h"
+
+/* Memory paths, numbered as the reference numbers them (20..34 are
+ * other chips'). */
+enum st_path {
+	ST_GM_TO_L2, ST_L2_TO_GM, ST_L2_TO_L1, ST_L1_TO_L2, ST_TO_L0A, ST_TO_L0B, ST_L0A_TO_CUBE, ST_L0B_TO_CUBE,
+	ST_CUBE_TO_L0C, ST_L0C_TO_L1, ST_L0C_TO_L2, ST_L0C_TO_CUBE, ST_L2_TO_UB, ST_UB_TO_L2, ST_UB_TO_VEC,
+	ST_VEC_TO_UB, ST_L2_TO_UB_1, ST_UB_TO_L2_1, ST_UB_TO_VEC_1, ST_VEC_TO_UB_1,
+	ST_GM_TO_L0A = 35, ST_GM_TO_L0B, ST_L1_TO_L0A, ST_L1_TO_L0B, ST_PATHS
+};
+
+#define ST_NA UINT64_MAX          /* a count that cannot be derived (it would be negative) */
+
+struct st_unit {
+	enum st_path path;
+	uint64_t request;         /* ST_NA: no request count, no bandwidth */
+	float bw;                 /* GB/s */
+	char peak[PMU_VALUE_MAX]; /* percent of the path's peak, or "NA" */
+};
+
+struct st_use {
+	const char *name;         /* "Cube", "Vector", "Vector1" */
+	uint64_t cycle, total;
+	float ratio;              /* percent */
+};
+
+struct st_block {
+	unsigned nunit;
+	struct st_unit unit[24];         /* by path */
+	uint64_t hit, miss;              /* L2 over all sub-cores */
+	unsigned nuse;
+	struct st_use use[3];            /* by name */
+};
+
+/* The 910B cube-block counts the view derives (ST_NA where the
+ * difference would be negative): MTE/GM read P50-P518, L0A/L0B write
+ * P49+P524-4*P19-P518, L1 -> GM write 4*P19+P518-P524, GM write
+ * P524-P518. */
+struct st_cube_counts {
+	uint64_t mte_gm_read, l0ab_write, l1_gm_write, gm_write;
+};
+void st_cube_counts(const struct pmu_counts *ev, struct st_cube_counts *c);
+
+/* One block of a "cube", "vector" or "mix" op.  x is the block's context
+ * (a mix op's cube sub-core, its span the op's duration); v0 and v1 are
+ * a mix op's vector sub-cores (NULL when missing, and for other ops),
+ * whose counts are rated over x's span.  l2_evict: the L2 evictions
+ * charged to this block (< 0 when there are none), which caps the L2 ->
+ * GM requests. */
+void st_block_910b(struct st_block *o, const char *type, const struct pmu_ctx *x, const struct pmu_ctx *v0,
+                   const struct pmu_ctx *v1, int64_t l2_evict);
+
+/* a over b in percent, 0 when b is 0 or a is larger: the busy and active
+ * ratios of the view (the roofline's advice weighs them too). */
+float st_percent(uint64_t a, uint64_t b);
+
+/* "GM -> L2", "L2 -> L1", ... (vector1's paths as vector0's). */
+const char *st_path_name(enum st_path p);
+
+#endif

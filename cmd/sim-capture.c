@@ -2095,10 +2095,11 @@ int main(int argc, char **argv)
 	fd = open_live(&env);
 	catch_signals();
 	start_child(command, &env);
-	if (supervise(fd, &timed_out))
+	if (supervise(fd, &timed_out) ||
+	    (device && replay_mode == REPLAY_APPLICATION && dev_replays > 1 && app_replays(command, &env, &timed_out))) {
+		env_free(&env);
 		return abort_capture(fd);
-	if (device && replay_mode == REPLAY_APPLICATION && dev_replays > 1 && app_replays(command, &env, &timed_out))
-		return abort_capture(fd);
+	}
 	env_free(&env);
 
 	/* What the application left: its live events, the host records and

@@ -282,13 +282,7 @@ int main(int argc, char **argv)
 	if (!(W = wr_open(out_path, 0)))
 		cli_die(EXIT_IO, "%s: cannot create:", out_path);
 	json_init(&J, W);
-	json_lines_at(&J, 2);
-	json_begin_object(&J);
-	json_kv_cstr(&J, "profilingType", "op");
-	json_kv_cstr(&J, "displayTimeUnit", "ns");
-	json_kv_uint(&J, "schemaVersion", 1);
-	json_key(&J, "traceEvents");
-	json_begin_array(&J);
+	json_trace_begin(&J);
 
 	/* The turns: phase k from t[k] to t[k + 1]. */
 	for (i = 0; i < nturns; i++) {

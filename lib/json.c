@@ -15,6 +15,17 @@ void json_init(struct json *j, struct wr *w)
 
 void json_lines_at(struct json *j, int d) { j->nl_depth = d; }
 
+void json_trace_begin(struct json *j)
+{
+	json_lines_at(j, 2);
+	json_begin_object(j);
+	json_kv_cstr(j, "profilingType", "op");
+	json_kv_cstr(j, "displayTimeUnit", "ns");
+	json_kv_uint(j, "schemaVersion", 1);
+	json_key(j, "traceEvents");
+	json_begin_array(j);
+}
+
 /* The separator owed before a new element: a comma after a sibling, and
  * a line break where the caller asked for one.  Returns bytes written to p
  * (p has room for 2). */

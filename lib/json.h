@@ -33,6 +33,11 @@ void json_init(struct json *j, struct wr *w);
  * the members of the top-level container).  Still one valid document. */
 void json_lines_at(struct json *j, int d);
 
+/* The head of a Chrome trace as the reference writes it, up to the open
+ * "traceEvents" array, one event a line: {"profilingType":"op",
+ * "displayTimeUnit":"ns","schemaVersion":1,"traceEvents":[ */
+void json_trace_begin(struct json *j);
+
 void json_begin_object(struct json *j);
 void json_end_object(struct json *j);
 void json_begin_array(struct json *j);

@@ -133,6 +133,8 @@ unit_extra_test_elf    := inject/elf.c
 unit_libs_test_elf     := -Iinject
 unit_extra_test_split  := cmd/timeline-emit/split.c
 unit_libs_test_split   := -Icmd/timeline-emit
+unit_extra_test_emit_rerun := -DOPTRACE_FUZZ cmd/timeline-emit.c $(wildcard cmd/timeline-emit/*.c)
+unit_libs_test_emit_rerun  := -Icmd/timeline-emit -lcjson
 
 build/unit/%: test/unit/%.c build/liboptrace.a | $(DEPS)
 	@mkdir -p build/unit

@@ -2,7 +2,8 @@
  *
  * The input's first 8 bytes are a chunk's head, the rest its data area
  * (zeros past the input); its first 16 bytes also give the start pc and
- * pc offset.  Half the pcs (by a bit of the pc) count as instructions.
+ * pc offset.  The valid length of the head is cut to 16 records past the
+ * input unless byte 3 is 0xA5 (then it may cover the whole chunk).  Half the pcs (by a bit of the pc) count as instructions.
  * The rows come out strictly by pc, their stall states add up to the top
  * table, and every record read is kept or dropped. */
 #include "pcsamp.h"
@@ -34,6 +35,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	valid = (uint64_t)chunk[4] | (uint64_t)chunk[5] << 8 | (uint64_t)chunk[6] << 16 | (uint64_t)chunk[7] << 24;
 	if (valid > PCS_DATA_SIZE)
 		valid = PCS_DATA_SIZE;
+	/* The records past the input are all zeros, one pc: unless byte 3
+	 * says 0xA5, no more of them than 16 after the input's own, so an
+	 * input costs its length, not the whole chunk's 131072 records. */
+	if (chunk[3] != 0xA5) {
+		size_t own = len > PCS_HEAD_SIZE ? len - PCS_HEAD_SIZE : 0;
+		uint64_t cap = (uint64_t)(own + PCS_REC_SIZE - 1) / PCS_REC_SIZE * PCS_REC_SIZE + 16 * PCS_REC_SIZE;
+		if (valid > cap) {
+			valid = cap;
+			chunk[4] = (unsigned char)valid;
+			chunk[5] = (unsigned char)(valid >> 8);
+			chunk[6] = (unsigned char)(valid >> 16);
+			chunk[7] = (unsigned char)(valid >> 24);
+		}
+	}
 	want = (valid + PCS_REC_SIZE - 1) / PCS_REC_SIZE;
 	for (pass = 0; pass < 2; pass++) {
 		pcs_init(&s, a, o, pass ? known : NULL, NULL);

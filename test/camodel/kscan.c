@@ -129,6 +129,21 @@ static uint64_t ops_got(const struct elf *e)
 	return 0;
 }
 
+/* [lo, hi) cut to the bytes of .text (its end past 2^64 taken as 2^64);
+ * empty (hi = lo) when they miss it. */
+static void in_text(const Elf64_Shdr *text, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t b = text->sh_addr, e = b + text->sh_size;
+	if (e < b)
+		e = UINT64_MAX;
+	if (*lo < b)
+		*lo = b;
+	if (*hi > e)
+		*hi = e;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
 /* The intrinsic calls in [lo, hi) of .text: mov GOT(%rip),%rax;
  * mov (%rax),%rax; mov disp(%rax),%reg; ... call *%reg. */
 static size_t scan(const struct elf *e, const Elf64_Shdr *text, uint64_t lo, uint64_t hi, uint64_t got,
@@ -137,11 +152,9 @@ static size_t scan(const struct elf *e, const Elf64_Shdr *text, uint64_t lo, uin
 	const unsigned char *t = e->d + text->sh_offset;
 	uint64_t base = text->sh_addr, n = 0, cap = 0;
 	struct ks_site *v = NULL;
-	if (lo < base)
-		lo = base;
-	if (hi > base + text->sh_size)
-		hi = base + text->sh_size;
-	for (uint64_t a = lo; a + 14 <= hi; a++) {
+	in_text(text, &lo, &hi);
+	/* a <= hi throughout: the lengths left are hi - a, never a sum that wraps */
+	for (uint64_t a = lo; hi - a >= 14; a++) {
 		const unsigned char *p = t + (a - base);
 		int32_t rel;
 		if (p[0] != 0x48 || p[1] != 0x8b || p[2] != 0x05)
@@ -158,7 +171,7 @@ static size_t scan(const struct elf *e, const Elf64_Shdr *text, uint64_t lo, uin
 		if (mod == 1) {
 			slot = m[3];
 			after = a + 14;
-		} else if (mod == 2 && a + 17 <= hi) {
+		} else if (mod == 2 && hi - a >= 17) {
 			uint32_t d32;
 			memcpy(&d32, m + 3, 4);
 			slot = d32;
@@ -171,10 +184,10 @@ static size_t scan(const struct elf *e, const Elf64_Shdr *text, uint64_t lo, uin
 		if (k == NKINDS)
 			continue;   /* scalar, synchronisation, ...: never marked */
 		/* the call of that register */
-		for (uint64_t c = after; c + 2 <= hi && c < after + 512; c++) {
+		for (uint64_t c = after; hi - c >= 2 && c - after < 512; c++) {
 			const unsigned char *q = t + (c - base);
 			int hit = reg < 8 ? q[0] == 0xff && q[1] == (0xd0 | reg) && t[c - base - 1] != 0x41
-			                  : c + 3 <= hi && q[0] == 0x41 && q[1] == 0xff && q[2] == (0xd0 | (reg - 8));
+			                  : hi - c >= 3 && q[0] == 0x41 && q[1] == 0xff && q[2] == (0xd0 | (reg - 8));
 			if (!hit)
 				continue;
 			uint64_t ret = c + (reg < 8 ? 2 : 3);
@@ -291,10 +304,14 @@ int ks_scan(const unsigned char *d, size_t len, const char *name, const char *ke
 			if (fns[i].in != 1)
 				continue;
 			fns[i].in = 2;
-			for (uint64_t a = fns[i].lo; a + 5 <= fns[i].hi; a++) {
+			uint64_t lo = fns[i].lo, hi = fns[i].hi;
+			/* (only then a pointer into .text: one made from an
+			 * address outside it could wrap) */
+			in_text(text, &lo, &hi);
+			for (uint64_t a = lo; hi - a >= 5; a++) {
 				const unsigned char *p = d + text->sh_offset + (a - text->sh_addr);
 				int32_t rel;
-				if (a < text->sh_addr || a + 5 > text->sh_addr + text->sh_size || p[0] != 0xe8)
+				if (p[0] != 0xe8)
 					continue;
 				memcpy(&rel, p + 1, 4);
 				for (size_t j = 0; j < nfn; j++)
@@ -314,7 +331,8 @@ int ks_scan(const unsigned char *d, size_t len, const char *name, const char *ke
 			continue;
 		n = scan(&e, text, fns[i].lo, fns[i].hi, gotslot, &v);
 		all = xreallocarray(all, nall + n + 1, sizeof *all);
-		memcpy(all + nall, v, n * sizeof *v);
+		if (n)   /* a function without intrinsic calls has no sites (v NULL) */
+			memcpy(all + nall, v, n * sizeof *v);
 		nall += n;
 		free(v);
 	}

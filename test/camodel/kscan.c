@@ -47,23 +47,25 @@ static int in(uint64_t off, uint64_t size, uint64_t len)
 	return off <= len && size <= len - off;
 }
 
+/* String n of string table st, "" when st or the string lies outside the
+ * file (a SHT_NOBITS section's offset and size are no bytes of it). */
+static const char *str_at(const struct elf *e, const Elf64_Shdr *st, uint64_t n)
+{
+	if (st->sh_type == SHT_NOBITS || !in(st->sh_offset, st->sh_size, e->len) || n >= st->sh_size)
+		return "";
+	const char *s = (const char *)e->d + st->sh_offset + n;
+	return memchr(s, 0, st->sh_size - n) ? s : "";
+}
+
 static const char *sec_name(const struct elf *e, const Elf64_Shdr *s)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)e->d;
-	const Elf64_Shdr *st = &e->sh[eh->e_shstrndx];
-	if (s->sh_name >= st->sh_size)
-		return "";
-	const char *n = (const char *)e->d + st->sh_offset + s->sh_name;
-	return memchr(n, 0, st->sh_size - s->sh_name) ? n : "";
+	return str_at(e, &e->sh[eh->e_shstrndx], s->sh_name);
 }
 
 static const char *sym_name(const struct elf *e, const Elf64_Shdr *symsec, const Elf64_Sym *s)
 {
-	const Elf64_Shdr *st = &e->sh[symsec->sh_link];
-	if (s->st_name >= st->sh_size)
-		return "";
-	const char *n = (const char *)e->d + st->sh_offset + s->st_name;
-	return memchr(n, 0, st->sh_size - s->st_name) ? n : "";
+	return str_at(e, &e->sh[symsec->sh_link], s->st_name);
 }
 
 /* The sections of an x86-64 ELF shared object, bounds-checked; NULL if it

@@ -4,11 +4,13 @@
  * intrinsic calls (COPY_GM_TO_UB and SIMT_OP) and a direct call of a
  * helper, .dynsym, .dynstr and the GOT relocation of camodel_kernel_ops.
  *
- * Two cases come from the fuzz target (fuzz_kscan): a helper without an
- * intrinsic call (its empty site list was copied from a NULL pointer) and
- * a function symbol that starts before .text (a pointer was made from an
- * address outside .text before the bounds were checked); under the
- * sanitizers both stopped the run. */
+ * Three cases come from the fuzz target (fuzz_kscan): a helper without an
+ * intrinsic call (its empty site list was copied from a NULL pointer), a
+ * function symbol that starts before .text (a pointer was made from an
+ * address outside .text before the bounds were checked; under clang's
+ * UBSan), both stopping a run under the sanitizers, and a string table of
+ * type NOBITS whose offset lies outside the file (read all the same: a
+ * crash). */
 #define CAMODEL_RUNTIME
 #include "camodel_kernel.h"
 #include "kscan.h"
@@ -59,6 +61,7 @@ struct layout {
 	int64_t helper_value;               /* where the helper's symbol says it starts */
 	int got;                            /* the relocation of camodel_kernel_ops */
 	int second_kernel;                  /* a second global function */
+	int nobits;                         /* 5: .shstrtab, 3: .dynstr of type NOBITS, far outside the file */
 };
 
 /* Sections: null, .text, .dynsym, .dynstr, .rela.dyn, .shstrtab.  Symbols:
@@ -131,6 +134,11 @@ static size_t build(struct image *im, struct layout *l)
 	sh[4] = (Elf64_Shdr){ .sh_name = 23, .sh_type = SHT_RELA, .sh_offset = rela_off, .sh_size = sizeof rela,
 	                      .sh_link = 2, .sh_entsize = sizeof rela };
 	sh[5] = (Elf64_Shdr){ .sh_name = 33, .sh_type = SHT_STRTAB, .sh_offset = shs_off, .sh_size = sizeof shstr };
+
+	if (l->nobits) {
+		sh[l->nobits].sh_type = SHT_NOBITS;
+		sh[l->nobits].sh_offset = 0x7fffffff00000000;
+	}
 
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = ELFCLASS64;
@@ -225,6 +233,18 @@ static void test_sites(void)
 	build(&im, &l);
 	CHECK_INT(scan(&im, NULL, all, &r, err, sizeof err), 3);
 	CHECK(strstr(err, "camodel_kernel_ops") != NULL);
+
+	/* a string table of type NOBITS has no bytes in the file: its offset
+	 * and size are not read (they were, for the section names) */
+	l.got = 1;
+	l.nobits = 5;
+	build(&im, &l);
+	CHECK_INT(scan(&im, NULL, all, &r, err, sizeof err), 3);
+	CHECK(strstr(err, "no .text") != NULL);
+	l.nobits = 3;
+	build(&im, &l);
+	CHECK_INT(scan(&im, NULL, all, &r, err, sizeof err), 3);
+	l.nobits = 0;
 
 	/* cut anywhere: refused or scanned, never a read past the end */
 	l.got = 1;

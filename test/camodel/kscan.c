@@ -32,8 +32,6 @@ const struct ks_kind ks_kinds[] = {
 	{ offsetof(struct camodel_ops, simt), BIU_VECTOR, 8, "simt", "simt_vf" },
 };
 const unsigned ks_nkinds = sizeof ks_kinds / sizeof ks_kinds[0];
-#define NKINDS ks_nkinds
-#define kinds ks_kinds
 
 struct elf {
 	const unsigned char *d;
@@ -181,9 +179,9 @@ static size_t scan(const struct elf *e, const Elf64_Shdr *text, uint64_t lo, uin
 		} else
 			continue;
 		unsigned k;
-		for (k = 0; k < NKINDS && kinds[k].slot != slot; k++)
+		for (k = 0; k < ks_nkinds && ks_kinds[k].slot != slot; k++)
 			;
-		if (k == NKINDS)
+		if (k == ks_nkinds)
 			continue;   /* scalar, synchronisation, ...: never marked */
 		/* the call of that register */
 		for (uint64_t c = after; hi - c >= 2 && c - after < 512; c++) {
@@ -195,7 +193,7 @@ static size_t scan(const struct elf *e, const Elf64_Shdr *text, uint64_t lo, uin
 			uint64_t ret = c + (reg < 8 ? 2 : 3);
 			if (n == cap)
 				v = xreallocarray(v, cap = cap ? cap * 2 : 64, sizeof *v);
-			v[n].pc = (ret - 1) & ~(uint64_t)(kinds[k].align - 1);
+			v[n].pc = (ret - 1) & ~(uint64_t)(ks_kinds[k].align - 1);
 			v[n].kind = k;
 			v[n].id = 0;
 			n++;
@@ -345,7 +343,7 @@ int ks_scan(const unsigned char *d, size_t len, const char *name, const char *ke
 	qsort(all, nall, sizeof *all, by_pc);
 	unsigned *used = res->used, *want = res->want;
 	for (size_t i = 0; i < nall; i++) {
-		unsigned p = kinds[all[i].kind].pipe;
+		unsigned p = ks_kinds[all[i].kind].pipe;
 		if (!(sel >> all[i].kind & 1))
 			continue;
 		if (want[p]++ < DP_DFX_IDS_A5)

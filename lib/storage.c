@@ -1,4 +1,6 @@
 /* The storage-access view of a 910B/A3 block (see storage.h). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "storage.h"
@@ -169,4 +171,230 @@ void st_block_910b(struct st_block *o, const char *type, const struct pmu_ctx *x
 		use(o, "Vector1", ev(v1, 8), v1 ? v1->cycles : 0);
 	} else if (strcmp(type, "cube"))
 		use(o, "Vector", ev(x, 8), x->cycles);
+}
+
+/* ---- the tables ---- */
+
+static const char *const head_mem[] = { "", "requests", "throughput(GB/s)", NULL };
+static const char *const head_peak[] = { "", "requests", "throughput(GB/s)", "peak(%)", NULL };
+static const char *const head_cache[] = { "", "hit", "miss", "total", "hit rate(%)", NULL };
+static const char *const head_pipe[] = { "", "instructions", "cycle", "wait cycles", "active rate(%)",
+                                         "active bw(GB/s)", NULL };
+static const char *const head_scalar[] __attribute__((unused)) = { "", "cycle", "time(us)", NULL };
+
+static struct st_table *tab(struct st_tables *t, const char *name, const char *const *head)
+{
+	struct st_table *tb = &t->t[t->n++];
+	tb->name = name;
+	tb->head = head;
+	tb->nrow = 0;
+	return tb;
+}
+
+static struct st_row *row(struct st_table *tb, const char *name)
+{
+	struct st_row *r = &tb->row[tb->nrow++];
+	r->name = name;
+	r->n = 0;
+	return r;
+}
+
+static void val_txt(struct st_row *r, const char *s)
+{
+	snprintf(r->v[r->n++], PMU_VALUE_MAX, "%s", s);
+}
+
+static void val_u64(struct st_row *r, uint64_t v)
+{
+	pmu_fmt_u64(v, r->v[r->n++]);
+}
+
+static void val_float(struct st_row *r, float v)
+{
+	pmu_fmt_float(v, r->v[r->n++]);
+}
+
+/* A memory unit's row: its requests and GB/s (NA for ST_NA), and its
+ * peak share where the table has the column. */
+static void mem_row(struct st_table *tb, const char *name, uint64_t req, float bw, const char *peak)
+{
+	struct st_row *r = row(tb, name);
+	if (req == ST_NA) {
+		val_txt(r, "NA");
+		val_txt(r, "NA");
+	} else {
+		val_u64(r, req);
+		val_float(r, bw);
+	}
+	if (tb->head == head_peak)
+		val_txt(r, peak ? peak : "NA");
+}
+
+/* A cache's row (910B, 310P): NA when the misses are unknown; the total
+ * wraps as the reference's unchecked sum does. */
+static void cache_row(struct st_table *tb, const char *name, uint64_t hit, uint64_t miss)
+{
+	struct st_row *r = row(tb, name);
+	unsigned k;
+	if (miss == ST_NA) {
+		for (k = 0; k < 4; k++)
+			val_txt(r, "NA");
+		return;
+	}
+	val_u64(r, hit);
+	val_u64(r, miss);
+	val_u64(r, hit + miss);
+	val_float(r, st_percent(hit, hit + miss));
+}
+
+static int tab_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct st_table *)a)->name, ((const struct st_table *)b)->name);
+}
+
+static void tabs_done(struct st_tables *t)
+{
+	qsort(t->t, t->n, sizeof t->t[0], tab_cmp);
+}
+
+/* ---- 310P ---- */
+
+/* An event's count when it is on the block's replay list, else 0 (the
+ * reference's view reads the replay files' counts only). */
+static uint64_t ev_listed(const struct pmu_ctx *x, unsigned id)
+{
+	size_t n, k;
+	const uint16_t *list = pmu_replay_events(x->fmt, BOARD_CUBE, &n);
+	for (k = 0; k < n; k++)
+		if (list[k] == id)
+			return ev(x, id);
+	return 0;
+}
+
+/* a - b, UINT64_MAX when negative (the reference's checked difference) */
+static uint64_t sub_max(uint64_t a, uint64_t b)
+{
+	return b > a ? UINT64_MAX : a - b;
+}
+
+void st_block_310p(struct st_block *o, struct st_tables *t, const struct pmu_ctx *x)
+{
+	/* each count with its bus width and lanes */
+	enum { GM_RD, GM_WR, L1_RD, MTE_WR, L0A_RD, L0A_CUBE, L0B_RD, L0B_CUBE, L0C_WR, UB_WR, UB_RD, UB_MTE_RD,
+	       UB_MTE_WR, UB_VEC_RD, UB_VEC_WR, SC_RD, SC_WR, N };
+	static const struct { unsigned ev, pip, lanes; } c[N] = {
+		[GM_RD] = { 18, 512, 8 }, [GM_WR] = { 19, 512, 8 }, [L1_RD] = { 50, 256, 8 }, [MTE_WR] = { 49, 512, 8 },
+		[L0A_RD] = { 28, 256, 16 }, [L0A_CUBE] = { 27, 256, 16 }, [L0B_RD] = { 34, 128, 8 },
+		[L0B_CUBE] = { 33, 256, 16 }, [L0C_WR] = { 42, 256, 32 }, [UB_WR] = { 41, 256, 8 },
+		[UB_RD] = { 39, 256, 8 }, [UB_MTE_RD] = { 62, 16, 8 }, [UB_MTE_WR] = { 61, 16, 8 },
+		[UB_VEC_RD] = { 67, 32, 8 }, [UB_VEC_WR] = { 68, 32, 8 }, [SC_RD] = { 55, 128, 1 }, [SC_WR] = { 56, 128, 1 },
+	};
+	static const struct { enum st_path p; int i; } paths[] = {
+		{ ST_GM_TO_L2, GM_RD }, { ST_L2_TO_GM, GM_WR }, { ST_L0A_TO_CUBE, L0A_CUBE }, { ST_L0B_TO_CUBE, L0B_CUBE },
+		{ ST_CUBE_TO_L0C, L0C_WR }, { ST_UB_TO_L2, UB_MTE_WR }, { ST_UB_TO_VEC, UB_VEC_RD },
+		{ ST_VEC_TO_UB, UB_VEC_WR }, { ST_L2_UB_TO_L1, L1_RD }, { ST_L1_TO_L0A_310P, L0A_RD },
+		{ ST_L2_L1_TO_L0B, L0B_RD }, { ST_VEC_TO_L0C, UB_WR }, { ST_L0C_TO_VEC, UB_RD },
+		{ ST_L2_L1_TO_UB, UB_MTE_RD },
+	};
+	uint64_t v[N], l2hit = ev_listed(x, 106), l2all = ev_listed(x, 120) + ev_listed(x, 121), ichit;
+	uint64_t icmiss = ev(x, 85);
+	float bw[N];
+	unsigned i;
+
+	memset(o, 0, sizeof *o);
+	for (i = 0; i < N; i++) {
+		v[i] = ev(x, c[i].ev);
+		bw[i] = pmu_bandwidth_req(x, c[i].pip, c[i].lanes, v[i]);
+	}
+	for (i = 0; i < sizeof paths / sizeof paths[0]; i++)
+		put(o, x, paths[i].p, v[paths[i].i], bw[paths[i].i], R_NONE);
+	/* the L2 counts (events 106, 120, 121) are L2Cache.bin's, off the
+	 * replay list the reference's view reads: 0 there, so the misses
+	 * are unknown */
+	o->hit = l2hit;
+	o->miss = l2all > l2hit ? l2all - l2hit : ST_NA;
+	use(o, "Cube", ev(x, 10), x->cycles);
+	use(o, "Vector", ev(x, 8), x->cycles);
+	if (!t)
+		return;
+
+	ichit = sub_max(ev(x, 84), icmiss);
+	memset(t, 0, sizeof *t);
+	{
+		struct st_table *tb = tab(t, "Cache", head_cache);
+		cache_row(tb, "L2 Cache Total", o->hit, o->miss);
+		cache_row(tb, "iCache Total", ichit, icmiss);
+	}
+#define MEM(tb, name, i) mem_row(tb, name, v[i], bw[i], NULL)
+	{
+		struct st_table *tb = tab(t, "Cube", head_mem);
+		MEM(tb, "Cube Read L0A", L0A_CUBE);
+		MEM(tb, "Cube Read L0B", L0B_CUBE);
+		MEM(tb, "Cube Write L0C", L0C_WR);
+		tb = tab(t, "GM", head_mem);
+		MEM(tb, "Read Main Memory", GM_RD);
+		MEM(tb, "Write Main Memory", GM_WR);
+		tb = tab(t, "L0A", head_mem);
+		MEM(tb, "L0A Read MTE", L0A_RD);
+		MEM(tb, "L0A Write Cube", L0A_CUBE);
+		MEM(tb, "L0A Read L1", L0A_RD);
+		tb = tab(t, "L0B", head_mem);
+		MEM(tb, "L0B Read MTE", L0B_RD);
+		MEM(tb, "L0B Write Cube", L0B_CUBE);
+		MEM(tb, "L0B Read L1", L0B_RD);
+		tb = tab(t, "L0C", head_mem);
+		MEM(tb, "L0C Read Cube", L0C_WR);
+		MEM(tb, "L0C Write UB", UB_WR);
+		MEM(tb, "L0C Read UB", UB_RD);
+		tb = tab(t, "L1", head_mem);
+		MEM(tb, "L1 Read MTE", L1_RD);
+		MEM(tb, "L1 Write MTE", MTE_WR);
+		MEM(tb, "L1 Read L0A/L0B/UB", L1_RD);
+		MEM(tb, "L1 Write GM/UB", MTE_WR);
+		tb = tab(t, "UB", head_mem);
+		MEM(tb, "UB Read MTE", UB_MTE_RD);
+		MEM(tb, "UB Write MTE", UB_MTE_WR);
+		MEM(tb, "UB Read GM", UB_MTE_RD);
+		MEM(tb, "UB Write GM", UB_MTE_WR);
+		MEM(tb, "UB Write Vector", UB_VEC_RD);
+		MEM(tb, "UB Read Vector", UB_VEC_WR);
+		MEM(tb, "UB Read Scalar", SC_RD);
+		MEM(tb, "UB Write Scalar", SC_WR);
+		MEM(tb, "UB Write L0C", UB_WR);
+		MEM(tb, "UB Read L0C", UB_RD);
+		tb = tab(t, "Vector", head_mem);
+		MEM(tb, "Vector Write UB", UB_VEC_WR);
+		MEM(tb, "Vector Read UB", UB_VEC_RD);
+	}
+#undef MEM
+	{
+		/* instructions, cycles, waits; the active rate over the block's
+		 * cycles (no bandwidth column on 310P) */
+		static const struct { const char *name; unsigned ins, cyc, wait; } p[] = {
+			{ "MTE1", 4, 11, 90 }, { "MTE2", 5, 12, 91 }, { "MTE3", 6, 13, 92 }, { "Scalar", 0, 9, 87 },
+		};
+		struct st_table *tb = tab(t, "Pipe", head_pipe);
+		for (i = 0; i < 4; i++) {
+			struct st_row *r = row(tb, p[i].name);
+			val_u64(r, p[i].ins ? ev(x, p[i].ins) : 0);
+			val_u64(r, ev(x, p[i].cyc));
+			val_u64(r, ev(x, p[i].wait));
+			val_float(r, st_percent(ev(x, p[i].cyc), x->cycles));
+		}
+	}
+	tabs_done(t);
+}
+void st_block_a5(struct st_block *o, struct st_tables *t, const char *type, const struct pmu_ctx *x,
+                 const struct pmu_ctx *v0, const struct pmu_ctx *v1, int has_simt)
+{
+	(void)o; (void)t; (void)type; (void)x; (void)v0; (void)v1; (void)has_simt;
+	memset(o, 0, sizeof *o);
+	if (t)
+		memset(t, 0, sizeof *t);
+}
+void st_table_910b(struct st_tables *t, const char *type, const struct pmu_ctx *x, const struct pmu_ctx *v0,
+                   const struct pmu_ctx *v1, int64_t l2_evict)
+{
+	(void)type; (void)x; (void)v0; (void)v1; (void)l2_evict;
+	memset(t, 0, sizeof *t);
 }

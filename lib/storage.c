@@ -1,4 +1,6 @@
 /* The storage-access view of a 910B/A3 block (see storage.h). */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,15 +261,19 @@ static void tabs_done(struct st_tables *t)
 
 /* ---- 310P ---- */
 
-/* An event's count when it is on the block's replay list, else 0 (the
- * reference's view reads the replay files' counts only). */
-static uint64_t ev_listed(const struct pmu_ctx *x, unsigned id)
+/* An event's count as the reference's view reads a sub-core's: an event
+ * of its kind's replay list with its count (UINT64_MAX when no replay
+ * counted it), any other 0; no sub-core, 0. */
+static uint64_t evk(const struct pmu_ctx *x, enum board_core core, unsigned id)
 {
 	size_t n, k;
-	const uint16_t *list = pmu_replay_events(x->fmt, BOARD_CUBE, &n);
+	const uint16_t *list;
+	if (!x || !x->ev)
+		return 0;
+	list = pmu_replay_events(x->fmt, core, &n);
 	for (k = 0; k < n; k++)
 		if (list[k] == id)
-			return ev(x, id);
+			return pmu_counts_get(x->ev, id);
 	return 0;
 }
 
@@ -296,29 +302,28 @@ void st_block_310p(struct st_block *o, struct st_tables *t, const struct pmu_ctx
 		{ ST_L2_L1_TO_L0B, L0B_RD }, { ST_VEC_TO_L0C, UB_WR }, { ST_L0C_TO_VEC, UB_RD },
 		{ ST_L2_L1_TO_UB, UB_MTE_RD },
 	};
-	uint64_t v[N], l2hit = ev_listed(x, 106), l2all = ev_listed(x, 120) + ev_listed(x, 121), ichit;
-	uint64_t icmiss = ev(x, 85);
+	uint64_t v[N], l2hit = evk(x, BOARD_CUBE, 106), l2all = evk(x, BOARD_CUBE, 120) + evk(x, BOARD_CUBE, 121), ichit;
+	uint64_t icmiss = evk(x, BOARD_CUBE, 85);
 	float bw[N];
 	unsigned i;
 
 	memset(o, 0, sizeof *o);
 	for (i = 0; i < N; i++) {
-		v[i] = ev(x, c[i].ev);
+		v[i] = evk(x, BOARD_CUBE, c[i].ev);
 		bw[i] = pmu_bandwidth_req(x, c[i].pip, c[i].lanes, v[i]);
 	}
 	for (i = 0; i < sizeof paths / sizeof paths[0]; i++)
 		put(o, x, paths[i].p, v[paths[i].i], bw[paths[i].i], R_NONE);
 	/* the L2 counts (events 106, 120, 121) are L2Cache.bin's, off the
-	 * replay list the reference's view reads: 0 there, so the misses
-	 * are unknown */
+	 * replay list: 0 here, so the misses are unknown */
 	o->hit = l2hit;
 	o->miss = l2all > l2hit ? l2all - l2hit : ST_NA;
-	use(o, "Cube", ev(x, 10), x->cycles);
-	use(o, "Vector", ev(x, 8), x->cycles);
+	use(o, "Cube", evk(x, BOARD_CUBE, 10), x->cycles);
+	use(o, "Vector", evk(x, BOARD_CUBE, 8), x->cycles);
 	if (!t)
 		return;
 
-	ichit = sub_max(ev(x, 84), icmiss);
+	ichit = sub_max(evk(x, BOARD_CUBE, 84), icmiss);
 	memset(t, 0, sizeof *t);
 	{
 		struct st_table *tb = tab(t, "Cache", head_cache);
@@ -376,21 +381,482 @@ void st_block_310p(struct st_block *o, struct st_tables *t, const struct pmu_ctx
 		struct st_table *tb = tab(t, "Pipe", head_pipe);
 		for (i = 0; i < 4; i++) {
 			struct st_row *r = row(tb, p[i].name);
-			val_u64(r, p[i].ins ? ev(x, p[i].ins) : 0);
-			val_u64(r, ev(x, p[i].cyc));
-			val_u64(r, ev(x, p[i].wait));
-			val_float(r, st_percent(ev(x, p[i].cyc), x->cycles));
+			val_u64(r, p[i].ins ? evk(x, BOARD_CUBE, p[i].ins) : 0);
+			val_u64(r, evk(x, BOARD_CUBE, p[i].cyc));
+			val_u64(r, evk(x, BOARD_CUBE, p[i].wait));
+			val_float(r, st_percent(evk(x, BOARD_CUBE, p[i].cyc), x->cycles));
 		}
 	}
 	tabs_done(t);
 }
-void st_block_a5(struct st_block *o, struct st_tables *t, const char *type, const struct pmu_ctx *x,
-                 const struct pmu_ctx *v0, const struct pmu_ctx *v1, int has_simt)
+/* ---- Ascend950 ---- */
+
+struct mi {                        /* a memory unit's count, GB/s and peak share */
+	uint64_t req;
+	float bw;
+	char peak[PMU_VALUE_MAX];
+};
+struct ci {                        /* a cache's hits, misses and total */
+	uint64_t hit, miss, total;
+};
+struct pi {                        /* a pipe's instructions, cycles, waits, active bandwidth and rate */
+	uint64_t ins, cyc, wait;
+	char bw[PMU_VALUE_MAX];
+	float rate;
+};
+struct a5_cube {
+	struct ci cache[4];
+	struct pi pipe[5];
+	struct mi gm[2], cube[4], l0a[3], l0b[3], l0c[6], l1[7], l2[2];
+};
+struct a5_vec {
+	struct ci cache[4];
+	struct pi pipe[3];
+	struct mi gm[2], ub[9], vec[2], dcache[4], l2[2];
+};
+
+/* A count of r's request size over us: its GB/s and, with path (>= 0)
+ * and a known count, its share of the path's peak. */
+static struct mi a5_mi(const struct pmu_ctx *x, float us, uint64_t v, enum pmu_req r, int path)
 {
-	(void)o; (void)t; (void)type; (void)x; (void)v0; (void)v1; (void)has_simt;
+	struct mi m;
+	float gb = pmu_data_fp(v, pmu_req_bytes(BOARD_A5, r), 0);
+	m.req = v;
+	m.bw = pmu_bandwidth_fp(gb, us, 1.0f);
+	if (path >= 0 && v != UINT64_MAX)
+		pmu_bw_usage(gb, us, (enum pmu_path)path, x->soc, 0, m.peak);
+	else
+		strcpy(m.peak, "NA");
+	return m;
+}
+
+static uint64_t sum_sat(const struct pmu_ctx *x, enum board_core k, const unsigned *id, unsigned n)
+{
+	uint64_t s = 0;
+	while (n--)
+		s = pmu_sat_add(s, evk(x, k, *id++));
+	return s;
+}
+
+static uint64_t sub_0(uint64_t a, uint64_t b)   /* a - b, 0 when negative */
+{
+	return b > a ? 0 : a - b;
+}
+
+static void a5_cache(const struct pmu_ctx *x, enum board_core k, struct ci *c)
+{
+	static const unsigned wmiss[] = { 1067, 1068, 1070, 1071 }, rmiss[] = { 1061, 1062, 1064, 1065 };
+	c[0].hit = pmu_sat_add(evk(x, k, 1066), evk(x, k, 1069));
+	c[0].miss = sum_sat(x, k, wmiss, 4);
+	c[0].total = pmu_sat_add(c[0].hit, c[0].miss);
+	c[1].hit = pmu_sat_add(evk(x, k, 1060), evk(x, k, 1063));
+	c[1].miss = sum_sat(x, k, rmiss, 4);
+	c[1].total = pmu_sat_add(c[1].hit, c[1].miss);
+	c[2].hit = pmu_sat_add(c[0].hit, c[1].hit);
+	c[2].miss = pmu_sat_add(c[0].miss, c[1].miss);
+	c[2].total = pmu_sat_add(c[0].total, c[1].total);
+	c[3].hit = sub_0(evk(x, k, 52), evk(x, k, 53));
+	c[3].miss = evk(x, k, 53);
+	c[3].total = evk(x, k, 52);
+}
+
+/* The pipes' advice: bit k for "MTE1", "MTE2", "MTE2 vector", "MTE3",
+ * "MTE3 vector" (the reference's set, in its order). */
+static int fzero_st(float v)
+{
+	return fabsf(v) < FLT_EPSILON;
+}
+
+
+/* bytes over us against the pipe's peak, when the pipe was active: below
+ * 0.8 of its active rate sets the pipe's advice bit */
+static void a5_advise(unsigned *adv, unsigned bit, float gb, float us, float rate, float peak)
+{
+	if (adv && !fzero_st(rate) && !fzero_st(peak) && pmu_bandwidth_fp(gb, us, 1.0f) / rate / peak < 0.8f)
+		*adv |= 1u << bit;
+}
+
+/* a pipe's active bandwidth: gb over its busy time */
+static void a5_pipe_bw(const struct pmu_ctx *x, float gb, uint64_t cyc, char *buf)
+{
+	pmu_bandwidth(gb, x->freq == 0 ? 0.0f : (float)cyc / (float)x->freq, 1.0f, buf);
+}
+
+static void a5_pipe(struct pi *p, const struct pmu_ctx *x, enum board_core k, unsigned ins, unsigned cyc, unsigned wait, float gb,
+                    int has_bw, uint64_t total)
+{
+	p->ins = evk(x, k, ins);
+	p->cyc = evk(x, k, cyc);
+	p->wait = evk(x, k, wait);
+	if (has_bw)
+		a5_pipe_bw(x, gb, p->cyc, p->bw);
+	else
+		strcpy(p->bw, "NA");
+	p->rate = st_percent(p->cyc, total);
+}
+
+static float a5_span(const struct pmu_ctx *x, uint64_t cycles)
+{
+	if (!fzero_st(x->duration))
+		return x->duration;
+	return x->freq == 0 ? 0.0f : (float)cycles / (float)x->freq;
+}
+
+/* fix_ub: the cube's FIXP -> UB counts for vector0 and vector1 */
+static void a5_cube_data(struct a5_cube *d, const struct pmu_ctx *x, unsigned *adv, uint64_t fix_ub[2])
+{
+	const enum board_core k = BOARD_CUBE;
+	static const unsigned fixp[] = { 1804, 1806, 1815, 1059 }, gm_l2[] = { 1061, 1062, 1064, 1065 },
+	                      l2_gm[] = { 1062, 1065, 1068, 1071 };
+	float us = a5_span(x, x->cycles);
+	uint64_t l0c_fixp = sum_sat(x, k, fixp, 4), l0c_ub = pmu_sat_add(evk(x, k, 1804), evk(x, k, 1815));
+	uint64_t l1_l0ab = pmu_sat_add(evk(x, k, 1795), evk(x, k, 1797)), l1_ub = sub_0(evk(x, k, 1799), l1_l0ab);
+	uint64_t ub_l1 = sub_0(evk(x, k, 1801), pmu_sat_add(evk(x, k, 1806), evk(x, k, 1058) / 2));
+	uint64_t mte_l1 = sub_0(evk(x, k, 1801), evk(x, k, 1806));
+	float mte1 = pmu_data_fp(evk(x, k, 1799), pmu_req_bytes(BOARD_A5, REQ_L1_TO_MTE), 0);
+	float mte2 = pmu_data_fp(evk(x, k, 1058), pmu_req_bytes(BOARD_A5, REQ_GM_TO_L1), 0);
+	float mte3 = pmu_data_fp(ub_l1, pmu_req_bytes(BOARD_A5, REQ_MTE_TO_L1), 0);
+	float fix = pmu_data_fp(l0c_fixp, pmu_req_bytes(BOARD_A5, REQ_L0C_TO_FIXP), 0);
+	float pk1 = pmu_peak_bw(x->soc, 0, PATH_L1_TO_L0A);
+
+	if (pmu_peak_bw(x->soc, 0, PATH_L1_TO_L0B) > pk1)
+		pk1 = pmu_peak_bw(x->soc, 0, PATH_L1_TO_L0B);
+	if (pmu_peak_bw(x->soc, 0, PATH_L1_TO_UB) > pk1)
+		pk1 = pmu_peak_bw(x->soc, 0, PATH_L1_TO_UB);
+	fix_ub[0] = evk(x, k, 1804);
+	fix_ub[1] = evk(x, k, 1815);
+	a5_cache(x, k, d->cache);
+	a5_pipe(&d->pipe[0], x, k, 1792, 1794, 13, mte1, 1, x->cycles);
+	a5_pipe(&d->pipe[1], x, k, 512, 514, 14, mte2, 1, x->cycles);
+	a5_pipe(&d->pipe[2], x, k, 513, 515, 15, mte3, 1, x->cycles);
+	a5_pipe(&d->pipe[3], x, k, 1813, 1812, 36, fix, 1, x->cycles);
+	a5_pipe(&d->pipe[4], x, k, 0, 1, 10, 0, 0, x->cycles);
+	a5_advise(adv, 0, mte1, us, d->pipe[0].rate, pk1);
+	a5_advise(adv, 1, mte2, us, d->pipe[1].rate, pmu_peak_bw(x->soc, 0, PATH_GM_TO_L1));
+	a5_advise(adv, 3, mte3, us, d->pipe[2].rate, pmu_peak_bw(x->soc, 0, PATH_UB_TO_L1));
+
+	d->gm[0] = a5_mi(x, us, evk(x, k, 1058), REQ_MAIN_MEMORY, -1);
+	d->gm[1] = a5_mi(x, us, evk(x, k, 1059), REQ_MAIN_MEMORY, -1);
+	d->cube[0] = a5_mi(x, us, evk(x, k, 772), REQ_L0A_TO_CUBE, -1);
+	d->cube[1] = a5_mi(x, us, evk(x, k, 774), REQ_L0B_TO_CUBE, -1);
+	d->cube[2] = a5_mi(x, us, evk(x, k, 776), REQ_CUBE_TO_L0C, -1);
+	d->cube[3] = a5_mi(x, us, evk(x, k, 778), REQ_L0C_TO_CUBE, -1);
+	d->l0a[0] = d->l0a[2] = a5_mi(x, us, evk(x, k, 1795), REQ_L1_TO_L0A, PATH_L1_TO_L0A);
+	d->l0a[1] = d->cube[0];
+	d->l0b[0] = d->l0b[2] = a5_mi(x, us, evk(x, k, 1797), REQ_L1_TO_L0B, PATH_L1_TO_L0B);
+	d->l0b[1] = d->cube[1];
+	d->l0c[0] = d->cube[2];
+	d->l0c[1] = d->cube[3];
+	d->l0c[2] = a5_mi(x, us, evk(x, k, 1059), REQ_L0C_TO_GM, PATH_L0C_TO_GM);
+	d->l0c[3] = a5_mi(x, us, evk(x, k, 1806), REQ_L0C_TO_L1, PATH_L0C_TO_L1);
+	d->l0c[4] = a5_mi(x, us, l0c_fixp, REQ_L0C_TO_FIXP, -1);
+	d->l0c[5] = a5_mi(x, us, l0c_ub, REQ_L0C_TO_UB, PATH_L0C_TO_UB);
+	d->l1[0] = a5_mi(x, us, mte_l1, REQ_MTE_TO_L1, -1);
+	d->l1[1] = a5_mi(x, us, evk(x, k, 1799), REQ_L1_TO_MTE, -1);
+	d->l1[2] = a5_mi(x, us, l1_l0ab, REQ_L1_TO_L0B, PATH_L1_TO_L0B);
+	d->l1[3] = d->l0c[3];
+	d->l1[4] = a5_mi(x, us, evk(x, k, 1058), REQ_GM_TO_L1, PATH_GM_TO_L1);
+	d->l1[5] = a5_mi(x, us, l1_ub, REQ_L1_TO_UB, PATH_L1_TO_UB);
+	d->l1[6] = a5_mi(x, us, ub_l1, REQ_MTE_TO_L1, -1);
+	d->l2[0] = a5_mi(x, us, sum_sat(x, k, gm_l2, 4), REQ_MAIN_MEMORY, -1);
+	d->l2[1] = a5_mi(x, us, sum_sat(x, k, l2_gm, 4), REQ_MAIN_MEMORY, -1);
+}
+
+/* A vector sub-core; fix_ub: the cube's FIXP -> UB count for it (0 for
+ * a vector op).  With SIMT the UB <-> Vector paths are not counted. */
+static void a5_vec_data(struct a5_vec *d, const struct pmu_ctx *x, unsigned *adv, uint64_t fix_ub, int has_simt)
+{
+	const enum board_core k = BOARD_VECTOR;
+	static const unsigned d2v[] = { 1395, 1396, 1404 }, v2d[] = { 1397, 1398, 1400, 1404 },
+	                      gm_l2[] = { 1061, 1062, 1064, 1065 }, l2_gm[] = { 1062, 1065, 1068, 1071 };
+	float us = a5_span(x, x->cycles);
+	uint64_t gm_dc = pmu_sat_add(evk(x, k, 1407), evk(x, k, 1408)), gm_ub = sub_0(evk(x, k, 1058), gm_dc);
+	uint64_t ub_vec = has_simt ? ST_NA : evk(x, k, 1393), vec_ub = has_simt ? ST_NA : evk(x, k, 1394);
+	float mte2 = pmu_data_fp(gm_ub, pmu_req_bytes(BOARD_A5, REQ_GM_TO_UB), 0);
+
+	a5_cache(x, k, d->cache);
+	a5_pipe(&d->pipe[0], x, k, 512, 514, 14, mte2, 1, x->cycles);
+	/* MTE3's bytes come from the memory-detail records only */
+	a5_pipe(&d->pipe[1], x, k, 513, 515, 15, -1.0f, 1, x->cycles);
+	a5_pipe(&d->pipe[2], x, k, 0, 1, 10, 0, 0, x->cycles);
+	a5_advise(adv, 2, mte2, us, d->pipe[0].rate, pmu_peak_bw(x->soc, 0, PATH_GM_TO_UB));
+
+	d->gm[0] = a5_mi(x, us, evk(x, k, 1058), REQ_MAIN_MEMORY, -1);
+	d->gm[1] = a5_mi(x, us, evk(x, k, 1059), REQ_MAIN_MEMORY, -1);
+	d->ub[0] = a5_mi(x, us, evk(x, k, 518), REQ_MTE_TO_UB, -1);
+	d->ub[1] = a5_mi(x, us, evk(x, k, 516), REQ_UB_TO_MTE, -1);
+	d->ub[2] = a5_mi(x, us, gm_ub, REQ_GM_TO_UB, PATH_GM_TO_UB);
+	d->ub[3] = a5_mi(x, us, vec_ub, REQ_VEC_TO_UB, -1);
+	d->ub[4] = a5_mi(x, us, ub_vec, REQ_UB_TO_VEC, -1);
+	d->ub[5] = a5_mi(x, us, fix_ub, REQ_L0C_TO_UB, -1);
+	/* L1 -> UB, UB -> L1, UB -> GM: memory-detail records only */
+	d->ub[6] = a5_mi(x, us, 0, REQ_L1_TO_UB, -1);
+	d->ub[7] = a5_mi(x, us, 0, REQ_UB_TO_L1, -1);
+	d->ub[8] = a5_mi(x, us, 0, REQ_UB_TO_GM, -1);
+	d->vec[0] = d->ub[3];
+	d->vec[1] = d->ub[4];
+	d->dcache[0] = a5_mi(x, us, gm_dc, REQ_DCACHE, -1);
+	d->dcache[1] = a5_mi(x, us, sum_sat(x, k, v2d, 4), REQ_DCACHE, -1);
+	d->dcache[2] = a5_mi(x, us, sum_sat(x, k, d2v, 3), REQ_DCACHE, -1);
+	d->dcache[3] = a5_mi(x, us, 0, REQ_DCACHE, -1);
+	d->l2[0] = a5_mi(x, us, sum_sat(x, k, gm_l2, 4), REQ_MAIN_MEMORY, -1);
+	d->l2[1] = a5_mi(x, us, sum_sat(x, k, l2_gm, 4), REQ_MAIN_MEMORY, -1);
+}
+
+static void a5_put(struct st_block *o, enum st_path p, const struct mi *m)
+{
+	struct st_unit *u = &o->unit[o->nunit++];
+	u->path = p;
+	u->request = m->req;
+	u->bw = m->bw;
+	strcpy(u->peak, "NA");
+}
+
+static void a5_cache_row(struct st_table *tb, const char *name, const struct ci *c)
+{
+	struct st_row *r = row(tb, name);
+	unsigned k;
+	if (c->hit == UINT64_MAX || c->miss == UINT64_MAX || c->total == UINT64_MAX) {
+		for (k = 0; k < 4; k++)
+			val_txt(r, "NA");
+		return;
+	}
+	val_u64(r, c->hit);
+	val_u64(r, c->miss);
+	val_u64(r, c->total);
+	val_float(r, st_percent(c->hit, c->total));
+}
+
+static void a5_mem_rows(struct st_tables *t, const char *name, const char *const *head, const char *const *rows,
+                        const struct mi *m, unsigned n)
+{
+	struct st_table *tb = tab(t, name, head);
+	unsigned i;
+	for (i = 0; i < n; i++)
+		mem_row(tb, rows[i], m[i].req, m[i].bw, m[i].peak);
+}
+
+static void a5_pipe_rows(struct st_tables *t, const char *name, const char *const *rows, const struct pi *p,
+                         unsigned n)
+{
+	struct st_table *tb = tab(t, name, head_pipe);
+	unsigned i;
+	for (i = 0; i < n; i++) {
+		struct st_row *r = row(tb, rows[i]);
+		int na = p[i].cyc == UINT64_MAX;
+		if (p[i].ins == UINT64_MAX)
+			val_txt(r, "NA");
+		else
+			val_u64(r, p[i].ins);
+		if (na)
+			val_txt(r, "NA");
+		else
+			val_u64(r, p[i].cyc);
+		if (p[i].wait == UINT64_MAX)
+			val_txt(r, "NA");
+		else
+			val_u64(r, p[i].wait);
+		if (na) {
+			val_txt(r, "NA");
+			val_txt(r, "NA");
+		} else {
+			val_float(r, p[i].rate);
+			val_txt(r, p[i].bw);
+		}
+	}
+}
+
+static const char *const a5_gm_rows[] = { "Read Main Memory", "Write Main Memory" };
+static const char *const a5_vec_rows[] = { "Vector Write UB", "Vector Read UB" };
+static const char *const a5_dc_rows[] = { "DCache Read GM", "DCache Read Vector", "DCache Write Vector" };
+static const char *const a5_ub_rows[] = { "UB Read MTE", "UB Write MTE", "UB Read GM", "UB Read Vector",
+                                          "UB Write Vector", "UB Read L0C" };
+static const char *const a5_cube_pipes[] = { "MTE1", "MTE2", "MTE3", "FIXP", "Scalar" };
+static const char *const a5_vec_pipes[] = { "MTE2", "MTE3", "Scalar" };
+
+static void a5_cube_tables(struct st_tables *t, const struct a5_cube *d, int mix)
+{
+	static const char *const l1[] = { "L1 Read MTE", "L1 Write MTE", "L1 Write L0A/L0B", "L1 Read L0C", "L1 Read GM",
+	                                  "L1 Write UB", "L1 Read UB" };
+	static const char *const l0a[] = { "L0A Read MTE", "L0A Write Cube", "L0A Read L1/GM" };
+	static const char *const l0b[] = { "L0B Read MTE", "L0B Write Cube", "L0B Read L1/GM" };
+	static const char *const cube[] = { "Cube Read L0A", "Cube Read L0B", "Cube Write L0C", "Cube Read L0C" };
+	static const char *const l0c[] = { "L0C Read Cube", "L0C Write Cube", "L0C Write GM", "L0C Write L1",
+	                                   "L0C Write FIXP", "L0C Write UB" };
+	a5_mem_rows(t, "L1", head_peak, l1, d->l1, mix ? 7 : 5);
+	a5_mem_rows(t, "L0A", head_peak, l0a, d->l0a, 3);
+	a5_mem_rows(t, "L0B", head_peak, l0b, d->l0b, 3);
+	a5_mem_rows(t, "Cube", head_mem, cube, d->cube, 4);
+	a5_mem_rows(t, "L0C", head_peak, l0c, d->l0c, mix ? 6 : 5);
+	a5_pipe_rows(t, mix ? "Pipe Cube" : "Pipe", a5_cube_pipes, d->pipe, 5);
+	a5_mem_rows(t, mix ? "GM Cube" : "GM", head_mem, a5_gm_rows, d->gm, 2);
+}
+
+static void a5_vec_tables(struct st_tables *t, const struct a5_vec *d, int mix, unsigned k)
+{
+	static const char *const ub[] = { "UB", "UB Core0", "UB Core1" }, *const vec[] = { "Vector", "Vector Core0",
+	                                  "Vector Core1" }, *const pipe[] = { "Pipe", "Pipe Vector Core0",
+	                                  "Pipe Vector Core1" }, *const gm[] = { "GM", "GM Vector Core0",
+	                                  "GM Vector Core1" }, *const dc[] = { "DCache", "DCache Core0", "DCache Core1" };
+	unsigned i = mix ? k + 1 : 0;
+	a5_mem_rows(t, ub[i], head_peak, a5_ub_rows, d->ub, mix ? 6 : 5);
+	a5_mem_rows(t, vec[i], head_mem, a5_vec_rows, d->vec, 2);
+	a5_pipe_rows(t, pipe[i], a5_vec_pipes, d->pipe, 3);
+	a5_mem_rows(t, gm[i], head_mem, a5_gm_rows, d->gm, 2);
+	a5_mem_rows(t, dc[i], head_mem, a5_dc_rows, d->dcache, 3);
+}
+
+static void a5_advice(struct st_tables *t, unsigned adv, const char *type)
+{
+	static const char *const mix[] = { "aicore MTE1 bandwidth utilization lower than 80% when active",
+	                                   "aicore MTE2 bandwidth utilization lower than 80% when active",
+	                                   "aivector MTE2 bandwidth utilization lower than 80% when active",
+	                                   "aicore MTE3 bandwidth utilization lower than 80% when active",
+	                                   "aivector MTE3 bandwidth utilization lower than 80% when active" };
+	static const char *const plain[] = { "MTE1 bandwidth utilization lower than 80% when active",
+	                                     "MTE2 bandwidth utilization lower than 80% when active",
+	                                     "MTE2 vector bandwidth utilization lower than 80% when active",
+	                                     "MTE3 bandwidth utilization lower than 80% when active",
+	                                     "MTE3 vector bandwidth utilization lower than 80% when active" };
+	unsigned k;
+	int vec = !strcmp(type, "vector");
+	for (k = 0; k < 5; k++)
+		if (adv & (1u << k))
+			/* a vector op's pipes are named without "vector" */
+			t->advice[t->nadvice++] = !strcmp(type, "mix") ? mix[k] : vec && k == 2 ? plain[1]
+			                          : vec && k == 4 ? plain[3] : plain[k];
+}
+
+/* The heat map's paths of a vector op's sub-core or of a mix op's vector
+ * sub-core k (its own path numbers). */
+static void a5_vec_paths(struct st_block *o, const struct a5_vec *d, int mix, unsigned k)
+{
+	static const enum st_path p[2][8] = {
+		{ ST_L2_TO_UB, ST_UB_TO_L2, ST_UB_TO_VEC, ST_VEC_TO_UB, ST_L2_TO_DCACHE, ST_VEC_TO_DCACHE,
+		  ST_DCACHE_TO_VEC, ST_FIXP_TO_UB },
+		{ ST_L2_TO_UB_1, ST_UB_TO_L2_1, ST_UB_TO_VEC_1, ST_VEC_TO_UB_1, ST_L2_TO_DCACHE_1,
+		  ST_VEC_TO_DCACHE_1, ST_DCACHE_TO_VEC_1, ST_FIXP_TO_UB_1 },
+	};
+	a5_put(o, p[k][0], &d->ub[2]);
+	a5_put(o, p[k][1], &d->gm[1]);
+	a5_put(o, p[k][2], &d->ub[4]);
+	a5_put(o, p[k][3], &d->ub[3]);
+	a5_put(o, p[k][4], &d->dcache[0]);
+	a5_put(o, p[k][5], &d->dcache[1]);
+	a5_put(o, p[k][6], &d->dcache[2]);
+	if (mix)
+		a5_put(o, p[k][7], &d->ub[5]);
+}
+
+static void sort_units(struct st_block *o)
+{
+	unsigned i, k;
+	for (i = 1; i < o->nunit; i++) {   /* by path */
+		struct st_unit t = o->unit[i];
+		for (k = i; k > 0 && o->unit[k - 1].path > t.path; k--)
+			o->unit[k] = o->unit[k - 1];
+		o->unit[k] = t;
+	}
+}
+
+void st_block_a5(struct st_block *o, struct st_tables *t, const char *type, const struct pmu_ctx *x,
+                 const struct pmu_ctx *v0, const struct pmu_ctx *v1, int has_simt, unsigned *adv)
+{
+	static struct a5_cube c;
+	static struct a5_vec v[2];
+	const struct pmu_ctx *vx[2] = { v0, v1 };
+	struct pmu_ctx none[2];
+	struct ci cache[4];
+	struct mi l2[2];
+	uint64_t fix_ub[2] = { 0, 0 };
+	int mix = !strcmp(type, "mix"), vec = !strcmp(type, "vector");
+	unsigned k, *a = t ? adv : NULL;
+
 	memset(o, 0, sizeof *o);
-	if (t)
-		memset(t, 0, sizeof *t);
+	if (vec) {
+		a5_vec_data(&v[0], x, a, 0, has_simt);
+		memcpy(cache, v[0].cache, sizeof cache);
+		memcpy(l2, v[0].l2, sizeof l2);
+	} else {
+		a5_cube_data(&c, x, a, fix_ub);
+		memcpy(cache, c.cache, sizeof cache);
+		memcpy(l2, c.l2, sizeof l2);
+	}
+	if (mix) {
+		/* a missing vector sub-core counts nothing */
+		for (k = 0; k < 2; k++) {
+			if (!vx[k]) {
+				none[k] = *x;
+				none[k].ev = NULL;
+				none[k].cycles = 0;
+				vx[k] = &none[k];
+			}
+			a5_vec_data(&v[k], vx[k], a, fix_ub[k], has_simt);
+		}
+		/* the op's caches and L2 paths: the three sub-cores' sums */
+		for (k = 0; k < 4; k++) {
+			cache[k].hit = pmu_sat_add(pmu_sat_add(c.cache[k].hit, v[0].cache[k].hit), v[1].cache[k].hit);
+			cache[k].miss = pmu_sat_add(pmu_sat_add(c.cache[k].miss, v[0].cache[k].miss), v[1].cache[k].miss);
+			cache[k].total = pmu_sat_add(pmu_sat_add(c.cache[k].total, v[0].cache[k].total),
+			                             v[1].cache[k].total);
+		}
+		for (k = 0; k < 2; k++) {
+			l2[k].req = pmu_sat_add(pmu_sat_add(c.l2[k].req, v[0].l2[k].req), v[1].l2[k].req);
+			l2[k].bw = c.l2[k].bw + v[0].l2[k].bw + v[1].l2[k].bw;
+		}
+	}
+
+	a5_put(o, ST_GM_TO_L2, &l2[0]);
+	a5_put(o, ST_L2_TO_GM, &l2[1]);
+	if (vec)
+		a5_vec_paths(o, &v[0], 0, 0);
+	else {
+		a5_put(o, ST_L2_TO_L1, &c.l1[4]);
+		a5_put(o, ST_L1_TO_L0A, &c.l0a[0]);
+		a5_put(o, ST_L1_TO_L0B, &c.l0b[0]);
+		a5_put(o, ST_L0A_TO_CUBE, &c.l0a[1]);
+		a5_put(o, ST_L0B_TO_CUBE, &c.l0b[1]);
+		a5_put(o, ST_CUBE_TO_L0C, &c.l0c[0]);
+		/* (the reference's L0C -> FIXP path shows the L0C -> UB count) */
+		a5_put(o, ST_L0C_TO_FIXP, &c.l0c[5]);
+		a5_put(o, ST_FIXP_TO_L1, &c.l0c[3]);
+		a5_put(o, ST_FIXP_TO_L2, &c.l0c[2]);
+	}
+	if (mix) {
+		a5_put(o, ST_UB_TO_L1, &c.l1[6]);
+		a5_put(o, ST_L1_TO_UB, &c.l1[5]);
+		for (k = 0; k < 2; k++)
+			a5_vec_paths(o, &v[k], 1, k);
+	}
+	sort_units(o);
+	o->hit = cache[2].hit;
+	o->miss = cache[2].miss;
+	if (!vec)
+		use(o, "Cube", evk(x, BOARD_CUBE, 810), x->cycles);
+	if (mix) {
+		use(o, "Vector", evk(v0, BOARD_VECTOR, 1281), v0 ? v0->cycles : 0);
+		use(o, "Vector1", evk(v1, BOARD_VECTOR, 1281), v1 ? v1->cycles : 0);
+	} else if (vec)
+		use(o, "Vector", evk(x, BOARD_VECTOR, 1281), x->cycles);
+	if (!t)
+		return;
+
+	memset(t, 0, sizeof *t);
+	{
+		static const char *const names[] = { "L2 Cache Write", "L2 Cache Read", "L2 Cache Total", "iCache Total" };
+		struct st_table *tb = tab(t, "Cache", head_cache);
+		for (k = 0; k < 4; k++)
+			a5_cache_row(tb, names[k], &cache[k]);
+	}
+	if (vec)
+		a5_vec_tables(t, &v[0], 0, 0);
+	else
+		a5_cube_tables(t, &c, mix);
+	if (mix)
+		for (k = 0; k < 2; k++)
+			a5_vec_tables(t, &v[k], 1, k);
+	tabs_done(t);
+	a5_advice(t, *adv, type);
 }
 void st_table_910b(struct st_tables *t, const char *type, const struct pmu_ctx *x, const struct pmu_ctx *v0,
                    const struct pmu_ctx *v1, int64_t l2_evict)

@@ -81,9 +81,11 @@ void st_block_310p(struct st_block *o, struct st_tables *t, const struct pmu_ctx
 
 /* The heat map and table of an Ascend950 block of a "cube", "vector" or
  * "mix" op, as st_block_910b takes them; has_simt: the op's Has Simt
- * (its UB <-> Vector paths are not counted then).  t may be NULL. */
+ * (its UB <-> Vector paths are not counted then).  t may be NULL.  The
+ * pipes' advice accumulates over the op's blocks, as the reference's
+ * does: *adv (0 before the first block) gathers it when t is given. */
 void st_block_a5(struct st_block *o, struct st_tables *t, const char *type, const struct pmu_ctx *x,
-                 const struct pmu_ctx *v0, const struct pmu_ctx *v1, int has_simt);
+                 const struct pmu_ctx *v0, const struct pmu_ctx *v1, int has_simt, unsigned *adv);
 
 /* The 910B cube-block counts the view derives (ST_NA where the
  * difference would be negative): MTE/GM read P50-P518, L0A/L0B write

@@ -244,6 +244,7 @@ struct st_view {
 	struct pmu_ctx (*x)[3];    /* per block: the block (a mix op's cube), vector0, vector1 */
 	unsigned char (*have)[3];
 	int64_t evict;
+	unsigned adv;              /* Ascend950: the pipes' advice so far */
 };
 
 static const struct blk *sub_of(size_t from, size_t to, unsigned core, unsigned sub)
@@ -261,7 +262,7 @@ static void st_one(const struct run *u, const struct st_view *v, size_t i, struc
 	if (fmt == BOARD_310P)
 		st_block_310p(&v->b[i], t, &v->x[i][0]);
 	else if (fmt == BOARD_A5)
-		st_block_a5(&v->b[i], t, u->type, &v->x[i][0], x0, x1, basic.has_simt);
+		st_block_a5(&v->b[i], t, u->type, &v->x[i][0], x0, x1, basic.has_simt, &((struct st_view *)v)->adv);
 	else {
 		st_block_910b(&v->b[i], u->type, &v->x[i][0], x0, x1, v->evict);
 		if (t)

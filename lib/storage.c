@@ -45,7 +45,11 @@ static const char *const path_names[ST_PATHS] = {
 	"GM -> L2", "L2 -> GM", "L2 -> L1", "L1 -> L2", "GM/L1 -> L0A", "GM/L1 -> L0B", "L0A -> Cube",
 	"L0B -> Cube", "Cube -> L0C", "L0C -> L1", "L0C -> L2", "L0C -> Cube", "L2 -> UB", "UB -> L2",
 	"UB -> Vector", "Vector -> UB", "L2 -> UB", "UB -> L2", "UB -> Vector", "Vector -> UB",
-	[ST_GM_TO_L0A] = "GM -> L0A", "GM -> L0B", "L1 -> L0A", "L1 -> L0B"
+	"L2/UB -> L1", "L1 -> L0A", "L2/L1 -> L0B", "Vector -> L0C", "L0C -> Vector", "L2/L1 -> UB",
+	[ST_GM_TO_L0A] = "GM -> L0A", "GM -> L0B", "L1 -> L0A", "L1 -> L0B", "L0C -> FIXP", "FIXP -> L2",
+	"FIXP -> L1", "FIXP -> UB", "FIXP -> UB", "L1 -> UB", "L1 -> UB", "UB -> L1", "UB -> L1", "L2 -> DCache",
+	"L2 -> DCache", "DCache -> L2", "DCache -> L2", "Vector -> DCache", "Vector -> DCache", "DCache -> Vector",
+	"DCache -> Vector"
 };
 
 const char *st_path_name(enum st_path p)
@@ -857,10 +861,4 @@ void st_block_a5(struct st_block *o, struct st_tables *t, const char *type, cons
 			a5_vec_tables(t, &v[k], 1, k);
 	tabs_done(t);
 	a5_advice(t, *adv, type);
-}
-void st_table_910b(struct st_tables *t, const char *type, const struct pmu_ctx *x, const struct pmu_ctx *v0,
-                   const struct pmu_ctx *v1, int64_t l2_evict)
-{
-	(void)type; (void)x; (void)v0; (void)v1; (void)l2_evict;
-	memset(t, 0, sizeof *t);
 }

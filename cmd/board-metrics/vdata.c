@@ -263,11 +263,8 @@ static void st_one(const struct run *u, const struct st_view *v, size_t i, struc
 		st_block_310p(&v->b[i], t, &v->x[i][0]);
 	else if (fmt == BOARD_A5)
 		st_block_a5(&v->b[i], t, u->type, &v->x[i][0], x0, x1, basic.has_simt, &((struct st_view *)v)->adv);
-	else {
+	else
 		st_block_910b(&v->b[i], u->type, &v->x[i][0], x0, x1, v->evict);
-		if (t)
-			st_table_910b(t, u->type, &v->x[i][0], x0, x1, v->evict);
-	}
 }
 
 static void st_view(const struct run *u, struct st_view *v)
@@ -615,7 +612,9 @@ void vd_write(const struct run *u, int occupancy, int roofline)
 		st_view(u, &sv);
 		if (sv.n) {
 			json_block(w, VDATA_STORAGE_FIGURE, BK_STORAGE, u, &sv);
-			json_block(w, VDATA_STORAGE_TABLE, BK_STORAGE_TABLE, u, &sv);
+			/* 910B/A3: no table (see board-metrics(1), BUGS) */
+			if (fmt != BOARD_A2)
+				json_block(w, VDATA_STORAGE_TABLE, BK_STORAGE_TABLE, u, &sv);
 		}
 		st_free(&sv);
 	}
@@ -709,15 +708,42 @@ static void occ_picture(const struct run *u)
 	occ_free(&o);
 }
 
-/* memory.svg: a row per block and sub-core, a column per memory path
- * (the paths no row has left out), each cell the path's bandwidth. */
+/* A path's sub-core row in memory.svg: 0 the block's first (cube0, the
+ * GM/L2 paths), 1 vector0, 2 vector1 (a mix op's); its column, vector1's
+ * paths folded onto vector0's. */
+static unsigned mem_sub(enum st_path p)
+{
+	if ((p >= ST_L2_TO_UB_1 && p <= ST_VEC_TO_UB_1) || p == ST_FIXP_TO_UB_1 || p == ST_L2_TO_DCACHE_1 ||
+	    p == ST_DCACHE_TO_L2_1 || p == ST_VEC_TO_DCACHE_1 || p == ST_DCACHE_TO_VEC_1)
+		return 2;
+	if ((p >= ST_L2_TO_UB && p <= ST_VEC_TO_UB) || p == ST_FIXP_TO_UB || p == ST_L2_TO_DCACHE ||
+	    p == ST_DCACHE_TO_L2 || p == ST_VEC_TO_DCACHE || p == ST_DCACHE_TO_VEC)
+		return 1;
+	return 0;
+}
+
+static enum st_path mem_fold(enum st_path p)
+{
+	if (p >= ST_L2_TO_UB_1 && p <= ST_VEC_TO_UB_1)
+		return p - (ST_L2_TO_UB_1 - ST_L2_TO_UB);
+	if (mem_sub(p) == 2 || p == ST_L1_TO_UB_1 || p == ST_UB_TO_L1_1)
+		return p - 1;
+	return p;
+}
+
+/* memory.svg: a row per block and sub-core (310P: the one AiCore row), a
+ * column per memory path (the paths no row has left out), each cell the
+ * path's bandwidth. */
 static void mem_picture(const struct run *u)
 {
-	/* the columns: vector1's paths fold onto vector0's */
+	/* the columns, in the order of the data's flow */
 	static const enum st_path order[] = {
-		ST_GM_TO_L2, ST_L2_TO_GM, ST_L2_TO_L1, ST_L1_TO_L2, ST_TO_L0A, ST_TO_L0B, ST_GM_TO_L0A, ST_GM_TO_L0B,
-		ST_L1_TO_L0A, ST_L1_TO_L0B, ST_L0A_TO_CUBE, ST_L0B_TO_CUBE, ST_CUBE_TO_L0C, ST_L0C_TO_CUBE,
-		ST_L0C_TO_L1, ST_L0C_TO_L2, ST_L2_TO_UB, ST_UB_TO_L2, ST_UB_TO_VEC, ST_VEC_TO_UB
+		ST_GM_TO_L2, ST_L2_TO_GM, ST_L2_TO_L1, ST_L1_TO_L2, ST_L2_UB_TO_L1, ST_TO_L0A, ST_TO_L0B, ST_GM_TO_L0A,
+		ST_GM_TO_L0B, ST_L1_TO_L0A, ST_L1_TO_L0B, ST_L1_TO_L0A_310P, ST_L2_L1_TO_L0B, ST_L0A_TO_CUBE,
+		ST_L0B_TO_CUBE, ST_CUBE_TO_L0C, ST_L0C_TO_CUBE, ST_L0C_TO_L1, ST_L0C_TO_L2, ST_L0C_TO_FIXP,
+		ST_FIXP_TO_L1, ST_FIXP_TO_L2, ST_FIXP_TO_UB, ST_VEC_TO_L0C, ST_L0C_TO_VEC, ST_L1_TO_UB, ST_UB_TO_L1,
+		ST_L2_TO_UB, ST_L2_L1_TO_UB, ST_UB_TO_L2, ST_UB_TO_VEC, ST_VEC_TO_UB, ST_L2_TO_DCACHE, ST_DCACHE_TO_L2,
+		ST_VEC_TO_DCACHE, ST_DCACHE_TO_VEC
 	};
 	enum { NCOL = sizeof order / sizeof order[0] };
 	struct st_view sv;
@@ -738,8 +764,9 @@ static void mem_picture(const struct run *u)
 		colof[i] = -1;
 	for (c = 0; c < NCOL; c++)
 		colof[order[c]] = (int)c;
-	for (i = ST_L2_TO_UB_1; i <= ST_VEC_TO_UB_1; i++)
-		colof[i] = colof[i - (ST_L2_TO_UB_1 - ST_L2_TO_UB)];
+	for (i = 0; i < ST_PATHS; i++)
+		if (colof[i] < 0)
+			colof[i] = colof[mem_fold((enum st_path)i)];
 	rows = xcalloc(sv.n * 3, sizeof *rows);
 	v = xcalloc(sv.n * 3 * NCOL, sizeof *v);
 	for (i = 0; i < sv.n * 3 * NCOL; i++)
@@ -752,15 +779,17 @@ static void mem_picture(const struct run *u)
 		unsigned nsub = u->mix ? 3 : 1;
 		for (k = 0; k < nsub; k++) {
 			char name[48];
-			snprintf(name, sizeof name, "%u %s", sv.block[i],
-			         k == 0 ? (vec_op ? "vector0" : "cube0") : k == 1 ? "vector0" : "vector1");
+			if (fmt == BOARD_310P)
+				snprintf(name, sizeof name, "AiCore");
+			else
+				snprintf(name, sizeof name, "%u %s", sv.block[i],
+				         k == 0 ? (vec_op ? "vector0" : "cube0") : k == 1 ? "vector0" : "vector1");
 			rows[nrows++] = xstrdup(name);
 		}
 		for (k = 0; k < sv.b[i].nunit; k++) {
 			const struct st_unit *su = &sv.b[i].unit[k];
-			unsigned sub = !u->mix ? 0 : su->path >= ST_L2_TO_UB_1 && su->path <= ST_VEC_TO_UB_1 ? 2
-			               : su->path >= ST_L2_TO_UB && su->path <= ST_VEC_TO_UB ? 1 : 0;
-			int col = colof[su->path];
+			unsigned sub = u->mix ? mem_sub(su->path) : 0;
+			int col = (unsigned)su->path < ST_PATHS ? colof[su->path] : -1;
 			if (col < 0 || su->request == ST_NA)
 				continue;
 			v[(base + sub) * NCOL + (unsigned)col] = (double)su->bw;

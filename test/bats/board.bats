@@ -493,6 +493,16 @@ b = json.load(sys.stdin)["core_memory_map"][0]
 assert b["Cube"]["cycle"] == 18446744073709551615, b["Cube"]
 assert any(u["request"] == "NA" and u["bandwidth"] == "NA" for u in b["memory_unit"]), b["memory_unit"]
 '
+	# Has Simt=1: the UB <-> Vector paths are not counted (NA), the others are
+	"$GEN" -k vector A5 s
+	sed -i 's/^Has Simt=.*/Has Simt=1/' s/op_basic_info.txt
+	grep -q '^Has Simt=1' s/op_basic_info.txt
+	dump-split s | board-metrics -q -o ms --vdata ms/v.bin
+	payload ms/v.bin STORAGE_FIGURE | python3 -c '
+import json, sys
+u = {x["memory_path"]: x for x in json.load(sys.stdin)["core_memory_map"][0]["memory_unit"]}
+assert u[14]["request"] == u[15]["request"] == "NA" and u[13]["request"] != "NA", u
+'
 }
 
 @test "visualize_data.bin: the low-frequency advice when Current Freq is at most 0.95 of Rated Freq" {

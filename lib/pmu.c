@@ -639,6 +639,20 @@ static float active_time(const struct pmu_ctx *x, uint64_t cycles)
 	return x->freq <= 0 ? 0.0f : (float)cycles / (float)x->freq;
 }
 
+size_t pmu_pipe_time(const struct pmu_ctx *x, uint64_t v, char *buf)
+{
+	return cal_pipe_time(x, v, buf);
+}
+
+size_t pmu_active_bw(const struct pmu_ctx *x, uint64_t bytes, uint64_t v, uint64_t cycles, char *buf)
+{
+	float time = active_time(x, cycles), fl;
+	if (x->freq <= 0 || fzero(time))
+		return na(buf);
+	fl = (float)(v * bytes);
+	return pmu_fmt_float(fl / time / (float)KIB / (float)KIB / (float)KIB * (float)TIME_CONV * (float)TIME_CONV, buf);
+}
+
 static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint64_t *a, char *buf)
 {
 	static const uint16_t vec_910b[7] = { 64, 128, 64, 32, 64, 128, 32 };
@@ -760,12 +774,7 @@ static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint6
 		return pmu_fmt_float(fl / time / (float)KIB / (float)KIB / (float)KIB * (float)TIME_CONV *
 		                         (float)TIME_CONV, buf);
 	case F_AIV_MTE_ACTIVATE_BANDWIDTH:
-		time = active_time(x, a[2]);
-		if (x->freq <= 0 || fzero(time))
-			return na(buf);
-		fl = (float)(a[1] * a[0]);
-		return pmu_fmt_float(fl / time / (float)KIB / (float)KIB / (float)KIB * (float)TIME_CONV *
-		                         (float)TIME_CONV, buf);
+		return pmu_active_bw(x, a[0], a[1], a[2], buf);
 	}
 	return na(buf);
 }

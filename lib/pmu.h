@@ -135,6 +135,13 @@ unsigned pmu_req_bytes(enum board_fmt fmt, enum pmu_req r);
  * (capped at 100); NA for v = UINT64_MAX, no span or no peak. */
 size_t pmu_transport_usage(const struct pmu_ctx *x, uint64_t v, enum pmu_req r, enum pmu_path path, char *buf);
 
+/* v cycles in us (910B/310P: over the clock, times the time factor). */
+size_t pmu_pipe_time(const struct pmu_ctx *x, uint64_t v, char *buf);
+/* v requests of bytes each over cycles busy cycles, in GB/s (the
+ * reference's vector MTE and fixpipe active bandwidth); NA without
+ * cycles. */
+size_t pmu_active_bw(const struct pmu_ctx *x, uint64_t bytes, uint64_t v, uint64_t cycles, char *buf);
+
 /* Task-scheduler clock (kHz), AI Core clock (MHz) and core count the
  * reference assumes when the device cannot be asked. */
 struct pmu_defaults {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roofline.h"
 #include "storage.h"
 
 /* an event's count; 0 when it was not counted, as the reference reads
@@ -861,4 +862,351 @@ void st_block_a5(struct st_block *o, struct st_tables *t, const char *type, cons
 			a5_vec_tables(t, &v[k], 1, k);
 	tabs_done(t);
 	a5_advice(t, *adv, type);
+}
+
+/* ---- 910B/A3: the table ---- */
+
+/* the reference's checked steps on counts: a negative difference or an
+ * overflowing sum is UINT64_MAX (unknown) */
+static uint64_t sub_chk(uint64_t a, uint64_t b)
+{
+	return b > a ? UINT64_MAX : a - b;
+}
+
+static const char *const b9_gm_rows[] = { "Read Main Memory", "Write Main Memory" };
+static const char *const b9_ub_rows[] = { "UB Read MTE", "UB Write MTE", "UB Read GM", "UB Write GM",
+                                          "UB Write Vector", "UB Read Vector", "UB Read Scalar", "UB Write Scalar" };
+static const char *const b9_sc_cube[] = { "Scalar Time", "Scalar Single", "Scalar Dual", "Scalar Mte1 Stall",
+                                          "Scalar Mte2 Stall", "Scalar Mte3 Stall", "Scalar WAIT IB", "Scalar Wait",
+                                          "Scalar Cube Stall" };
+static const char *const b9_sc_vec[] = { "Scalar Time", "Scalar Single", "Scalar Dual", "Scalar Mte2 Stall",
+                                         "Scalar Mte3 Stall", "Scalar WAIT IB", "Scalar Wait", "Scalar Ub Stall",
+                                         "Scalar Vector Stall" };
+static const char *const b9_internuclear[] = {
+	"Scalar Internuclear ID0", "Scalar Internuclear ID1", "Scalar Internuclear ID2", "Scalar Internuclear ID3",
+	"Scalar Internuclear ID4", "Scalar Internuclear ID5", "Scalar Internuclear ID6", "Scalar Internuclear ID7",
+	"Scalar Internuclear ID8", "Scalar Internuclear ID9", "Scalar Internuclear ID10", "Scalar Internuclear ID11",
+	"Scalar Internuclear ID12", "Scalar Internuclear ID13", "Scalar Internuclear ID14", "Scalar Internuclear ID15",
+};
+
+/* a pipe of the advice: its peak share over the block's span and its
+ * active rate (both percent-free ratios as the reference weighs them) */
+struct b9_adv {
+	const char *name;
+	float peak, rate;
+};
+
+struct b9 {
+	const struct pmu_ctx *x;     /* the block (rates, clock) */
+	struct st_tables *t;
+	unsigned nadv;
+	struct b9_adv adv[8];
+};
+
+static uint64_t b9_ev(const struct pmu_ctx *s, enum board_core k, unsigned id)
+{
+	return evk(s, k, id);
+}
+
+/* A pipe row: rate over cyc, recorded for the advice under key. */
+static float b9_pipe_row(struct st_table *tb, const char *name, uint64_t ins, uint64_t cycle, uint64_t wait,
+                         const char *bw, uint64_t cyc)
+{
+	struct st_row *r = row(tb, name);
+	float rate = st_percent(cycle, cyc);
+	if (ins == UINT64_MAX)
+		val_txt(r, "NA");
+	else
+		val_u64(r, ins);
+	if (cycle == UINT64_MAX)
+		val_txt(r, "NA");
+	else
+		val_u64(r, cycle);
+	if (wait == UINT64_MAX)
+		val_txt(r, "NA");
+	else
+		val_u64(r, wait);
+	if (cycle == UINT64_MAX || cyc == UINT64_MAX)
+		val_txt(r, "NA");
+	else
+		val_float(r, rate);
+	val_txt(r, bw);
+	return rate;
+}
+
+static void b9_scalar_row(struct b9 *b, struct st_table *tb, const char *name, uint64_t v)
+{
+	struct st_row *r = row(tb, name);
+	if (v == UINT64_MAX) {
+		val_txt(r, "NA");
+		val_txt(r, "NA");
+		return;
+	}
+	val_u64(r, v);
+	pmu_pipe_time(b->x, v, r->v[r->n++]);
+}
+
+/* a scalar table: its rows' events, then the non-zero inter-core waits */
+static void b9_scalar(struct b9 *b, const char *name, const struct pmu_ctx *s, enum board_core k, int cube)
+{
+	static const unsigned ev_cube[] = { 9, 112, 113, 107, 108, 109, 114, 87, 110 },
+	                      ev_vec[] = { 9, 112, 113, 108, 109, 114, 87, 106, 111 };
+	struct st_table *tb = tab(b->t, name, head_scalar);
+	unsigned i;
+	for (i = 0; i < 9; i++)
+		b9_scalar_row(b, tb, cube ? b9_sc_cube[i] : b9_sc_vec[i], b9_ev(s, k, cube ? ev_cube[i] : ev_vec[i]));
+	for (i = 0; i < 16; i++) {
+		uint64_t v = b9_ev(s, k, i < 8 ? 1792 + i : 1780 + i - 8);
+		if (v != 0)
+			b9_scalar_row(b, tb, b9_internuclear[i], v);
+	}
+}
+
+/* the cube's MTE3 active bandwidth: the L1 -> GM requests of 128 bytes
+ * over the MTE3 busy time, in the reference's single-precision order */
+static void b9_mte3_bw(const struct pmu_ctx *x, uint64_t l1_gm, uint64_t cyc, char *buf)
+{
+	float f;
+	if (cyc == 0) {
+		strcpy(buf, "NA");
+		return;
+	}
+	f = (float)l1_gm * 128;
+	f = f / (float)cyc * (float)x->freq / 1024 / 1024 / 1024 * 1000 * 1000;
+	pmu_fmt_float(f, buf);
+}
+
+/* a vector sub-core's UB and Vector tables (names by ub, vec) and its
+ * MTE2 / MTE3 peak shares against pk2, pk3 */
+static void b9_ub(struct b9 *b, const char *ub, const char *vec, const struct pmu_ctx *s, float *thr_rd,
+                  float *thr_wr)
+{
+	const struct pmu_ctx *x = b->x;
+	const enum board_core k = BOARD_VECTOR;
+	uint64_t rd = b9_ev(s, k, 62), wr = b9_ev(s, k, 61), vrd = b9_ev(s, k, 67), vwr = b9_ev(s, k, 68);
+	uint64_t srd = b9_ev(s, k, 55), swr = b9_ev(s, k, 56);
+	float brd = pmu_bytes_bw(x, rd, 128), bwr = pmu_bytes_bw(x, wr, 128);
+	float bvrd = pmu_bandwidth_req(x, 256, 8, vrd), bvwr = pmu_bandwidth_req(x, 256, 8, vwr);
+	char urd[PMU_VALUE_MAX];
+	struct st_table *tb = tab(b->t, ub, head_peak);
+	pmu_transport_usage(x, rd, REQ_L1_TO_GM, PATH_L1_TO_GM, urd);
+	mem_row(tb, b9_ub_rows[0], rd, brd, urd);
+	mem_row(tb, b9_ub_rows[1], wr, bwr, "NA");
+	mem_row(tb, b9_ub_rows[2], rd, brd, urd);
+	mem_row(tb, b9_ub_rows[3], wr, bwr, "NA");
+	mem_row(tb, b9_ub_rows[4], vrd, bvrd, "NA");
+	mem_row(tb, b9_ub_rows[5], vwr, bvwr, "NA");
+	mem_row(tb, b9_ub_rows[6], srd, pmu_bandwidth_req(x, 128, 1, srd), "NA");
+	mem_row(tb, b9_ub_rows[7], swr, pmu_bandwidth_req(x, 128, 1, swr), "NA");
+	tb = tab(b->t, vec, head_mem);
+	mem_row(tb, "Vector Write UB", vwr, bvwr, NULL);
+	mem_row(tb, "Vector Read UB", vrd, bvrd, NULL);
+	*thr_rd = brd;
+	*thr_wr = bwr;
+}
+
+static void b9_gm(struct b9 *b, const char *name, const struct pmu_ctx *s, enum board_core k)
+{
+	uint64_t rd = pmu_sat_add(b9_ev(s, k, 1293), b9_ev(s, k, 1294)), wr = b9_ev(s, k, 1292);
+	struct st_table *tb = tab(b->t, name, head_mem);
+	mem_row(tb, b9_gm_rows[0], rd, pmu_bandwidth_req(b->x, 128, 8, rd), NULL);
+	mem_row(tb, b9_gm_rows[1], wr, pmu_bandwidth_req(b->x, 128, 8, wr), NULL);
+}
+
+static void b9_adv(struct b9 *b, const char *name, float peak, float rate)
+{
+	b->adv[b->nadv].name = name;
+	b->adv[b->nadv].peak = peak;
+	b->adv[b->nadv++].rate = rate;
+}
+
+void st_table_910b(struct st_tables *t, const char *type, const struct pmu_ctx *x, const struct pmu_ctx *v0,
+                   const struct pmu_ctx *v1, int64_t l2_evict)
+{
+	int mix = !strcmp(type, "mix"), vec = !strcmp(type, "vector");
+	const enum board_core kx = vec ? BOARD_VECTOR : BOARD_CUBE;
+	const struct pmu_ctx *s[3] = { x, v0, v1 };
+	const enum board_core ks[3] = { kx, BOARD_VECTOR, BOARD_VECTOR };
+	static const unsigned rh_ev[] = { 1284, 1288 }, rm_ev[] = { 1286, 1290 };
+	uint64_t ic_all = 0, ic_miss = 0, wh = 0, rh = 0, wm = 0, rm = 0, l2hit, l2miss;
+	float pk[ROOF_PIPES];
+	struct b9 b;
+	char bw[5][PMU_VALUE_MAX];
+	unsigned i, j;
+
+	(void)l2_evict;
+	memset(t, 0, sizeof *t);
+	memset(&b, 0, sizeof b);
+	b.x = x;
+	b.t = t;
+#define C(id) b9_ev(x, kx, id)
+	for (i = 0; i < 3; i++) {
+		ic_all = pmu_sat_add(ic_all, b9_ev(s[i], ks[i], 84));
+		ic_miss = pmu_sat_add(ic_miss, b9_ev(s[i], ks[i], 85));
+		wh = pmu_sat_add(wh, b9_ev(s[i], ks[i], 1280));
+		wm = pmu_sat_add(wm, b9_ev(s[i], ks[i], 1282));
+		for (j = 0; j < 2; j++) {
+			rh = pmu_sat_add(rh, b9_ev(s[i], ks[i], rh_ev[j]));
+			rm = pmu_sat_add(rm, b9_ev(s[i], ks[i], rm_ev[j]));
+		}
+	}
+	/* (these two sums are 0 when they overflow) */
+	l2hit = wh > UINT64_MAX - rh ? 0 : wh + rh;
+	l2miss = wm > UINT64_MAX - rm ? 0 : wm + rm;
+	{
+		struct st_table *tb = tab(t, "Cache", head_cache);
+		cache_row(tb, "L2 Cache Write", wh, wm);
+		cache_row(tb, "L2 Cache Read", rh, rm);
+		cache_row(tb, "L2 Cache Total", l2hit, l2miss);
+		cache_row(tb, "iCache Total", sub_max(ic_all, ic_miss), ic_miss);
+	}
+	roof_pipe_peaks(x->soc, x->gm_cj, C(28) * 256, C(34) * 128, 0, 0, pk);
+
+	if (!vec) {
+		/* the cube's memory units */
+		uint64_t p19x4 = C(19) * 4;
+		uint64_t gm_rd = sub_chk(C(50), C(518));
+		uint64_t l0ab = sub_chk(pmu_sat_add(C(49), C(524)), pmu_sat_add(p19x4, C(518)));
+		uint64_t l1_gm = sub_chk(pmu_sat_add(p19x4, C(518)), C(524)), gm_wr = sub_chk(C(524), C(518));
+		float f_gm_rd = gm_rd == UINT64_MAX ? 0.0f : pmu_bytes_bw(x, gm_rd, 256);
+		float f_mte_w = pmu_bandwidth_req(x, 256, 8, C(49));
+		float f_l0ab = l0ab == UINT64_MAX ? 0.0f : pmu_bytes_bw(x, l0ab, 256);
+		float f_l1l0c = pmu_bytes_bw(x, C(518), 128);
+		float f_l1gm = l1_gm == UINT64_MAX ? 0.0f : pmu_bytes_bw(x, l1_gm, 128);
+		float f_l0a = pmu_bandwidth_req(x, 256, 8, C(28)), f_l0a_c = pmu_bandwidth_req(x, 256, 16, C(27));
+		float f_l0b = pmu_bandwidth_req(x, 128, 8, C(34)), f_l0b_c = pmu_bandwidth_req(x, 256, 16, C(33));
+		float f_l0c_w = pmu_bandwidth_req(x, 256, 32, C(42)), f_l0c_r = pmu_bandwidth_req(x, 256, 32, C(40));
+		float f_gm_w = gm_wr == UINT64_MAX ? 0.0f : pmu_bytes_bw(x, gm_wr, 128);
+		char u_gm_rd[PMU_VALUE_MAX], u_l0ab[PMU_VALUE_MAX], u_l1gm[PMU_VALUE_MAX];
+		uint64_t bytes[3];
+		struct st_table *tb;
+		const char *pn = mix ? "Pipe Cube" : "Pipe";
+		static const char *const adv_cube[] = { "aicore MTE1", "aicore MTE2", "aicore MTE3" },
+		                         *const adv_plain[] = { "MTE1", "MTE2", "MTE3" };
+		float rate[5];
+
+		pmu_transport_usage(x, gm_rd, REQ_GM_TO_L1, PATH_GM_TO_L1, u_gm_rd);
+		pmu_transport_usage(x, l0ab, REQ_GM_TO_UB, PATH_GM_TO_UB, u_l0ab);
+		pmu_transport_usage(x, l1_gm, REQ_GM_TO_UB, PATH_GM_TO_UB, u_l1gm);
+		tb = tab(t, "L1", head_peak);
+		mem_row(tb, "L1 Read MTE", gm_rd, f_gm_rd, u_gm_rd);
+		mem_row(tb, "L1 Write MTE", C(49), f_mte_w, "NA");
+		mem_row(tb, "L1 Write L0A/L0B", l0ab, f_l0ab, u_l0ab);
+		mem_row(tb, "L1 Read L0C", C(518), f_l1l0c, "NA");
+		mem_row(tb, "L1 Write GM", l1_gm, f_l1gm, u_l1gm);
+		mem_row(tb, "L1 Read GM", gm_rd, f_gm_rd, u_gm_rd);
+		tb = tab(t, "L0A", head_mem);
+		mem_row(tb, "L0A Read MTE", C(28), f_l0a, NULL);
+		mem_row(tb, "L0A Write Cube", C(27), f_l0a_c, NULL);
+		mem_row(tb, "L0A Read L1/GM", C(28), f_l0a, NULL);
+		tb = tab(t, "L0B", head_mem);
+		mem_row(tb, "L0B Read MTE", C(34), f_l0b, NULL);
+		mem_row(tb, "L0B Write Cube", C(33), f_l0b_c, NULL);
+		mem_row(tb, "L0B Read L1/GM", C(34), f_l0b, NULL);
+		tb = tab(t, "Cube", head_mem);
+		mem_row(tb, "Cube Read L0A", C(27), f_l0a_c, NULL);
+		mem_row(tb, "Cube Read L0B", C(33), f_l0b_c, NULL);
+		mem_row(tb, "Cube Write L0C", C(42), f_l0c_w, NULL);
+		mem_row(tb, "Cube Read L0C", C(40), f_l0c_r, NULL);
+		tb = tab(t, "L0C", head_peak);
+		mem_row(tb, "L0C Read Cube", C(42), f_l0c_w, "NA");
+		mem_row(tb, "L0C Write Cube", C(40), f_l0c_r, "NA");
+		mem_row(tb, "L0C Write GM", gm_wr, f_gm_w, "NA");
+		mem_row(tb, "L0C Write L1", C(518), f_l1l0c, "NA");
+
+		/* the pipes: a cube op's MTE1 and MTE2 active bandwidths take
+		 * the memory-detail bytes (0 without them); a mix op's are NA
+		 * without them, as in the reference */
+		if (mix) {
+			strcpy(bw[0], "NA");
+			strcpy(bw[1], "NA");
+		} else {
+			pmu_metric(x, "aic_mte1_active_bw(GB/s)", bw[0]);
+			pmu_metric(x, "aic_mte2_active_bw(GB/s)", bw[1]);
+		}
+		b9_mte3_bw(x, l1_gm, C(13), bw[2]);
+		pmu_active_bw(x, 128, C(524), C(771), bw[3]);
+		strcpy(bw[4], "NA");
+		tb = tab(t, pn, head_pipe);
+		rate[0] = b9_pipe_row(tb, "MTE1", C(4), C(770), C(90), bw[0], x->cycles);
+		rate[1] = b9_pipe_row(tb, "MTE2", C(5), C(12), C(91), bw[1], x->cycles);
+		rate[2] = b9_pipe_row(tb, "MTE3", C(6), C(13), C(92), bw[2], x->cycles);
+		rate[3] = b9_pipe_row(tb, "FIXP", C(526), C(771), 0, bw[3], x->cycles);
+		rate[4] = b9_pipe_row(tb, "Scalar", 0, C(9), C(87), bw[4], x->cycles);
+		/* bytes of each MTE pipe (unchecked, as the reference's) */
+		bytes[0] = C(49) * 256 - l1_gm * 128;
+		bytes[1] = C(28) * 256 + C(34) * 128 + gm_rd * 256 - l1_gm * 128;
+		bytes[2] = C(1292) * 128 - gm_wr * 128;
+		for (i = 0; i < 3; i++)
+			b9_adv(&b, mix ? adv_cube[i] : adv_plain[i],
+			       pmu_bytes_bw(x, bytes[i], 1) / pk[ROOF_MTE1 + i], rate[i]);
+		b9_scalar(&b, mix ? "Scalar Cube" : "Scalar", x, kx, 1);
+		b9_gm(&b, mix ? "GM Cube" : "GM", x, kx);
+	}
+	if (vec) {
+		float rd, wr, rate[3];
+		struct st_table *tb;
+		b9_ub(&b, "UB", "Vector", x, &rd, &wr);
+		pmu_active_bw(x, 128, C(62), C(12), bw[1]);
+		pmu_active_bw(x, 128, C(61), C(13), bw[2]);
+		pmu_active_bw(x, 128, 0, C(771), bw[3]);
+		tb = tab(t, "Pipe", head_pipe);
+		b9_pipe_row(tb, "MTE1", C(4), C(770), C(90), "NA", x->cycles);
+		rate[1] = b9_pipe_row(tb, "MTE2", C(5), C(12), C(91), bw[1], x->cycles);
+		rate[2] = b9_pipe_row(tb, "MTE3", C(6), C(13), C(92), bw[2], x->cycles);
+		b9_pipe_row(tb, "FIXP", C(526), C(771), 0, bw[3], x->cycles);
+		rate[0] = b9_pipe_row(tb, "Scalar", 0, C(9), C(87), "NA", x->cycles);
+		(void)rate[0];
+		b9_adv(&b, "MTE2", rd / pk[ROOF_MTE2], rate[1]);
+		b9_adv(&b, "MTE3", wr / pk[ROOF_MTE3], rate[2]);
+		b9_scalar(&b, "Scalar", x, kx, 0);
+		b9_gm(&b, "GM", x, kx);
+	}
+	if (mix) {
+		static const char *const ub[] = { "UB Core0", "UB Core1" }, *const vn[] = { "Vector Core0", "Vector Core1" },
+		                         *const pn[] = { "Pipe Vector Core0", "Pipe Vector Core1" },
+		                         *const sn[] = { "Scalar Vector Core0", "Scalar Vector Core1" },
+		                         *const gn[] = { "GM Vector Core0", "GM Vector Core1" };
+		for (i = 0; i < 2; i++) {
+			const struct pmu_ctx *v = s[1 + i];
+			const enum board_core k = BOARD_VECTOR;
+			uint64_t cyc = v ? v->cycles : 0;
+			float rd, wr, r2, r3;
+			struct st_table *tb;
+			b9_ub(&b, ub[i], vn[i], v, &rd, &wr);
+			/* (the reference rates MTE2 by the UB writes, MTE3 by the reads) */
+			pmu_active_bw(x, 128, b9_ev(v, k, 61), b9_ev(v, k, 12), bw[1]);
+			pmu_active_bw(x, 128, b9_ev(v, k, 62), b9_ev(v, k, 13), bw[2]);
+			tb = tab(t, pn[i], head_pipe);
+			r2 = b9_pipe_row(tb, "MTE2", b9_ev(v, k, 5), b9_ev(v, k, 12), b9_ev(v, k, 91), bw[1], cyc);
+			r3 = b9_pipe_row(tb, "MTE3", b9_ev(v, k, 6), b9_ev(v, k, 13), b9_ev(v, k, 92), bw[2], cyc);
+			b9_pipe_row(tb, "Scalar", 0, b9_ev(v, k, 9), b9_ev(v, k, 87), "NA", cyc);
+			b9_adv(&b, "aivector MTE2", rd / pk[ROOF_MTE2_VEC], r2);
+			b9_adv(&b, "aivector MTE3", wr / pk[ROOF_MTE3_VEC], r3);
+			b9_scalar(&b, sn[i], v, k, 0);
+			b9_gm(&b, gn[i], v, k);
+		}
+	}
+#undef C
+	tabs_done(t);
+	/* advice: a pipe whose share of its peak is under 0.8 of its
+	 * active rate, in the reference's key order (the order above) */
+	for (i = 0; i < b.nadv; i++) {
+		static const char *const text[] = {
+			"MTE1 bandwidth utilization lower than 80% when active",
+			"MTE2 bandwidth utilization lower than 80% when active",
+			"MTE3 bandwidth utilization lower than 80% when active",
+			"aicore MTE1 bandwidth utilization lower than 80% when active",
+			"aicore MTE2 bandwidth utilization lower than 80% when active",
+			"aicore MTE3 bandwidth utilization lower than 80% when active",
+			"aivector MTE2 bandwidth utilization lower than 80% when active",
+			"aivector MTE3 bandwidth utilization lower than 80% when active",
+		};
+		const struct b9_adv *a = &b.adv[i];
+		if (fzero_st(a->rate) || !(a->peak / a->rate < 0.8f))
+			continue;
+		for (j = 0; j < sizeof text / sizeof text[0]; j++)
+			if (!strncmp(text[j], a->name, strlen(a->name)) && text[j][strlen(a->name)] == ' ')
+				t->advice[t->nadvice++] = text[j];
+	}
 }

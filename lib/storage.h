@@ -104,6 +104,9 @@ void st_cube_counts(const struct pmu_counts *ev, struct st_cube_counts *c);
  * GM requests. */
 void st_block_910b(struct st_block *o, const char *type, const struct pmu_ctx *x, const struct pmu_ctx *v0,
                    const struct pmu_ctx *v1, int64_t l2_evict);
+/* Its table (t), from the same arguments. */
+void st_table_910b(struct st_tables *t, const char *type, const struct pmu_ctx *x, const struct pmu_ctx *v0,
+                   const struct pmu_ctx *v1, int64_t l2_evict);
 
 
 /* a over b in percent, 0 when b is 0 or a is larger: the busy and active

@@ -263,8 +263,11 @@ static void st_one(const struct run *u, const struct st_view *v, size_t i, struc
 		st_block_310p(&v->b[i], t, &v->x[i][0]);
 	else if (fmt == BOARD_A5)
 		st_block_a5(&v->b[i], t, u->type, &v->x[i][0], x0, x1, basic.has_simt, &((struct st_view *)v)->adv);
-	else
+	else {
 		st_block_910b(&v->b[i], u->type, &v->x[i][0], x0, x1, v->evict);
+		if (t)
+			st_table_910b(t, u->type, &v->x[i][0], x0, x1, v->evict);
+	}
 }
 
 static void st_view(const struct run *u, struct st_view *v)
@@ -612,9 +615,7 @@ void vd_write(const struct run *u, int occupancy, int roofline)
 		st_view(u, &sv);
 		if (sv.n) {
 			json_block(w, VDATA_STORAGE_FIGURE, BK_STORAGE, u, &sv);
-			/* 910B/A3: no table (see board-metrics(1), BUGS) */
-			if (fmt != BOARD_A2)
-				json_block(w, VDATA_STORAGE_TABLE, BK_STORAGE_TABLE, u, &sv);
+			json_block(w, VDATA_STORAGE_TABLE, BK_STORAGE_TABLE, u, &sv);
 		}
 		st_free(&sv);
 	}

@@ -903,11 +903,6 @@ struct b9 {
 	struct b9_adv adv[8];
 };
 
-static uint64_t b9_ev(const struct pmu_ctx *s, enum board_core k, unsigned id)
-{
-	return evk(s, k, id);
-}
-
 /* A pipe row: rate over cyc, recorded for the advice under key. */
 static float b9_pipe_row(struct st_table *tb, const char *name, uint64_t ins, uint64_t cycle, uint64_t wait,
                          const char *bw, uint64_t cyc)
@@ -954,9 +949,9 @@ static void b9_scalar(struct b9 *b, const char *name, const struct pmu_ctx *s, e
 	struct st_table *tb = tab(b->t, name, head_scalar);
 	unsigned i;
 	for (i = 0; i < 9; i++)
-		b9_scalar_row(b, tb, cube ? b9_sc_cube[i] : b9_sc_vec[i], b9_ev(s, k, cube ? ev_cube[i] : ev_vec[i]));
+		b9_scalar_row(b, tb, cube ? b9_sc_cube[i] : b9_sc_vec[i], evk(s, k, cube ? ev_cube[i] : ev_vec[i]));
 	for (i = 0; i < 16; i++) {
-		uint64_t v = b9_ev(s, k, i < 8 ? 1792 + i : 1780 + i - 8);
+		uint64_t v = evk(s, k, i < 8 ? 1792 + i : 1780 + i - 8);
 		if (v != 0)
 			b9_scalar_row(b, tb, b9_internuclear[i], v);
 	}
@@ -983,8 +978,8 @@ static void b9_ub(struct b9 *b, const char *ub, const char *vec, const struct pm
 {
 	const struct pmu_ctx *x = b->x;
 	const enum board_core k = BOARD_VECTOR;
-	uint64_t rd = b9_ev(s, k, 62), wr = b9_ev(s, k, 61), vrd = b9_ev(s, k, 67), vwr = b9_ev(s, k, 68);
-	uint64_t srd = b9_ev(s, k, 55), swr = b9_ev(s, k, 56);
+	uint64_t rd = evk(s, k, 62), wr = evk(s, k, 61), vrd = evk(s, k, 67), vwr = evk(s, k, 68);
+	uint64_t srd = evk(s, k, 55), swr = evk(s, k, 56);
 	float brd = pmu_bytes_bw(x, rd, 128), bwr = pmu_bytes_bw(x, wr, 128);
 	float bvrd = pmu_bandwidth_req(x, 256, 8, vrd), bvwr = pmu_bandwidth_req(x, 256, 8, vwr);
 	char urd[PMU_VALUE_MAX];
@@ -1007,7 +1002,7 @@ static void b9_ub(struct b9 *b, const char *ub, const char *vec, const struct pm
 
 static void b9_gm(struct b9 *b, const char *name, const struct pmu_ctx *s, enum board_core k)
 {
-	uint64_t rd = pmu_sat_add(b9_ev(s, k, 1293), b9_ev(s, k, 1294)), wr = b9_ev(s, k, 1292);
+	uint64_t rd = pmu_sat_add(evk(s, k, 1293), evk(s, k, 1294)), wr = evk(s, k, 1292);
 	struct st_table *tb = tab(b->t, name, head_mem);
 	mem_row(tb, b9_gm_rows[0], rd, pmu_bandwidth_req(b->x, 128, 8, rd), NULL);
 	mem_row(tb, b9_gm_rows[1], wr, pmu_bandwidth_req(b->x, 128, 8, wr), NULL);
@@ -1039,15 +1034,15 @@ void st_table_910b(struct st_tables *t, const char *type, const struct pmu_ctx *
 	memset(&b, 0, sizeof b);
 	b.x = x;
 	b.t = t;
-#define C(id) b9_ev(x, kx, id)
+#define C(id) evk(x, kx, id)
 	for (i = 0; i < 3; i++) {
-		ic_all = pmu_sat_add(ic_all, b9_ev(s[i], ks[i], 84));
-		ic_miss = pmu_sat_add(ic_miss, b9_ev(s[i], ks[i], 85));
-		wh = pmu_sat_add(wh, b9_ev(s[i], ks[i], 1280));
-		wm = pmu_sat_add(wm, b9_ev(s[i], ks[i], 1282));
+		ic_all = pmu_sat_add(ic_all, evk(s[i], ks[i], 84));
+		ic_miss = pmu_sat_add(ic_miss, evk(s[i], ks[i], 85));
+		wh = pmu_sat_add(wh, evk(s[i], ks[i], 1280));
+		wm = pmu_sat_add(wm, evk(s[i], ks[i], 1282));
 		for (j = 0; j < 2; j++) {
-			rh = pmu_sat_add(rh, b9_ev(s[i], ks[i], rh_ev[j]));
-			rm = pmu_sat_add(rm, b9_ev(s[i], ks[i], rm_ev[j]));
+			rh = pmu_sat_add(rh, evk(s[i], ks[i], rh_ev[j]));
+			rm = pmu_sat_add(rm, evk(s[i], ks[i], rm_ev[j]));
 		}
 	}
 	/* (these two sums are 0 when they overflow) */
@@ -1175,12 +1170,12 @@ void st_table_910b(struct st_tables *t, const char *type, const struct pmu_ctx *
 			struct st_table *tb;
 			b9_ub(&b, ub[i], vn[i], v, &rd, &wr);
 			/* (the reference rates MTE2 by the UB writes, MTE3 by the reads) */
-			pmu_active_bw(x, 128, b9_ev(v, k, 61), b9_ev(v, k, 12), bw[1]);
-			pmu_active_bw(x, 128, b9_ev(v, k, 62), b9_ev(v, k, 13), bw[2]);
+			pmu_active_bw(x, 128, evk(v, k, 61), evk(v, k, 12), bw[1]);
+			pmu_active_bw(x, 128, evk(v, k, 62), evk(v, k, 13), bw[2]);
 			tb = tab(t, pn[i], head_pipe);
-			r2 = b9_pipe_row(tb, "MTE2", b9_ev(v, k, 5), b9_ev(v, k, 12), b9_ev(v, k, 91), bw[1], cyc);
-			r3 = b9_pipe_row(tb, "MTE3", b9_ev(v, k, 6), b9_ev(v, k, 13), b9_ev(v, k, 92), bw[2], cyc);
-			b9_pipe_row(tb, "Scalar", 0, b9_ev(v, k, 9), b9_ev(v, k, 87), "NA", cyc);
+			r2 = b9_pipe_row(tb, "MTE2", evk(v, k, 5), evk(v, k, 12), evk(v, k, 91), bw[1], cyc);
+			r3 = b9_pipe_row(tb, "MTE3", evk(v, k, 6), evk(v, k, 13), evk(v, k, 92), bw[2], cyc);
+			b9_pipe_row(tb, "Scalar", 0, evk(v, k, 9), evk(v, k, 87), "NA", cyc);
 			b9_adv(&b, "aivector MTE2", rd / pk[ROOF_MTE2_VEC], r2);
 			b9_adv(&b, "aivector MTE3", wr / pk[ROOF_MTE3_VEC], r3);
 			b9_scalar(&b, sn[i], v, k, 0);

@@ -100,8 +100,9 @@ shown() {
 # rendered
 @test "memory.svg of 310P and Ascend950: their memory paths, rendered in Chromium" {
 	bin="$OPTRACE_TOP/${OPTRACE_VARIANT:-build}/bin"
-	"$bin/board-synth" -b 4 310P "$tmp/p"
-	"$bin/board-synth" -b 2 A5 "$tmp/a"
+	synth="$OPTRACE_TOP/build/bin/board-synth"     # a test helper of build/bin only
+	"$synth" -b 4 310P "$tmp/p"
+	"$synth" -b 2 A5 "$tmp/a"
 	"$bin/dump-split" "$tmp/p" | "$bin/board-metrics" -q -o "$tmp/mp"
 	"$bin/dump-split" "$tmp/a" | "$bin/board-metrics" -q -o "$tmp/ma"
 	python3 - "$tmp/mp/memory.svg" "$tmp/ma/memory.svg" <<'PY'

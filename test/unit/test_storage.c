@@ -227,8 +227,40 @@ static void block_a5(void)
 	CHECK(!strcmp(b.use[0].name, "Cube") && b.use[0].cycle == 77);
 }
 
+/* 910B vector op table: the tables, a pipe row with its active
+ * bandwidth, an inter-core wait row only when counted */
+static void table_910b(void)
+{
+	static const unsigned kv[][2] = { { 62, 1024 }, { 12, 100 }, { 5, 7 }, { 91, 3 }, { 1793, 5 }, { 9, 10 } };
+	static struct st_tables t;
+	struct pmu_counts e;
+	struct pmu_ctx x;
+	const struct st_table *tb;
+	char want[PMU_VALUE_MAX];
+	set_all(&e, kv, N(kv));
+	pmu_ctx_init(&x, BOARD_A2, "Ascend910B4", &e, 1000, 1000, 20, 1, 0);
+	st_table_910b(&t, "vector", &x, NULL, NULL, -1);
+	CHECK_INT(t.n, 6);
+	CHECK(!strcmp(t.t[0].name, "Cache") && !strcmp(t.t[1].name, "GM") && !strcmp(t.t[5].name, "Vector"));
+	tb = table_of(&t, "Pipe");
+	CHECK(tb && tb->nrow == 5 && !strcmp(tb->row[1].name, "MTE2"));
+	/* 1024 x 128 bytes over 100 cycles at 1000 MHz */
+	pmu_fmt_float((float)(1024 * 128) / 0.1f / 1024 / 1024 / 1024 * 1000 * 1000, want);
+	CHECK(tb && !strcmp(tb->row[1].v[0], "7") && !strcmp(tb->row[1].v[3], "10.000000") &&
+	      !strcmp(tb->row[1].v[4], want));
+	tb = table_of(&t, "Scalar");
+	/* the inter-core waits: every one of the list, uncounted ones NA
+	 * (UINT64_MAX is not 0), as in the reference */
+	CHECK(tb && tb->nrow == 25 && !strcmp(tb->row[10].name, "Scalar Internuclear ID1"));
+	CHECK(tb && !strcmp(tb->row[10].v[0], "5") && !strcmp(tb->row[9].v[0], "NA"));
+	CHECK(tb && !strcmp(tb->row[0].v[0], "10") && !strcmp(tb->row[0].v[1], "0.010000"));
+	tb = table_of(&t, "UB");
+	CHECK(tb && tb->nrow == 8 && !strcmp(tb->row[0].v[0], "1024"));
+}
+
 int main(void)
 {
+	table_910b();
 	cube_counts();
 	vector_block();
 	cube_and_mix();

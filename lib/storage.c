@@ -187,7 +187,7 @@ static const char *const head_peak[] = { "", "requests", "throughput(GB/s)", "pe
 static const char *const head_cache[] = { "", "hit", "miss", "total", "hit rate(%)", NULL };
 static const char *const head_pipe[] = { "", "instructions", "cycle", "wait cycles", "active rate(%)",
                                          "active bw(GB/s)", NULL };
-static const char *const head_scalar[] __attribute__((unused)) = { "", "cycle", "time(us)", NULL };
+static const char *const head_scalar[] = { "", "cycle", "time(us)", NULL };
 
 static struct st_table *tab(struct st_tables *t, const char *name, const char *const *head)
 {
@@ -335,48 +335,30 @@ void st_block_310p(struct st_block *o, struct st_tables *t, const struct pmu_ctx
 		cache_row(tb, "L2 Cache Total", o->hit, o->miss);
 		cache_row(tb, "iCache Total", ichit, icmiss);
 	}
-#define MEM(tb, name, i) mem_row(tb, name, v[i], bw[i], NULL)
 	{
-		struct st_table *tb = tab(t, "Cube", head_mem);
-		MEM(tb, "Cube Read L0A", L0A_CUBE);
-		MEM(tb, "Cube Read L0B", L0B_CUBE);
-		MEM(tb, "Cube Write L0C", L0C_WR);
-		tb = tab(t, "GM", head_mem);
-		MEM(tb, "Read Main Memory", GM_RD);
-		MEM(tb, "Write Main Memory", GM_WR);
-		tb = tab(t, "L0A", head_mem);
-		MEM(tb, "L0A Read MTE", L0A_RD);
-		MEM(tb, "L0A Write Cube", L0A_CUBE);
-		MEM(tb, "L0A Read L1", L0A_RD);
-		tb = tab(t, "L0B", head_mem);
-		MEM(tb, "L0B Read MTE", L0B_RD);
-		MEM(tb, "L0B Write Cube", L0B_CUBE);
-		MEM(tb, "L0B Read L1", L0B_RD);
-		tb = tab(t, "L0C", head_mem);
-		MEM(tb, "L0C Read Cube", L0C_WR);
-		MEM(tb, "L0C Write UB", UB_WR);
-		MEM(tb, "L0C Read UB", UB_RD);
-		tb = tab(t, "L1", head_mem);
-		MEM(tb, "L1 Read MTE", L1_RD);
-		MEM(tb, "L1 Write MTE", MTE_WR);
-		MEM(tb, "L1 Read L0A/L0B/UB", L1_RD);
-		MEM(tb, "L1 Write GM/UB", MTE_WR);
-		tb = tab(t, "UB", head_mem);
-		MEM(tb, "UB Read MTE", UB_MTE_RD);
-		MEM(tb, "UB Write MTE", UB_MTE_WR);
-		MEM(tb, "UB Read GM", UB_MTE_RD);
-		MEM(tb, "UB Write GM", UB_MTE_WR);
-		MEM(tb, "UB Write Vector", UB_VEC_RD);
-		MEM(tb, "UB Read Vector", UB_VEC_WR);
-		MEM(tb, "UB Read Scalar", SC_RD);
-		MEM(tb, "UB Write Scalar", SC_WR);
-		MEM(tb, "UB Write L0C", UB_WR);
-		MEM(tb, "UB Read L0C", UB_RD);
-		tb = tab(t, "Vector", head_mem);
-		MEM(tb, "Vector Write UB", UB_VEC_WR);
-		MEM(tb, "Vector Read UB", UB_VEC_RD);
+		/* the memory tables, a row per count (in table order) */
+		static const struct { const char *tab, *row; int i; } m[] = {
+			{ "Cube", "Cube Read L0A", L0A_CUBE }, { "Cube", "Cube Read L0B", L0B_CUBE },
+			{ "Cube", "Cube Write L0C", L0C_WR }, { "GM", "Read Main Memory", GM_RD },
+			{ "GM", "Write Main Memory", GM_WR }, { "L0A", "L0A Read MTE", L0A_RD },
+			{ "L0A", "L0A Write Cube", L0A_CUBE }, { "L0A", "L0A Read L1", L0A_RD },
+			{ "L0B", "L0B Read MTE", L0B_RD }, { "L0B", "L0B Write Cube", L0B_CUBE },
+			{ "L0B", "L0B Read L1", L0B_RD }, { "L0C", "L0C Read Cube", L0C_WR }, { "L0C", "L0C Write UB", UB_WR },
+			{ "L0C", "L0C Read UB", UB_RD }, { "L1", "L1 Read MTE", L1_RD }, { "L1", "L1 Write MTE", MTE_WR },
+			{ "L1", "L1 Read L0A/L0B/UB", L1_RD }, { "L1", "L1 Write GM/UB", MTE_WR },
+			{ "UB", "UB Read MTE", UB_MTE_RD }, { "UB", "UB Write MTE", UB_MTE_WR }, { "UB", "UB Read GM", UB_MTE_RD },
+			{ "UB", "UB Write GM", UB_MTE_WR }, { "UB", "UB Write Vector", UB_VEC_RD },
+			{ "UB", "UB Read Vector", UB_VEC_WR }, { "UB", "UB Read Scalar", SC_RD },
+			{ "UB", "UB Write Scalar", SC_WR }, { "UB", "UB Write L0C", UB_WR }, { "UB", "UB Read L0C", UB_RD },
+			{ "Vector", "Vector Write UB", UB_VEC_WR }, { "Vector", "Vector Read UB", UB_VEC_RD },
+		};
+		struct st_table *tb = NULL;
+		for (i = 0; i < sizeof m / sizeof m[0]; i++) {
+			if (!tb || strcmp(tb->name, m[i].tab))
+				tb = tab(t, m[i].tab, head_mem);
+			mem_row(tb, m[i].row, v[m[i].i], bw[m[i].i], NULL);
+		}
 	}
-#undef MEM
 	{
 		/* instructions, cycles, waits; the active rate over the block's
 		 * cycles (no bandwidth column on 310P) */

@@ -8,38 +8,35 @@
 #include "roofline.h"
 #include "storage.h"
 
-/* an event's count; 0 when it was not counted, as the reference reads
- * its maps */
+static uint64_t evk(const struct pmu_ctx *x, enum board_core core, unsigned id);
+
+/* a - b, UINT64_MAX when negative (the reference's checked difference:
+ * an unknown count minus a known one is not unknown there) */
+static uint64_t sub_chk(uint64_t a, uint64_t b)
+{
+	return b > a ? UINT64_MAX : a - b;
+}
+
+static void cube_counts(uint64_t p19, uint64_t p49, uint64_t p50, uint64_t p518, uint64_t p524,
+                        struct st_cube_counts *c)
+{
+	uint64_t p19x4 = p19 > ST_NA / 4 ? ST_NA : 4 * p19;
+	c->mte_gm_read = sub_chk(p50, p518);
+	c->l0ab_write = sub_chk(pmu_sat_add(p49, p524), pmu_sat_add(p19x4, p518));
+	c->l1_gm_write = sub_chk(pmu_sat_add(p19x4, p518), p524);
+	c->gm_write = sub_chk(p524, p518);
+}
+
+/* an event's count; 0 when it was not counted */
 static uint64_t get0(const struct pmu_counts *c, unsigned id)
 {
 	uint64_t v = pmu_counts_get(c, id);
 	return v == PMU_EMPTY ? 0 : v;
 }
 
-static uint64_t ev(const struct pmu_ctx *x, unsigned id)
-{
-	return x ? get0(x->ev, id) : 0;
-}
-
-/* a - b, ST_NA when negative or either is ST_NA */
-static uint64_t sub_na(uint64_t a, uint64_t b)
-{
-	return a == ST_NA || b == ST_NA || b > a ? ST_NA : a - b;
-}
-
-static uint64_t add_na(uint64_t a, uint64_t b)
-{
-	return a == ST_NA || b == ST_NA || a > ST_NA - b ? ST_NA : a + b;
-}
-
 void st_cube_counts(const struct pmu_counts *e, struct st_cube_counts *c)
 {
-	uint64_t p19 = get0(e, 19), p49 = get0(e, 49), p50 = get0(e, 50), p518 = get0(e, 518), p524 = get0(e, 524);
-	uint64_t p19x4 = p19 > ST_NA / 4 ? ST_NA : 4 * p19;
-	c->mte_gm_read = sub_na(p50, p518);
-	c->l0ab_write = sub_na(add_na(p49, p524), add_na(p19x4, p518));
-	c->l1_gm_write = sub_na(add_na(p19x4, p518), p524);
-	c->gm_write = sub_na(p524, p518);
+	cube_counts(get0(e, 19), get0(e, 49), get0(e, 50), get0(e, 518), get0(e, 524), c);
 }
 
 static const char *const path_names[ST_PATHS] = {
@@ -88,30 +85,30 @@ static float by_bytes(const struct pmu_ctx *x, uint64_t v, uint64_t bytes)
 static void cube_paths(struct st_block *o, const struct pmu_ctx *x)
 {
 	struct st_cube_counts c;
-	uint64_t p518 = ev(x, 518);
-	st_cube_counts(x->ev, &c);
+	uint64_t p518 = evk(x, BOARD_CUBE, 518);
+	cube_counts(evk(x, BOARD_CUBE, 19), evk(x, BOARD_CUBE, 49), evk(x, BOARD_CUBE, 50), p518, evk(x, BOARD_CUBE, 524), &c);
 	put(o, x, ST_L2_TO_L1, c.mte_gm_read, by_bytes(x, c.mte_gm_read, 256), R_GM_TO_L1);
 	put(o, x, ST_L1_TO_L2, c.l1_gm_write, by_bytes(x, c.l1_gm_write, 128), R_GM_TO_UB);
-	put(o, x, ST_TO_L0A, ev(x, 28), pmu_bandwidth_req(x, 256, 8, ev(x, 28)), R_NONE);
-	put(o, x, ST_TO_L0B, ev(x, 34), pmu_bandwidth_req(x, 128, 8, ev(x, 34)), R_NONE);
-	put(o, x, ST_L0A_TO_CUBE, ev(x, 27), pmu_bandwidth_req(x, 256, 16, ev(x, 27)), R_NONE);
-	put(o, x, ST_L0B_TO_CUBE, ev(x, 33), pmu_bandwidth_req(x, 256, 16, ev(x, 33)), R_NONE);
-	put(o, x, ST_CUBE_TO_L0C, ev(x, 42), pmu_bandwidth_req(x, 256, 32, ev(x, 42)), R_NONE);
+	put(o, x, ST_TO_L0A, evk(x, BOARD_CUBE, 28), pmu_bandwidth_req(x, 256, 8, evk(x, BOARD_CUBE, 28)), R_NONE);
+	put(o, x, ST_TO_L0B, evk(x, BOARD_CUBE, 34), pmu_bandwidth_req(x, 128, 8, evk(x, BOARD_CUBE, 34)), R_NONE);
+	put(o, x, ST_L0A_TO_CUBE, evk(x, BOARD_CUBE, 27), pmu_bandwidth_req(x, 256, 16, evk(x, BOARD_CUBE, 27)), R_NONE);
+	put(o, x, ST_L0B_TO_CUBE, evk(x, BOARD_CUBE, 33), pmu_bandwidth_req(x, 256, 16, evk(x, BOARD_CUBE, 33)), R_NONE);
+	put(o, x, ST_CUBE_TO_L0C, evk(x, BOARD_CUBE, 42), pmu_bandwidth_req(x, 256, 32, evk(x, BOARD_CUBE, 42)), R_NONE);
 	put(o, x, ST_L0C_TO_L1, p518, by_bytes(x, p518, 128), R_NONE);
 	put(o, x, ST_L0C_TO_L2, c.gm_write, by_bytes(x, c.gm_write, 128), R_NONE);
-	put(o, x, ST_L0C_TO_CUBE, ev(x, 40), pmu_bandwidth_req(x, 256, 32, ev(x, 40)), R_NONE);
+	put(o, x, ST_L0C_TO_CUBE, evk(x, BOARD_CUBE, 40), pmu_bandwidth_req(x, 256, 32, evk(x, BOARD_CUBE, 40)), R_NONE);
 	/* the split of the L0A/L0B loads by source: all from L1 without
 	 * memory-detail data */
 	put(o, x, ST_GM_TO_L0A, 0, pmu_bandwidth_req(x, 256, 8, 0), R_NONE);
 	put(o, x, ST_GM_TO_L0B, 0, pmu_bandwidth_req(x, 128, 8, 0), R_NONE);
-	put(o, x, ST_L1_TO_L0A, ev(x, 28), pmu_bandwidth_req(x, 256, 8, ev(x, 28)), R_NONE);
-	put(o, x, ST_L1_TO_L0B, ev(x, 34), pmu_bandwidth_req(x, 128, 8, ev(x, 34)), R_NONE);
+	put(o, x, ST_L1_TO_L0A, evk(x, BOARD_CUBE, 28), pmu_bandwidth_req(x, 256, 8, evk(x, BOARD_CUBE, 28)), R_NONE);
+	put(o, x, ST_L1_TO_L0B, evk(x, BOARD_CUBE, 34), pmu_bandwidth_req(x, 128, 8, evk(x, BOARD_CUBE, 34)), R_NONE);
 }
 
 /* A vector sub-core's UB paths from counts s, rated over x's span. */
 static void vec_paths(struct st_block *o, const struct pmu_ctx *x, const struct pmu_ctx *s, enum st_path first)
 {
-	uint64_t rd = ev(s, 62), wr = ev(s, 61), vrd = ev(s, 67), vwr = ev(s, 68);
+	uint64_t rd = evk(s, BOARD_VECTOR, 62), wr = evk(s, BOARD_VECTOR, 61), vrd = evk(s, BOARD_VECTOR, 67), vwr = evk(s, BOARD_VECTOR, 68);
 	put(o, x, first, rd, by_bytes(x, rd, 128), R_L1_TO_GM);
 	put(o, x, first + 1, wr, by_bytes(x, wr, 128), R_NONE);
 	put(o, x, first + 2, vrd, pmu_bandwidth_req(x, 256, 8, vrd), R_NONE);
@@ -136,16 +133,18 @@ void st_block_910b(struct st_block *o, const char *type, const struct pmu_ctx *x
                    const struct pmu_ctx *v1, int64_t l2_evict)
 {
 	const struct pmu_ctx *s[3] = { x, v0, v1 };
+	const enum board_core kx = strcmp(type, "vector") ? BOARD_CUBE : BOARD_VECTOR;
+	const enum board_core k[3] = { kx, BOARD_VECTOR, BOARD_VECTOR };
 	uint64_t whit = 0, rhit = 0, wmiss = 0, rmiss = 0, gm_read, gm_write;
 	int mix = !strcmp(type, "mix");
 	unsigned i;
 
 	memset(o, 0, sizeof *o);
 	for (i = 0; i < 3; i++) {
-		whit = pmu_sat_add(whit, ev(s[i], 1280));
-		rhit = pmu_sat_add(rhit, pmu_sat_add(ev(s[i], 1284), ev(s[i], 1288)));
-		wmiss = pmu_sat_add(wmiss, ev(s[i], 1282));
-		rmiss = pmu_sat_add(rmiss, pmu_sat_add(ev(s[i], 1286), ev(s[i], 1290)));
+		whit = pmu_sat_add(whit, evk(s[i], k[i], 1280));
+		rhit = pmu_sat_add(rhit, pmu_sat_add(evk(s[i], k[i], 1284), evk(s[i], k[i], 1288)));
+		wmiss = pmu_sat_add(wmiss, evk(s[i], k[i], 1282));
+		rmiss = pmu_sat_add(rmiss, pmu_sat_add(evk(s[i], k[i], 1286), evk(s[i], k[i], 1290)));
 	}
 	gm_read = rmiss;
 	gm_write = wmiss;
@@ -172,12 +171,12 @@ void st_block_910b(struct st_block *o, const char *type, const struct pmu_ctx *x
 		o->unit[k] = t;
 	}
 	if (strcmp(type, "vector"))
-		use(o, "Cube", ev(x, 10), x->cycles);
+		use(o, "Cube", evk(x, BOARD_CUBE, 10), x->cycles);
 	if (mix) {
-		use(o, "Vector", ev(v0, 8), v0 ? v0->cycles : 0);
-		use(o, "Vector1", ev(v1, 8), v1 ? v1->cycles : 0);
+		use(o, "Vector", evk(v0, BOARD_VECTOR, 8), v0 ? v0->cycles : 0);
+		use(o, "Vector1", evk(v1, BOARD_VECTOR, 8), v1 ? v1->cycles : 0);
 	} else if (strcmp(type, "cube"))
-		use(o, "Vector", ev(x, 8), x->cycles);
+		use(o, "Vector", evk(x, BOARD_VECTOR, 8), x->cycles);
 }
 
 /* ---- the tables ---- */
@@ -847,13 +846,6 @@ void st_block_a5(struct st_block *o, struct st_tables *t, const char *type, cons
 }
 
 /* ---- 910B/A3: the table ---- */
-
-/* the reference's checked steps on counts: a negative difference or an
- * overflowing sum is UINT64_MAX (unknown) */
-static uint64_t sub_chk(uint64_t a, uint64_t b)
-{
-	return b > a ? UINT64_MAX : a - b;
-}
 
 static const char *const b9_gm_rows[] = { "Read Main Memory", "Write Main Memory" };
 static const char *const b9_ub_rows[] = { "UB Read MTE", "UB Write MTE", "UB Read GM", "UB Write GM",

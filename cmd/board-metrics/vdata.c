@@ -364,16 +364,18 @@ static void st_figure_json(struct json *j, const struct run *u, const struct st_
 		char buf[PMU_VALUE_MAX];
 		/* Ascend950 sums checked, the others as unchecked sums wrap */
 		uint64_t all = fmt == BOARD_A5 ? pmu_sat_add(b->hit, b->miss) : b->hit + b->miss;
-		int na = b->miss == ST_NA || b->hit == ST_NA;
+		/* unknown misses make all NA; on Ascend950 unknown hits too,
+		 * but for the misses themselves */
+		int na = b->miss == ST_NA || (fmt == BOARD_A5 && b->hit == ST_NA);
 		json_begin_object(j);
 		/* "Cube", "L2cache", "Vector", "Vector1": byte order */
 		for (k = 0; k < b->nuse && !strcmp(b->use[k].name, "Cube"); k++)
 			st_use_json(j, &b->use[k]);
 		json_key(j, "L2cache");
 		json_begin_object(j);
-		json_kv_cstr(j, "hit", na ? "NA" : (pmu_fmt_u64(b->hit, buf), buf));
+		json_kv_cstr(j, "hit", na && (fmt != BOARD_A5 || b->hit == ST_NA) ? "NA" : (pmu_fmt_u64(b->hit, buf), buf));
 		json_kv_cstr(j, "hit_ratio", na ? "NA" : (pmu_fmt_float(st_percent(b->hit, all), buf), buf));
-		json_kv_cstr(j, "miss", na ? "NA" : (pmu_fmt_u64(b->miss, buf), buf));
+		json_kv_cstr(j, "miss", na && (fmt != BOARD_A5 || b->miss == ST_NA) ? "NA" : (pmu_fmt_u64(b->miss, buf), buf));
 		json_kv_cstr(j, "total_request", na ? "NA" : (pmu_fmt_u64(all, buf), buf));
 		json_end_object(j);
 		for (; k < b->nuse; k++)

@@ -132,7 +132,9 @@ static void cube_and_mix(void)
 	pmu_ctx_init(&x1, BOARD_A2, "Ascend910B1", &v, 400, 1000, 20, 1, 2.0f);
 	st_block_910b(&b, "mix", &x, &x0, &x1, -1);
 	CHECK_INT(b.nunit, 24);
-	CHECK_INT(b.hit, 5);
+	/* the sub-cores' read hits (1284, 1288) are on the replay lists but
+	 * not counted: unknown, so the sum is too (the reference's checked sum) */
+	CHECK(b.hit == UINT64_MAX);
 	u = unit_of(&b, ST_L2_TO_UB_1);
 	CHECK(u && u->request == 8 && fabs(u->bw - 8 * 128 * 1e6 / 1073741824.0 / 2) < 1e-5);
 	CHECK_INT(b.nuse, 3);

@@ -289,6 +289,7 @@ col() {
 	"$GEN" -b 2 A5 c3
 	"$GEN" -k cube -b 3 A5 c5
 	"$GEN" -r 2 310P b3
+	"$GEN" -r 2 910B a7           # counts of the list no replay gave
 	# varied counts and two blocks a core (board-gen)
 	gen=$(command -v board-gen || echo "$top/build/bin/board-gen")
 	"$gen" --chip 910B --blocks 12 --kind vector a5 >/dev/null
@@ -296,7 +297,7 @@ col() {
 	"$gen" --chip A5 --blocks 8 --kind mix c4 >/dev/null
 	"$gen" --chip A5 --blocks 5 --kind vector c6 >/dev/null
 	"$gen" --chip 310P --blocks 6 --kind cube b2 >/dev/null
-	for d in a1 a3 a4 a5 a6 b1 b2 b3 c1 c2 c3 c4 c5 c6; do
+	for d in a1 a3 a4 a5 a6 a7 b1 b2 b3 c1 c2 c3 c4 c5 c6; do
 		m=Default,Occupancy,Roofline
 		case $d in a[56]) soc=Ascend910B1 ;; a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 m=Default,Roofline ;; c*) soc=Ascend950PR_9589 ;; esac
 		"$ref" "$d" "ref.$d" "$soc" -- --aic-metrics=$m > "ref.$d.log" 2>&1 || { cat "ref.$d.log"; return 1; }

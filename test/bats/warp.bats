@@ -179,6 +179,32 @@ block() {
 	[ -z "$(ls -A out2)" ]
 }
 
+@test "pc-stall: the CSVs are one set: a failure on the second file keeps the older set whole, a fresh -o DIR is not made" {
+	fault=$top/build/fault.so
+	[ -f "$fault" ] || skip "build/fault.so is not built"
+	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
+	LD_LIBRARY_PATH=$top/build/cann/lib64 CAMODEL_SOC_VERSION=Ascend950PR_9599 CAMODEL_DEVICE_DUMP=$PWD/s \
+		CAMODEL_DEVICE_PCSAMPLING=1 "$ops/bin/op_acl" -s simt >/dev/null
+	mkdir old
+	printf 'older\n' >old/PcSampling.csv
+	printf 'older\n' >old/TopStallReason.csv
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$fault FAULT_OP=write \
+		FAULT_ERRNO=ENOSPC FAULT_PATH=TopStallReason run pc-stall -q -o old s
+	echo "$output"
+	[ "$status" -eq 4 ]
+	[ "$output" = "pc-stall: old/TopStallReason.csv: cannot write: No space left on device" ]
+	[ "$(cat old/PcSampling.csv old/TopStallReason.csv)" = "$(printf 'older\nolder')" ]
+	[ "$(ls -A old | tr '\n' ' ')" = "PcSampling.csv TopStallReason.csv " ]
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$fault FAULT_OP=write \
+		FAULT_PATH=top_stall_reason run pc-stall -q -o new s
+	[ "$status" -eq 4 ]
+	[ "$(ls -A | tr '\n' ' ')" = "d old s " ]
+	# without a fault the set replaces the older one, DIR made when missing
+	run pc-stall -q -o new s
+	[ "$status" -eq 0 ]
+	[ "$(ls -A new | tr '\n' ' ')" = "PcSampling.csv TopStallReason.csv top_stall_reason.json " ]
+}
+
 @test "warp-timeline and pc-stall on the stand-in device's SIMT sample" {
 	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
 	run board-flow -q -o out --soc-version=Ascend950PR_9599 --aic-metrics=PcSampling -- "$ops/bin/op_acl" -s simt

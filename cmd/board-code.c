@@ -112,9 +112,10 @@ static void read_memchart(const char *dir)
 	size_t n;
 	char err[300];
 	unsigned char *data = board_read_all(dir, "MemoryChart.bin", &n);
+	if (!data && errno == ENOENT)
+		cli_die(EXIT_UNUSABLE, "%s/MemoryChart.bin: cannot read (MemoryDetail needs it): nothing written", dir);
 	if (!data)
-		cli_die(errno == ENOENT ? EXIT_UNUSABLE : EXIT_IO, "%s/MemoryChart.bin: cannot read%s", dir,
-		        errno == ENOENT ? " (MemoryDetail needs it): nothing written" : ":");
+		cli_die(EXIT_IO, "%s/MemoryChart.bin: cannot read:", dir);
 	if (dbi_mem_each(data, n, take_record, NULL, err, sizeof err))
 		cli_die(EXIT_UNUSABLE, "%s/MemoryChart.bin: %s: nothing written", dir, err);
 	free(data);
@@ -163,9 +164,10 @@ static void read_bb(const char *dir)
 	if (dbi_bbmap_parse(&m, (const char *)text, n, err, sizeof err))
 		cli_die(EXIT_UNUSABLE, "%s/%s: %s: nothing written", dir, mapn, err);
 	free(text);
-	if (!(cnt = board_read_all(dir, cntn, &nc)))
-		cli_die(errno == ENOENT ? EXIT_UNUSABLE : EXIT_IO, "%s/%s: cannot read%s", dir, cntn,
-		        errno == ENOENT ? " (the counts of the basic blocks): nothing written" : ":");
+	if (!(cnt = board_read_all(dir, cntn, &nc)) && errno == ENOENT)
+		cli_die(EXIT_UNUSABLE, "%s/%s: cannot read (the counts of the basic blocks): nothing written", dir, cntn);
+	if (!cnt)
+		cli_die(EXIT_IO, "%s/%s: cannot read:", dir, cntn);
 	if (dbi_bb_counts(&m, cnt, nc, err, sizeof err))
 		cli_die(EXIT_UNUSABLE, "%s/%s: %s: nothing written", dir, cntn, err);
 	free(cnt);
@@ -879,5 +881,9 @@ int main(int argc, char **argv)
 		free(lines[i].pcs);
 	free(lines);
 	free(ins);
-	return cli_interrupted ? EXIT_INTR : status;
+	/* A summary that cannot be written is said; the set is in place, so
+	 * the status stands. */
+	status = cli_interrupted ? EXIT_INTR : status;
+	(void)cli_stdout_done(status);
+	return status;
 }

@@ -229,10 +229,11 @@ int main(int argc, char **argv)
 	path = xpath(dir, "aic_timestamp.bin");
 	if (!io_is_file(path))
 		cli_die(EXIT_UNUSABLE, "%s: none (the device wrote no timestamp dots): nothing written", path);
+	board_check_data(path);
 	rc = aicts_read(path, run.kind == AICTS_LCCL ? AICTS_LCCL_SIZE : AICTS_REC_SIZE, run.min, &recs, &nrecs,
 	                &dropped, msg, sizeof msg);
 	if (rc < 0)
-		cli_die(EXIT_UNUSABLE, "%s: %s: nothing written", path, msg);
+		cli_die(rc == -2 ? EXIT_IO : EXIT_UNUSABLE, "%s: %s: nothing written", path, msg);
 	if (rc > 0) {
 		cli_warn("%s: %s: the whole records before it are used", path, msg);
 		status = EXIT_PARTIAL;

@@ -248,9 +248,10 @@ int main(int argc, char **argv)
 	path = xpath(dir, "aicpu.bin");
 	if (!io_is_file(path))
 		cli_die(EXIT_UNUSABLE, "%s: none (the device wrote no AI CPU records): nothing written", path);
+	board_check_data(path);
 	rc = mc2_read_file(path, &sink, &st, msg, sizeof msg);
 	if (rc < 0)
-		cli_die(EXIT_UNUSABLE, "%s: %s: nothing written", path, msg);
+		cli_die(rc == -2 ? EXIT_IO : EXIT_UNUSABLE, "%s: %s: nothing written", path, msg);
 	if (rc > 0) {
 		cli_warn("%s: %s", path, msg);
 		status = EXIT_PARTIAL;
@@ -376,6 +377,7 @@ int main(int argc, char **argv)
 	path = xpath(dir, "aic_timestamp.bin");
 	if (io_is_file(path)) {
 		uint64_t dropped;
+		board_check_data(path);
 		rc = aicts_read(path, AICTS_REC_SIZE, base, &recs, &nrecs, &dropped, msg, sizeof msg);
 		if (rc) {
 			cli_warn("%s: %s", path, msg);

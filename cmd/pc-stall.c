@@ -233,6 +233,11 @@ int main(int argc, char **argv)
 	if (!nfiles)
 		cli_die(EXIT_UNUSABLE, "%s: no pcSampling.bin (the device wrote no PC samples): nothing written", dir);
 	qsort(files, nfiles, sizeof *files, cmp_name);
+	for (i = 0; i < nfiles; i++) {
+		char *path = xpath(dir, files[i]);
+		board_check_data(path);
+		free(path);
+	}
 
 	pcs_init(&s, start_pc(dir), pc_offset(dir), instrs_path ? is_instr : NULL, NULL);
 	chunk = xmalloc(PCS_CHUNK_SIZE);

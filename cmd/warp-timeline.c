@@ -138,6 +138,7 @@ int main(int argc, char **argv)
 	      : basic.cur_freq > 0 ? (unsigned)basic.cur_freq : pmu_defaults(BOARD_A5)->aicore_mhz;
 
 	bin = xpath(dir, WARP_FILE);
+	board_check_data(bin);
 	if (!(r = rd_open(bin)))
 		cli_die(EXIT_UNUSABLE, "%s: cannot open (the device wrote no warp timeline):", bin);
 	for (;;) {

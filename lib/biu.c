@@ -471,7 +471,7 @@ int biu_read_file(struct biu *b, const char *path, char *msg, size_t size)
 fail:
 	snprintf(msg, size, "read error in the chunk at byte %lld: %s", (long long)off, strerror(errno));
 	close(fd);
-	return -1;
+	return -2;
 }
 
 /* ---- dfx_region_map.txt and dfx_tune.log ---- */

@@ -103,6 +103,12 @@ int board_start_pc(const char *dir, const char *name, uint64_t *pc)
 	return ok;
 }
 
+void board_check_data(const char *path)
+{
+	if (io_check_input(path, "device data file", IO_LIMIT_BINARY) < 0)
+		exit(EXIT_UNUSABLE);
+}
+
 unsigned char *board_read_all(const char *dir, const char *name, size_t *n)
 {
 	/* Read as stored: a binary file may begin with an lz4 frame's magic. */

@@ -47,6 +47,16 @@ example() {
 	chunk d/timeline.bin 0 1 10 0xF001 20 0xF000 30 0x2111 40 0xA60C 50 0xA60C 60 0x060D
 }
 
+@test "biu-timeline: a timeline.bin past the size limit is refused before it is read (exit 3), another beside it too" {
+	example
+	truncate -s $(((10 << 30) + 1)) d/timeline.bin.1
+	run biu-timeline -o t.json d
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$output" = "biu-timeline: d/timeline.bin.1: 10737418241 bytes, over the 10 GiB limit of a device data file (OPTRACE_INPUT_LIMITS=off lifts it)" ]
+	[ ! -e t.json ]
+}
+
 @test "biu-timeline: InstrTimeline of one chunk, named by the region map, times at 1650 MHz" {
 	example
 	printf 'region_id=1548,pipe=fixp,kind=instr,pc=0x40,opcode=fix_op\nnot a region line\n' >d/dfx_region_map.txt

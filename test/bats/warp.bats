@@ -42,6 +42,11 @@ block() {
 	} >>d/WarpTimeline.bin
 }
 
+# A data file of the device past the 10 GiB limit (a sparse file: nothing
+# is written to disk, and nothing of it must be read).
+big() { truncate -s $(((10 << 30) + 1)) "$1"; }
+limit_said() { [ "$output" = "$1: $2: 10737418241 bytes, over the 10 GiB limit of a device data file (OPTRACE_INPUT_LIMITS=off lifts it)" ]; }
+
 @test "warp-timeline, pc-stall: usage errors are exit 2" {
 	run warp-timeline
 	[ "$status" -eq 2 ]
@@ -203,6 +208,35 @@ block() {
 	run pc-stall -q -o new s
 	[ "$status" -eq 0 ]
 	[ "$(ls -A new | tr '\n' ' ')" = "PcSampling.csv TopStallReason.csv top_stall_reason.json " ]
+}
+
+@test "warp-timeline, pc-stall: a WarpTimeline.bin or pcSampling.bin past the size limit is refused before it is read (exit 3)" {
+	big d/WarpTimeline.bin
+	run warp-timeline -o t.json d
+	echo "$output"
+	[ "$status" -eq 3 ]
+	limit_said warp-timeline d/WarpTimeline.bin
+	[ ! -e t.json ]
+	rm d/WarpTimeline.bin
+	# one whole chunk, then a huge one beside it: the whole set is refused
+	head -c 2097160 /dev/zero >d/pcSampling.bin.0
+	big d/pcSampling.bin.1
+	run pc-stall -o out d
+	echo "$output"
+	[ "$status" -eq 3 ]
+	limit_said pc-stall d/pcSampling.bin.1
+	[ ! -e out ]
+}
+
+@test "warp-timeline: a block claiming 2^32-1 warps draws its 64, nothing more is allocated or read" {
+	{
+		le32 $((0x5A5A5A5A)); le32 4294967295; le32 0; le32 0
+		for i in $(seq 0 63); do le32 $((100 + i)); le32 0; le32 $((200 + i)); le32 0; done
+		head -c 64 /dev/zero
+	} >d/WarpTimeline.bin
+	run warp-timeline -o t.json d
+	[ "$status" -eq 0 ]
+	[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' t.json)" -eq 64 ]
 }
 
 @test "warp-timeline and pc-stall on the stand-in device's SIMT sample" {

@@ -559,6 +559,60 @@ fcell() {
 	esac
 }
 
+# board-flow: sim-capture --device on the stand-in device, then
+# board-export of the launch in place.  Each run adds its own OPPROF_*
+# tree; the older one must stay as it was.
+# bfcell FAULT
+bfcell() {
+	local top=$BATS_TEST_DIRNAME/../..
+	local app=$top/build/ops/bin/op_acl
+	[ -x "$app" ] && [ -f "$top/build/cann/lib64/libruntime.so" ] || skip "the stand-in device is not built"
+	export ASCEND_HOME_PATH=$top/build/cann OPTRACE_BIN=$top/${OPTRACE_VARIANT:-build}/bin
+	local PATH=$top/pipelines:$OPTRACE_BIN:$PATH
+	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS CAMODEL_DEVICE_DUMP CAMODEL_DEVICE_REPLAY
+	local -a bf=(board-flow -q -o @OUT@ -- "$app" -s add)
+	case $1 in
+	in-eio)
+		# a DeviceProf file that cannot be read: an input problem of
+		# dump-split's (1), the other replays' metrics written
+		fm_tree 1 "dump-split: */DeviceProf3.bin: read error after record 0: Input/output error" \
+			"FAULT_OP=read FAULT_PATH=dump/DeviceProf3.bin" "${bf[@]}" ;;
+	out-enospc) fm_tree 4 "board-metrics: */OpBasicInfo.csv: cannot write: No space left on device" \
+		"FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=OpBasicInfo.csv" "${bf[@]}" ;;
+	fsync) fm_tree 4 "board-metrics: */PipeUtilization.csv: cannot write: Input/output error" \
+		"FAULT_OP=fsync FAULT_PATH=PipeUtilization.csv" "${bf[@]}" ;;
+	close) fm_tree 4 "board-metrics: */roofline.svg: *Input/output error" \
+		"FAULT_OP=close FAULT_PATH=roofline.svg" "${bf[@]}" ;;
+	rename) fm_tree 4 "board-flow: */OPPROF_*: cannot move the capture into place" \
+		"FAULT_OP=rename FAULT_PATH=/OPPROF_" "${bf[@]}" ;;
+	stdout-full)
+		# Standard output carries only the tools' summaries (the tree is
+		# named on stderr): their loss is said by the tool, once, and
+		# leaves the status (board-flow(7)); the tree is in place.
+		dir=$T/to-screen && mkdir -p "$dir"
+		run --separate-stderr fm_to_full board-flow -o "$dir" -- "$app" -s add
+		[ "$status" -eq 0 ] || fm_why "exit status $status, want 0"
+		[ "$(grep -c 'cannot write: No space left on device' <<<"$stderr")" -eq 1 ] ||
+			fm_why "not one message of the lost summary"
+		grep -q '^board-metrics: (stdout): cannot write: No space left on device$' <<<"$stderr" || fm_why "no message"
+		[ -s "$(echo "$dir"/OPPROF_*/device0/add_custom/0/OpBasicInfo.csv)" ] || fm_why "the tree is not in place" ;;
+	stdout-gone)
+		# The application's own output goes there too: op_acl is the one
+		# that dies of SIGPIPE (the application failed: 1); board-flow
+		# itself neither dies of it nor calls it an error.
+		dir=$T/to-screen && mkdir -p "$dir"
+		FM_GONE_STATUS=1 fm_gone board-flow -o @DIR@ -- "$app" -s add ;;
+	esac
+}
+
+@test "board-flow x in-eio" { bfcell in-eio; }
+@test "board-flow x out-enospc" { bfcell out-enospc; }
+@test "board-flow x fsync" { bfcell fsync; }
+@test "board-flow x close" { bfcell close; }
+@test "board-flow x rename" { bfcell rename; }
+@test "board-flow x stdout-full" { bfcell stdout-full; }
+@test "board-flow x stdout-gone" { bfcell stdout-gone; }
+
 @test "sim-flow x out-enospc" { fcell out-enospc; }
 @test "sim-flow x fsync" { fcell fsync; }
 @test "sim-flow x stdout-gone" { fcell stdout-gone; }

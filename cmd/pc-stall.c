@@ -244,7 +244,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nfiles && !cli_interrupted; i++) {
 		char *path = xpath(dir, files[i]);
 		size_t got;
-		uint64_t at = 0;
+		uint64_t at = 0, nlong = 0, long_at = 0;
+		uint32_t long_len = 0;
 		if (!(r = rd_open(path))) {
 			cli_warn("%s: cannot open: skipped:", path);
 			skipped++;
@@ -252,11 +253,21 @@ int main(int argc, char **argv)
 			continue;
 		}
 		while ((got = rd_read(r, chunk, PCS_CHUNK_SIZE)) == PCS_CHUNK_SIZE && !cli_interrupted) {
-			pcs_chunk(&s, chunk);
+			if (pcs_chunk(&s, chunk) && !nlong++) {
+				long_at = at * PCS_CHUNK_SIZE;
+				long_len = (uint32_t)chunk[4] | (uint32_t)chunk[5] << 8 | (uint32_t)chunk[6] << 16 |
+				           (uint32_t)chunk[7] << 24;
+			}
 			at++;
 		}
 		if (rd_error(r))
 			cli_die(EXIT_IO, "%s: cannot read: %s", path, rd_strerror(r));
+		if (nlong) {
+			cli_warn("%s: %llu chunks claim more than the 2 MiB of records a chunk holds (the first, at byte "
+			         "%llu: validLen %lu): read to 2 MiB", path, (unsigned long long)nlong,
+			         (unsigned long long)long_at, (unsigned long)long_len);
+			skipped++;
+		}
 		if (got && !cli_interrupted) {
 			cli_warn("%s: cut: %zu bytes after %llu whole chunks of %u bytes are left out", path, got,
 			         (unsigned long long)at, PCS_CHUNK_SIZE);

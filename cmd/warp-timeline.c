@@ -107,6 +107,8 @@ int main(int argc, char **argv)
 	struct warp_stats st = { 0 };
 	struct warp_slice *v = NULL;
 	size_t n = 0, cap = 0, i, nlanes, tlen = 0, cut = 0;
+	uint64_t nover = 0, over_block = 0;
+	uint32_t over_count = 0;
 	uint64_t *shift, align6 = 0;
 	size_t *lanes;
 	unsigned char blk[WARP_BLOCK_SIZE];
@@ -147,11 +149,22 @@ int main(int argc, char **argv)
 			cut = k;
 			break;
 		}
-		warp_block(blk, (uint32_t)st.blocks, &v, &n, &cap, &st);
+		if (warp_block(blk, (uint32_t)st.blocks, &v, &n, &cap, &st) > 0 && !nover++) {
+			over_block = st.blocks - 1;
+			over_count = (uint32_t)blk[4] | (uint32_t)blk[5] << 8 | (uint32_t)blk[6] << 16 |
+			             (uint32_t)blk[7] << 24;
+		}
 	}
 	if (rd_error(r))
 		cli_die(EXIT_IO, "%s: cannot read: %s", bin, rd_strerror(r));
 	rd_close(r);
+	if (nover) {
+		cli_warn("%s: %llu blocks claim more than the %u warps a block holds (the first, block %llu at byte %llu: "
+		         "warpCount %lu): their %u are read", bin, (unsigned long long)nover, WARP_PER_BLOCK,
+		         (unsigned long long)over_block, (unsigned long long)(over_block * WARP_BLOCK_SIZE),
+		         (unsigned long)over_count, WARP_PER_BLOCK);
+		status = EXIT_PARTIAL;
+	}
 	if (cut) {
 		cli_warn("%s: cut: %zu bytes after %llu whole blocks of %u bytes are left out", bin, cut,
 		         (unsigned long long)st.blocks, WARP_BLOCK_SIZE);

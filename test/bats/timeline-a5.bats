@@ -156,6 +156,19 @@ example() {
 	[ "$status" -eq 2 ]
 }
 
+@test "biu-timeline: a chunk claiming more than its 2 MiB of records is read to 2 MiB and named with its byte, exit 1" {
+	example
+	chunk d/timeline.bin 0 1 10 0xF001
+	printf '\377\377\377\377' | dd of=d/timeline.bin bs=1 seek=$((2097160 + 4)) conv=notrunc 2>/dev/null
+	[ "$(stat -c %s d/timeline.bin)" -eq $((2 * 2097160)) ]
+	run biu-timeline -q -o t.json d
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c 'd/timeline.bin' <<<"$output")" -eq 1 ]
+	grep -qx "biu-timeline: d/timeline.bin: 1 chunks claim more than the 2 MiB of records a chunk holds (the first, at byte 2097160: validLen 4294967295): read to 2 MiB" <<<"$output"
+	[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' t.json)" -ge 1 ]
+}
+
 @test "biu-timeline: a chip without the timeline is refused with exit 2, nothing written" {
 	example
 	sed -i 's/Ascend950PR_9589/Ascend910B1/' d/op_basic_info.txt

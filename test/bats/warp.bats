@@ -228,15 +228,35 @@ limit_said() { [ "$output" = "$1: $2: 10737418241 bytes, over the 10 GiB limit o
 	[ ! -e out ]
 }
 
-@test "warp-timeline: a block claiming 2^32-1 warps draws its 64, nothing more is allocated or read" {
+@test "warp-timeline: a block claiming 2^32-1 warps draws its 64 and is named with its byte, exit 1" {
+	block 0 0 0 100 160
 	{
-		le32 $((0x5A5A5A5A)); le32 4294967295; le32 0; le32 0
+		le32 $((0x5A5A5A5A)); le32 4294967295; le32 1; le32 0
 		for i in $(seq 0 63); do le32 $((100 + i)); le32 0; le32 $((200 + i)); le32 0; done
 		head -c 64 /dev/zero
-	} >d/WarpTimeline.bin
-	run warp-timeline -o t.json d
-	[ "$status" -eq 0 ]
-	[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' t.json)" -eq 64 ]
+	} >>d/WarpTimeline.bin
+	run warp-timeline -q -o t.json d
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "warp-timeline: d/WarpTimeline.bin: 1 blocks claim more than the 64 warps a block holds (the first, block 1 at byte 1104: warpCount 4294967295): their 64 are read" ]
+	[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' t.json)" -eq 65 ]
+}
+
+@test "pc-stall: a chunk claiming more than its 2 MiB of records is read to 2 MiB and named with its byte, exit 1" {
+	# two chunks of one record at pc field 5; the second's validLen all ones
+	for k in 0 1; do
+		printf '\x00\x00\x01\x00\x10\x00\x00\x00\x05\x00\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x00\x00\x00\x00' >c
+		truncate -s 2097160 c
+		cat c >>d/pcSampling.bin.0
+	done
+	rm c
+	printf '\377\377\377\377' | dd of=d/pcSampling.bin.0 bs=1 seek=$((2097160 + 4)) conv=notrunc 2>/dev/null
+	run pc-stall -q -o out d
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "pc-stall: d/pcSampling.bin.0: 1 chunks claim more than the 2 MiB of records a chunk holds (the first, at byte 2097160: validLen 4294967295): read to 2 MiB" ]
+	# the record of each chunk at pc 0x28, the second chunk's zero records at 0x0
+	[ "$(tail -n +2 out/PcSampling.csv | cut -d, -f1-3 | paste -sd' ')" = "0x0,0,0 0x28,2,4" ]
 }
 
 @test "warp-timeline and pc-stall on the stand-in device's SIMT sample" {

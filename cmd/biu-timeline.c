@@ -514,9 +514,8 @@ int main(int argc, char **argv)
 		cli_die(EXIT_UNUSABLE, "%s: the timeline.bin files hold no %s of the pipes asked for: nothing written",
 		        dir, mode == BIU_INSTR_TIMELINE ? "instruction" : "pipe event");
 	}
-	if ((rc = wr_close(W))) {
-		if (rc == EPIPE)
-			return status;
+	/* EPIPE: the reader went away; the run ends as usual, quietly */
+	if ((rc = wr_close(W)) && rc != EPIPE) {
 		errno = rc;
 		cli_die(EXIT_IO, "%s: cannot write:", out_path);
 	}
@@ -537,7 +536,7 @@ int main(int argc, char **argv)
 			       nlanes, ncores);
 	}
 	hit = report_losses(b, dir, tune);
-	fflush(stdout);
+	cli_flush(stdout);
 	if ((hit || map_status) && status == EXIT_OK)
 		status = EXIT_PARTIAL;
 	if (cli_verbosity >= 2)
@@ -547,5 +546,8 @@ int main(int argc, char **argv)
 	biu_free(b);
 	biu_map_free(&map);
 	codetab_free(&codes);
+	/* A summary that cannot be written is said; the trace is in place,
+	 * so the status stands. */
+	(void)cli_stdout_done(status);
 	return status;
 }

@@ -227,9 +227,8 @@ int main(int argc, char **argv)
 		wr_abort(w);
 		cli_die(EXIT_INTR, "interrupted: nothing written");
 	}
-	if ((rc = wr_close(w))) {
-		if (rc == EPIPE)
-			return status;
+	/* EPIPE: the reader went away; the run ends as usual, quietly */
+	if ((rc = wr_close(w)) && rc != EPIPE) {
 		errno = rc;
 		cli_die(EXIT_IO, "%s: cannot write:", out_path);
 	}
@@ -239,7 +238,7 @@ int main(int argc, char **argv)
 			subs += !i || v[lanes[i]].core_id != v[lanes[i - 1]].core_id ||
 			        v[lanes[i]].core_type != v[lanes[i - 1]].core_type;
 		printf("  warps          %s (%zu warp runs on %zu lanes of %zu sub-cores)\n", out_path, n, nlanes, subs);
-		fflush(stdout);
+		cli_flush(stdout);
 	}
 	if (st.bad_magic && cli_verbosity >= 1)
 		cli_note("%s: %llu of %llu blocks without the magic word skipped", bin, (unsigned long long)st.bad_magic,
@@ -249,5 +248,8 @@ int main(int argc, char **argv)
 	free(v);
 	free(shift);
 	free(lanes);
+	/* A summary that cannot be written is said; the trace is in place,
+	 * so the status stands. */
+	(void)cli_stdout_done(status);
 	return status;
 }

@@ -19,6 +19,7 @@
 #   stdout-eio   standard output: EIO                4, one message
 #   stdout-full  standard output is /dev/full        4, one message
 #   stdout-gone  standard output a pipe, reader gone  its usual status, quiet
+#   summary-full -o FILE, the summary on /dev/full      its usual status, said once
 
 bats_require_minimum_version 1.5.0
 
@@ -157,6 +158,20 @@ cell() {
 	stdout-gone)
 		dir=$T/to-screen && mkdir -p "$dir"
 		fm_gone "${CMD_STDOUT[@]}" ;;
+	summary-full)
+		# -o FILE, its summary on /dev/full: said once, the trace in
+		# place and the status as without (the man pages' EXIT STATUS)
+		dir=$T/summary && out=$dir/out && rm -rf "$dir" && mkdir -p "$dir"
+		local -a args
+		fm_words args "${CMD[@]}"
+		run --separate-stderr "${args[@]}"
+		local plain=$status
+		rm -f "$out"
+		run --separate-stderr fm_to_full "${args[@]}"
+		[ "$status" -eq "$plain" ] || { fm_why "exit status $status, $plain with a reader"; return 1; }
+		[ "$(grep -c "^$1: (stdout): cannot write: No space left on device$" <<<"$stderr")" -eq 1 ] ||
+			{ fm_why "not one message of the lost summary"; return 1; }
+		[ -s "$out" ] || { fm_why "the output is not in place"; return 1; } ;;
 	*) echo "no such fault: $2" >&2; return 1 ;;
 	esac
 }
@@ -304,6 +319,7 @@ cell() {
 @test "biu-timeline x stdout-eio" { cell biu-timeline stdout-eio; }
 @test "biu-timeline x stdout-full" { cell biu-timeline stdout-full; }
 @test "biu-timeline x stdout-gone" { cell biu-timeline stdout-gone; }
+@test "biu-timeline x summary-full" { cell biu-timeline summary-full; }
 
 @test "warp-timeline x in-eio" { cell warp-timeline in-eio; }
 @test "warp-timeline x in-eio-one" { cell warp-timeline in-eio-one; }
@@ -317,6 +333,7 @@ cell() {
 @test "warp-timeline x stdout-eio" { cell warp-timeline stdout-eio; }
 @test "warp-timeline x stdout-full" { cell warp-timeline stdout-full; }
 @test "warp-timeline x stdout-gone" { cell warp-timeline stdout-gone; }
+@test "warp-timeline x summary-full" { cell warp-timeline summary-full; }
 
 @test "pc-stall x in-eio" { cell pc-stall in-eio; }
 @test "pc-stall x in-eio-one" { cell pc-stall in-eio-one; }
@@ -343,6 +360,7 @@ cell() {
 @test "mc2-timeline x stdout-eio" { cell mc2-timeline stdout-eio; }
 @test "mc2-timeline x stdout-full" { cell mc2-timeline stdout-full; }
 @test "mc2-timeline x stdout-gone" { cell mc2-timeline stdout-gone; }
+@test "mc2-timeline x summary-full" { cell mc2-timeline summary-full; }
 
 @test "aic-timeline x in-eio" { cell aic-timeline in-eio; }
 @test "aic-timeline x in-eio-one" { cell aic-timeline in-eio-one; }
@@ -356,6 +374,7 @@ cell() {
 @test "aic-timeline x stdout-eio" { cell aic-timeline stdout-eio; }
 @test "aic-timeline x stdout-full" { cell aic-timeline stdout-full; }
 @test "aic-timeline x stdout-gone" { cell aic-timeline stdout-gone; }
+@test "aic-timeline x summary-full" { cell aic-timeline summary-full; }
 
 @test "board-code x in-eio" { cell board-code in-eio; }
 @test "board-code x in-eio-one" { cell board-code in-eio-one; }

@@ -151,27 +151,6 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The files of the set: written into the staging directory, named by
- * their place in DIR. */
-static struct wr *out_open(const char *name)
-{
-	char *path = xpath(stage_dir(), name);
-	struct wr *w = wr_open(path, 0);
-	free(path);
-	if (!w)
-		cli_die(EXIT_IO, "%s/%s: cannot create:", stage_final(), name);
-	return w;
-}
-
-static void out_close(struct wr *w, const char *name)
-{
-	int e = wr_close(w);
-	if (e) {
-		errno = e;
-		cli_die(EXIT_IO, "%s/%s: cannot write:", stage_final(), name);
-	}
-}
-
 static void percent(struct wr *w, uint64_t part, uint64_t total)
 {
 	/* six decimals, rounded */
@@ -295,8 +274,8 @@ int main(int argc, char **argv)
 		cli_die(EXIT_IO, "%s: cannot write the outputs there:", out_dir);
 	p1 = xpath(out_dir, "PcSampling.csv");
 	p2 = xpath(out_dir, "TopStallReason.csv");
-	wi = out_open("PcSampling.csv");
-	wt = out_open("TopStallReason.csv");
+	wi = stage_open("PcSampling.csv");
+	wt = stage_open("TopStallReason.csv");
 	wr_puts(wi, "pc");
 	for (k = 0; k < PCS_STATES; k++)
 		wr_printf(wi, ",%s", pcs_state_name(k));
@@ -318,12 +297,12 @@ int main(int argc, char **argv)
 		percent(wt, s.top[k], total);
 		wr_putc(wt, '\n');
 	}
-	out_close(wi, "PcSampling.csv");
-	out_close(wt, "TopStallReason.csv");
+	stage_close(wi, "PcSampling.csv");
+	stage_close(wt, "TopStallReason.csv");
 	if (total) {
 		/* {"top_stall_reason_table":{NAME:samples,...}}, the names in
 		 * byte order as the reference's writer sorts them */
-		struct wr *wj = out_open("top_stall_reason.json");
+		struct wr *wj = stage_open("top_stall_reason.json");
 		for (k = 0; k < PCS_STALLS; k++)
 			order[k] = k;
 		for (unsigned a = 1; a < PCS_STALLS; a++)
@@ -337,7 +316,7 @@ int main(int argc, char **argv)
 			wr_printf(wj, "%s\"%s\":%llu", k ? "," : "", pcs_state_name(order[k]),
 			          (unsigned long long)s.top[order[k]]);
 		wr_puts(wj, "}}");
-		out_close(wj, "top_stall_reason.json");
+		stage_close(wj, "top_stall_reason.json");
 	}
 	if (cli_interrupted)
 		cli_die(EXIT_INTR, "interrupted: nothing written");

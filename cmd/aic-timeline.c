@@ -229,10 +229,11 @@ int main(int argc, char **argv)
 	path = xpath(dir, "aic_timestamp.bin");
 	if (!io_is_file(path))
 		cli_die(EXIT_UNUSABLE, "%s: none (the device wrote no timestamp dots): nothing written", path);
+	board_check_data(path);
 	rc = aicts_read(path, run.kind == AICTS_LCCL ? AICTS_LCCL_SIZE : AICTS_REC_SIZE, run.min, &recs, &nrecs,
 	                &dropped, msg, sizeof msg);
 	if (rc < 0)
-		cli_die(EXIT_UNUSABLE, "%s: %s: nothing written", path, msg);
+		cli_die(rc == -2 ? EXIT_IO : EXIT_UNUSABLE, "%s: %s: nothing written", path, msg);
 	if (rc > 0) {
 		cli_warn("%s: %s: the whole records before it are used", path, msg);
 		status = EXIT_PARTIAL;
@@ -271,9 +272,8 @@ int main(int argc, char **argv)
 		wr_abort(W);
 		cli_die(EXIT_INTR, "interrupted: nothing written");
 	}
-	if ((rc = wr_close(W))) {
-		if (rc == EPIPE)
-			return status;
+	/* EPIPE: the reader went away; the run ends as usual, quietly */
+	if ((rc = wr_close(W)) && rc != EPIPE) {
 		errno = rc;
 		cli_die(EXIT_IO, "%s: cannot write:", out_path);
 	}
@@ -288,12 +288,15 @@ int main(int argc, char **argv)
 		printf("  timeline       %s (AI Core: %llu block lanes, %llu dots%s)\n", out_path,
 		       (unsigned long long)st.lanes, (unsigned long long)(st.dots + st.lccl_dots),
 		       run.kind == AICTS_LCCL ? ", LCCL" : "");
-		fflush(stdout);
+		cli_flush(stdout);
 	}
 	free(path);
 	free(recs);
 	aicts_blocks_free(&blocks);
 	aicts_names_free(&names);
 	codetab_free(&codes);
+	/* A summary that cannot be written is said; the trace is in place,
+	 * so the status stands. */
+	(void)cli_stdout_done(status);
 	return status;
 }

@@ -165,6 +165,8 @@ static uint64_t start_pc(const char *dir)
 	return board_start_pc(dir, "pc_start_addr.txt", &v) ? v : 0;
 }
 
+static int map_status = EXIT_OK;   /* EXIT_PARTIAL: the map could not be read */
+
 static void read_map(const char *dir)
 {
 	char *path = xpath(dfx_dir ? dfx_dir : dir, "dfx_region_map.txt");
@@ -179,6 +181,7 @@ static void read_map(const char *dir)
 	}
 	if (!(r = rd_open(path))) {
 		cli_warn("%s: cannot open: instructions are named Instr<id>:", path);
+		map_status = EXIT_PARTIAL;
 		free(path);
 		return;
 	}
@@ -186,8 +189,10 @@ static void read_map(const char *dir)
 		lines++;
 		biu_map_line(&map, s, n, pc0);
 	}
-	if (rd_error(r))
+	if (rd_error(r)) {
 		cli_warn("%s: read error after line %zu: %s", path, lines, rd_strerror(r));
+		map_status = EXIT_PARTIAL;
+	}
 	if (cli_verbosity >= 2)
 		cli_note("%s: %zu of %zu lines name an instruction", path, map.entries, lines);
 	rd_close(r);
@@ -386,10 +391,10 @@ static unsigned report_losses(const struct biu *b, const char *dir, unsigned tun
 			printf("  incomplete     InstrTimeline of pipes [%s]: more than %u instructions\n", pipes, BIU_INSTR_IDS);
 		hit++;
 	}
-	if (st->bad_type || st->bad_channel || st->long_valid) {
-		cli_warn("%s: %llu chunks of a core type past 2 and %llu of a core past 5 were skipped, %llu claimed "
-		         "more than 2 MiB", dir, (unsigned long long)st->bad_type, (unsigned long long)st->bad_channel,
-		         (unsigned long long)st->long_valid);
+	/* (a validLen past 2 MiB is named with its file and chunk, above) */
+	if (st->bad_type || st->bad_channel) {
+		cli_warn("%s: %llu chunks of a core type past 2 and %llu of a core past 5 were skipped", dir,
+		         (unsigned long long)st->bad_type, (unsigned long long)st->bad_channel);
 		hit++;
 	}
 	return hit;
@@ -460,6 +465,11 @@ int main(int argc, char **argv)
 	if (!nfiles)
 		cli_die(EXIT_UNUSABLE, "%s: no timeline.bin (the device wrote no %s stamps): nothing written", dir,
 		        mode == BIU_INSTR_TIMELINE ? "InstrTimeline" : "PipeTimeline");
+	for (i = 0; i < nfiles; i++) {
+		char *path = xpath(dir, files[i]);
+		board_check_data(path);
+		free(path);
+	}
 	if (mode == BIU_INSTR_TIMELINE)
 		read_map(dir);
 	tune = mode == BIU_INSTR_TIMELINE ? read_tune(dir) : 0;
@@ -478,6 +488,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < nfiles && !cli_interrupted && !wr_error(W); i++) {
 		char *path = xpath(dir, files[i]);
 		rc = biu_read_file(b, path, msg, sizeof msg);
+		if (rc == -2) {
+			/* the device's stamps themselves cannot be read */
+			wr_abort(W);
+			cli_die(EXIT_IO, "%s: %s: nothing written", path, msg);
+		}
 		if (rc) {
 			cli_warn("%s: %s", path, msg);
 			status = EXIT_PARTIAL;
@@ -499,9 +514,8 @@ int main(int argc, char **argv)
 		cli_die(EXIT_UNUSABLE, "%s: the timeline.bin files hold no %s of the pipes asked for: nothing written",
 		        dir, mode == BIU_INSTR_TIMELINE ? "instruction" : "pipe event");
 	}
-	if ((rc = wr_close(W))) {
-		if (rc == EPIPE)
-			return status;
+	/* EPIPE: the reader went away; the run ends as usual, quietly */
+	if ((rc = wr_close(W)) && rc != EPIPE) {
 		errno = rc;
 		cli_die(EXIT_IO, "%s: cannot write:", out_path);
 	}
@@ -522,8 +536,8 @@ int main(int argc, char **argv)
 			       nlanes, ncores);
 	}
 	hit = report_losses(b, dir, tune);
-	fflush(stdout);
-	if (hit && status == EXIT_OK)
+	cli_flush(stdout);
+	if ((hit || map_status) && status == EXIT_OK)
 		status = EXIT_PARTIAL;
 	if (cli_verbosity >= 2)
 		cli_note("%llu records, %llu ignored, %llu chunks, %llu events after the end markers dropped",
@@ -532,5 +546,8 @@ int main(int argc, char **argv)
 	biu_free(b);
 	biu_map_free(&map);
 	codetab_free(&codes);
+	/* A summary that cannot be written is said; the trace is in place,
+	 * so the status stands. */
+	(void)cli_stdout_done(status);
 	return status;
 }

@@ -125,9 +125,10 @@ static void read_memchart(const char *dir)
 	size_t n;
 	char err[300];
 	unsigned char *data = board_read_all(dir, "MemoryChart.bin", &n);
+	if (!data && errno == ENOENT)
+		cli_die(EXIT_UNUSABLE, "%s/MemoryChart.bin: cannot read (MemoryDetail needs it): nothing written", dir);
 	if (!data)
-		cli_die(errno == ENOENT ? EXIT_UNUSABLE : EXIT_IO, "%s/MemoryChart.bin: cannot read%s", dir,
-		        errno == ENOENT ? " (MemoryDetail needs it): nothing written" : ":");
+		cli_die(EXIT_IO, "%s/MemoryChart.bin: cannot read:", dir);
 	if (dbi_mem_each(data, n, take_record, NULL, err, sizeof err))
 		cli_die(EXIT_UNUSABLE, "%s/MemoryChart.bin: %s: nothing written", dir, err);
 	free(data);
@@ -176,9 +177,10 @@ static void read_bb(const char *dir)
 	if (dbi_bbmap_parse(&m, (const char *)text, n, err, sizeof err))
 		cli_die(EXIT_UNUSABLE, "%s/%s: %s: nothing written", dir, mapn, err);
 	free(text);
-	if (!(cnt = board_read_all(dir, cntn, &nc)))
-		cli_die(errno == ENOENT ? EXIT_UNUSABLE : EXIT_IO, "%s/%s: cannot read%s", dir, cntn,
-		        errno == ENOENT ? " (the counts of the basic blocks): nothing written" : ":");
+	if (!(cnt = board_read_all(dir, cntn, &nc)) && errno == ENOENT)
+		cli_die(EXIT_UNUSABLE, "%s/%s: cannot read (the counts of the basic blocks): nothing written", dir, cntn);
+	if (!cnt)
+		cli_die(EXIT_IO, "%s/%s: cannot read:", dir, cntn);
 	if (dbi_bb_counts(&m, cnt, nc, err, sizeof err))
 		cli_die(EXIT_UNUSABLE, "%s/%s: %s: nothing written", dir, cntn, err);
 	free(cnt);
@@ -280,25 +282,6 @@ static int write_pcs(const char *soc, const char *out)
 }
 
 /* ---- outputs ---- */
-
-static struct wr *out_open(const char *name)
-{
-	char *path = xpath(stage_dir(), name);
-	struct wr *w = wr_open(path, 0);
-	free(path);
-	if (!w)
-		cli_die(EXIT_IO, "%s/%s: cannot create:", stage_final(), name);
-	return w;
-}
-
-static void out_close(struct wr *w, const char *name)
-{
-	int e = wr_close(w);
-	if (e) {
-		errno = e;
-		cli_die(EXIT_IO, "%s/%s: cannot write:", stage_final(), name);
-	}
-}
 
 /* The pipe a transfer instruction runs on, from its ends: "" for none
  * (no transfer) or a pair no pipe is known for. */
@@ -460,7 +443,7 @@ static void gather_lines(void)
 
 static void put_csvs(void)
 {
-	struct wr *w = out_open("instr_exe.csv");
+	struct wr *w = stage_open("instr_exe.csv");
 	size_t i;
 	wr_puts(w, "addr,code,pipe,call_count,process_bytes,l2cache_hit,l2cache_miss,l2cache_hit_rate(%)\n");
 	for (i = 0; i < nins; i++) {
@@ -475,10 +458,10 @@ static void put_csvs(void)
 		put_rate(w, in->hit, in->miss);
 		wr_putc(w, '\n');
 	}
-	out_close(w, "instr_exe.csv");
+	stage_close(w, "instr_exe.csv");
 	if (!nlines)
 		return;
-	w = out_open("code_exe.csv");
+	w = stage_open("code_exe.csv");
 	wr_puts(w, "code,call_count,process_bytes,l2cache_hit,l2cache_miss,l2cache_hit_rate(%)\n");
 	for (i = 0; i < nlines; i++) {
 		const struct line *l = &lines[i];
@@ -490,7 +473,7 @@ static void put_csvs(void)
 		put_rate(w, l->hit, l->miss);
 		wr_putc(w, '\n');
 	}
-	out_close(w, "code_exe.csv");
+	stage_close(w, "code_exe.csv");
 }
 
 static void put_hit_rate(struct json *j, uint64_t hit, uint64_t miss)
@@ -546,7 +529,7 @@ static void put_sampling_dtype(struct json *j)
 /* FILE_API: the lines by file, in the reference's on-board shape. */
 static void put_file_api(void)
 {
-	struct wr *w = out_open("file_api.json");
+	struct wr *w = stage_open("file_api.json");
 	struct json J;
 	size_t i = 0;
 	json_init(&J, w);
@@ -606,13 +589,13 @@ static void put_file_api(void)
 	}
 	json_close_all(&J);
 	wr_putc(w, '\n');
-	out_close(w, "file_api.json");
+	stage_close(w, "file_api.json");
 }
 
 /* INSTR_API: an entry per instruction, by address. */
 static void put_instr_api(void)
 {
-	struct wr *w = out_open("instr_api.json");
+	struct wr *w = stage_open("instr_api.json");
 	struct json J;
 	size_t i;
 	json_init(&J, w);
@@ -672,7 +655,7 @@ static void put_instr_api(void)
 	}
 	json_close_all(&J);
 	wr_putc(w, '\n');
-	out_close(w, "instr_api.json");
+	stage_close(w, "instr_api.json");
 }
 
 /* (set, pc, hit, miss) of the model, by set then pc. */
@@ -690,7 +673,7 @@ static int by_set_pc(const void *a, const void *b)
  * misses, their share, and the pcs that hit and missed. */
 static void put_cacheline(void)
 {
-	struct wr *w = out_open("cacheline.json");
+	struct wr *w = stage_open("cacheline.json");
 	struct json J;
 	struct setpc *v = xcalloc(l2.setpc.n + 1, sizeof *v);
 	uint64_t *hp = xcalloc(l2.setpc.n + 1, sizeof *hp), *mp = xcalloc(l2.setpc.n + 1, sizeof *mp);
@@ -742,7 +725,7 @@ static void put_cacheline(void)
 	}
 	json_close_all(&J);
 	wr_putc(w, '\n');
-	out_close(w, "cacheline.json");
+	stage_close(w, "cacheline.json");
 	free(v);
 	free(hp);
 	free(mp);
@@ -751,7 +734,7 @@ static void put_cacheline(void)
 /* l2_sets.svg: the hit rate of every set the model touched. */
 static void put_sets_svg(void)
 {
-	struct wr *w = out_open("l2_sets.svg");
+	struct wr *w = stage_open("l2_sets.svg");
 	double *rate = xmalloc(l2.sets * sizeof *rate);
 	struct plot_sets ps;
 	unsigned s;
@@ -763,13 +746,13 @@ static void put_sets_svg(void)
 	plot_heatmap(w, &ps.t);
 	plot_sets_free(&ps);
 	free(rate);
-	out_close(w, "l2_sets.svg");
+	stage_close(w, "l2_sets.svg");
 }
 
 /* dbi_dma.csv: per block the requests and bytes of each DMA path. */
 static void put_dma(void)
 {
-	struct wr *w = out_open("dbi_dma.csv");
+	struct wr *w = stage_open("dbi_dma.csv");
 	uint64_t *blocks = xcalloc(dma.n + 1, sizeof *blocks), key;
 	size_t n = 0, i;
 	unsigned p;
@@ -788,7 +771,7 @@ static void put_dma(void)
 		wr_putc(w, '\n');
 	}
 	free(blocks);
-	out_close(w, "dbi_dma.csv");
+	stage_close(w, "dbi_dma.csv");
 }
 
 static void parse_metrics(const char *list)
@@ -972,5 +955,9 @@ int main(int argc, char **argv)
 		pcs_free(&samp);
 	if (skipped)
 		status = EXIT_PARTIAL;
-	return cli_interrupted ? EXIT_INTR : status;
+	/* A summary that cannot be written is said; the set is in place, so
+	 * the status stands. */
+	status = cli_interrupted ? EXIT_INTR : status;
+	(void)cli_stdout_done(status);
+	return status;
 }

@@ -243,34 +243,13 @@ static void read_dbi(const char *path)
 	rd_close(r);
 }
 
-/* A CSV of the staging directory; cli_die on failure (the exit removes
- * the staging directory). */
-struct wr *csv_open(const char *name)
-{
-	char *path = xpath(stage_dir(), name);
-	struct wr *w = wr_open(path, 0);
-	free(path);
-	if (!w)
-		cli_die(EXIT_IO, "%s/%s: cannot create:", stage_final(), name);
-	return w;
-}
-
-void csv_close(struct wr *w, const char *name)
-{
-	int e = wr_close(w);
-	if (e) {
-		errno = e;
-		cli_die(EXIT_IO, "%s/%s: cannot write:", stage_final(), name);
-	}
-}
-
 static void put_basic_csv(const struct run *u, size_t nvec)
 {
 	const char *const *cols = pmu_basic_columns((enum board_fmt)fmt);
 	const char *v[16];
 	char dur[PMU_VALUE_MAX], mixdim[32];
 	size_t n = 0, ncols;
-	struct wr *w = csv_open("OpBasicInfo.csv");
+	struct wr *w = stage_open("OpBasicInfo.csv");
 
 	for (ncols = 0; cols[ncols]; ncols++)
 		;
@@ -296,7 +275,7 @@ static void put_basic_csv(const struct run *u, size_t nvec)
 	v[n++] = basic.have_cur_freq ? basic.cur_freq_text : "NA";
 	v[n++] = basic.have_rated_freq ? basic.rated_freq_text : "NA";
 	pmu_csv_line(w, v, n);
-	csv_close(w, "OpBasicInfo.csv");
+	stage_close(w, "OpBasicInfo.csv");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -371,7 +350,7 @@ static void put_group_csv(const struct run *u, enum pmu_group g)
 		fixed = cols = pipe_columns(fixed, &extra, &nextra);
 	for (ncols = 0; fixed[ncols]; ncols++)
 		;
-	w = csv_open(name);
+	w = stage_open(name);
 	pmu_csv_line(w, fixed, ncols);
 	for (i = 0; i < nblks; i++) {
 		const struct blk *b = blks[i];
@@ -381,7 +360,7 @@ static void put_group_csv(const struct run *u, enum pmu_group g)
 		snprintf(sub, sizeof sub, "%s%u", b->core == BOARD_VECTOR ? "vector" : "cube", b->sub);
 		pmu_csv_row(w, &x, fixed, (enum board_core)b->core, block, sub);
 	}
-	csv_close(w, name);
+	stage_close(w, name);
 	free(cols);
 	for (i = 0; i < nextra; i++)
 		free(extra[i]);
@@ -513,12 +492,12 @@ static void pipe_table_free(struct pipe_table *t)
 /* A picture of the staging directory; cli_die on failure. */
 static void put_svg(const char *name, const struct roofline *r, const struct plot_table *t)
 {
-	struct wr *w = csv_open(name);
+	struct wr *w = stage_open(name);
 	if (r)
 		plot_roofline(w, r);
 	else
 		plot_heatmap(w, t);
-	csv_close(w, name);
+	stage_close(w, name);
 }
 
 struct roofline roof;
@@ -529,7 +508,7 @@ static char verdict[300];
  * scripts and prof-diff (see board-metrics(1), ROOFLINE.CSV). */
 static void put_roofline_csv(const struct roofline *r)
 {
-	struct wr *w = csv_open("roofline.csv");
+	struct wr *w = stage_open("roofline.csv");
 	unsigned i, j;
 	wr_puts(w, "title,unit,bytes,bandwidth(TB/s),ops,peak(TOPS),arithmetic intensity(ops/byte),"
 	           "performance(TOPS),ratio,\n");
@@ -542,7 +521,7 @@ static void put_roofline_csv(const struct roofline *r)
 			          l->x, l->y, l->ratio);
 		}
 	}
-	csv_close(w, "roofline.csv");
+	stage_close(w, "roofline.csv");
 }
 
 /* An event of a row as the reference's per-kind maps hold it: off the

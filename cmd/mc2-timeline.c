@@ -248,9 +248,10 @@ int main(int argc, char **argv)
 	path = xpath(dir, "aicpu.bin");
 	if (!io_is_file(path))
 		cli_die(EXIT_UNUSABLE, "%s: none (the device wrote no AI CPU records): nothing written", path);
+	board_check_data(path);
 	rc = mc2_read_file(path, &sink, &st, msg, sizeof msg);
 	if (rc < 0)
-		cli_die(EXIT_UNUSABLE, "%s: %s: nothing written", path, msg);
+		cli_die(rc == -2 ? EXIT_IO : EXIT_UNUSABLE, "%s: %s: nothing written", path, msg);
 	if (rc > 0) {
 		cli_warn("%s: %s", path, msg);
 		status = EXIT_PARTIAL;
@@ -376,6 +377,7 @@ int main(int argc, char **argv)
 	path = xpath(dir, "aic_timestamp.bin");
 	if (io_is_file(path)) {
 		uint64_t dropped;
+		board_check_data(path);
 		rc = aicts_read(path, AICTS_REC_SIZE, base, &recs, &nrecs, &dropped, msg, sizeof msg);
 		if (rc) {
 			cli_warn("%s: %s", path, msg);
@@ -407,9 +409,8 @@ int main(int argc, char **argv)
 		cli_die(EXIT_UNUSABLE, "%s: aicpu.bin holds no communication turn and no timed HCCL task, duration.bin "
 		        "no timed task: nothing written", dir);
 	}
-	if ((rc = wr_close(W))) {
-		if (rc == EPIPE)
-			return status;
+	/* EPIPE: the reader went away; the run ends as usual, quietly */
+	if ((rc = wr_close(W)) && rc != EPIPE) {
 		errno = rc;
 		cli_die(EXIT_IO, "%s: cannot write:", out_path);
 	}
@@ -423,7 +424,7 @@ int main(int argc, char **argv)
 		if (ast.lanes)
 			printf("  timeline       %s (AI Core: %llu block lanes, %llu AICore API dots, %llu dots)\n", out_path,
 			       (unsigned long long)ast.lanes, (unsigned long long)ast.api_dots, (unsigned long long)ast.dots);
-		fflush(stdout);
+		cli_flush(stdout);
 	}
 	if (cli_verbosity >= 2)
 		cli_note("%llu records: %llu turns, %llu HCCL tasks (%llu of group 0 skipped), %llu of another type, "
@@ -440,5 +441,8 @@ int main(int argc, char **argv)
 	free(tasks);
 	free(lanes);
 	mc2_tasks_free(&acsq);
+	/* A summary that cannot be written is said; the trace is in place,
+	 * so the status stands. */
+	(void)cli_stdout_done(status);
 	return status;
 }

@@ -17,6 +17,7 @@
 #include "order.h"
 #include "pcsamp.h"
 #include "scan.h"
+#include "stage.h"
 
 static const char *out_dir = ".", *soc_option, *instrs_path;
 
@@ -28,7 +29,7 @@ static const char help[] =
 	"DIR/TopStallReason.csv (the stall reasons over the kernel), and the\n"
 	"reasons as the visualize_data.bin block TOP_STALL_REASON holds them,\n"
 	"DIR/top_stall_reason.json (when any stall was sampled).\n"
-	"  -o DIR             where the CSVs go (default: .)\n"
+	"  -o DIR             where the CSVs go (default: .; made when missing)\n"
 	"  --instrs FILE      the kernel's instruction pcs, one hex offset a line;\n"
 	"                     samples at other pcs are dropped (default: none is)\n"
 	"  --soc-version=SOC  the SoC (default: Run Soc Version of op_basic_info.txt)\n"
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
 	struct pcs s;
 	struct wr *wi, *wt;
 	const char *dir;
-	char *p1, *p2;
+	char *p1, *p2, *failed;
 	size_t i, skipped = 0;
 	uint64_t total = 0, all = 0;
 	unsigned k, order[PCS_STALLS];
@@ -139,8 +140,6 @@ int main(int argc, char **argv)
 	}
 	if (!(dir = board_dump_operand(argc, argv, optind, help, &basic)))
 		return EXIT_USAGE;
-	if (!io_is_dir(out_dir))
-		cli_die(EXIT_USAGE, "%s: not a directory", out_dir);
 
 	board_chip(dir, soc_option, &basic, BOARD_FAMILY(CHIP_A5), "PC sampling", "it samples Ascend950's (A5) SIMT warps");
 	if (!basic.has_simt)
@@ -160,12 +159,14 @@ int main(int argc, char **argv)
 		        "that are not instructions): nothing written", dir, (unsigned long long)s.records,
 		        (unsigned long long)s.dropped, s.ndropped);
 
+	/* The CSVs and the JSON are one set: staged, moved into DIR together
+	 * (an older set stays whole when any of them fails). */
+	if (stage_begin(out_dir, "pc-stall") < 0)
+		cli_die(EXIT_IO, "%s: cannot write the outputs there:", out_dir);
 	p1 = xpath(out_dir, "PcSampling.csv");
 	p2 = xpath(out_dir, "TopStallReason.csv");
-	if (!(wi = wr_open(p1, 0)))
-		cli_die(EXIT_IO, "%s: cannot create:", p1);
-	if (!(wt = wr_open(p2, 0)))
-		cli_die(EXIT_IO, "%s: cannot create:", p2);
+	wi = stage_open("PcSampling.csv");
+	wt = stage_open("TopStallReason.csv");
 	wr_puts(wi, "pc");
 	for (k = 0; k < PCS_STATES; k++)
 		wr_printf(wi, ",%s", pcs_state_name(k));
@@ -187,17 +188,12 @@ int main(int argc, char **argv)
 		percent(wt, s.top[k], total);
 		wr_putc(wt, '\n');
 	}
-	if ((rc = wr_close(wi)) || (rc = wr_close(wt))) {
-		errno = rc;
-		cli_die(EXIT_IO, "%s: cannot write:", out_dir);
-	}
+	stage_close(wi, "PcSampling.csv");
+	stage_close(wt, "TopStallReason.csv");
 	if (total) {
 		/* {"top_stall_reason_table":{NAME:samples,...}}, the names in
 		 * byte order as the reference's writer sorts them */
-		char *p3 = xpath(out_dir, "top_stall_reason.json");
-		struct wr *wj = wr_open(p3, 0);
-		if (!wj)
-			cli_die(EXIT_IO, "%s: cannot create:", p3);
+		struct wr *wj = stage_open("top_stall_reason.json");
 		for (k = 0; k < PCS_STALLS; k++)
 			order[k] = k;
 		for (unsigned a = 1; a < PCS_STALLS; a++)
@@ -211,11 +207,13 @@ int main(int argc, char **argv)
 			wr_printf(wj, "%s\"%s\":%llu", k ? "," : "", pcs_state_name(order[k]),
 			          (unsigned long long)s.top[order[k]]);
 		wr_puts(wj, "}}");
-		if ((rc = wr_close(wj))) {
-			errno = rc;
-			cli_die(EXIT_IO, "%s: cannot write:", p3);
-		}
-		free(p3);
+		stage_close(wj, "top_stall_reason.json");
+	}
+	if (cli_interrupted)
+		cli_die(EXIT_INTR, "interrupted: nothing written");
+	if ((rc = stage_commit(&failed))) {
+		errno = rc;
+		cli_die(EXIT_IO, "%s: cannot move into place:", failed);
 	}
 
 	if (cli_verbosity >= 1) {
@@ -236,7 +234,7 @@ int main(int argc, char **argv)
 			printf("    %-24s %llu (%llu.%llu%%)\n", pcs_state_name(order[k]),
 			       (unsigned long long)s.top[order[k]], (unsigned long long)(x / 10), (unsigned long long)(x % 10));
 		}
-		fflush(stdout);
+		cli_flush(stdout);
 	}
 	if (s.dropped) {
 		cli_warn("%s: %llu of %llu samples at %zu pcs that are not instructions of the kernel dropped (first "
@@ -245,6 +243,9 @@ int main(int argc, char **argv)
 	}
 	if (skipped)
 		status = EXIT_PARTIAL;
+	/* A summary that cannot be written is said; the set is in place
+	 * and the status stands (as board-metrics'). */
+	(void)cli_stdout_done(status);
 	free(p1);
 	free(p2);
 	free(instrs);

@@ -107,6 +107,8 @@ int main(int argc, char **argv)
 	struct warp_stats st = { 0 };
 	struct warp_slice *v = NULL;
 	size_t n = 0, cap = 0, i, nlanes, tlen = 0, cut = 0;
+	uint64_t nover = 0, over_block = 0;
+	uint32_t over_count = 0;
 	uint64_t *shift, align6 = 0;
 	size_t *lanes;
 	unsigned char blk[WARP_BLOCK_SIZE];
@@ -138,6 +140,7 @@ int main(int argc, char **argv)
 	      : basic.cur_freq > 0 ? (unsigned)basic.cur_freq : pmu_defaults(BOARD_A5)->aicore_mhz;
 
 	bin = xpath(dir, WARP_FILE);
+	board_check_data(bin);
 	if (!(r = rd_open(bin)))
 		cli_die(EXIT_UNUSABLE, "%s: cannot open (the device wrote no warp timeline):", bin);
 	for (;;) {
@@ -146,11 +149,22 @@ int main(int argc, char **argv)
 			cut = k;
 			break;
 		}
-		warp_block(blk, (uint32_t)st.blocks, &v, &n, &cap, &st);
+		if (warp_block(blk, (uint32_t)st.blocks, &v, &n, &cap, &st) > 0 && !nover++) {
+			over_block = st.blocks - 1;
+			over_count = (uint32_t)blk[4] | (uint32_t)blk[5] << 8 | (uint32_t)blk[6] << 16 |
+			             (uint32_t)blk[7] << 24;
+		}
 	}
 	if (rd_error(r))
 		cli_die(EXIT_IO, "%s: cannot read: %s", bin, rd_strerror(r));
 	rd_close(r);
+	if (nover) {
+		cli_warn("%s: %llu blocks claim more than the %u warps a block holds (the first, block %llu at byte %llu: "
+		         "warpCount %lu): their %u are read", bin, (unsigned long long)nover, WARP_PER_BLOCK,
+		         (unsigned long long)over_block, (unsigned long long)(over_block * WARP_BLOCK_SIZE),
+		         (unsigned long)over_count, WARP_PER_BLOCK);
+		status = EXIT_PARTIAL;
+	}
 	if (cut) {
 		cli_warn("%s: cut: %zu bytes after %llu whole blocks of %u bytes are left out", bin, cut,
 		         (unsigned long long)st.blocks, WARP_BLOCK_SIZE);
@@ -213,9 +227,8 @@ int main(int argc, char **argv)
 		wr_abort(w);
 		cli_die(EXIT_INTR, "interrupted: nothing written");
 	}
-	if ((rc = wr_close(w))) {
-		if (rc == EPIPE)
-			return status;
+	/* EPIPE: the reader went away; the run ends as usual, quietly */
+	if ((rc = wr_close(w)) && rc != EPIPE) {
 		errno = rc;
 		cli_die(EXIT_IO, "%s: cannot write:", out_path);
 	}
@@ -225,7 +238,7 @@ int main(int argc, char **argv)
 			subs += !i || v[lanes[i]].core_id != v[lanes[i - 1]].core_id ||
 			        v[lanes[i]].core_type != v[lanes[i - 1]].core_type;
 		printf("  warps          %s (%zu warp runs on %zu lanes of %zu sub-cores)\n", out_path, n, nlanes, subs);
-		fflush(stdout);
+		cli_flush(stdout);
 	}
 	if (st.bad_magic && cli_verbosity >= 1)
 		cli_note("%s: %llu of %llu blocks without the magic word skipped", bin, (unsigned long long)st.bad_magic,
@@ -235,5 +248,8 @@ int main(int argc, char **argv)
 	free(v);
 	free(shift);
 	free(lanes);
+	/* A summary that cannot be written is said; the trace is in place,
+	 * so the status stands. */
+	(void)cli_stdout_done(status);
 	return status;
 }

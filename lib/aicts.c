@@ -70,7 +70,7 @@ int aicts_read(const char *path, size_t rec_size, uint64_t min, void **v, size_t
 			         (unsigned long long)(index * rec_size + got), strerror(errno));
 			close(fd);
 			free(out);
-			return -1;
+			return -2;
 		}
 		if (k == 0)
 			break;

@@ -47,7 +47,8 @@ void aicts_lccl_decode(const unsigned char p[AICTS_LCCL_SIZE], struct aicts_lccl
  * *n records).  Records whose syscyc is below min are dropped and
  * counted in *dropped.  0; 1 when the file ends in part of a record (the
  * whole ones are kept; msg names the file, the record and its byte); -1
- * when it cannot be read (msg with the system's reason).  The records are
+ * when it cannot be opened, -2 on a read error (msg with the system's
+ * reason).  The records are
  * decoded as aicts_decode (rec_size 24) or aicts_lccl_decode (32). */
 int aicts_read(const char *path, size_t rec_size, uint64_t min, void **v, size_t *n, uint64_t *dropped, char *msg,
                size_t size);

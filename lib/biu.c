@@ -426,7 +426,10 @@ int biu_read_file(struct biu *b, const char *path, char *msg, size_t size)
 	unsigned char head[BIU_HEAD_SIZE];
 	struct biu_head h;
 	struct stat sb;
-	off_t off, whole;
+	off_t off, whole, long_at = 0;
+	uint64_t nlong = 0;
+	uint32_t long_len = 0;
+	size_t k = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ch, rc = 0;
 
 	if (fd < 0 || fstat(fd, &sb) < 0) {
@@ -454,15 +457,24 @@ int biu_read_file(struct biu *b, const char *path, char *msg, size_t size)
 		n = h.valid;
 		if (n > BIU_DATA_SIZE) {
 			b->st.long_valid++;
+			if (!nlong++)
+				long_at = off, long_len = h.valid;
 			n = BIU_DATA_SIZE;
 		}
 		if (n && pread_all(fd, b->buf, n, off + BIU_HEAD_SIZE) < 0)
 			goto fail;
 		biu_data(b, (unsigned)ch, b->buf, n);
 	}
+	if (nlong) {
+		int m = snprintf(msg, size, "%llu chunks claim more than the 2 MiB of records a chunk holds (the first, "
+		                 "at byte %lld: validLen %lu): read to 2 MiB", (unsigned long long)nlong,
+		                 (long long)long_at, (unsigned long)long_len);
+		k = m < 0 ? 0 : (size_t)m < size ? (size_t)m : size - 1;
+		rc = 1;
+	}
 	if (whole != sb.st_size) {
-		snprintf(msg, size, "%lld bytes is not a whole number of %u-byte chunks (a head and 2 MiB): the last "
-		         "%lld bytes were left out", (long long)sb.st_size, BIU_CHUNK_SIZE,
+		snprintf(msg + k, size - k, "%s%lld bytes is not a whole number of %u-byte chunks (a head and 2 MiB): "
+		         "the last %lld bytes were left out", k ? "; " : "", (long long)sb.st_size, BIU_CHUNK_SIZE,
 		         (long long)(sb.st_size - whole));
 		rc = 1;
 	}
@@ -471,7 +483,7 @@ int biu_read_file(struct biu *b, const char *path, char *msg, size_t size)
 fail:
 	snprintf(msg, size, "read error in the chunk at byte %lld: %s", (long long)off, strerror(errno));
 	close(fd);
-	return -1;
+	return -2;
 }
 
 /* ---- dfx_region_map.txt and dfx_tune.log ---- */

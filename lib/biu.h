@@ -119,7 +119,9 @@ size_t biu_open_ids(const struct biu *b, unsigned ch, unsigned pipe, uint16_t *i
 /* One timeline.bin file: each chunk's valid bytes go to biu_data, the
  * rest of the chunk is skipped unread.  0; 1 when the size is not a
  * multiple of the chunk (the whole chunks are read, msg says what was
- * cut); -1 when the file cannot be read (msg with the system's reason). */
+ * cut) or chunks claim a validLen past 2 MiB (read to it; msg names the
+ * first chunk's byte and count); -1 when the file cannot be opened, -2 on a read error (msg with
+ * the system's reason). */
 int biu_read_file(struct biu *b, const char *path, char *msg, size_t size);
 
 /* dfx_region_map.txt: (pipe, id) -> pc and opcode. */

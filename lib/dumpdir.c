@@ -105,6 +105,12 @@ int board_start_pc(const char *dir, const char *name, uint64_t *pc)
 	return ok;
 }
 
+void board_check_data(const char *path)
+{
+	if (io_check_input(path, "device data file", IO_LIMIT_BINARY) < 0)
+		exit(EXIT_UNUSABLE);
+}
+
 unsigned char *board_read_all(const char *dir, const char *name, size_t *n)
 {
 	/* Read as stored: a binary file may begin with an lz4 frame's magic. */
@@ -186,6 +192,11 @@ size_t board_pcsampling(const char *dir, struct pcs *s, pcs_known_fn *known, voi
 	closedir(d);
 	if (nfiles > 1)
 		qsort(files, nfiles, sizeof *files, cmp_name);
+	for (i = 0; i < nfiles; i++) {
+		char *path = xpath(dir, files[i]);
+		board_check_data(path);
+		free(path);
+	}
 	if (!board_start_pc(dir, "pc_start_pcsampling.txt", &start))
 		board_start_pc(dir, "pc_start_addr.txt", &start);
 	pcs_init(s, start, nfiles ? pc_offset(dir) : 0, known, ctx);
@@ -194,7 +205,8 @@ size_t board_pcsampling(const char *dir, struct pcs *s, pcs_known_fn *known, voi
 		char *path = xpath(dir, files[i]);
 		struct rd *r = rd_open(path);
 		size_t got;
-		uint64_t at = 0;
+		uint64_t at = 0, nlong = 0, long_at = 0;
+		uint32_t long_len = 0;
 		if (!r) {
 			cli_warn("%s: cannot open: skipped:", path);
 			++*skipped;
@@ -202,11 +214,21 @@ size_t board_pcsampling(const char *dir, struct pcs *s, pcs_known_fn *known, voi
 			continue;
 		}
 		while ((got = rd_read(r, chunk, PCS_CHUNK_SIZE)) == PCS_CHUNK_SIZE && !cli_interrupted) {
-			pcs_chunk(s, chunk);
+			if (pcs_chunk(s, chunk) && !nlong++) {
+				long_at = at * PCS_CHUNK_SIZE;
+				long_len = (uint32_t)chunk[4] | (uint32_t)chunk[5] << 8 | (uint32_t)chunk[6] << 16 |
+				           (uint32_t)chunk[7] << 24;
+			}
 			at++;
 		}
 		if (rd_error(r))
 			cli_die(EXIT_IO, "%s: cannot read: %s", path, rd_strerror(r));
+		if (nlong) {
+			cli_warn("%s: %llu chunks claim more than the 2 MiB of records a chunk holds (the first, at byte "
+			         "%llu: validLen %lu): read to 2 MiB", path, (unsigned long long)nlong,
+			         (unsigned long long)long_at, (unsigned long)long_len);
+			++*skipped;
+		}
 		if (got && !cli_interrupted) {
 			cli_warn("%s: cut: %zu bytes after %llu whole chunks of %u bytes are left out", path, got,
 			         (unsigned long long)at, PCS_CHUNK_SIZE);

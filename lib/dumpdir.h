@@ -42,6 +42,13 @@ const char *board_dump_operand(int argc, char **argv, int first, const char *hel
  * digit. */
 int board_start_pc(const char *dir, const char *name, uint64_t *pc);
 
+/* A data file of the device (timeline.bin, aicpu.bin, WarpTimeline.bin,
+ * pcSampling.bin, aic_timestamp.bin) looked at before anything is read or
+ * allocated for it: one over IO_LIMIT_BINARY bytes ends the run with
+ * EXIT_UNUSABLE and io_check_input's one message naming the file, its size
+ * and the limit (OPTRACE_INPUT_LIMITS=off lifts it). */
+void board_check_data(const char *path);
+
 /* The whole of dir/name (NUL-terminated past *n): NULL with errno when it
  * cannot be read.  For the small side files of a dump. */
 unsigned char *board_read_all(const char *dir, const char *name, size_t *n);

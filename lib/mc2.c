@@ -204,7 +204,7 @@ int mc2_read_file(const char *path, const struct mc2_sink *s, struct mc2_stats *
 			snprintf(msg, size, "read error at record %llu (byte %llu): %s", (unsigned long long)index,
 			         (unsigned long long)(index * MC2_REC_SIZE + got), strerror(errno));
 			close(fd);
-			return -1;
+			return -2;
 		}
 		if (k == 0)
 			break;

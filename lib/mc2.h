@@ -89,7 +89,8 @@ void mc2_hccl_decode(const unsigned char p[MC2_HCCL_SIZE], struct mc2_hccl *h);
 int mc2_record(const unsigned char p[MC2_REC_SIZE], const struct mc2_sink *s, struct mc2_stats *st);
 /* A whole file.  0; 1 when records were bad or the file ends in part of a
  * record (the rest is read; msg names the first problem's record and
- * byte); -1 when it cannot be read (msg with the system's reason). */
+ * byte); -1 when it cannot be opened, -2 on a read error (msg with the
+ * system's reason). */
 int mc2_read_file(const char *path, const struct mc2_sink *s, struct mc2_stats *st, char *msg, size_t size);
 
 /* The task scheduler's stamps of each (task, stream), as the reference

@@ -79,7 +79,7 @@ static void merge_dropped(struct pcs *s)
 	s->ndropped = k;
 }
 
-void pcs_chunk(struct pcs *s, const unsigned char *chunk)
+int pcs_chunk(struct pcs *s, const unsigned char *chunk)
 {
 	uint32_t valid = (uint32_t)chunk[4] | (uint32_t)chunk[5] << 8 | (uint32_t)chunk[6] << 16 |
 	                 (uint32_t)chunk[7] << 24;
@@ -120,6 +120,7 @@ void pcs_chunk(struct pcs *s, const unsigned char *chunk)
 		}
 		s->nrows++;
 	}
+	return valid > PCS_DATA_SIZE;
 }
 
 void pcs_finish(struct pcs *s)

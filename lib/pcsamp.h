@@ -49,8 +49,9 @@ void pcs_free(struct pcs *s);
 uint64_t pcs_pc(uint32_t field, uint64_t start_pc, uint64_t pc_offset);
 
 /* One chunk of PCS_CHUNK_SIZE bytes: the records of its first validLen
- * bytes (16 at a time, at most the data area) summed per pc. */
-void pcs_chunk(struct pcs *s, const unsigned char *chunk);
+ * bytes (16 at a time, at most the data area) summed per pc.  1 when its
+ * validLen passes the data area (read to its end), else 0. */
+int pcs_chunk(struct pcs *s, const unsigned char *chunk);
 
 /* Sort the rows by pc, merging a pc's rows (called by the readers; the
  * rows are final after it). */

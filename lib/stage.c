@@ -74,6 +74,25 @@ int stage_begin(const char *dir, const char *tool)
 
 const char *stage_dir(void) { return stage_path; }
 
+struct wr *stage_open(const char *name)
+{
+	char *path = xpath(stage_path, name);
+	struct wr *w = wr_open(path, 0);
+	free(path);
+	if (!w)
+		cli_die(EXIT_IO, "%s/%s: cannot create:", final_dir, name);
+	return w;
+}
+
+void stage_close(struct wr *w, const char *name)
+{
+	int e = wr_close(w);
+	if (e) {
+		errno = e;
+		cli_die(EXIT_IO, "%s/%s: cannot write:", final_dir, name);
+	}
+}
+
 /* Remove the staging directory and all in it (also what the writers still
  * hold open: their own cleanups have run first, being later on the list). */
 static void stage_abort(void *unused)

@@ -21,6 +21,7 @@ int warp_block(const unsigned char *p, uint32_t block, struct warp_slice **v, si
                struct warp_stats *st)
 {
 	uint32_t count, w;
+	int over = 0;
 	st->blocks++;
 	if (le32(p) != WARP_MAGIC) {
 		st->bad_magic++;
@@ -28,7 +29,7 @@ int warp_block(const unsigned char *p, uint32_t block, struct warp_slice **v, si
 	}
 	count = le32(p + 4);
 	if (count > WARP_PER_BLOCK)
-		count = WARP_PER_BLOCK;
+		count = WARP_PER_BLOCK, over = 1;
 	for (w = 0; w < count; w++) {
 		const unsigned char *r = p + WARP_HEAD_SIZE + (size_t)w * WARP_REC_SIZE;
 		struct warp_slice s;
@@ -47,7 +48,7 @@ int warp_block(const unsigned char *p, uint32_t block, struct warp_slice **v, si
 		(*v)[(*n)++] = s;
 		st->slices++;
 	}
-	return 0;
+	return over;
 }
 
 size_t warp_pid(uint32_t core_id, uint32_t core_type, char *buf, size_t n)

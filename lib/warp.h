@@ -32,8 +32,9 @@ struct warp_stats {
 
 /* Decode one block of WARP_BLOCK_SIZE bytes, the block-th of its file:
  * each valid warp of the first min(warpCount, WARP_PER_BLOCK) is appended
- * to *v (grown as needed, *n its count, *cap its room).  Returns 0, or -1
- * for a block without the magic word (nothing appended). */
+ * to *v (grown as needed, *n its count, *cap its room).  Returns 0; 1 for
+ * a block whose warpCount passes WARP_PER_BLOCK (its 64 are read); -1 for
+ * a block without the magic word (nothing appended). */
 int warp_block(const unsigned char *p, uint32_t block, struct warp_slice **v, size_t *n, size_t *cap,
                struct warp_stats *st);
 

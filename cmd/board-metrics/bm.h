@@ -34,10 +34,6 @@ extern struct board_basic basic;
 extern struct roofline roof;         /* built by the pictures (not on Ascend950) */
 extern int roof_built;
 
-/* A file of the staging directory; cli_die on failure. */
-struct wr *csv_open(const char *name);
-void csv_close(struct wr *w, const char *name);
-
 /* ---- visualize_data.bin (vdata.c) ---- */
 
 /* --vdata, --vdata-trace, --vdata-block TYPE=FILE. */

@@ -673,9 +673,9 @@ static void put_heat(const char *name, struct plot_table *t, const char *title, 
 	t->row = (const char *const *)rows;
 	t->col = cols;
 	t->value = v;
-	w = csv_open(name);
+	w = stage_open(name);
 	plot_heatmap(w, t);
-	csv_close(w, name);
+	stage_close(w, name);
 }
 
 static void occ_picture(const struct run *u)

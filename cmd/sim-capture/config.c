@@ -113,6 +113,43 @@ static unsigned long long shape_bytes(const cJSON *p)
 	return n;
 }
 
+/* The free memory, MemFree of /proc/meminfo, in bytes; 0 when it cannot
+ * be read (no limit then). */
+static unsigned long long mem_free(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	unsigned long long kb = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "MemFree: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* The reference's limit of a file the launcher reads whole into memory (the
+ * kernel binary, an input tensor, the tiling data): at most half of the
+ * free memory, looked at before anything of it is read.  The message
+ * names the file, its size and the limit; OPTRACE_INPUT_LIMITS=off lifts
+ * it, as it lifts the tools' other input limits. */
+static void mem_ok(const char *path, const char *what)
+{
+	const char *lim = getenv("OPTRACE_INPUT_LIMITS");
+	unsigned long long half;
+	struct stat st;
+	char msg[PATH_MAX + 256];
+	if ((lim && !strcmp(lim, "off")) || stat(path, &st) || !S_ISREG(st.st_mode) || !(half = mem_free() / 2))
+		return;
+	if ((unsigned long long)st.st_size <= half)
+		return;
+	snprintf(msg, sizeof msg, "%s: %llu bytes, over the limit of %s (half of the free memory, MemFree of "
+	         "/proc/meminfo: %llu bytes; OPTRACE_INPUT_LIMITS=off lifts it)", path,
+	         (unsigned long long)st.st_size, what, half);
+	bad("%s", msg);
+}
+
 /* A kernel_config.bin's list of sizes (key: "n;n;..."; for
  * tiling_data_path "path;n", the last one), each at most TENSOR_MAX. */
 static void sizes_ok(const cJSON *root, const char *key)
@@ -134,6 +171,32 @@ static void sizes_ok(const cJSON *root, const char *key)
 			bad("\"%s\" should be sizes in bytes, separated by ;", key);
 		if (!*s++)
 			return;
+	}
+}
+
+/* A kernel_config.bin's files under mem_ok: bin_path, every input_path
+ * entry but the null ones ("n"), the file of tiling_data_path. */
+static void files_ok(const cJSON *root)
+{
+	const char *keys[] = { "bin_path", "input_path", "tiling_data_path" };
+	const char *what[] = { "a kernel binary", "an input", "tiling data" };
+	char path[PATH_MAX];
+	size_t i;
+	for (i = 0; i < 3; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, keys[i]);
+		const char *s = v ? v->valuestring : NULL, *e;
+		while (s && *s) {
+			size_t n;
+			/* tiling_data_path: "path;size", the path to the last ';' */
+			e = i == 2 ? strrchr(s, ';') : strchr(s, ';');
+			n = e ? (size_t)(e - s) : strlen(s);
+			if (n < sizeof path && !(n == 1 && *s == 'n')) {
+				memcpy(path, s, n);
+				path[n] = 0;
+				mem_ok(path, what[i]);
+			}
+			s = e && i != 2 ? e + 1 : NULL;
+		}
 	}
 }
 
@@ -196,6 +259,7 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 			if (!cJSON_IsString(v))
 				bad("\"%s\" should be a string", v->string);
 		str_key(root, "kernel_name", 1);
+		files_ok(root);
 		sizes_ok(root, "input_size");
 		sizes_ok(root, "output_size");
 		sizes_ok(root, "workspace_size");
@@ -225,6 +289,7 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 	abs_path(tmp, sizeof tmp, kpath);
 	if (access(tmp, R_OK))
 		bad("%s: the kernel cannot be read", tmp);
+	mem_ok(tmp, "a kernel binary");
 	if (!cJSON_IsArray(cases) || cJSON_GetArraySize(cases) != 1)
 		bad("\"%s\": exactly one test case is supported", "test_cases");
 	tc = cJSON_GetArrayItem(cases, 0);
@@ -245,6 +310,7 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 				unsigned long long b = shape_bytes(p);
 				struct stat st;
 				abs_path(path, sizeof path, dp);
+				mem_ok(path, "an input");
 				if (stat(path, &st) || (unsigned long long)st.st_size != b)
 					bad("%s: missing, or its size is not the shape's", path);
 				list_add(inputs, sizeof inputs, path);
@@ -271,6 +337,7 @@ int config_translate(const char *json_path, const char *dir, char *bin_path, siz
 			abs_path(path, sizeof path, tp);
 			if (access(path, R_OK))
 				bad("%s: the tiling data cannot be read", path);
+			mem_ok(path, "tiling data");
 			snprintf(tiling, sizeof tiling, "%s;%llu", path, (unsigned long long)v->valuedouble);
 			ntiling++;
 		} else if (!strcmp(type, "fftsAddr")) {

@@ -68,6 +68,16 @@ run_dots() {
 	[ "$output" = '[["AIC BLOCK0 START",0],["AIC BLOCK0 END",0]]' ]
 }
 
+@test "aic-timeline: an aic_timestamp.bin past the size limit is refused before it is read (exit 3)" {
+	run_dots Ascend910B1 l
+	truncate -s $(((10 << 30) + 1)) l/dump/aic_timestamp.bin
+	run aic-timeline -o t.json l/dump
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$output" = "aic-timeline: l/dump/aic_timestamp.bin: 10737418241 bytes, over the 10 GiB limit of a device data file (OPTRACE_INPUT_LIMITS=off lifts it)" ]
+	[ ! -e t.json ]
+}
+
 @test "aic-timeline: a file cut short keeps its whole records; none, empty, a 310P, an MC2 op refused" {
 	run_dots Ascend910B1 l
 	cp -r l m

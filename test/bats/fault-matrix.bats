@@ -19,6 +19,7 @@
 #   stdout-eio   standard output: EIO                4, one message
 #   stdout-full  standard output is /dev/full        4, one message
 #   stdout-gone  standard output a pipe, reader gone  its usual status, quiet
+#   summary-full -o FILE, the summary on /dev/full      its usual status, said once
 
 bats_require_minimum_version 1.5.0
 
@@ -39,6 +40,29 @@ setup_file() {
 	cp -r "$DATA/910B" "$IN/sim"
 	mkdir -p "$IN/runs" && cp -r "$DATA/910B" "$IN/runs/a"
 	dump-split -o "$IN/board.rec" "$IN/board" 2>/dev/null
+	device_inputs
+}
+
+# The raw files of the on-board tools, from the stand-in device
+# (test/camodel/README, section 11): an A5 InstrTimeline run (timeline.bin),
+# the A5 SIMT sample with PC sampling (WarpTimeline.bin, pcSampling.bin.0),
+# a 910B MC2 run (aicpu.bin), the dots kernel (aic_timestamp.bin) and the
+# vector add's MemoryDetail instrumentation (MemoryChart.bin).  Without the
+# stand-in their cells are skipped.
+device_inputs() {
+	local top=$BATS_TEST_DIRNAME/../.. lib ops
+	lib=$top/build/cann/lib64 ops=$top/build/ops
+	[ -f "$lib/libruntime.so" ] && [ -x "$ops/bin/op_acl" ] || return 0
+	dev() { env LD_LIBRARY_PATH="$lib" CAMODEL_LOG_PATH="$BATS_FILE_TMPDIR/simlog" "$@" >/dev/null 2>&1; }
+	dev CAMODEL_SOC_VERSION=Ascend950PR_9599 CAMODEL_DEVICE_DUMP="$IN/a5" CAMODEL_DEVICE_TIMELINE=InstrTimeline \
+		"$ops/bin/op_acl" -s mixed
+	dev CAMODEL_SOC_VERSION=Ascend950PR_9599 CAMODEL_DEVICE_DUMP="$IN/simt" CAMODEL_DEVICE_PCSAMPLING=1 \
+		"$ops/bin/op_acl" -s simt
+	dev CAMODEL_SOC_VERSION=Ascend910B1 CAMODEL_DEVICE_DUMP="$IN/mc2" CAMODEL_DEVICE_MC2=2 "$ops/bin/op_acl" -s mixed
+	dev CAMODEL_SOC_VERSION=Ascend910B1 CAMODEL_DEVICE_DUMP="$IN/dots" \
+		"$ops/bin/op_acl" -s mixed -b 2 -k "$ops/kernels/mixed_custom_dots.o"
+	dev CAMODEL_SOC_VERSION=Ascend910B4 CAMODEL_DEVICE_DUMP="$IN/dbi" CAMODEL_DEVICE_DBI=MemoryDetail \
+		"$ops/bin/op_acl" -s add -b 4 -n 3
 }
 
 setup() {
@@ -77,6 +101,12 @@ timeline-emit|timeline-emit -o @OUT@ @IN@/merged.rec|timeline-emit -o @DIR@/out 
 trace-clean|trace-clean -o @OUT@ @IN@/tl/visualize_data.bin|trace-clean -o - @IN@/tl/visualize_data.bin|tl/visualize_data.bin|@OUT@/|||
 board-metrics|board-metrics -o @OUT@ @IN@/board.rec|board-metrics -o @DIR@/out @IN@/board.rec|board.rec|@OUT@/|||0
 board-metrics-vdata|board-metrics --aic-metrics=Default,Occupancy,Roofline -o @OUT@ --vdata @OUT@/visualize_data.bin @IN@/board.rec|board-metrics --aic-metrics=Occupancy -o @DIR@/out --vdata @DIR@/out/v.bin @IN@/board.rec|board.rec|@OUT@/|||0
+biu-timeline|biu-timeline -o @OUT@ @IN@/a5|biu-timeline @IN@/a5|a5/timeline.bin|@OUT@||a5/dfx_region_map.txt|
+warp-timeline|warp-timeline -o @OUT@ @IN@/simt|warp-timeline @IN@/simt|simt/WarpTimeline.bin|@OUT@|||
+pc-stall|pc-stall -o @OUT@ @IN@/simt|pc-stall -o @DIR@/out @IN@/simt|simt/pcSampling.bin.0|@OUT@/|||0
+mc2-timeline|mc2-timeline -o @OUT@ @IN@/mc2|mc2-timeline @IN@/mc2|mc2/aicpu.bin|@OUT@||mc2/duration.bin|
+aic-timeline|aic-timeline -o @OUT@ @IN@/dots|aic-timeline @IN@/dots|dots/aic_timestamp.bin|@OUT@||dots/duration.bin|
+board-code|board-code -o @OUT@ @IN@/dbi|board-code -o @DIR@/out @IN@/dbi|dbi/MemoryChart.bin|@OUT@/|||0
 '
 
 # tool NAME: CMD, CMD_STDOUT (arrays), INPUT, NAMED_OUT, INPUT_STATUS,
@@ -95,6 +125,7 @@ cell() {
 	local -a CMD CMD_STDOUT
 	local INPUT NAMED_OUT INPUT_STATUS ONE_INPUT SUMMARY_STATUS
 	tool "$1" || return 1
+	[ -e "$IN/$INPUT" ] || skip "@IN@/$INPUT is missing: the stand-in device is not built (build/cann, build/ops)"
 	local w="FAULT_PATH=@DIR@/out"
 	case $2 in
 	in-eio)
@@ -127,6 +158,20 @@ cell() {
 	stdout-gone)
 		dir=$T/to-screen && mkdir -p "$dir"
 		fm_gone "${CMD_STDOUT[@]}" ;;
+	summary-full)
+		# -o FILE, its summary on /dev/full: said once, the trace in
+		# place and the status as without (the man pages' EXIT STATUS)
+		dir=$T/summary && out=$dir/out && rm -rf "$dir" && mkdir -p "$dir"
+		local -a args
+		fm_words args "${CMD[@]}"
+		run --separate-stderr "${args[@]}"
+		local plain=$status
+		rm -f "$out"
+		run --separate-stderr fm_to_full "${args[@]}"
+		[ "$status" -eq "$plain" ] || { fm_why "exit status $status, $plain with a reader"; return 1; }
+		[ "$(grep -c "^$1: (stdout): cannot write: No space left on device$" <<<"$stderr")" -eq 1 ] ||
+			{ fm_why "not one message of the lost summary"; return 1; }
+		[ -s "$out" ] || { fm_why "the output is not in place"; return 1; } ;;
 	*) echo "no such fault: $2" >&2; return 1 ;;
 	esac
 }
@@ -261,6 +306,88 @@ cell() {
 @test "board-metrics-vdata x stdout-eio" { cell board-metrics-vdata stdout-eio; }
 @test "board-metrics-vdata x stdout-full" { cell board-metrics-vdata stdout-full; }
 @test "board-metrics-vdata x stdout-gone" { cell board-metrics-vdata stdout-gone; }
+
+@test "biu-timeline x in-eio" { cell biu-timeline in-eio; }
+@test "biu-timeline x in-eio-one" { cell biu-timeline in-eio-one; }
+@test "biu-timeline x in-short" { cell biu-timeline in-short; }
+@test "biu-timeline x out-enospc" { cell biu-timeline out-enospc; }
+@test "biu-timeline x out-eio" { cell biu-timeline out-eio; }
+@test "biu-timeline x fsync" { cell biu-timeline fsync; }
+@test "biu-timeline x close" { cell biu-timeline close; }
+@test "biu-timeline x rename" { cell biu-timeline rename; }
+@test "biu-timeline x stdout-epipe" { cell biu-timeline stdout-epipe; }
+@test "biu-timeline x stdout-eio" { cell biu-timeline stdout-eio; }
+@test "biu-timeline x stdout-full" { cell biu-timeline stdout-full; }
+@test "biu-timeline x stdout-gone" { cell biu-timeline stdout-gone; }
+@test "biu-timeline x summary-full" { cell biu-timeline summary-full; }
+
+@test "warp-timeline x in-eio" { cell warp-timeline in-eio; }
+@test "warp-timeline x in-eio-one" { cell warp-timeline in-eio-one; }
+@test "warp-timeline x in-short" { cell warp-timeline in-short; }
+@test "warp-timeline x out-enospc" { cell warp-timeline out-enospc; }
+@test "warp-timeline x out-eio" { cell warp-timeline out-eio; }
+@test "warp-timeline x fsync" { cell warp-timeline fsync; }
+@test "warp-timeline x close" { cell warp-timeline close; }
+@test "warp-timeline x rename" { cell warp-timeline rename; }
+@test "warp-timeline x stdout-epipe" { cell warp-timeline stdout-epipe; }
+@test "warp-timeline x stdout-eio" { cell warp-timeline stdout-eio; }
+@test "warp-timeline x stdout-full" { cell warp-timeline stdout-full; }
+@test "warp-timeline x stdout-gone" { cell warp-timeline stdout-gone; }
+@test "warp-timeline x summary-full" { cell warp-timeline summary-full; }
+
+@test "pc-stall x in-eio" { cell pc-stall in-eio; }
+@test "pc-stall x in-eio-one" { cell pc-stall in-eio-one; }
+@test "pc-stall x in-short" { cell pc-stall in-short; }
+@test "pc-stall x out-enospc" { cell pc-stall out-enospc; }
+@test "pc-stall x out-eio" { cell pc-stall out-eio; }
+@test "pc-stall x fsync" { cell pc-stall fsync; }
+@test "pc-stall x close" { cell pc-stall close; }
+@test "pc-stall x rename" { cell pc-stall rename; }
+@test "pc-stall x stdout-epipe" { cell pc-stall stdout-epipe; }
+@test "pc-stall x stdout-eio" { cell pc-stall stdout-eio; }
+@test "pc-stall x stdout-full" { cell pc-stall stdout-full; }
+@test "pc-stall x stdout-gone" { cell pc-stall stdout-gone; }
+
+@test "mc2-timeline x in-eio" { cell mc2-timeline in-eio; }
+@test "mc2-timeline x in-eio-one" { cell mc2-timeline in-eio-one; }
+@test "mc2-timeline x in-short" { cell mc2-timeline in-short; }
+@test "mc2-timeline x out-enospc" { cell mc2-timeline out-enospc; }
+@test "mc2-timeline x out-eio" { cell mc2-timeline out-eio; }
+@test "mc2-timeline x fsync" { cell mc2-timeline fsync; }
+@test "mc2-timeline x close" { cell mc2-timeline close; }
+@test "mc2-timeline x rename" { cell mc2-timeline rename; }
+@test "mc2-timeline x stdout-epipe" { cell mc2-timeline stdout-epipe; }
+@test "mc2-timeline x stdout-eio" { cell mc2-timeline stdout-eio; }
+@test "mc2-timeline x stdout-full" { cell mc2-timeline stdout-full; }
+@test "mc2-timeline x stdout-gone" { cell mc2-timeline stdout-gone; }
+@test "mc2-timeline x summary-full" { cell mc2-timeline summary-full; }
+
+@test "aic-timeline x in-eio" { cell aic-timeline in-eio; }
+@test "aic-timeline x in-eio-one" { cell aic-timeline in-eio-one; }
+@test "aic-timeline x in-short" { cell aic-timeline in-short; }
+@test "aic-timeline x out-enospc" { cell aic-timeline out-enospc; }
+@test "aic-timeline x out-eio" { cell aic-timeline out-eio; }
+@test "aic-timeline x fsync" { cell aic-timeline fsync; }
+@test "aic-timeline x close" { cell aic-timeline close; }
+@test "aic-timeline x rename" { cell aic-timeline rename; }
+@test "aic-timeline x stdout-epipe" { cell aic-timeline stdout-epipe; }
+@test "aic-timeline x stdout-eio" { cell aic-timeline stdout-eio; }
+@test "aic-timeline x stdout-full" { cell aic-timeline stdout-full; }
+@test "aic-timeline x stdout-gone" { cell aic-timeline stdout-gone; }
+@test "aic-timeline x summary-full" { cell aic-timeline summary-full; }
+
+@test "board-code x in-eio" { cell board-code in-eio; }
+@test "board-code x in-eio-one" { cell board-code in-eio-one; }
+@test "board-code x in-short" { cell board-code in-short; }
+@test "board-code x out-enospc" { cell board-code out-enospc; }
+@test "board-code x out-eio" { cell board-code out-eio; }
+@test "board-code x fsync" { cell board-code fsync; }
+@test "board-code x close" { cell board-code close; }
+@test "board-code x rename" { cell board-code rename; }
+@test "board-code x stdout-epipe" { cell board-code stdout-epipe; }
+@test "board-code x stdout-eio" { cell board-code stdout-eio; }
+@test "board-code x stdout-full" { cell board-code stdout-full; }
+@test "board-code x stdout-gone" { cell board-code stdout-gone; }
 
 # ---------------------------------------------------------------- recipes
 # A recipe writes a tree under -o OUTDIR (sim-export, board-export: a new
@@ -450,6 +577,60 @@ fcell() {
 		[[ $stderr == *"the application was killed by signal 13"* ]] || fm_why "not the application's SIGPIPE" ;;
 	esac
 }
+
+# board-flow: sim-capture --device on the stand-in device, then
+# board-export of the launch in place.  Each run adds its own OPPROF_*
+# tree; the older one must stay as it was.
+# bfcell FAULT
+bfcell() {
+	local top=$BATS_TEST_DIRNAME/../..
+	local app=$top/build/ops/bin/op_acl
+	[ -x "$app" ] && [ -f "$top/build/cann/lib64/libruntime.so" ] || skip "the stand-in device is not built"
+	export ASCEND_HOME_PATH=$top/build/cann OPTRACE_BIN=$top/${OPTRACE_VARIANT:-build}/bin
+	local PATH=$top/pipelines:$OPTRACE_BIN:$PATH
+	unset OPTRACE_INJECT_LIB GE_PROFILING_MODE GE_PROFILING_OPTIONS CAMODEL_DEVICE_DUMP CAMODEL_DEVICE_REPLAY
+	local -a bf=(board-flow -q -o @OUT@ -- "$app" -s add)
+	case $1 in
+	in-eio)
+		# a DeviceProf file that cannot be read: an input problem of
+		# dump-split's (1), the other replays' metrics written
+		fm_tree 1 "dump-split: */DeviceProf3.bin: read error after record 0: Input/output error" \
+			"FAULT_OP=read FAULT_PATH=dump/DeviceProf3.bin" "${bf[@]}" ;;
+	out-enospc) fm_tree 4 "board-metrics: */OpBasicInfo.csv: cannot write: No space left on device" \
+		"FAULT_OP=write FAULT_ERRNO=ENOSPC FAULT_PATH=OpBasicInfo.csv" "${bf[@]}" ;;
+	fsync) fm_tree 4 "board-metrics: */PipeUtilization.csv: cannot write: Input/output error" \
+		"FAULT_OP=fsync FAULT_PATH=PipeUtilization.csv" "${bf[@]}" ;;
+	close) fm_tree 4 "board-metrics: */roofline.svg: *Input/output error" \
+		"FAULT_OP=close FAULT_PATH=roofline.svg" "${bf[@]}" ;;
+	rename) fm_tree 4 "board-flow: */OPPROF_*: cannot move the capture into place" \
+		"FAULT_OP=rename FAULT_PATH=/OPPROF_" "${bf[@]}" ;;
+	stdout-full)
+		# Standard output carries only the tools' summaries (the tree is
+		# named on stderr): their loss is said by the tool, once, and
+		# leaves the status (board-flow(7)); the tree is in place.
+		dir=$T/to-screen && mkdir -p "$dir"
+		run --separate-stderr fm_to_full board-flow -o "$dir" -- "$app" -s add
+		[ "$status" -eq 0 ] || fm_why "exit status $status, want 0"
+		[ "$(grep -c 'cannot write: No space left on device' <<<"$stderr")" -eq 1 ] ||
+			fm_why "not one message of the lost summary"
+		grep -q '^board-metrics: (stdout): cannot write: No space left on device$' <<<"$stderr" || fm_why "no message"
+		[ -s "$(echo "$dir"/OPPROF_*/device0/add_custom/0/OpBasicInfo.csv)" ] || fm_why "the tree is not in place" ;;
+	stdout-gone)
+		# The application's own output goes there too: op_acl is the one
+		# that dies of SIGPIPE (the application failed: 1); board-flow
+		# itself neither dies of it nor calls it an error.
+		dir=$T/to-screen && mkdir -p "$dir"
+		FM_GONE_STATUS=1 fm_gone board-flow -o @DIR@ -- "$app" -s add ;;
+	esac
+}
+
+@test "board-flow x in-eio" { bfcell in-eio; }
+@test "board-flow x out-enospc" { bfcell out-enospc; }
+@test "board-flow x fsync" { bfcell fsync; }
+@test "board-flow x close" { bfcell close; }
+@test "board-flow x rename" { bfcell rename; }
+@test "board-flow x stdout-full" { bfcell stdout-full; }
+@test "board-flow x stdout-gone" { bfcell stdout-gone; }
 
 @test "sim-flow x out-enospc" { fcell out-enospc; }
 @test "sim-flow x fsync" { fcell fsync; }

@@ -25,13 +25,18 @@ big() {
 	jq "$1" "$ops/config/add_custom.json" >"$T/big.json"
 }
 
-refused() { # what the one line says after the file name
+# refusal: $T/big.json refused, status 2, one line, nothing left under -o
+refusal() {
 	run --separate-stderr sim-capture -q -o "$T/out" --config="$T/big.json"
 	[ "$status" -eq 2 ] || { echo "status $status: $stderr" >&2; return 1; }
 	[ "${#stderr_lines[@]}" -eq 1 ] || { echo "want one line: $stderr" >&2; return 1; }
-	[ "$stderr" = "sim-capture: $T/big.json: $1" ] || { echo "message: $stderr" >&2; return 1; }
 	[ -z "$(ls -A "$T/out" 2>/dev/null)" ] || { echo "left under -o:" >&2; find "$T/out" >&2; return 1; }
 	[ -z "$(find "$ops/config" -newer "$T/big.json" -name '*.bin')" ] || { echo "an output was written" >&2; return 1; }
+}
+
+refused() { # what the one line says after the file name
+	refusal || return 1
+	[ "$stderr" = "sim-capture: $T/big.json: $1" ] || { echo "message: $stderr" >&2; return 1; }
 }
 
 @test "--config: an output tensor of shape [2,2147483648] (8 GiB of float16) is refused before the launcher runs" {
@@ -59,6 +64,53 @@ refused() { # what the one line says after the file name
 		  output_dir: "'"$T"'/res", output_name: "z", output_size: "8589934592"}' >"$T/big.json"
 	refused '"output_size": a size is larger than 1 GiB'
 	[ ! -e "$T/res" ]
+}
+
+# sparse FILE: a file of the free memory (MemFree of /proc/meminfo) and a
+# GiB more, twice the limit of half of it: made with truncate, nothing
+# written to disk, and nothing of it may be read.
+sparse() {
+	local kb
+	kb=$(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo)
+	[ -n "$kb" ] || skip "no MemFree in /proc/meminfo"
+	truncate -s $((kb * 1024 + (1 << 30))) "$1"
+	SPARSE=$(stat -c %s "$1")
+}
+
+# over_half FILE WHAT: the line refused says for FILE
+over_half() {
+	[[ $stderr == "sim-capture: $T/big.json: $1: $SPARSE bytes, over the limit of $2 (half of the free memory, MemFree of /proc/meminfo: "[0-9]*" bytes; OPTRACE_INPUT_LIMITS=off lifts it)" ]] ||
+		{ echo "message: $stderr" >&2; return 1; }
+}
+
+@test "--config: a kernel binary, an input or tiling file over half of the free memory is refused before it is read" {
+	sparse "$T/kernel.o"
+	big ".kernel_path = \"$T/kernel.o\""
+	refusal
+	over_half "$T/kernel.o" "a kernel binary"
+	# checked before the file's size is compared with the shape's
+	mv "$T/kernel.o" "$T/x.bin"
+	big ".test_cases[0].param_desc[0].data_path = \"$T/x.bin\""
+	refusal
+	over_half "$T/x.bin" "an input"
+	mv "$T/x.bin" "$T/t.bin"
+	big ".test_cases[0].param_desc[3].tiling_data_path = \"$T/t.bin\""
+	refusal
+	over_half "$T/t.bin" "tiling data"
+}
+
+@test "--config: a kernel_config.bin's binary and inputs over half of the free memory are refused too" {
+	sparse "$T/x.bin"
+	jq -n -c --arg k "$ops/kernels/add_custom.o" --arg x "$T/x.bin" \
+		'{bin_path: $k, block_dim: "2", input_path: ("n;" + $x), input_size: "0;65536", kernel_name: "add_custom",
+		  magic: "RT_DEV_BINARY_MAGIC_ELF_AIVEC"}' >"$T/big.json"
+	refusal
+	over_half "$T/x.bin" "an input"
+	mv "$T/x.bin" "$T/k.o"
+	jq -n -c --arg k "$T/k.o" '{bin_path: $k, block_dim: "2", kernel_name: "add_custom",
+		magic: "RT_DEV_BINARY_MAGIC_ELF_AIVEC"}' >"$T/big.json"
+	refusal
+	over_half "$T/k.o" "a kernel binary"
 }
 
 # records START...: a record stream of one sub-core, an instruction of 5

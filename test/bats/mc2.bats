@@ -175,6 +175,15 @@ with open("d/aicpu.bin", "ab") as f:
 	[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' t.json)" -eq 23 ]
 }
 
+@test "mc2-timeline: an aicpu.bin past the size limit is refused before it is read (exit 3), nothing written" {
+	truncate -s $(((10 << 30) + 1)) d/aicpu.bin
+	run mc2-timeline -o t.json d
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$output" = "mc2-timeline: d/aicpu.bin: 10737418241 bytes, over the 10 GiB limit of a device data file (OPTRACE_INPUT_LIMITS=off lifts it)" ]
+	[ ! -e t.json ]
+}
+
 @test "mc2-timeline: without duration.bin the turns start from the first time, status 1" {
 	rm d/duration.bin
 	run mc2-timeline -o t.json d

@@ -47,6 +47,16 @@ example() {
 	chunk d/timeline.bin 0 1 10 0xF001 20 0xF000 30 0x2111 40 0xA60C 50 0xA60C 60 0x060D
 }
 
+@test "biu-timeline: a timeline.bin past the size limit is refused before it is read (exit 3), another beside it too" {
+	example
+	truncate -s $(((10 << 30) + 1)) d/timeline.bin.1
+	run biu-timeline -o t.json d
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[ "$output" = "biu-timeline: d/timeline.bin.1: 10737418241 bytes, over the 10 GiB limit of a device data file (OPTRACE_INPUT_LIMITS=off lifts it)" ]
+	[ ! -e t.json ]
+}
+
 @test "biu-timeline: InstrTimeline of one chunk, named by the region map, times at 1650 MHz" {
 	example
 	printf 'region_id=1548,pipe=fixp,kind=instr,pc=0x40,opcode=fix_op\nnot a region line\n' >d/dfx_region_map.txt
@@ -144,6 +154,19 @@ example() {
 	[ "$status" -eq 2 ]
 	run biu-timeline --aic-metrics=Memory d
 	[ "$status" -eq 2 ]
+}
+
+@test "biu-timeline: a chunk claiming more than its 2 MiB of records is read to 2 MiB and named with its byte, exit 1" {
+	example
+	chunk d/timeline.bin 0 1 10 0xF001
+	printf '\377\377\377\377' | dd of=d/timeline.bin bs=1 seek=$((2097160 + 4)) conv=notrunc 2>/dev/null
+	[ "$(stat -c %s d/timeline.bin)" -eq $((2 * 2097160)) ]
+	run biu-timeline -q -o t.json d
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c 'd/timeline.bin' <<<"$output")" -eq 1 ]
+	grep -qx "biu-timeline: d/timeline.bin: 1 chunks claim more than the 2 MiB of records a chunk holds (the first, at byte 2097160: validLen 4294967295): read to 2 MiB" <<<"$output"
+	[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' t.json)" -ge 1 ]
 }
 
 @test "biu-timeline: a chip without the timeline is refused with exit 2, nothing written" {

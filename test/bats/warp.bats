@@ -42,6 +42,11 @@ block() {
 	} >>d/WarpTimeline.bin
 }
 
+# A data file of the device past the 10 GiB limit (a sparse file: nothing
+# is written to disk, and nothing of it must be read).
+big() { truncate -s $(((10 << 30) + 1)) "$1"; }
+limit_said() { [ "$output" = "$1: $2: 10737418241 bytes, over the 10 GiB limit of a device data file (OPTRACE_INPUT_LIMITS=off lifts it)" ]; }
+
 @test "warp-timeline, pc-stall: usage errors are exit 2" {
 	run warp-timeline
 	[ "$status" -eq 2 ]
@@ -177,6 +182,81 @@ block() {
 	[ "$status" -eq 3 ]
 	grep -q "d/pcSampling.bin.0: cut: 100 bytes after 0 whole chunks of 2097160 bytes are left out" <<<"$output"
 	[ -z "$(ls -A out2)" ]
+}
+
+@test "pc-stall: the CSVs are one set: a failure on the second file keeps the older set whole, a fresh -o DIR is not made" {
+	fault=$top/build/fault.so
+	[ -f "$fault" ] || skip "build/fault.so is not built"
+	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
+	LD_LIBRARY_PATH=$top/build/cann/lib64 CAMODEL_SOC_VERSION=Ascend950PR_9599 CAMODEL_DEVICE_DUMP=$PWD/s \
+		CAMODEL_DEVICE_PCSAMPLING=1 "$ops/bin/op_acl" -s simt >/dev/null
+	mkdir old
+	printf 'older\n' >old/PcSampling.csv
+	printf 'older\n' >old/TopStallReason.csv
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$fault FAULT_OP=write \
+		FAULT_ERRNO=ENOSPC FAULT_PATH=TopStallReason run pc-stall -q -o old s
+	echo "$output"
+	[ "$status" -eq 4 ]
+	[ "$output" = "pc-stall: old/TopStallReason.csv: cannot write: No space left on device" ]
+	[ "$(cat old/PcSampling.csv old/TopStallReason.csv)" = "$(printf 'older\nolder')" ]
+	[ "$(ls -A old | tr '\n' ' ')" = "PcSampling.csv TopStallReason.csv " ]
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$fault FAULT_OP=write \
+		FAULT_PATH=top_stall_reason run pc-stall -q -o new s
+	[ "$status" -eq 4 ]
+	[ "$(ls -A | tr '\n' ' ')" = "d old s " ]
+	# without a fault the set replaces the older one, DIR made when missing
+	run pc-stall -q -o new s
+	[ "$status" -eq 0 ]
+	[ "$(ls -A new | tr '\n' ' ')" = "PcSampling.csv TopStallReason.csv top_stall_reason.json " ]
+}
+
+@test "warp-timeline, pc-stall: a WarpTimeline.bin or pcSampling.bin past the size limit is refused before it is read (exit 3)" {
+	big d/WarpTimeline.bin
+	run warp-timeline -o t.json d
+	echo "$output"
+	[ "$status" -eq 3 ]
+	limit_said warp-timeline d/WarpTimeline.bin
+	[ ! -e t.json ]
+	rm d/WarpTimeline.bin
+	# one whole chunk, then a huge one beside it: the whole set is refused
+	head -c 2097160 /dev/zero >d/pcSampling.bin.0
+	big d/pcSampling.bin.1
+	run pc-stall -o out d
+	echo "$output"
+	[ "$status" -eq 3 ]
+	limit_said pc-stall d/pcSampling.bin.1
+	[ ! -e out ]
+}
+
+@test "warp-timeline: a block claiming 2^32-1 warps draws its 64 and is named with its byte, exit 1" {
+	block 0 0 0 100 160
+	{
+		le32 $((0x5A5A5A5A)); le32 4294967295; le32 1; le32 0
+		for i in $(seq 0 63); do le32 $((100 + i)); le32 0; le32 $((200 + i)); le32 0; done
+		head -c 64 /dev/zero
+	} >>d/WarpTimeline.bin
+	run warp-timeline -q -o t.json d
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "warp-timeline: d/WarpTimeline.bin: 1 blocks claim more than the 64 warps a block holds (the first, block 1 at byte 1104: warpCount 4294967295): their 64 are read" ]
+	[ "$(jq '[.traceEvents[] | select(.ph == "X")] | length' t.json)" -eq 65 ]
+}
+
+@test "pc-stall: a chunk claiming more than its 2 MiB of records is read to 2 MiB and named with its byte, exit 1" {
+	# two chunks of one record at pc field 5; the second's validLen all ones
+	for k in 0 1; do
+		printf '\x00\x00\x01\x00\x10\x00\x00\x00\x05\x00\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x00\x00\x00\x00' >c
+		truncate -s 2097160 c
+		cat c >>d/pcSampling.bin.0
+	done
+	rm c
+	printf '\377\377\377\377' | dd of=d/pcSampling.bin.0 bs=1 seek=$((2097160 + 4)) conv=notrunc 2>/dev/null
+	run pc-stall -q -o out d
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "pc-stall: d/pcSampling.bin.0: 1 chunks claim more than the 2 MiB of records a chunk holds (the first, at byte 2097160: validLen 4294967295): read to 2 MiB" ]
+	# the record of each chunk at pc 0x28, the second chunk's zero records at 0x0
+	[ "$(tail -n +2 out/PcSampling.csv | cut -d, -f1-3 | paste -sd' ')" = "0x0,0,0 0x28,2,4" ]
 }
 
 @test "warp-timeline and pc-stall on the stand-in device's SIMT sample" {

@@ -376,7 +376,10 @@ static void test_files(void)
 	fclose(f);
 	b = biu_new(BIU_INSTR_TIMELINE, take, NULL);
 	nev = 0;
-	CHECK_INT(biu_read_file(b, path, msg, sizeof msg), 0);
+	msg[0] = 0;
+	CHECK_INT(biu_read_file(b, path, msg, sizeof msg), 1);
+	CHECK_MSG(!strcmp(msg, "1 chunks claim more than the 2 MiB of records a chunk holds (the first, at byte 8388640: "
+	                       "validLen 4294967295): read to 2 MiB"), "got '%s'", msg);
 	CHECK_INT(nev, 2);
 	EV(0, BIU_EV_INSTR, BIU_MTE2, 0x600, 10, 5);
 	CHECK_INT(ev[0].ch, 4);

@@ -422,6 +422,23 @@ static void json_block(struct vdata_w *w, int type, enum blk_kind k, const struc
 	close(t);
 }
 
+void vd_json_block(struct vdata_w *w, int type, void (*put)(struct json *, const void *), const void *arg)
+{
+	int t = io_tmpfd(), e;
+	struct wr *tw = t < 0 ? NULL : wr_fdopen(t, "(visualize block)", 0);
+	struct json j;
+	if (!tw)
+		fail(errno ? errno : EIO, "cannot create a temporary file");
+	json_init(&j, tw);
+	put(&j, arg);
+	if ((e = wr_flush(tw)))
+		fail(e, "cannot write a temporary file");
+	if ((e = vdata_block_from_fd(w, type, VDATA_VERSION, t)))
+		fail(e, "cannot write");
+	wr_abort(tw);
+	close(t);
+}
+
 /* A block copied from a file: 0 written, 1 skipped (empty); cli_die for
  * a file that cannot be read (or, check set, is not one JSON
  * document). */
@@ -525,6 +542,7 @@ void vd_write(const struct run *u, int occupancy, int roofline)
 	if (!w)
 		fail(errno ? errno : EIO, "cannot create");
 	json_block(w, VDATA_OP_BASIC_INFO, BK_BASIC, u, NULL);
+	cl_blocks(w, u);
 	/* STORAGE_TABLE: see board-metrics(1), BUGS */
 	{
 		struct st_view sv;

@@ -81,7 +81,7 @@ static void add_thread(const unsigned char *p, uint64_t *instr, uint64_t *ops)
 
 int oprec_read(FILE *f, struct oprec_sum *s)
 {
-	static unsigned char buf[OPREC_THREAD_BYTES];
+	unsigned char buf[OPREC_THREAD_BYTES];
 	memset(s, 0, sizeof *s);
 	if (fread(buf, 1, sizeof buf, f) != sizeof buf)
 		return -1;

@@ -58,8 +58,8 @@ void vd_json_block(struct vdata_w *w, int type, void (*put)(struct json *, const
 
 /* ---- compute load (cload.c) ---- */
 
-/* --operand-records FILE: OperandRecord.bin read and summed per
- * sub-block (cli_die when it is not one). */
+/* --operand-records FILE: OperandRecord.bin opened and its size checked
+ * (cli_die when it is not one); read by cl_blocks. */
 void cl_read_operands(const char *path);
 void cl_free(void);
 /* COMPUTE_LOAD_FIGURE and COMPUTE_LOAD_TABLE into w. */

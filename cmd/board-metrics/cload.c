@@ -1,8 +1,9 @@
 /* board-metrics' compute load (see board-metrics(1), VISUALIZE_DATA.BIN,
  * and optrace-board(5), COMPUTE LOAD): the COMPUTE_LOAD_FIGURE and
  * COMPUTE_LOAD_TABLE blocks, an entry per item of every row, and the A5
- * operand counts of --operand-records (OperandRecord.bin), summed per
- * sub-block when the option is read. */
+ * operand counts of --operand-records (OperandRecord.bin): its size
+ * checked when the option is read, its sub-blocks summed, as far as the
+ * rows go, when the blocks are written. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,29 +17,50 @@
 #include "text.h"
 #include "vdata.h"
 
-static struct oprec_sum *oprec;      /* per sub-block index */
-static size_t noprec;
+static const char *oprec_path;
+static FILE *oprec_file;
+static struct oprec_sum *oprec;      /* per sub-block index, as far as the rows need */
+static size_t noprec, nblocks;
 
 void cl_read_operands(const char *path)
 {
 	const char *why;
-	FILE *f = oprec_open(path, &noprec, &why);
-	size_t i;
-	if (!f) {
+	oprec_file = oprec_open(path, &nblocks, &why);
+	oprec_path = path;
+	if (!oprec_file) {
 		if (errno)
 			cli_die(EXIT_UNUSABLE, "%s: %s:", path, why);
 		cli_die(EXIT_UNUSABLE, "%s: %s: nothing written", path, why);
 	}
-	oprec = xcalloc(noprec ? noprec : 1, sizeof *oprec);
-	for (i = 0; i < noprec; i++)
-		if (oprec_read(f, &oprec[i]))
-			cli_die(ferror(f) ? EXIT_IO : EXIT_UNUSABLE, "%s: block %zu (byte %llu): cannot read", path, i,
-			        (unsigned long long)oprec_offset((unsigned)i, -1, 0));
-	fclose(f);
+}
+
+/* The sub-blocks up to the last one a row has, read in order. */
+static void read_blocks(const struct run *u)
+{
+	size_t i, want = 0;
+	if (!oprec_file)
+		return;
+	for (i = 0; i < nblks; i++) {
+		size_t at = oprec_index(u->mix, (enum board_core)blks[i]->core, blks[i]->block, blks[i]->sub) + 1;
+		if (at > want)
+			want = at;
+	}
+	if (want > nblocks)
+		want = nblocks;
+	oprec = xcalloc(want ? want : 1, sizeof *oprec);
+	for (noprec = 0; noprec < want; noprec++)
+		if (oprec_read(oprec_file, &oprec[noprec]))
+			cli_die(ferror(oprec_file) ? EXIT_IO : EXIT_UNUSABLE, "%s: block %zu (byte %llu): cannot read",
+			        oprec_path, noprec, (unsigned long long)oprec_offset((unsigned)noprec, -1, 0));
+	fclose(oprec_file);
+	oprec_file = NULL;
 }
 
 void cl_free(void)
 {
+	if (oprec_file)
+		fclose(oprec_file);
+	oprec_file = NULL;
 	free(oprec);
 	oprec = NULL;
 	noprec = 0;
@@ -111,6 +133,7 @@ static void cl_table(struct json *j, const void *u)
 
 void cl_blocks(struct vdata_w *w, const struct run *u)
 {
+	read_blocks(u);
 	vd_json_block(w, VDATA_COMPUTE_LOAD_FIGURE, cl_figure, u);
 	vd_json_block(w, VDATA_COMPUTE_LOAD_TABLE, cl_table, u);
 }

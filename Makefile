@@ -126,6 +126,8 @@ UNIT := $(patsubst test/unit/%.c,%,$(wildcard test/unit/test_*.c))
 unit_extra_test_calc := cmd/instr-parse/calc.c
 unit_extra_test_devprof := -Itest/camodel test/camodel/devprof.c
 build/unit/test_devprof build-san/unit/test_devprof: test/camodel/devprof.c test/camodel/devprof.h
+unit_extra_test_kscan := -Itest/camodel -Itest/camodel/include test/camodel/kscan.c
+build/unit/test_kscan build-san/unit/test_kscan: test/camodel/kscan.c test/camodel/kscan.h
 unit_extra_test_config := cmd/sim-capture/config.c
 unit_libs_test_config  := -Icmd/sim-capture -lcjson
 unit_libs_test_aicts   := -lcjson
@@ -245,16 +247,17 @@ install: build/bin/.ok
 # defaults to it): target t is test/fuzz/fuzz_<t>.c, run over the seeds of
 # test/fuzz/corpus_<t>; fuzz_src_<t> names the tool sources it needs
 # besides the library (linked from build-fuzz/liboptrace.a, compiled under
-# the same sanitizers), fuzz_libs_<t>, fuzz_opts_<t> and fuzz_env_<t> its
-# libraries, libFuzzer options and environment.  New inputs go to
+# the same sanitizers), fuzz_inc_<t>, fuzz_libs_<t>, fuzz_opts_<t> and
+# fuzz_env_<t> its include options, libraries, libFuzzer options and
+# environment.  New inputs go to
 # build-fuzz/<t>.corpus, a crash or sanitizer report to build-fuzz/<t>-crash-*
 # and stops make.  FUZZ_TIME is the older name of FUZZ_SECONDS.  The fuzz
 # build defines OPTRACE_FUZZ: a tool a target runs whole (scalar-merge,
 # timeline-emit) leaves its main out.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= $(or $(FUZZ_TIME),60)
-FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 aicts vdata elf jscan icache ccu mte config trace dbi \
-                smerge emit
+FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 aicts vdata elf kscan jscan icache ccu mte config trace \
+                dbi smerge emit
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZSAN      := address,undefined -fno-sanitize-recover=undefined
 FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -DOPTRACE_FUZZ -Ilib -g -O1 -fno-omit-frame-pointer
@@ -262,6 +265,8 @@ fuzz_src_grammar  := cmd/instr-parse/grammar.c cmd/instr-parse/calc.c
 fuzz_src_tar      := cmd/dump-split/bundle.c
 fuzz_libs_tar     := -larchive
 fuzz_src_elf      := inject/elf.c
+fuzz_src_kscan    := test/camodel/kscan.c
+fuzz_inc_kscan    := -Itest/camodel/include
 fuzz_src_jscan    := cmd/trace-clean/jscan.c
 fuzz_src_vdata    := cmd/trace-clean/jscan.c cmd/trace-clean/metrics.c
 fuzz_src_trace    := cmd/trace-clean/jscan.c cmd/trace-clean/clean.c cmd/trace-clean/spill.c
@@ -280,7 +285,7 @@ fuzz_opts_emit    := -close_fd_mask=3
 fuzz_env_config   := ASAN_OPTIONS=detect_leaks=0
 fuzz_env_emit     := ASAN_OPTIONS=detect_leaks=0
 # each target's private sources' directories are on its include path
-fuzz_inc = $(sort $(patsubst %/,-I%,$(dir $(fuzz_src_$(1)))))
+fuzz_inc = $(sort $(patsubst %/,-I%,$(dir $(fuzz_src_$(1))))) $(fuzz_inc_$(1))
 
 build-fuzz/obj/%.o: %.c | deps-fuzz $(DEPS)
 	@mkdir -p $(dir $@)

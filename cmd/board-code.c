@@ -4,7 +4,8 @@
  * counts), the GM bytes it moved (MemoryChart.bin) and, on 910B/A3, its
  * L2 hits and misses in the cache model of lib/dbi.h; the cache-line heat
  * map of the model's sets, the DMA totals PipeUtilization's active
- * bandwidths need.  See board-code(1). */
+ * bandwidths need; on A5 the PC sampling's stall states beside each
+ * instruction and line.  See board-code(1). */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +25,7 @@
 #include "keytab.h"
 #include "mem.h"
 #include "order.h"
+#include "pcsamp.h"
 #include "plot.h"
 #include "rec.h"
 #include "stage.h"
@@ -40,6 +42,7 @@ struct instr {
 	unsigned src, dst;         /* the memory kinds of its first transfer */
 	int moved;                 /* has MemoryChart records */
 	uint32_t code;             /* index + 1 into codes, 0 none */
+	const uint64_t *samples;   /* PC sampling: its nine states, NULL none */
 };
 static struct instr *ins;
 static size_t nins, cap_ins;
@@ -55,6 +58,9 @@ static struct code *codes;
 static size_t ncodes;
 
 static int memory, source, model;     /* what this run has */
+static int sampling;                  /* PC sampling (A5): pcSampling.bin* */
+static struct pcs samp;
+static uint64_t samp_stall, samp_all; /* the kept samples' totals */
 static uint64_t pc_start;
 static int have_start;
 static uint64_t nrec, nrec_other;
@@ -80,6 +86,13 @@ static struct instr *instr_of(uint64_t off)
 		*k = (uint32_t)++nins;
 	}
 	return &ins[*k - 1];
+}
+
+/* Whether a sampled pc is one of the code view's instructions. */
+static int is_instr(void *ctx, uint64_t off)
+{
+	(void)ctx;
+	return keytab_find(&ix, off) != NULL;
 }
 
 static int take_record(void *ctx, const struct dbi_mem *m)
@@ -378,7 +391,8 @@ static void put_ranges(struct json *j, const uint64_t *pc, size_t n)
 struct line {
 	const char *name;          /* "file:line" */
 	uint64_t count, bytes, hit, miss;
-	int counted;
+	uint64_t samples[PCS_STATES];   /* PC sampling, its instructions' */
+	int counted, sampled;
 	uint64_t *pcs;
 	size_t npcs;
 };
@@ -428,6 +442,11 @@ static void gather_lines(void)
 				l->counted = 1;
 			}
 			l->bytes += ins[i].bytes;
+			if (ins[i].samples) {
+				for (unsigned st = 0; st < PCS_STATES; st++)
+					l->samples[st] += ins[i].samples[st];
+				l->sampled = 1;
+			}
 			l->hit += ins[i].hit;
 			l->miss += ins[i].miss;
 			l->pcs = xreallocarray(l->pcs, l->npcs + 1, sizeof *l->pcs);
@@ -480,6 +499,50 @@ static void put_hit_rate(struct json *j, uint64_t hit, uint64_t miss)
 	json_double(j, hit + miss ? 100.0 * (double)hit / (double)(hit + miss) : -1.0);
 }
 
+/* The PC sampling of an instruction or a line (n: its nine states, NULL
+ * none sampled): "Stall Sampling(Not Issue)" (the eight stall states) and
+ * "Stall Sampling(All Samples)" (all nine), each {"Percent": its share of
+ * the kernel's kept samples as a fraction, "Details": {state: samples}},
+ * the states in byte order as the reference's writer sorts keys. */
+static void put_sampling(struct json *j, const uint64_t *n)
+{
+	static unsigned order[PCS_STATES];
+	static int sorted;
+	unsigned k, a, b;
+	if (!sorted++) {
+		for (k = 0; k < PCS_STATES; k++)
+			order[k] = k;
+		for (a = 1; a < PCS_STATES; a++)
+			for (b = a; b > 0 && strcmp(pcs_state_name(order[b]), pcs_state_name(order[b - 1])) < 0; b--) {
+				unsigned t = order[b];
+				order[b] = order[b - 1];
+				order[b - 1] = t;
+			}
+	}
+	for (int all = 0; all < 2; all++) {
+		uint64_t part = n ? (all ? pcs_all_sum(n) : pcs_stall_sum(n)) : 0, total = all ? samp_all : samp_stall;
+		json_key(j, all ? "Stall Sampling(All Samples)" : "Stall Sampling(Not Issue)");
+		json_begin_object(j);
+		json_key(j, "Percent");
+		json_double(j, total ? (double)(float)((double)part / (double)total) : 0.0);
+		json_key(j, "Details");
+		json_begin_object(j);
+		for (k = 0; k < PCS_STATES; k++)
+			if (all || order[k] != PCS_STALLS)
+				json_kv_uint(j, pcs_state_name(order[k]), n ? n[order[k]] : 0);
+		json_end_object(j);
+		json_end_object(j);
+	}
+}
+
+/* The sampling's entries of a Dtype table (100: the viewer's custom
+ * percentage, shown on hover). */
+static void put_sampling_dtype(struct json *j)
+{
+	json_kv_uint(j, "Stall Sampling(All Samples)", 100);
+	json_kv_uint(j, "Stall Sampling(Not Issue)", 100);
+}
+
 /* FILE_API: the lines by file, in the reference's on-board shape. */
 static void put_file_api(void)
 {
@@ -498,6 +561,8 @@ static void put_file_api(void)
 	json_begin_object(&J);
 	json_kv_uint(&J, "Address Range", 0);
 	json_kv_uint(&J, "Line", 1);
+	if (sampling)
+		put_sampling_dtype(&J);
 	if (model)
 		json_kv_uint(&J, "L2Cache Hit Rate", 4);
 	if (memory)
@@ -531,6 +596,8 @@ static void put_file_api(void)
 			}
 			if (model)
 				put_hit_rate(&J, l->hit, l->miss);
+			if (sampling)
+				put_sampling(&J, l->sampled ? l->samples : NULL);
 			json_end_object(&J);
 		}
 		json_end_array(&J);
@@ -560,6 +627,8 @@ static void put_instr_api(void)
 	json_begin_object(&J);
 	json_kv_uint(&J, "Address", 3);
 	json_kv_uint(&J, "AscendC Inner Code", 3);
+	if (sampling)
+		put_sampling_dtype(&J);
 	if (model)
 		json_kv_uint(&J, "L2Cache Hit Rate", 4);
 	if (memory)
@@ -597,6 +666,8 @@ static void put_instr_api(void)
 		}
 		if (model)
 			put_hit_rate(&J, in->hit, in->miss);
+		if (sampling)
+			put_sampling(&J, in->samples);
 		json_end_object(&J);
 	}
 	json_close_all(&J);
@@ -744,8 +815,9 @@ static const char help[] =
 	"Write the code view of the on-board dump DIR: per instruction and per source\n"
 	"line the executions (Source: the basic-block map and counts), the GM bytes\n"
 	"moved (MemoryDetail: MemoryChart.bin) and on 910B/A3 the L2 hits and misses\n"
-	"of the cache model; instr_exe.csv, code_exe.csv, file_api.json, instr_api.json,\n"
-	"cacheline.json, l2_sets.svg and dbi_dma.csv into DIR (default .).\n"
+	"of the cache model, on Ascend950 the PC sampling's stall states (pcSampling.bin*);\n"
+	"instr_exe.csv, code_exe.csv, file_api.json, instr_api.json, cacheline.json,\n"
+	"l2_sets.svg and dbi_dma.csv into DIR (default .).\n"
 	"  -o DIR             the output directory (written whole, or not at all)\n"
 	"  --aic-metrics=L    MemoryDetail and/or Source (default: whichever files DIR has)\n"
 	"  --soc-version=SOC  the SoC (default: Run Soc Version of op_basic_info.txt)\n"
@@ -754,8 +826,9 @@ static const char help[] =
 	"                     (for src-map --binary DIR/aicore_binary.o)\n"
 	"  -q, -v             fewer / more messages\n"
 	"  -h, --help, --version\n"
-	"Exit: 0 ok, 2 usage, 3 DIR has no code view file or a malformed one (nothing\n"
-	"written), 4 I/O error, 130 interrupted.\n";
+	"Exit: 0 ok, 1 a pcSampling.bin file skipped or cut (the rest written), 2 usage,\n"
+	"3 DIR has no code view file or a malformed one (nothing written), 4 I/O error,\n"
+	"130 interrupted.\n";
 
 int main(int argc, char **argv)
 {
@@ -771,6 +844,7 @@ int main(int argc, char **argv)
 	struct board_basic basic;
 	const char *dir, *out = NULL;
 	char *failed;
+	size_t skipped = 0;
 	int c, e, status = EXIT_OK;
 
 	cli_init("board-code");
@@ -826,6 +900,21 @@ int main(int argc, char **argv)
 
 	if (pcs_only)
 		return write_pcs(chip->soc, out ? out : "-");
+	/* PC sampling (A5): each instruction's samples; samples at a pc the
+	 * code view has no instruction at are dropped and said. */
+	if (chip->family == CHIP_A5 && board_pcsampling(dir, &samp, is_instr, NULL, &skipped)) {
+		sampling = 1;
+		for (size_t i = 0; i < samp.nrows; i++) {
+			const uint32_t *k = keytab_find(&ix, samp.rows[i].pc);
+			ins[*k - 1].samples = samp.rows[i].n;
+			samp_stall += pcs_stall_sum(samp.rows[i].n);
+			samp_all += pcs_all_sum(samp.rows[i].n);
+		}
+		if (samp.dropped)
+			cli_warn("%s: %llu of %llu PC samples at %zu pcs that are not instructions of the code view dropped "
+			         "(first 0x%llx)", dir, (unsigned long long)samp.dropped, (unsigned long long)samp.records,
+			         samp.ndropped, (unsigned long long)samp.dropped_pcs[0]);
+	}
 	if (code_path)
 		read_code(code_path);
 	gather_lines();
@@ -856,8 +945,8 @@ int main(int argc, char **argv)
 		cli_note("%s/MemoryChart.bin: %llu records, %llu of them between on-chip buffers (no GM bytes)", dir,
 		         (unsigned long long)nrec, (unsigned long long)nrec_other);
 	if (cli_verbosity >= 1) {
-		printf("  code view      %s: %zu instructions, %zu source lines%s%s\n", out_dir, nins, nlines,
-		       memory ? ", MemoryDetail" : "", source ? ", Source" : "");
+		printf("  code view      %s: %zu instructions, %zu source lines%s%s%s\n", out_dir, nins, nlines,
+		       memory ? ", MemoryDetail" : "", source ? ", Source" : "", sampling ? ", PcSampling" : "");
 		if (model) {
 			uint64_t h = 0, m = 0;
 			for (unsigned s = 0; s < l2.sets; s++)
@@ -879,5 +968,9 @@ int main(int argc, char **argv)
 		free(lines[i].pcs);
 	free(lines);
 	free(ins);
+	if (sampling)
+		pcs_free(&samp);
+	if (skipped)
+		status = EXIT_PARTIAL;
 	return cli_interrupted ? EXIT_INTR : status;
 }

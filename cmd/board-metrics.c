@@ -96,6 +96,7 @@ static void take_basic(const struct rec *r)
 	basic.device_id = (unsigned)r->n[B_DEVICE].u;
 	basic.cur_freq = r->n[B_CURFREQ].i;
 	basic.rated_freq = r->n[B_RATEDFREQ].i;
+	basic.has_simt = r->n[B_SIMT].u != 0;
 	basic.have_pid = (have & REC_BASIC_PID) != 0;
 	basic.have_cur_freq = (have & REC_BASIC_CURFREQ) != 0;
 	basic.have_rated_freq = (have & REC_BASIC_RATEDFREQ) != 0;

@@ -2,7 +2,6 @@
  * optrace-board(5)) as two CSVs: the stall states sampled at each
  * instruction, and the top stall reasons over the kernel.  See
  * pc-stall(1). */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -104,52 +103,6 @@ static void read_instrs(const char *path)
 		qsort(instrs, ninstrs, sizeof *instrs, cmp_pc);
 }
 
-/* The sampling's start pc: pc_start_pcsampling.txt, else
- * pc_start_addr.txt, else 0 (a file that does not hold one is passed). */
-static uint64_t start_pc(const char *dir)
-{
-	static const char *const names[] = { "pc_start_pcsampling.txt", "pc_start_addr.txt" };
-	unsigned i;
-	for (i = 0; i < 2; i++) {
-		char *path = xpath(dir, names[i]);
-		struct rd *r = io_is_file(path) ? rd_open(path) : NULL;
-		const char *s;
-		size_t n;
-		uint64_t v;
-		int ok = r && (s = rd_line(r, &n)) && hex_line(s, n, &v) == 0;
-		if (r)
-			rd_close(r);
-		free(path);
-		if (ok)
-			return v;
-	}
-	return 0;
-}
-
-/* PcOffset.bin: the instrumentation's pc offset (u64), else 0. */
-static uint64_t pc_offset(const char *dir)
-{
-	char *path = xpath(dir, "PcOffset.bin");
-	struct rd *r = io_is_file(path) ? rd_open(path) : NULL;
-	unsigned char b[8];
-	uint64_t v = 0;
-	int k;
-	if (r && rd_read(r, b, 8) == 8)
-		for (k = 7; k >= 0; k--)
-			v = v << 8 | b[k];
-	else if (r)
-		cli_warn("%s: shorter than 8 bytes: the pc offset taken as 0", path);
-	if (r)
-		rd_close(r);
-	free(path);
-	return v;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void percent(struct wr *w, uint64_t part, uint64_t total)
 {
 	/* six decimals, rounded */
@@ -167,17 +120,13 @@ int main(int argc, char **argv)
 	};
 	struct board_basic basic;
 	struct pcs s;
-	struct rd *r;
 	struct wr *wi, *wt;
 	const char *dir;
-	char **files = NULL, *p1, *p2;
-	unsigned char *chunk;
-	size_t nfiles = 0, cap = 0, i, skipped = 0;
+	char *p1, *p2;
+	size_t i, skipped = 0;
 	uint64_t total = 0, all = 0;
 	unsigned k, order[PCS_STALLS];
 	int c, status = EXIT_OK, rc;
-	DIR *d;
-	struct dirent *e;
 
 	cli_init("pc-stall");
 	while ((c = getopt_long(argc, argv, "ho:qv", longopts, NULL)) != -1) {
@@ -200,50 +149,8 @@ int main(int argc, char **argv)
 	if (instrs_path)
 		read_instrs(instrs_path);
 
-	if (!(d = opendir(dir)))
-		cli_die(EXIT_UNUSABLE, "%s: cannot read:", dir);
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, PCS_FILE, strlen(PCS_FILE)))
-			continue;
-		if (nfiles == cap)
-			files = xreallocarray(files, cap = cap ? 2 * cap : 8, sizeof *files);
-		files[nfiles++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	if (!nfiles)
+	if (!board_pcsampling(dir, &s, instrs_path ? is_instr : NULL, NULL, &skipped))
 		cli_die(EXIT_UNUSABLE, "%s: no pcSampling.bin (the device wrote no PC samples): nothing written", dir);
-	qsort(files, nfiles, sizeof *files, cmp_name);
-
-	pcs_init(&s, start_pc(dir), pc_offset(dir), instrs_path ? is_instr : NULL, NULL);
-	chunk = xmalloc(PCS_CHUNK_SIZE);
-	for (i = 0; i < nfiles && !cli_interrupted; i++) {
-		char *path = xpath(dir, files[i]);
-		size_t got;
-		uint64_t at = 0;
-		if (!(r = rd_open(path))) {
-			cli_warn("%s: cannot open: skipped:", path);
-			skipped++;
-			free(path);
-			continue;
-		}
-		while ((got = rd_read(r, chunk, PCS_CHUNK_SIZE)) == PCS_CHUNK_SIZE && !cli_interrupted) {
-			pcs_chunk(&s, chunk);
-			at++;
-		}
-		if (rd_error(r))
-			cli_die(EXIT_IO, "%s: cannot read: %s", path, rd_strerror(r));
-		if (got && !cli_interrupted) {
-			cli_warn("%s: cut: %zu bytes after %llu whole chunks of %u bytes are left out", path, got,
-			         (unsigned long long)at, PCS_CHUNK_SIZE);
-			skipped++;
-		}
-		rd_close(r);
-		free(path);
-	}
-	free(chunk);
-	if (cli_interrupted)
-		cli_die(EXIT_INTR, "interrupted: nothing written");
-	pcs_finish(&s);
 	for (k = 0; k < PCS_STALLS; k++)
 		total += s.top[k];
 	for (i = 0; i < s.nrows; i++)
@@ -338,9 +245,6 @@ int main(int argc, char **argv)
 	}
 	if (skipped)
 		status = EXIT_PARTIAL;
-	for (i = 0; i < nfiles; i++)
-		free(files[i]);
-	free(files);
 	free(p1);
 	free(p2);
 	free(instrs);

@@ -1,6 +1,7 @@
 /* The dump directory operand of the on-board tools (see dumpdir.h). */
 #include "dumpdir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -12,6 +13,7 @@
 #include "cli.h"
 #include "io.h"
 #include "mem.h"
+#include "order.h"
 #include "scan.h"
 
 int board_opt(int c, const char *help, const char **out, const char **soc)
@@ -137,4 +139,88 @@ unsigned char *board_read_all(const char *dir, const char *name, size_t *n)
 	buf[have] = 0;
 	*n = have;
 	return buf;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* PcOffset.bin: the instrumentation's pc offset (u64), else 0. */
+static uint64_t pc_offset(const char *dir)
+{
+	char *path = xpath(dir, "PcOffset.bin");
+	struct rd *r = io_is_file(path) ? rd_open(path) : NULL;
+	unsigned char b[8];
+	uint64_t v = 0;
+	int k;
+	if (r && rd_read(r, b, 8) == 8)
+		for (k = 7; k >= 0; k--)
+			v = v << 8 | b[k];
+	else if (r)
+		cli_warn("%s: shorter than 8 bytes: the pc offset taken as 0", path);
+	if (r)
+		rd_close(r);
+	free(path);
+	return v;
+}
+
+size_t board_pcsampling(const char *dir, struct pcs *s, pcs_known_fn *known, void *ctx, size_t *skipped)
+{
+	char **files = NULL;
+	size_t nfiles = 0, cap = 0, i;
+	uint64_t start = 0;
+	unsigned char *chunk;
+	struct dirent *e;
+	DIR *d;
+
+	if (!(d = opendir(dir)))
+		cli_die(EXIT_UNUSABLE, "%s: cannot read:", dir);
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, PCS_FILE, strlen(PCS_FILE)))
+			continue;
+		if (nfiles == cap)
+			files = xreallocarray(files, cap = cap ? 2 * cap : 8, sizeof *files);
+		files[nfiles++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (nfiles > 1)
+		qsort(files, nfiles, sizeof *files, cmp_name);
+	if (!board_start_pc(dir, "pc_start_pcsampling.txt", &start))
+		board_start_pc(dir, "pc_start_addr.txt", &start);
+	pcs_init(s, start, nfiles ? pc_offset(dir) : 0, known, ctx);
+	chunk = nfiles ? xmalloc(PCS_CHUNK_SIZE) : NULL;
+	for (i = 0; i < nfiles && !cli_interrupted; i++) {
+		char *path = xpath(dir, files[i]);
+		struct rd *r = rd_open(path);
+		size_t got;
+		uint64_t at = 0;
+		if (!r) {
+			cli_warn("%s: cannot open: skipped:", path);
+			++*skipped;
+			free(path);
+			continue;
+		}
+		while ((got = rd_read(r, chunk, PCS_CHUNK_SIZE)) == PCS_CHUNK_SIZE && !cli_interrupted) {
+			pcs_chunk(s, chunk);
+			at++;
+		}
+		if (rd_error(r))
+			cli_die(EXIT_IO, "%s: cannot read: %s", path, rd_strerror(r));
+		if (got && !cli_interrupted) {
+			cli_warn("%s: cut: %zu bytes after %llu whole chunks of %u bytes are left out", path, got,
+			         (unsigned long long)at, PCS_CHUNK_SIZE);
+			++*skipped;
+		}
+		rd_close(r);
+		free(path);
+	}
+	free(chunk);
+	for (i = 0; i < nfiles; i++)
+		free(files[i]);
+	free(files);
+	if (cli_interrupted)
+		cli_die(EXIT_INTR, "interrupted: nothing written");
+	pcs_finish(s);
+	return nfiles;
 }

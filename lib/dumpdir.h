@@ -10,6 +10,7 @@
 
 #include "board.h"
 #include "chip.h"
+#include "pcsamp.h"
 
 /* The options every one of them takes, in its getopt loop: -h (the help,
  * exit 0), --version, -o into *out, -q, -v, --soc-version into *soc.  1
@@ -44,5 +45,15 @@ int board_start_pc(const char *dir, const char *name, uint64_t *pc);
 /* The whole of dir/name (NUL-terminated past *n): NULL with errno when it
  * cannot be read.  For the small side files of a dump. */
 unsigned char *board_read_all(const char *dir, const char *name, size_t *n);
+
+/* The PC sampling of dir (optrace-board(5), PCSAMPLING.BIN): every
+ * pcSampling.bin* file by name, chunk by chunk into s, initialised here
+ * with the recovery of a pc (the start pc of pc_start_pcsampling.txt,
+ * else of pc_start_addr.txt, else 0; the offset of PcOffset.bin, else 0)
+ * and known (NULL: every pc is kept).  A file that cannot be opened or is
+ * not whole chunks is said (warned) and counted in *skipped; a read error
+ * ends the run (EXIT_IO), an interrupt too (EXIT_INTR, "nothing
+ * written").  The files read; 0 (s empty) when dir has none. */
+size_t board_pcsampling(const char *dir, struct pcs *s, pcs_known_fn *known, void *ctx, size_t *skipped);
 
 #endif

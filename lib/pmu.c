@@ -152,7 +152,7 @@ static const uint16_t req_a5[REQ_COUNT] = {
 	[REQ_L0A_TO_CUBE] = 64, [REQ_L0B_TO_CUBE] = 256, [REQ_L0C_TO_CUBE] = 1024, [REQ_L0C_TO_L1] = 128,
 	[REQ_L0C_TO_GM] = 128, [REQ_L0C_TO_FIXP] = 128, [REQ_UB_TO_GM] = 128, [REQ_UB_TO_L1] = 128,
 	[REQ_UB_TO_MTE] = 128, [REQ_UB_TO_VEC] = 256, [REQ_MTE_TO_UB] = 128, [REQ_MTE_TO_L1] = 256,
-	[REQ_VEC_TO_UB] = 256, [REQ_VEC_TO_GM] = 128, [REQ_DCACHE] = 128,
+	[REQ_VEC_TO_UB] = 256, [REQ_VEC_TO_GM] = 128, [REQ_DCACHE] = 128, [REQ_L0C_TO_UB] = 128,
 };
 
 static const uint16_t req_310p[REQ_COUNT] = {
@@ -639,6 +639,20 @@ static float active_time(const struct pmu_ctx *x, uint64_t cycles)
 	return x->freq <= 0 ? 0.0f : (float)cycles / (float)x->freq;
 }
 
+size_t pmu_pipe_time(const struct pmu_ctx *x, uint64_t v, char *buf)
+{
+	return cal_pipe_time(x, v, buf);
+}
+
+size_t pmu_active_bw(const struct pmu_ctx *x, uint64_t bytes, uint64_t v, uint64_t cycles, char *buf)
+{
+	float time = active_time(x, cycles), fl;
+	if (x->freq <= 0 || fzero(time))
+		return na(buf);
+	fl = (float)(v * bytes);
+	return pmu_fmt_float(fl / time / (float)KIB / (float)KIB / (float)KIB * (float)TIME_CONV * (float)TIME_CONV, buf);
+}
+
 static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint64_t *a, char *buf)
 {
 	static const uint16_t vec_910b[7] = { 64, 128, 64, 32, 64, 128, 32 };
@@ -760,12 +774,7 @@ static size_t eval(const struct pmu_ctx *x, const struct formula *f, const uint6
 		return pmu_fmt_float(fl / time / (float)KIB / (float)KIB / (float)KIB * (float)TIME_CONV *
 		                         (float)TIME_CONV, buf);
 	case F_AIV_MTE_ACTIVATE_BANDWIDTH:
-		time = active_time(x, a[2]);
-		if (x->freq <= 0 || fzero(time))
-			return na(buf);
-		fl = (float)(a[1] * a[0]);
-		return pmu_fmt_float(fl / time / (float)KIB / (float)KIB / (float)KIB * (float)TIME_CONV *
-		                         (float)TIME_CONV, buf);
+		return pmu_active_bw(x, a[0], a[1], a[2], buf);
 	}
 	return na(buf);
 }

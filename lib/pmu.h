@@ -126,7 +126,7 @@ enum pmu_req {
 	REQ_UB_TO_GM, REQ_UB_TO_MTE, REQ_UB_TO_VEC, REQ_L1_TO_GM, REQ_L1_TO_L0A, REQ_L1_TO_L0B, REQ_L1_TO_MTE,
 	REQ_MTE_TO_L1, REQ_MTE_TO_L0A, REQ_MTE_TO_L0B, REQ_MTE_TO_UB, REQ_VEC_TO_UB, REQ_FIXP_TO_L1,
 	REQ_GM_TO_L0A, REQ_GM_TO_L0B, REQ_CUBE_TO_L0C, REQ_L0A_TO_CUBE, REQ_L0B_TO_CUBE, REQ_L0C_TO_CUBE,
-	REQ_L1_TO_UB, REQ_UB_TO_L1, REQ_VEC_TO_GM, REQ_DCACHE, REQ_COUNT
+	REQ_L1_TO_UB, REQ_UB_TO_L1, REQ_VEC_TO_GM, REQ_DCACHE, REQ_L0C_TO_UB, REQ_COUNT
 };
 /* 0 when the chip's table has no such entry. */
 unsigned pmu_req_bytes(enum board_fmt fmt, enum pmu_req r);
@@ -134,6 +134,13 @@ unsigned pmu_req_bytes(enum board_fmt fmt, enum pmu_req r);
 /* v requests of r's size over x's span as a percentage of path's peak
  * (capped at 100); NA for v = UINT64_MAX, no span or no peak. */
 size_t pmu_transport_usage(const struct pmu_ctx *x, uint64_t v, enum pmu_req r, enum pmu_path path, char *buf);
+
+/* v cycles in us (910B/310P: over the clock, times the time factor). */
+size_t pmu_pipe_time(const struct pmu_ctx *x, uint64_t v, char *buf);
+/* v requests of bytes each over cycles busy cycles, in GB/s (the
+ * reference's vector MTE and fixpipe active bandwidth); NA without
+ * cycles. */
+size_t pmu_active_bw(const struct pmu_ctx *x, uint64_t bytes, uint64_t v, uint64_t cycles, char *buf);
 
 /* Task-scheduler clock (kHz), AI Core clock (MHz) and core count the
  * reference assumes when the device cannot be asked. */

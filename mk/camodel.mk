@@ -80,10 +80,11 @@ CAMODEL_TREE += $(CANN)/lib64/libms_tools_ext.so
 
 # The compiler's dfx_region instrumentation (README section 12), where
 # CANN keeps bisheng-tune.
-$(CANN)/compiler/ccec_compiler/bin/bisheng-tune: test/camodel/bisheng-tune.c test/camodel/devprof.h \
-		test/camodel/include/camodel_kernel.h build/liboptrace.a | $(DEPS)
+$(CANN)/compiler/ccec_compiler/bin/bisheng-tune: test/camodel/bisheng-tune.c test/camodel/kscan.c \
+		test/camodel/kscan.h test/camodel/devprof.h test/camodel/include/camodel_kernel.h build/liboptrace.a | $(DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(CFLAGS) -Itest/camodel/include -Itest/camodel -o $@ $< build/liboptrace.a $(LDLIBS)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Itest/camodel/include -Itest/camodel -o $@ test/camodel/bisheng-tune.c \
+		test/camodel/kscan.c build/liboptrace.a $(LDLIBS)
 CAMODEL_TREE += $(CANN)/compiler/ccec_compiler/bin/bisheng-tune
 
 # ---- sample operators ----

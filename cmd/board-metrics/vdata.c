@@ -235,13 +235,16 @@ static void roof_json(struct json *j)
 	json_end_object(j);
 }
 
-/* The storage-access view, a block per block id (910B/A3); the views
- * hold pointers into blks.  0, or -1 on other chips. */
+/* The storage-access view, a block per block id (310P: one block); the
+ * views hold pointers into blks. */
 struct st_view {
 	size_t n;
 	unsigned *block;
-	const char **sub;          /* per unit: "cube0", "vector0", "vector1" */
 	struct st_block *b;
+	struct pmu_ctx (*x)[3];    /* per block: the block (a mix op's cube), vector0, vector1 */
+	unsigned char (*have)[3];
+	int64_t evict;
+	unsigned adv;              /* Ascend950: the pipes' advice so far */
 };
 
 static const struct blk *sub_of(size_t from, size_t to, unsigned core, unsigned sub)
@@ -253,73 +256,88 @@ static const struct blk *sub_of(size_t from, size_t to, unsigned core, unsigned 
 	return NULL;
 }
 
-static int st_view(const struct run *u, struct st_view *v)
+static void st_one(const struct run *u, const struct st_view *v, size_t i, struct st_tables *t)
+{
+	const struct pmu_ctx *x0 = v->have[i][1] ? &v->x[i][1] : NULL, *x1 = v->have[i][2] ? &v->x[i][2] : NULL;
+	if (fmt == BOARD_310P)
+		st_block_310p(&v->b[i], t, &v->x[i][0]);
+	else if (fmt == BOARD_A5)
+		st_block_a5(&v->b[i], t, u->type, &v->x[i][0], x0, x1, basic.has_simt, &((struct st_view *)v)->adv);
+	else {
+		st_block_910b(&v->b[i], u->type, &v->x[i][0], x0, x1, v->evict);
+		if (t)
+			st_table_910b(t, u->type, &v->x[i][0], x0, x1, v->evict);
+	}
+}
+
+static void st_view(const struct run *u, struct st_view *v)
 {
 	size_t i, k, per = u->mix ? 3 : 1;
-	int64_t evict = -1;
 	memset(v, 0, sizeof *v);
-	if (fmt != BOARD_A2)
-		return -1;
+	v->evict = -1;
 	/* the evictions are shared evenly by the blocks, counted as the
 	 * reference counts them: sub-cores over three for a mix op */
-	if (u->l2_evict >= 0 && nblks / per)
-		evict = (int64_t)((uint64_t)u->l2_evict / (nblks / per));
+	if (fmt == BOARD_A2 && u->l2_evict >= 0 && nblks / per)
+		v->evict = (int64_t)((uint64_t)u->l2_evict / (nblks / per));
 	v->block = xcalloc(nblks ? nblks : 1, sizeof *v->block);
 	v->b = xcalloc(nblks ? nblks : 1, sizeof *v->b);
+	v->x = xcalloc(nblks ? nblks : 1, sizeof *v->x);
+	v->have = xcalloc(nblks ? nblks : 1, sizeof *v->have);
 	for (i = 0; i < nblks; i = k) {
-		struct pmu_ctx x, x0, x1;
-		const struct blk *c = blks[i], *b0 = NULL, *b1 = NULL;
+		const struct blk *s[3] = { blks[i], NULL, NULL };
+		float d = 0.0f;
+		unsigned j;
 		for (k = i; k < nblks && blks[k]->block == blks[i]->block; k++)
 			;
 		if (u->mix) {
 			/* the reference takes a mix op's rates over its duration,
 			 * one microsecond when it has none */
-			float d = u->duration > 0 ? u->duration : 1.0f;
-			c = sub_of(i, k, BOARD_CUBE, 0);
-			b0 = sub_of(i, k, BOARD_VECTOR, 0);
-			b1 = sub_of(i, k, BOARD_VECTOR, 1);
-			if (!c)
+			d = u->duration > 0 ? u->duration : 1.0f;
+			s[0] = sub_of(i, k, BOARD_CUBE, 0);
+			s[1] = sub_of(i, k, BOARD_VECTOR, 0);
+			s[2] = sub_of(i, k, BOARD_VECTOR, 1);
+			if (!s[0])
 				continue;
-			pmu_ctx_init(&x, (enum board_fmt)fmt, u->soc, &c->ev, c->cycles, u->freq, u->cores,
-			             basic.block_dim, d);
-			if (b0)
-				pmu_ctx_init(&x0, (enum board_fmt)fmt, u->soc, &b0->ev, b0->cycles, u->freq, u->cores,
-				             basic.block_dim, d);
-			if (b1)
-				pmu_ctx_init(&x1, (enum board_fmt)fmt, u->soc, &b1->ev, b1->cycles, u->freq, u->cores,
-				             basic.block_dim, d);
-		} else
-			pmu_ctx_init(&x, (enum board_fmt)fmt, u->soc, &c->ev, c->cycles, u->freq, u->cores,
-			             basic.block_dim, 0.0f);
-		v->block[v->n] = c->block;
-		st_block_910b(&v->b[v->n], u->type, &x, b0 ? &x0 : NULL, b1 ? &x1 : NULL, evict);
+		}
+		for (j = 0; j < 3; j++)
+			if (s[j]) {
+				pmu_ctx_init(&v->x[v->n][j], (enum board_fmt)fmt, u->soc, &s[j]->ev, s[j]->cycles, u->freq,
+				             u->cores, basic.block_dim, d);
+				v->have[v->n][j] = 1;
+			}
+		v->block[v->n] = s[0]->block;
+		st_one(u, v, v->n, NULL);
 		v->n++;
 	}
-	return 0;
 }
 
 static void st_free(struct st_view *v)
 {
 	free(v->block);
 	free(v->b);
+	free(v->x);
+	free(v->have);
 }
 
 static void st_unit_json(struct json *j, const struct st_unit *su)
 {
-	const char *sfx = su->path == ST_L2_TO_GM ? "(theoretical value)" : "";
+	const char *sfx = su->path == ST_L2_TO_GM && fmt == BOARD_A2 ? "(theoretical value)" : "";
 	char bw[PMU_VALUE_MAX] = "NA", req[PMU_VALUE_MAX] = "NA";
 	if (su->request != ST_NA) {
 		pmu_fmt_float(su->bw, bw);
 		pmu_fmt_u64(su->request, req);
 	}
+	/* the suffixes: none on Ascend950, "requests_suffix" on 310P */
 	json_begin_object(j);
 	json_kv_cstr(j, "bandwidth", bw);
-	json_kv_cstr(j, "bandwidth_suffix", sfx);
+	if (fmt != BOARD_A5)
+		json_kv_cstr(j, "bandwidth_suffix", sfx);
 	json_kv_uint(j, "display", 1);
 	json_kv_uint(j, "memory_path", su->path);
 	json_kv_cstr(j, "peak_ratio", su->peak);
 	json_kv_cstr(j, "request", req);
-	json_kv_cstr(j, "request_suffix", sfx);
+	if (fmt != BOARD_A5)
+		json_kv_cstr(j, fmt == BOARD_310P ? "requests_suffix" : "request_suffix", sfx);
 	json_end_object(j);
 }
 
@@ -344,21 +362,21 @@ static void st_figure_json(struct json *j, const struct run *u, const struct st_
 	for (i = 0; i < v->n; i++) {
 		const struct st_block *b = &v->b[i];
 		char buf[PMU_VALUE_MAX];
-		uint64_t all = pmu_sat_add(b->hit, b->miss);
+		/* Ascend950 sums checked, the others as unchecked sums wrap */
+		uint64_t all = fmt == BOARD_A5 ? pmu_sat_add(b->hit, b->miss) : b->hit + b->miss;
+		/* unknown misses make all NA; on Ascend950 unknown hits too,
+		 * but for the misses themselves */
+		int na = b->miss == ST_NA || (fmt == BOARD_A5 && b->hit == ST_NA);
 		json_begin_object(j);
 		/* "Cube", "L2cache", "Vector", "Vector1": byte order */
 		for (k = 0; k < b->nuse && !strcmp(b->use[k].name, "Cube"); k++)
 			st_use_json(j, &b->use[k]);
 		json_key(j, "L2cache");
 		json_begin_object(j);
-		json_key(j, "hit");
-		json_string(j, buf, pmu_fmt_u64(b->hit, buf));
-		json_key(j, "hit_ratio");
-		json_string(j, buf, pmu_fmt_float(b->hit > all || all == 0 ? 0.0f : (float)b->hit / (float)all * 100, buf));
-		json_key(j, "miss");
-		json_string(j, buf, pmu_fmt_u64(b->miss, buf));
-		json_key(j, "total_request");
-		json_string(j, buf, pmu_fmt_u64(all, buf));
+		json_kv_cstr(j, "hit", na && (fmt != BOARD_A5 || b->hit == ST_NA) ? "NA" : (pmu_fmt_u64(b->hit, buf), buf));
+		json_kv_cstr(j, "hit_ratio", na ? "NA" : (pmu_fmt_float(st_percent(b->hit, all), buf), buf));
+		json_kv_cstr(j, "miss", na && (fmt != BOARD_A5 || b->miss == ST_NA) ? "NA" : (pmu_fmt_u64(b->miss, buf), buf));
+		json_kv_cstr(j, "total_request", na ? "NA" : (pmu_fmt_u64(all, buf), buf));
 		json_end_object(j);
 		for (; k < b->nuse; k++)
 			st_use_json(j, &b->use[k]);
@@ -370,18 +388,85 @@ static void st_figure_json(struct json *j, const struct run *u, const struct st_
 				                                               : "aicore compute usage lower than 20%");
 		json_end_array(j);
 		snprintf(buf, sizeof buf, "%u", v->block[i]);
-		json_kv_cstr(j, "core_no", buf);
+		json_kv_cstr(j, "core_no", fmt == BOARD_310P ? "NA" : buf);
+		if (fmt == BOARD_A5)
+			json_kv_cstr(j, "memory_detail", "0");
 		json_key(j, "memory_unit");
 		json_begin_array(j);
 		for (k = 0; k < b->nunit; k++)
 			st_unit_json(j, &b->unit[k]);
 		json_end_array(j);
 		json_kv_cstr(j, "op_type", u->type);
-		json_kv_cstr(j, "soc", "910B");
+		json_kv_cstr(j, "soc", fmt == BOARD_310P ? "310P" : fmt == BOARD_A5 ? "910A5" : "910B");
 		json_end_object(j);
 	}
 	json_end_array(j);
 	json_end_object(j);
+}
+
+/* STORAGE_ACCESS_TABLE: a table set per block, computed block by block. */
+static void st_table_json(struct json *j, const struct run *u, const struct st_view *v)
+{
+	struct st_tables *t = xmalloc(sizeof *t);
+	size_t i;
+	unsigned k, r, c;
+	json_begin_object(j);
+	json_key(j, "table_per_block");
+	json_begin_array(j);
+	for (i = 0; i < v->n; i++) {
+		char id[16];
+		st_one(u, v, i, t);
+		json_begin_object(j);
+		json_key(j, "advice");
+		json_begin_array(j);
+		for (k = 0; k < t->nadvice; k++)
+			json_cstring(j, t->advice[k]);
+		json_end_array(j);
+		snprintf(id, sizeof id, "%u", v->block[i]);
+		json_kv_cstr(j, "block_id", fmt == BOARD_310P ? "NA" : id);
+		json_key(j, "table_detail");
+		json_begin_array(j);
+		for (k = 0; k < t->n; k++) {
+			const struct st_table *tb = &t->t[k];
+			unsigned nh = 0;
+			while (tb->head[nh])
+				nh++;
+			json_begin_object(j);
+			json_key(j, "header_name");
+			json_begin_array(j);
+			for (c = 0; c < nh; c++)
+				json_cstring(j, tb->head[c]);
+			json_end_array(j);
+			json_key(j, "row");
+			json_begin_array(j);
+			for (r = 0; r < tb->nrow; r++) {
+				json_begin_object(j);
+				json_kv_cstr(j, "name", tb->row[r].name);
+				if (tb->row[r].n) {
+					json_key(j, "value");
+					json_begin_array(j);
+					for (c = 0; c < tb->row[r].n; c++)
+						json_cstring(j, tb->row[r].v[c]);
+					json_end_array(j);
+				}
+				json_end_object(j);
+			}
+			json_end_array(j);
+			json_key(j, "size");
+			json_begin_array(j);
+			json_uint(j, tb->nrow);
+			json_uint(j, nh - 1);
+			json_end_array(j);
+			json_kv_cstr(j, "table_name", tb->name);
+			json_end_object(j);
+		}
+		json_end_array(j);
+		json_kv_cstr(j, "table_op_type", u->type);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+	free(t);
 }
 
 /* ---- writing ---- */
@@ -394,7 +479,7 @@ static void fail(int e, const char *what)
 	cli_die(EXIT_IO, "%s: %s:", target, what);
 }
 
-enum blk_kind { BK_BASIC, BK_OCC, BK_ROOF, BK_STORAGE };
+enum blk_kind { BK_BASIC, BK_OCC, BK_ROOF, BK_STORAGE, BK_STORAGE_TABLE };
 
 /* A block whose JSON is written here: through a temporary file, so any
  * size streams. */
@@ -430,6 +515,8 @@ static void bk_put(struct json *j, const void *arg)
 		occ_json(j, a->view, basic.soc);
 	else if (a->k == BK_STORAGE)
 		st_figure_json(j, a->u, a->view);
+	else if (a->k == BK_STORAGE_TABLE)
+		st_table_json(j, a->u, a->view);
 	else
 		roof_json(j);
 }
@@ -544,11 +631,13 @@ void vd_write(const struct run *u, int occupancy, int roofline)
 		fail(errno ? errno : EIO, "cannot create");
 	json_block(w, VDATA_OP_BASIC_INFO, BK_BASIC, u, NULL);
 	cl_blocks(w, u);
-	/* STORAGE_TABLE: see board-metrics(1), BUGS */
 	{
 		struct st_view sv;
-		if (st_view(u, &sv) == 0 && sv.n)
+		st_view(u, &sv);
+		if (sv.n) {
 			json_block(w, VDATA_STORAGE_FIGURE, BK_STORAGE, u, &sv);
+			json_block(w, VDATA_STORAGE_TABLE, BK_STORAGE_TABLE, u, &sv);
+		}
 		st_free(&sv);
 	}
 	if (occupancy) {
@@ -641,15 +730,42 @@ static void occ_picture(const struct run *u)
 	occ_free(&o);
 }
 
-/* memory.svg: a row per block and sub-core, a column per memory path
- * (the paths no row has left out), each cell the path's bandwidth. */
+/* A path's sub-core row in memory.svg: 0 the block's first (cube0, the
+ * GM/L2 paths), 1 vector0, 2 vector1 (a mix op's); its column, vector1's
+ * paths folded onto vector0's. */
+static unsigned mem_sub(enum st_path p)
+{
+	if ((p >= ST_L2_TO_UB_1 && p <= ST_VEC_TO_UB_1) || p == ST_FIXP_TO_UB_1 || p == ST_L2_TO_DCACHE_1 ||
+	    p == ST_DCACHE_TO_L2_1 || p == ST_VEC_TO_DCACHE_1 || p == ST_DCACHE_TO_VEC_1)
+		return 2;
+	if ((p >= ST_L2_TO_UB && p <= ST_VEC_TO_UB) || p == ST_FIXP_TO_UB || p == ST_L2_TO_DCACHE ||
+	    p == ST_DCACHE_TO_L2 || p == ST_VEC_TO_DCACHE || p == ST_DCACHE_TO_VEC)
+		return 1;
+	return 0;
+}
+
+static enum st_path mem_fold(enum st_path p)
+{
+	if (p >= ST_L2_TO_UB_1 && p <= ST_VEC_TO_UB_1)
+		return p - (ST_L2_TO_UB_1 - ST_L2_TO_UB);
+	if (mem_sub(p) == 2 || p == ST_L1_TO_UB_1 || p == ST_UB_TO_L1_1)
+		return p - 1;
+	return p;
+}
+
+/* memory.svg: a row per block and sub-core (310P: the one AiCore row), a
+ * column per memory path (the paths no row has left out), each cell the
+ * path's bandwidth. */
 static void mem_picture(const struct run *u)
 {
-	/* the columns: vector1's paths fold onto vector0's */
+	/* the columns, in the order of the data's flow */
 	static const enum st_path order[] = {
-		ST_GM_TO_L2, ST_L2_TO_GM, ST_L2_TO_L1, ST_L1_TO_L2, ST_TO_L0A, ST_TO_L0B, ST_GM_TO_L0A, ST_GM_TO_L0B,
-		ST_L1_TO_L0A, ST_L1_TO_L0B, ST_L0A_TO_CUBE, ST_L0B_TO_CUBE, ST_CUBE_TO_L0C, ST_L0C_TO_CUBE,
-		ST_L0C_TO_L1, ST_L0C_TO_L2, ST_L2_TO_UB, ST_UB_TO_L2, ST_UB_TO_VEC, ST_VEC_TO_UB
+		ST_GM_TO_L2, ST_L2_TO_GM, ST_L2_TO_L1, ST_L1_TO_L2, ST_L2_UB_TO_L1, ST_TO_L0A, ST_TO_L0B, ST_GM_TO_L0A,
+		ST_GM_TO_L0B, ST_L1_TO_L0A, ST_L1_TO_L0B, ST_L1_TO_L0A_310P, ST_L2_L1_TO_L0B, ST_L0A_TO_CUBE,
+		ST_L0B_TO_CUBE, ST_CUBE_TO_L0C, ST_L0C_TO_CUBE, ST_L0C_TO_L1, ST_L0C_TO_L2, ST_L0C_TO_FIXP,
+		ST_FIXP_TO_L1, ST_FIXP_TO_L2, ST_FIXP_TO_UB, ST_VEC_TO_L0C, ST_L0C_TO_VEC, ST_L1_TO_UB, ST_UB_TO_L1,
+		ST_L2_TO_UB, ST_L2_L1_TO_UB, ST_UB_TO_L2, ST_UB_TO_VEC, ST_VEC_TO_UB, ST_L2_TO_DCACHE, ST_DCACHE_TO_L2,
+		ST_VEC_TO_DCACHE, ST_DCACHE_TO_VEC
 	};
 	enum { NCOL = sizeof order / sizeof order[0] };
 	struct st_view sv;
@@ -661,7 +777,8 @@ static void mem_picture(const struct run *u)
 	size_t nrows = 0, i, r;
 	unsigned c, k, ncol = 0;
 
-	if (st_view(u, &sv) < 0 || sv.n == 0) {
+	st_view(u, &sv);
+	if (sv.n == 0) {
 		st_free(&sv);
 		return;
 	}
@@ -669,8 +786,9 @@ static void mem_picture(const struct run *u)
 		colof[i] = -1;
 	for (c = 0; c < NCOL; c++)
 		colof[order[c]] = (int)c;
-	for (i = ST_L2_TO_UB_1; i <= ST_VEC_TO_UB_1; i++)
-		colof[i] = colof[i - (ST_L2_TO_UB_1 - ST_L2_TO_UB)];
+	for (i = 0; i < ST_PATHS; i++)
+		if (colof[i] < 0)
+			colof[i] = colof[mem_fold((enum st_path)i)];
 	rows = xcalloc(sv.n * 3, sizeof *rows);
 	v = xcalloc(sv.n * 3 * NCOL, sizeof *v);
 	for (i = 0; i < sv.n * 3 * NCOL; i++)
@@ -683,15 +801,17 @@ static void mem_picture(const struct run *u)
 		unsigned nsub = u->mix ? 3 : 1;
 		for (k = 0; k < nsub; k++) {
 			char name[48];
-			snprintf(name, sizeof name, "%u %s", sv.block[i],
-			         k == 0 ? (vec_op ? "vector0" : "cube0") : k == 1 ? "vector0" : "vector1");
+			if (fmt == BOARD_310P)
+				snprintf(name, sizeof name, "AiCore");
+			else
+				snprintf(name, sizeof name, "%u %s", sv.block[i],
+				         k == 0 ? (vec_op ? "vector0" : "cube0") : k == 1 ? "vector0" : "vector1");
 			rows[nrows++] = xstrdup(name);
 		}
 		for (k = 0; k < sv.b[i].nunit; k++) {
 			const struct st_unit *su = &sv.b[i].unit[k];
-			unsigned sub = !u->mix ? 0 : su->path >= ST_L2_TO_UB_1 && su->path <= ST_VEC_TO_UB_1 ? 2
-			               : su->path >= ST_L2_TO_UB && su->path <= ST_VEC_TO_UB ? 1 : 0;
-			int col = colof[su->path];
+			unsigned sub = u->mix ? mem_sub(su->path) : 0;
+			int col = (unsigned)su->path < ST_PATHS ? colof[su->path] : -1;
 			if (col < 0 || su->request == ST_NA)
 				continue;
 			v[(base + sub) * NCOL + (unsigned)col] = (double)su->bw;

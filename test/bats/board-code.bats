@@ -102,7 +102,7 @@ sum() {
 	grep -q '<svg' "$l/l2_sets.svg"
 	# and they are visualize_data.bin's blocks, after the metrics', in the reference's order
 	vdata-dump -v "$l/visualize_data.bin" | sed 's/^type=\([^ ]*\).*/\1/' | tr '\n' ' ' > blocks
-	[ "$(cat blocks)" = "OP_BASIC_INFO STORAGE_FIGURE CACHELINE_HEATMAP FILE_API INSTR_API " ] || { cat blocks; false; }
+	[ "$(cat blocks)" = "OP_BASIC_INFO STORAGE_FIGURE STORAGE_TABLE CACHELINE_HEATMAP FILE_API INSTR_API " ] || { cat blocks; false; }
 	for b in CACHELINE_HEATMAP=cacheline.json FILE_API=file_api.json INSTR_API=instr_api.json; do
 		vdata-dump --payload "${b%%=*}" "$l/visualize_data.bin" | cmp - "$l/${b#*=}"
 	done
@@ -120,6 +120,57 @@ sum() {
 		[ "$(sum "$t/o/instr_exe.csv" process_bytes)" = $((2 * 98304)) ]
 		! jq -e '."Instructions Dtype".Instructions | has("L2Cache Hit Rate")' "$t/o/instr_api.json"
 	done
+}
+
+@test "A5 PC sampling: the stall reasons of each instruction in INSTR_API and of each line in FILE_API, as pc-stall counts them" {
+	CAMODEL_DEVICE_PCSAMPLING=1 device Ascend950PR_9599 "$t/d" Source -s simt
+	board-code --pcs "$t/d" | src-map -q --binary "$ops/kernels/simt_custom.o" --pc-start "$t/d/pc_start_addr.txt" >"$t/code"
+	run board-code -o "$t/o" --code "$t/code" "$t/d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the instrumentation stub's own sample: at no instruction, dropped and said
+	[[ "$output" == *"2 of 12 PC samples at 1 pcs that are not instructions of the code view dropped (first 0x10)"* ]]
+	mkdir "$t/p"
+	pc-stall -q -o "$t/p" "$t/d"
+	# (100: the viewer's custom percentage)
+	[ "$(jq -c '."Instructions Dtype".Instructions | with_entries(select(.key | startswith("Stall")))' "$t/o/instr_api.json")" = \
+		'{"Stall Sampling(All Samples)":100,"Stall Sampling(Not Issue)":100}' ]
+	[ "$(jq -c '."Files Dtype".Lines | with_entries(select(.key | startswith("Stall")))' "$t/o/file_api.json")" = \
+		'{"Stall Sampling(All Samples)":100,"Stall Sampling(Not Issue)":100}' ]
+	python3 - "$t/o" "$t/p/PcSampling.csv" "$(cat "$t/d/pc_start_addr.txt")" <<'PY'
+import sys, json
+o, csv, start = sys.argv[1], sys.argv[2], int(sys.argv[3], 16)
+names = ["IBuf_Empty", "Nop_Cycles", "Scoreboard_Not_Ready", "Register_bank_conflict", "Resource_conflict",
+         "Warp_Level_Sync", "Divergence_Stack_Spill", "Others", "Active"]
+rows = {int(l.split(",")[0], 16): [int(x) for x in l.split(",")[1:10]] for l in open(csv).read().splitlines()[1:]}
+api = json.load(open(o + "/instr_api.json"))
+pcs = {int(i["Address"], 16) - start for i in api["Instructions"]}
+# the shares are of the samples kept (at instructions): all but the stub's
+assert sorted(set(rows) - pcs) == [0x10], sorted(set(rows) - pcs)
+del rows[0x10]
+stall = sum(sum(v[:8]) for v in rows.values())
+every = sum(sum(v) for v in rows.values())
+seen = 0
+for i in api["Instructions"]:
+    pc = int(i["Address"], 16) - start
+    v = rows.get(pc, [0] * 9)
+    ni, al = i["Stall Sampling(Not Issue)"], i["Stall Sampling(All Samples)"]
+    assert list(ni["Details"]) == sorted(names[:8]) and list(al["Details"]) == sorted(names), i
+    assert [ni["Details"][n] for n in names[:8]] == v[:8], (hex(pc), ni, v)
+    assert [al["Details"][n] for n in names] == v, (hex(pc), al, v)
+    assert abs(ni["Percent"] - sum(v[:8]) / stall) < 1e-6 and abs(al["Percent"] - sum(v) / every) < 1e-6, i
+    seen += pc in rows
+assert seen == len(rows) == 5, seen
+# a line's samples are those of its instructions: the five SIMT_OP lines
+lines = {l["Line"]: l for f in json.load(open(o + "/file_api.json"))["Files"] for l in f["Lines"]}
+sampled = sorted(n for n, l in lines.items() if l["Stall Sampling(All Samples)"]["Details"]["Active"])
+assert sampled == [15, 16, 17, 18, 19], sampled
+PY
+	# without PC sampling files, no stall keys at all
+	rm "$t/d"/pcSampling.bin*
+	board-code -q -o "$t/o2" --code "$t/code" "$t/d"
+	[ -f "$t/o2/file_api.json" ]
+	! grep -q 'Stall Sampling' "$t/o2/instr_api.json" "$t/o2/file_api.json"
 }
 
 @test "Source alone: counts, no bytes (NA); MemoryDetail alone: bytes, no counts" {

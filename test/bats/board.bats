@@ -276,7 +276,7 @@ col() {
 	done
 }
 
-@test "visualize_data.bin: the basic-info, storage-figure (910B), occupancy and roofline blocks are byte-identical to the reference's" {
+@test "visualize_data.bin: the basic-info, storage-figure, storage-table (310P, Ascend950), occupancy and roofline blocks are byte-identical to the reference's" {
 	ref=${OPTRACE_REF_BOARD:-}
 	[ -n "$ref" ] && [ -x "$ref" ] || skip "OPTRACE_REF_BOARD does not name the reference's on-board parse"
 	"$GEN" -b 2 -k cube 910B a1
@@ -287,21 +287,27 @@ col() {
 	"$GEN" -k vector -b 2 A5 c1
 	"$GEN" -r 2 A5 c2
 	"$GEN" -b 2 A5 c3
+	"$GEN" -k cube -b 3 A5 c5
+	"$GEN" -r 2 310P b3
+	"$GEN" -r 2 910B a7           # counts of the list no replay gave
 	# varied counts and two blocks a core (board-gen)
 	gen=$(command -v board-gen || echo "$top/build/bin/board-gen")
 	"$gen" --chip 910B --blocks 12 --kind vector a5 >/dev/null
 	"$gen" --chip 910B --blocks 6 --kind mix --loops 3 a6 >/dev/null
 	"$gen" --chip A5 --blocks 8 --kind mix c4 >/dev/null
-	for d in a1 a3 a4 a5 a6 b1 c1 c2 c3 c4; do
+	"$gen" --chip A5 --blocks 5 --kind vector c6 >/dev/null
+	"$gen" --chip 310P --blocks 6 --kind cube b2 >/dev/null
+	for d in a1 a3 a4 a5 a6 a7 b1 b2 b3 c1 c2 c3 c4 c5 c6; do
 		m=Default,Occupancy,Roofline
 		case $d in a[56]) soc=Ascend910B1 ;; a*) soc=Ascend910B4 ;; b*) soc=Ascend310P3 m=Default,Roofline ;; c*) soc=Ascend950PR_9589 ;; esac
 		"$ref" "$d" "ref.$d" "$soc" -- --aic-metrics=$m > "ref.$d.log" 2>&1 || { cat "ref.$d.log"; return 1; }
 		dump-split "$d" | board-metrics -q --aic-metrics=$m -o "opt.$d" --vdata "opt.$d/v.bin"
 		r=$(find "ref.$d" -name visualize_data.bin)
-		for t in OP_BASIC_INFO STORAGE_FIGURE OCCUPANCY ROOFLINE; do
+		for t in OP_BASIC_INFO STORAGE_FIGURE STORAGE_TABLE OCCUPANCY ROOFLINE; do
 			vdata-dump --payload "$t" "opt.$d/v.bin" > opt.json
-			# Ascend950: no roofline here; 310P and Ascend950: no storage
-			# figure (see board-metrics(1), BUGS)
+			# the storage blocks on every chip
+			case $t in STORAGE_*) [ -s opt.json ] ;; esac
+			# Ascend950: no roofline here
 			[ -s opt.json ] || continue
 			vdata-dump --payload "$t" "$r" > ref.json
 			cmp ref.json opt.json || { echo "$d $t"; cat ref.json; echo; cat opt.json; return 1; }
@@ -342,7 +348,7 @@ payload() {
 	run board-metrics -q --aic-metrics=Default,Occupancy,Roofline -o m --vdata m/visualize_data.bin \
 		--vdata-trace trace.json --vdata-block CACHELINE_HEATMAP=heat.json --vdata-block 0xf=stall.json < <(dump-split d)
 	[ "$status" -eq 0 ]
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=OCCUPANCY type=ROOFLINE type=TRACE type=CACHELINE_HEATMAP type=STALL_REASON " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE type=OCCUPANCY type=ROOFLINE type=TRACE type=CACHELINE_HEATMAP type=STALL_REASON " ]
 	# the trace and the other blocks byte for byte
 	cmp <(payload m/visualize_data.bin TRACE) trace.json
 	cmp <(payload m/visualize_data.bin 0xE) heat.json
@@ -355,7 +361,7 @@ payload() {
 	"$GEN" 910B d
 	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin
 	# the basic info and storage figure without Occupancy or Roofline, and no occupancy.svg
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
 	[ ! -e m/occupancy.svg ]
 	# (the reference's bytes for this dump, keys in byte order)
 	[ "$(payload m/visualize_data.bin 5)" = '{"advice":[],"block_dim":"1","cur_freq":"N/A","device_id":"0","duration":200.0,"mix_block_detail":{"head_name":["Block ID","Cube0 Duration (μs)","Vector0 Duration (μs)","Vector1 Duration (μs)"],"row":[{"value":["0","10.810811","5.405406","5.405406"]}],"size":[2,4]},"mix_block_dim":"2","name":"add","op_type":"mix","pid":"4242","rated_freq":"1650","soc":"Ascend910B4"}' ]
@@ -401,11 +407,114 @@ assert '0 cube0, L1 -> L2: 2.39 GB/s' in tips, tips
 assert '0 vector1, L2 -> UB: 0.597 GB/s' in tips and '0 vector0, L0C -> L2: no value' in tips, tips
 print('ok')
 PY
-	# 310P: neither
-	"$GEN" 310P p
-	dump-split p | board-metrics -q -o m3 --vdata m3/v.bin
-	[ "$(vdata-dump m3/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE " ]
-	[ ! -e m3/memory.svg ]
+	# the storage table: the mix op's tables (the reference's bytes)
+	payload m/visualize_data.bin STORAGE_TABLE | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["table_per_block"]
+assert len(t) == 1 and (t[0]["block_id"], t[0]["table_op_type"]) == ("0", "mix"), t
+d = {x["table_name"]: x for x in t[0]["table_detail"]}
+assert list(d) == ["Cache", "Cube", "GM Cube", "GM Vector Core0", "GM Vector Core1", "L0A", "L0B", "L0C", "L1",
+                   "Pipe Cube", "Pipe Vector Core0", "Pipe Vector Core1", "Scalar Cube", "Scalar Vector Core0",
+                   "Scalar Vector Core1", "UB Core0", "UB Core1", "Vector Core0", "Vector Core1"], list(d)
+assert d["Cache"]["row"][2]["value"] == ["9024", "9033", "18057", "49.975079"], d["Cache"]
+assert d["L1"]["header_name"] == ["", "requests", "throughput(GB/s)", "peak(%)"] and d["L1"]["size"] == [6, 3], d["L1"]
+assert d["Pipe Cube"]["row"][0]["value"][4] == "NA", d["Pipe Cube"]
+'
+}
+
+@test "visualize_data.bin: the storage-access heat map and table of a 310P run, and memory.svg" {
+	"$GEN" -b 4 310P p
+	dump-split p | board-metrics -q -o m --vdata m/v.bin
+	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
+	[ -s m/memory.svg ]
+	# (the reference's numbers for this dump)
+	payload m/v.bin STORAGE_FIGURE | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["core_memory_map"]
+assert len(m) == 1, m           # the blocks of 310P are one
+b = m[0]
+assert list(b) == ["Cube", "L2cache", "Vector", "advice", "core_no", "memory_unit", "op_type", "soc"], list(b)
+assert (b["core_no"], b["op_type"], b["soc"]) == ("NA", "AiCore", "310P"), b
+assert set(b["L2cache"].values()) == {"NA"}, b
+assert b["Cube"] == {"cycle": 1002, "ratio": 2.003999948501587, "total_cycles": 50000}, b
+u = b["memory_unit"]
+assert [x["memory_path"] for x in u] == [0, 1, 6, 7, 8, 13, 14, 15, 20, 21, 22, 23, 24, 25], u
+assert list(u[0]) == ["bandwidth", "bandwidth_suffix", "display", "memory_path", "peak_ratio", "request", "requests_suffix"]
+assert (u[0]["request"], u[0]["bandwidth"], u[1]["requests_suffix"]) == ("1008", "40.759277", ""), u
+assert (u[13]["request"], u[13]["bandwidth"]) == ("1006", "1.271200"), u[13]
+'
+	payload m/v.bin STORAGE_TABLE | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["table_per_block"]
+assert len(t) == 1 and list(t[0]) == ["advice", "block_id", "table_detail", "table_op_type"], t
+t = t[0]
+assert (t["advice"], t["block_id"], t["table_op_type"]) == ([], "NA", "AiCore"), t
+d = {x["table_name"]: x for x in t["table_detail"]}
+assert [x["table_name"] for x in t["table_detail"]] == ["Cache", "Cube", "GM", "L0A", "L0B", "L0C", "L1", "Pipe", "UB", "Vector"]
+assert list(d["Cache"]) == ["header_name", "row", "size", "table_name"]
+# the iCache hits: 84 - 85 is negative, so the maximum, as the reference writes it
+assert d["Cache"]["row"][1] == {"name": "iCache Total", "value": ["18446744073709551615", "1005", "1004", "0.000000"]}, d["Cache"]
+assert d["Pipe"]["size"] == [4, 5] and d["Pipe"]["row"][0] == {"name": "MTE1", "value": ["1005", "1003", "1007", "2.006000"]}, d["Pipe"]
+assert d["UB"]["size"] == [10, 2] and d["UB"]["row"][9] == {"name": "UB Read L0C", "value": ["1003", "20.278549"]}, d["UB"]
+assert d["L1"]["row"][1] == {"name": "L1 Write MTE", "value": ["1003", "40.557098"]}, d["L1"]
+'
+}
+
+@test "visualize_data.bin: the storage-access heat map and table of an Ascend950 mix run" {
+	"$GEN" -b 2 A5 a
+	dump-split a | board-metrics -q -o m --vdata m/v.bin
+	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
+	# (the reference's numbers for this dump)
+	payload m/v.bin STORAGE_FIGURE | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["core_memory_map"]
+assert [b["core_no"] for b in m] == ["0", "1"], m
+b = m[0]
+assert list(b) == ["Cube", "L2cache", "Vector", "Vector1", "advice", "core_no", "memory_detail", "memory_unit", "op_type", "soc"], list(b)
+assert (b["soc"], b["memory_detail"]) == ("910A5", "0"), b
+assert b["L2cache"] == {"hit": "12066", "hit_ratio": "33.355446", "miss": "24108", "total_request": "36174"}, b
+u = {x["memory_path"]: x for x in b["memory_unit"]}
+assert list(b["memory_unit"][0]) == ["bandwidth", "display", "memory_path", "peak_ratio", "request"]
+assert sorted(u) == [0, 1, 2, 6, 7, 8, 12, 13, 14, 15, 16, 17, 18, 19, 37, 38, 39, 40, 41, 42, 43, 44, 46, 48, 49, 52, 53, 54, 55], sorted(u)
+assert (u[39]["request"], u[39]["bandwidth"]) == ("2012", "23.984909"), u[39]
+assert (u[42]["request"], u[42]["bandwidth"]) == ("1005", "11.980534"), u[42]
+assert (u[54]["request"], u[54]["bandwidth"]) == ("3009", "35.870075"), u[54]
+'
+	payload m/v.bin STORAGE_TABLE | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["table_per_block"][0]
+assert t["advice"] == ["aicore MTE1 bandwidth utilization lower than 80% when active",
+                       "aicore MTE2 bandwidth utilization lower than 80% when active",
+                       "aivector MTE2 bandwidth utilization lower than 80% when active",
+                       "aicore MTE3 bandwidth utilization lower than 80% when active"], t["advice"]
+d = {x["table_name"]: x for x in t["table_detail"]}
+assert list(d) == ["Cache", "Cube", "DCache Core0", "DCache Core1", "GM Cube", "GM Vector Core0", "GM Vector Core1", "L0A",
+                   "L0B", "L0C", "L1", "Pipe Cube", "Pipe Vector Core0", "Pipe Vector Core1", "UB Core0", "UB Core1",
+                   "Vector Core0", "Vector Core1"], list(d)
+assert d["Cache"]["row"][2]["value"] == ["12066", "24108", "36174", "33.355446"], d["Cache"]
+assert d["L0C"]["row"][2]["value"] == ["1008", "12.016296", "9.228397"], d["L0C"]
+assert d["Pipe Cube"]["row"][3]["value"] == ["1009", "1008", "1006", "2.016000", "785.610474"], d["Pipe Cube"]
+assert d["UB Core1"]["row"][5] == {"name": "UB Read L0C", "value": ["1007", "12.004375", "NA"]}, d["UB Core1"]
+'
+	# a count no replay gave (two replays of six) is the maximum, a path of it NA
+	"$GEN" -r 2 A5 r
+	dump-split r | board-metrics -q -o mr --vdata mr/v.bin
+	payload mr/v.bin STORAGE_FIGURE | python3 -c '
+import json, sys
+b = json.load(sys.stdin)["core_memory_map"][0]
+assert b["Cube"]["cycle"] == 18446744073709551615, b["Cube"]
+assert any(u["request"] == "NA" and u["bandwidth"] == "NA" for u in b["memory_unit"]), b["memory_unit"]
+'
+	# Has Simt=1: the UB <-> Vector paths are not counted (NA), the others are
+	"$GEN" -k vector A5 s
+	sed -i 's/^Has Simt=.*/Has Simt=1/' s/op_basic_info.txt
+	grep -q '^Has Simt=1' s/op_basic_info.txt
+	dump-split s | board-metrics -q -o ms --vdata ms/v.bin
+	payload ms/v.bin STORAGE_FIGURE | python3 -c '
+import json, sys
+u = {x["memory_path"]: x for x in json.load(sys.stdin)["core_memory_map"][0]["memory_unit"]}
+assert u[14]["request"] == u[15]["request"] == "NA" and u[13]["request"] != "NA", u
+'
 }
 
 @test "visualize_data.bin: the low-frequency advice when Current Freq is at most 0.95 of Rated Freq" {
@@ -431,7 +540,7 @@ assert d["row"][0]["value"][:2] == ["0", "vector"], d
 	dump-split d | board-metrics -q --aic-metrics=Occupancy -o m --vdata m/visualize_data.bin
 	# Occupancy alone: no metric-group CSV, the occupancy block and picture
 	[ ! -e m/Memory.csv ]
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=OCCUPANCY " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE type=OCCUPANCY " ]
 	payload m/visualize_data.bin 0xC | python3 -c '
 import json, sys
 o = json.load(sys.stdin)
@@ -489,7 +598,7 @@ PY
 	: > empty.json
 	: > trace.json
 	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin --vdata-trace trace.json --vdata-block 0xE=empty.json
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
 }
 
 @test "visualize_data.bin: Occupancy is refused on 310P, as by the reference" {
@@ -498,9 +607,9 @@ PY
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"Occupancy is not available on 310P"* ]]
 	[ ! -e m ]
-	# Roofline is: its block follows the basic info
+	# Roofline is: its block follows the storage blocks
 	dump-split d | board-metrics -q --aic-metrics=Roofline -o m --vdata m/v.bin
-	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=ROOFLINE " ]
+	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE type=ROOFLINE " ]
 }
 
 @test "visualize_data.bin outside DIR: in place with the set, an old one kept when the run fails" {
@@ -512,7 +621,7 @@ PY
 	mkdir elsewhere
 	dump-split d | board-metrics -q -o m --vdata elsewhere/v.bin
 	[ ! -e m/v.bin ]
-	[ "$(vdata-dump elsewhere/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE " ]
+	[ "$(vdata-dump elsewhere/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
 	cp elsewhere/v.bin old.bin
 	printf '[' > bad.json
 	run board-metrics -q -o m2 --aic-metrics=Occupancy --vdata elsewhere/v.bin --vdata-block 0xE=bad.json < <(dump-split d)

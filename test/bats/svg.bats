@@ -94,3 +94,35 @@ shown() {
 	run -2 "$demo"
 	[[ "$output" == usage:* ]]
 }
+
+# memory.svg of a 310P and an Ascend950 mix run (board-metrics on
+# board-synth's dumps): their own memory paths as columns, parsed and
+# rendered
+@test "memory.svg of 310P and Ascend950: their memory paths, rendered in Chromium" {
+	bin="$OPTRACE_TOP/${OPTRACE_VARIANT:-build}/bin"
+	synth="$OPTRACE_TOP/build/bin/board-synth"     # a test helper of build/bin only
+	"$synth" -b 4 310P "$tmp/p"
+	"$synth" -b 2 A5 "$tmp/a"
+	"$bin/dump-split" "$tmp/p" | "$bin/board-metrics" -q -o "$tmp/mp"
+	"$bin/dump-split" "$tmp/a" | "$bin/board-metrics" -q -o "$tmp/ma"
+	python3 - "$tmp/mp/memory.svg" "$tmp/ma/memory.svg" <<'PY'
+import sys, xml.etree.ElementTree as E
+ns = '{http://www.w3.org/2000/svg}'
+def texts(f):
+    s = E.parse(f).getroot()
+    return [t.text for t in s.iter(ns + 'text')], [t.text for t in s.iter(ns + 'title') if t.text and ', ' in t.text]
+l, tips = texts(sys.argv[1])
+for x in ('AiCore', 'L2/UB -> L1', 'L2/L1 -> L0B', 'Vector -> L0C', 'L0C -> Vector', 'L2/L1 -> UB'):
+    assert x in l, (x, l)
+assert 'AiCore, GM -> L2: 40.8 GB/s' in tips, tips
+l, tips = texts(sys.argv[2])
+for x in ('0 cube0', '1 vector1', 'L0C -> FIXP', 'FIXP -> UB', 'L1 -> UB', 'UB -> L1', 'L2 -> DCache', 'DCache -> Vector'):
+    assert x in l, (x, l)
+# vector1's paths in vector0's columns, on vector1's row
+assert '1 vector1, FIXP -> UB: 12 GB/s' in tips and '0 cube0, FIXP -> UB: no value' in tips, tips
+PY
+	render "$tmp/mp/memory.svg"
+	shown "$tmp/mp/memory.png" ffffcc 800026
+	render "$tmp/ma/memory.svg"
+	shown "$tmp/ma/memory.png" ffffcc 800026 e0e0e0
+}

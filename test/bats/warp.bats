@@ -204,6 +204,64 @@ block() {
 	vdata-dump --payload STALL_REASON "$l/visualize_data.bin" | cmp - p/top_stall_reason.json
 }
 
+@test "pc-stall on the stand-in device: the samples are at the kernel's SIMT instructions, their sums those of the records" {
+	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
+	cann=$top/build/cann
+	LD_LIBRARY_PATH=$cann/lib64 CAMODEL_SOC_VERSION=Ascend950PR_9599 CAMODEL_DEVICE_DUMP=$PWD/dev \
+		CAMODEL_DEVICE_PCSAMPLING=1 "$ops/bin/op_acl" -s simt >/dev/null
+	# The kernel's SIMT instructions, as the compiler's scan of the binary finds them.
+	"$cann/compiler/ccec_compiler/bin/bisheng-tune" --action=instru-dfx --dfx-pipe=simt -o . "$ops/kernels/simt_custom.o"
+	sed 's/.*,pc=\(0x[0-9a-f]*\),.*/\1/' dfx_region_map.txt >instrs
+	[ "$(wc -l <instrs)" -eq "$(grep -c 'SIMT_OP(' "$top/test/ops/simt/simt_custom.c")" ]
+	mkdir p
+	run pc-stall -o p --instrs instrs dev
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# every SIMT instruction sampled, nothing else kept: only the
+	# instrumentation stub's record (pc 0x10, no instruction) dropped
+	[ "$(tail -n +2 p/PcSampling.csv | cut -d, -f1)" = "$(cat instrs)" ]
+	grep -q "0x10" <<<"$output"
+	# each pc names its SIMT_OP line of the kernel source
+	while read -r pc; do
+		line=$(addr2line -e "$ops/kernels/simt_custom.o" "$pc" | sed 's/.*:\([0-9]*\).*/\1/')
+		sed -n "${line}p" "$top/test/ops/simt/simt_custom.c" | grep -q 'SIMT_OP('
+	done <instrs
+	# the sums per pc are those of the raw records (a counter is a byte:
+	# a pc's samples past 255 go on in a further record)
+	python3 - dev p/PcSampling.csv <<'PY'
+import sys, collections
+d, csv = sys.argv[1], sys.argv[2]
+start = int(open(d + "/pc_start_pcsampling.txt").read(), 16) & 0x7FFFFFF
+off = int.from_bytes(open(d + "/PcOffset.bin", "rb").read(8), "little")
+raw = open(d + "/pcSampling.bin.0", "rb").read()
+assert len(raw) % 2097160 == 0
+sums, nrec, split = collections.defaultdict(lambda: [0] * 9), collections.Counter(), 0
+for c in range(0, len(raw), 2097160):
+    valid = int.from_bytes(raw[c + 4:c + 8], "little")
+    for j in range(0, valid, 16):
+        r = raw[c + 8 + j:c + 24 + j]
+        pc = int.from_bytes(r[0:3], "little") * 8 - start - off
+        nrec[pc] += 1
+        sums[pc] = [a + b for a, b in zip(sums[pc], r[3:12])]
+rows = [l.split(",") for l in open(csv).read().splitlines()[1:]]
+assert rows, "no rows"
+for row in rows:
+    assert [int(x) for x in row[1:10]] == sums[int(row[0], 16)], row
+assert any(max(sums[int(r[0], 16)]) > 255 and nrec[int(r[0], 16)] > 1 for r in rows), "no pc over one record"
+PY
+	# Active: a sample per warp the instruction issued, as many as the
+	# simulator runs of the same program (one instruction line a warp;
+	# pc_start 0x11000000: the first binary registered)
+	LD_LIBRARY_PATH=$cann/tools/simulator/dav_3510/lib:$cann/lib64 CAMODEL_LOG_PATH=$PWD/sim "$ops/bin/op_acl" -s simt >/dev/null
+	dump-split --soc-version=Ascend950PR_9599 sim | instr-parse --json |
+		jq -r 'select(.kind == "instr" and (.name | startswith("SIMT_"))) | .pc' |
+		while read -r pc; do echo $((pc - 0x11000000)); done | sort -n | uniq -c |
+		while read -r n pc; do printf '0x%x,%s\n' "$pc" "$n"; done >sim.active
+	[ -s sim.active ]
+	tail -n +2 p/PcSampling.csv | cut -d, -f1,10 >dev.active
+	diff sim.active dev.active
+}
+
 @test "PcSampling: a non-SIMT operator is told so (exit 1, the CSVs written); a chip without it is refused (exit 2)" {
 	[ -x "$ops/bin/op_acl" ] || skip "op_acl is not built"
 	run board-flow -q -o out --soc-version=Ascend950PR_9599 --aic-metrics=PcSampling,Memory -- "$ops/bin/op_acl" -s add

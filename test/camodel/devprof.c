@@ -855,11 +855,38 @@ static unsigned simt_vec(const struct dp_run *r, const struct dp_sub *s)
 	return (r->task_type == 2 ? s->sub_block : s->block) & 1;
 }
 
-unsigned dp_simt_count(size_t i, unsigned k, unsigned state)
+int dp_pcs_add(struct dp_sub *s, size_t *cap, uint64_t off, const uint64_t n[9])
 {
-	if (state == 8)
-		return 16 + (unsigned)((k + i) % 8);   /* Active */
-	return (unsigned)((k * 3 + state * 5 + i) % 11);
+	size_t i;
+	/* A kernel has few SIMT instructions: the last one found first. */
+	for (i = s->npcs; i-- > 0;)
+		if (s->pcs[i].off == off)
+			break;
+	if (i == (size_t)-1) {
+		if (s->npcs == *cap) {
+			size_t c = *cap ? *cap * 2 : 16;
+			struct dp_pcs *v = realloc(s->pcs, c * sizeof *v);
+			if (!v)
+				return -1;
+			s->pcs = v;
+			*cap = c;
+		}
+		i = s->npcs++;
+		memset(&s->pcs[i], 0, sizeof s->pcs[i]);
+		s->pcs[i].off = off;
+	}
+	for (unsigned k = 0; k < 9; k++)
+		s->pcs[i].n[k] += n[k];
+	return 0;
+}
+
+/* One PC-sampling record: the sampled address's bits 26..3, nine counters. */
+static void pcs_record(unsigned char *q, uint64_t off, const uint64_t n[9])
+{
+	memset(q, 0, 16);
+	put_le(q, (off + (DP_SIMT_START_PC & 0x7FFFFFF) + DP_SIMT_PC_OFFSET) >> 3, 3);
+	for (unsigned k = 0; k < 9; k++)
+		q[3 + k] = (unsigned char)n[k];
 }
 
 int dp_simt_write(const struct dp_run *r, int pcsampling, const char *dir, char *err, size_t es)
@@ -902,22 +929,39 @@ int dp_simt_write(const struct dp_run *r, int pcsampling, const char *dir, char 
 		free(chunk);
 		return -1;
 	}
+	/* A chunk per SIMT sub-core (more when its records fill one); a pc's
+	 * samples past a counter's 255 go on in further records of it. */
 	for (size_t i = 0; i < r->nsub; i++) {
 		const struct dp_sub *s = sub_at(r, i, &tmp);
+		size_t at = 0;
 		if (!s->instr[DP_EX])
 			continue;
 		memset(chunk, 0, BIU_CHUNK_SIZE);
 		put_le(chunk, s->core_id, 2);
 		put_le(chunk + 2, simt_vec(r, s) == 2 ? 0 : 1 + simt_vec(r, s), 2);
-		put_le(chunk + 4, 16 * (DP_SIMT_BODY + 1), 4);
-		for (unsigned k = 0; k <= DP_SIMT_BODY; k++) {
-			unsigned char *q = chunk + 8 + 16 * k;
-			uint64_t pc = k < DP_SIMT_BODY ? DP_SIMT_PC0 + 8 * k : DP_SIMT_STUB_PC;
-			/* the 24-bit field holds bits 26..3 of the sampled address */
-			put_le(q, (pc + (DP_SIMT_START_PC & 0x7FFFFFF) + DP_SIMT_PC_OFFSET) >> 3, 3);
-			for (unsigned st = 0; st < 9; st++)
-				q[3 + st] = (unsigned char)dp_simt_count(i, k, st);
+		for (size_t p = 0; p <= s->npcs; p++) {
+			/* last, the instrumentation stub's own sample */
+			static const uint64_t stub[9] = { 0, 1, 0, 0, 0, 0, 0, 0, 1 };
+			uint64_t left[9], part[9], more;
+			memcpy(left, p < s->npcs ? s->pcs[p].n : stub, sizeof left);
+			do {
+				more = 0;
+				for (unsigned k = 0; k < 9; k++) {
+					part[k] = left[k] < 255 ? left[k] : 255;
+					left[k] -= part[k];
+					more |= left[k];
+				}
+				if (at == BIU_DATA_SIZE) {
+					put_le(chunk + 4, at, 4);
+					fwrite(chunk, 1, BIU_CHUNK_SIZE, o.f);
+					memset(chunk + 8, 0, BIU_DATA_SIZE);
+					at = 0;
+				}
+				pcs_record(chunk + 8 + at, p < s->npcs ? s->pcs[p].off : DP_SIMT_STUB_PC, part);
+				at += 16;
+			} while (more);
 		}
+		put_le(chunk + 4, at, 4);
 		fwrite(chunk, 1, BIU_CHUNK_SIZE, o.f);
 	}
 	free(chunk);

@@ -55,6 +55,12 @@ struct dp_sub {
 	 * BIU info word), in the order they were issued; malloc'ed */
 	struct dp_mark { uint64_t t; uint16_t info; } *marks;
 	size_t nmarks;
+	/* PC sampling (A5, CAMODEL_DEVICE_PCSAMPLING): the samples of each SIMT
+	 * instruction the sub-core ran, by its pc offset from the kernel's
+	 * start, the nine states of PCSAMPLING.BIN in its order (IBuf_Empty
+	 * ... Others, Active); malloc'ed */
+	struct dp_pcs { uint64_t off; uint64_t n[9]; } *pcs;
+	size_t npcs;
 };
 
 /* Replay files of a family (10 on A2/A3, 7 on 310P, 6 on A5). */
@@ -150,21 +156,22 @@ int dp_timeline_write(const struct dp_run *r, const struct dp_timeline *t, const
 /* The A5 SIMT files of a run whose sub-cores ran SIMT instructions
  * (optrace-board(5), WARPTIMELINE.BIN and PCSAMPLING.BIN): WarpTimeline.bin,
  * one block of warp runs per sub-core (a sub-core without SIMT gets a block
- * without the magic word); with pcsampling also pcSampling.bin.0 (a chunk
- * per SIMT sub-core, a record per static SIMT instruction, DP_SIMT_BODY of
- * them from pc DP_SIMT_PC0, 8 bytes apart, and one record at the
- * instrumentation stub's pc DP_SIMT_STUB_PC, which is no instruction of
- * the kernel), pc_start_pcsampling.txt and PcOffset.bin.  0, or -1 with a
- * message in err. */
-#define DP_SIMT_BODY 12u
-#define DP_SIMT_PC0 0x200u
+ * without the magic word); with pcsampling also pcSampling.bin.0 (per SIMT
+ * sub-core the records of its samples, dp_sub.pcs, a counter being a byte:
+ * a pc's samples past 255 in a state go on in further records of that pc,
+ * which the reader sums; then one record at the instrumentation stub's pc
+ * DP_SIMT_STUB_PC, which is no instruction of the kernel),
+ * pc_start_pcsampling.txt and PcOffset.bin.  A sampled address is
+ * DP_SIMT_START_PC's low 27 bits + DP_SIMT_PC_OFFSET + the pc offset: the
+ * record holds its bits 26..3, so the pcs are multiples of 8 (as the
+ * stand-in's SIMT instructions are).  0, or -1 with a message in err. */
 #define DP_SIMT_STUB_PC 0x10u
 #define DP_SIMT_START_PC 0x12340000u
 #define DP_SIMT_PC_OFFSET 0x40u
 int dp_simt_write(const struct dp_run *r, int pcsampling, const char *dir, char *err, size_t errsize);
-/* The nine PC-sampling counters of static SIMT instruction k of sub-core
- * i (the stub's record: k = DP_SIMT_BODY). */
-unsigned dp_simt_count(size_t i, unsigned k, unsigned state);
+/* Add samples to the sub-core's row of pc offset off (made when new);
+ * 0, or -1 out of memory (the samples lost). */
+int dp_pcs_add(struct dp_sub *s, size_t *cap, uint64_t off, const uint64_t n[9]);
 
 /* Sub-cores of a launch: 3 per block for a mix kernel on A2/A3/A5, else 1. */
 unsigned dp_subs_per_block(enum board_fmt fmt, int mix);

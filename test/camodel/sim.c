@@ -129,10 +129,12 @@ struct sub {
 	uint64_t waits_unmatched;
 	struct dp_sub pm;        /* what the PMU counts (device mode) */
 	size_t mark_cap;         /* of pm.marks */
+	size_t pcs_cap;          /* of pm.pcs */
 };
 
 static struct sub *S;            /* the sub-core running now */
 static struct dp_dbi dbi;        /* device mode: the code view's records */
+static int pcs_on;               /* device mode with PC sampling */
 static struct kernel_bin *KB;
 static uint32_t cur_block_dim;
 static jmp_buf fault_jmp;
@@ -382,16 +384,19 @@ static _Noreturn void fault(const char *msg);
 
 static uint64_t pc_off;   /* the offset of the intrinsic running now */
 
-static inline uint64_t PCof(void *ra)
+/* An instruction's pc: in the call of its intrinsic, 4-byte aligned; a
+ * SIMT instruction's 8-byte aligned (align 8), as PC sampling records an
+ * address's bits 26..3 (README section 3). */
+static inline uint64_t PCalign(void *ra, uintptr_t align)
 {
-	uintptr_t off = (((uintptr_t)ra - 1) & ~(uintptr_t)3) - KB->base;
+	uintptr_t off = (((uintptr_t)ra - 1) & ~(align - 1)) - KB->base;
 	if (off >= KB->size)
 		fault("an intrinsic was called from outside the kernel image (a tail call? build kernels with "
 		      "-fno-optimize-sibling-calls)");
 	pc_off = off;
 	return KB->pc_start + off;
 }
-#define PC() PCof(__builtin_return_address(0))
+#define PC() PCalign(__builtin_return_address(0), 4)
 
 static unsigned reg(uint64_t pc, unsigned k)
 {
@@ -1481,13 +1486,16 @@ __attribute__((noinline)) static void op_simt(int op, uint32_t nwarps, uint32_t 
 	static const char *const nm[] = { "SIMT_LDG", "SIMT_STG", "SIMT_FADD", "SIMT_FMUL", "SIMT_IADD" };
 	static const int pp[] = { P_LD, P_ST, P_EX, P_EX, P_EX };
 	static const unsigned lat[] = { 24, 8, 4, 4, 2 };
-	uint64_t pc = PC();
+	uint64_t pc = PCalign(__builtin_return_address(0), 8);
 	struct sub *s = S;
 	if (op < 0 || op > SIMT_IADD) fault("simt: bad operation");
 	if (nwarps == 0 || nwarps > 64 || nlanes == 0 || nlanes > 32) fault("simt: 1..64 warps of 1..32 lanes");
 	if (s->fam != FAM_A5) fault("SIMT instructions need an A5 (dav_3510) SoC");
 	int p = pp[op];
+	uint64_t cur0 = s->cur, req0 = s->pm.ic_req, miss0 = s->pm.ic_miss;
 	uint64_t t = dispatch(s, pc, p);
+	/* PC sampling: every cycle of every warp is a sample (README section 11) */
+	uint64_t fetch = (s->pm.ic_req - req0) + (s->pm.ic_miss - miss0) * MISS_LAT, n[9] = { 0 };
 	uint32_t exec = nlanes >= 32 ? 0xffffffffu : ((1u << nlanes) - 1);
 	for (uint32_t w = 0; w < nwarps; w++) {
 		uint64_t st = t + w / 4;
@@ -1513,7 +1521,14 @@ __attribute__((noinline)) static void op_simt(int op, uint32_t nwarps, uint32_t 
 		q = fmt_s(q, "], ");
 		emit(s, pc, p, nm[op], d, (size_t)(q - d), t, st, en, 0);
 		if (en > s->plast[p]) s->plast[p] = en;
+		n[0] += fetch;                                  /* IBuf_Empty */
+		n[4] += t - cur0 - fetch + w / 4;               /* Resource_conflict */
+		n[2] += st - (t + w / 4);                       /* Scoreboard_Not_Ready */
+		n[6] += nlanes < 32;                            /* Divergence_Stack_Spill */
+		n[8] += 1;                                      /* Active */
 	}
+	if (pcs_on && dp_pcs_add(&s->pm, &s->pcs_cap, pc - KB->pc_start, n))
+		fault("out of memory for the PC samples");
 	s->pfree[p] = t + (nwarps + 3) / 4;
 	s->cur = t + (nwarps + 3) / 4;
 	dfx_stamp(s, t, t + (nwarps + 3) / 4);
@@ -1800,6 +1815,10 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 		dp_dbi_clear(&dbi);
 	}
 	if (devdir && (rc = dfx_load())) return rc;
+	{
+		const char *e = getenv("CAMODEL_DEVICE_PCSAMPLING");
+		pcs_on = devdir && e && *e && strcmp(e, "0");
+	}
 
 	/* which sub-cores a block runs on */
 	int kinds[3], idxs[3], nsub, per_core;
@@ -1879,6 +1898,7 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 	for (size_t i = 0; i < ndsub; i++) {
 		free(dsub[i].marks);
 		free(dsub[i].simt_ops);
+		free(dsub[i].pcs);
 	}
 	free(dsub);
 	if (logw_flush_all()) rc = rc ? rc : 507000;

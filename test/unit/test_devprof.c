@@ -10,6 +10,7 @@
 #include "devprof.h"
 #include "dbi.h"
 #include "io.h"
+#include "pcsamp.h"
 #include "pmu.h"
 
 #include <dirent.h>
@@ -364,6 +365,56 @@ static void test_dbi(void)
 	free(d.mem);
 }
 
+/* PC sampling: a sub-core's samples by pc read back through lib/pcsamp.h
+ * with the same sums, a pc past a counter's 255 in further records, the
+ * stub's record at a pc of its own. */
+static void test_pcsampling(void)
+{
+	struct dp_sub s[2];
+	size_t cap = 0;
+	const uint64_t a[9] = { 300, 0, 7, 0, 600, 0, 0, 0, 20 }, b[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	sample(&s[0], BOARD_VECTOR);
+	sample(&s[1], BOARD_VECTOR);
+	s[0].instr[DP_EX] = 4;
+	s[1].instr[DP_EX] = 0;     /* no SIMT: no chunk */
+	CHECK_INT(dp_pcs_add(&s[0], &cap, 0x1008, b), 0);
+	CHECK_INT(dp_pcs_add(&s[0], &cap, 0x2000, a), 0);
+	CHECK_INT(dp_pcs_add(&s[0], &cap, 0x1008, b), 0);
+	CHECK_INT(s[0].npcs, 2);
+	CHECK_INT(s[0].pcs[0].n[8], 18);
+	struct dp_run r = {
+		.fmt = BOARD_A5, .soc = "Ascend950PR_9599", .op_name = "k", .block_dim = 2, .pid = 1, .freq_mhz = 1650,
+		.has_simt = 1, .task_type = 1, .start = 10, .end = 20, .sub = s, .nsub = 2,
+	};
+	char err[512], path[1300];
+	const char *dir = unit_path("pcs");
+	CHECK_INT(dp_simt_write(&r, 1, dir, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/pcSampling.bin.0", dir);
+	size_t n;
+	unsigned char *f = (unsigned char *)unit_read_file(path, &n);
+	CHECK_INT(n, PCS_CHUNK_SIZE);
+	/* 0x1008 once, 0x2000 three times (600 = 255 + 255 + 90), the stub */
+	CHECK_INT(f[4] | f[5] << 8, 5 * PCS_REC_SIZE);
+	struct pcs p;
+	pcs_init(&p, DP_SIMT_START_PC, DP_SIMT_PC_OFFSET, NULL, NULL);
+	pcs_chunk(&p, f);
+	pcs_finish(&p);
+	CHECK_INT(p.records, 5);
+	CHECK_INT(p.nrows, 3);
+	if (p.nrows == 3) {
+		CHECK_INT(p.rows[0].pc, DP_SIMT_STUB_PC);
+		CHECK_INT(p.rows[1].pc, 0x1008);
+		CHECK_INT(p.rows[2].pc, 0x2000);
+		for (unsigned k = 0; k < 9; k++) {
+			CHECK_INT(p.rows[1].n[k], 2 * b[k]);
+			CHECK_INT(p.rows[2].n[k], a[k]);
+		}
+	}
+	pcs_free(&p);
+	free(f);
+	free(s[0].pcs);
+}
+
 int main(void)
 {
 	unit_workdir("test_devprof");
@@ -376,6 +427,7 @@ int main(void)
 	test_write();
 	test_append();
 	test_oprec();
+	test_pcsampling();
 	io_rm_tree(unit_dir);
 	return unit_done();
 }

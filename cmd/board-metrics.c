@@ -52,6 +52,7 @@ static uint64_t npmu;
 /* --dbi-dma: the memory-detail DMA bytes per block (910B/A3) */
 static const char *dbi_path;
 static struct keytab dbi_rows;          /* block -> struct dbi_dma_row */
+static const char *oprec_path;          /* --operand-records (A5) */
 
 static uint64_t blk_key(unsigned block, unsigned core, unsigned sub)
 {
@@ -765,6 +766,9 @@ static int option(struct filter *f, int c, const char *arg)
 	case 'D':
 		dbi_path = arg;
 		return 1;
+	case 'O':
+		oprec_path = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -779,6 +783,8 @@ static int ready(struct filter *f)
 	}
 	if (dbi_path)
 		read_dbi(dbi_path);
+	if (oprec_path)
+		cl_read_operands(oprec_path);
 	return -1;
 }
 
@@ -797,7 +803,9 @@ static const char help[] =
 	"  --vdata-block TYPE=FILE  append a block of TYPE (name or number) holding\n"
 	"                     FILE's JSON (repeatable; in the order given)\n"
 	"  --dbi-dma FILE     board-code's dbi_dma.csv: PipeUtilization (910B/A3) gains\n"
-	"                     aic_mte1_active_bw(GB/s) and aic_mte2_active_bw(GB/s)\n";
+	"                     aic_mte1_active_bw(GB/s) and aic_mte2_active_bw(GB/s)\n"
+	"  --operand-records FILE  OperandRecord.bin (A5): the vector sub-cores'\n"
+	"                     instructions by operand type in the compute load\n";
 
 int main(int argc, char **argv)
 {
@@ -807,6 +815,7 @@ int main(int argc, char **argv)
 		{ "vdata-trace", required_argument, NULL, 'T' },
 		{ "vdata-block", required_argument, NULL, 'B' },
 		{ "dbi-dma", required_argument, NULL, 'D' },
+		{ "operand-records", required_argument, NULL, 'O' },
 		FILTER_LONGOPT_SOC,
 		FILTER_LONGOPTS,
 		FILTER_LONGOPTS_END
@@ -831,6 +840,7 @@ int main(int argc, char **argv)
 	keytab_free(&blk_index);
 	if (dbi_path)
 		keytab_free(&dbi_rows);
+	cl_free();
 	loss_free(&losses);
 	return status;
 }

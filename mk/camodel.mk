@@ -6,7 +6,7 @@ CANN          := build/cann
 CAMODEL_SOCS  := Ascend910B1 Ascend910B4 Ascend910_9391 Ascend310P1 dav_3510
 CAMODEL_SRC   := test/camodel/rt.c test/camodel/sim.c test/camodel/logw.c test/camodel/devprof.c
 # the project's decoders and PMU tables, built into the runtime (hidden)
-CAMODEL_LIB   := lib/pmu.c lib/board.c lib/io.c lib/chip.c lib/cli.c lib/biu.c lib/mem.c lib/dbi.c lib/keytab.c
+CAMODEL_LIB   := lib/pmu.c lib/board.c lib/io.c lib/chip.c lib/cli.c lib/biu.c lib/mem.c lib/dbi.c lib/keytab.c lib/cload.c
 CAMODEL_ACLSRC := test/camodel/acl.c test/camodel/ascendcl.c
 CAMODEL_HDR   := $(wildcard test/camodel/*.h test/camodel/include/*.h test/camodel/include/*/*.h)
 CAMODEL_FLAGS := $(BASEFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -Itest/camodel/include -Itest/camodel

@@ -47,6 +47,20 @@ void vd_write(const struct run *u, int occupancy, int roofline);
 /* After the set is in place: move a file written aside into place. */
 void vd_commit(void);
 
+/* A block of w whose JSON put writes (with arg); cli_die on failure. */
+struct json;
+struct vdata_w;
+void vd_json_block(struct vdata_w *w, int type, void (*put)(struct json *, const void *), const void *arg);
+
+/* ---- compute load (cload.c) ---- */
+
+/* --operand-records FILE: OperandRecord.bin opened and its size checked
+ * (cli_die when it is not one); read by cl_blocks. */
+void cl_read_operands(const char *path);
+void cl_free(void);
+/* COMPUTE_LOAD_FIGURE and COMPUTE_LOAD_TABLE into w. */
+void cl_blocks(struct vdata_w *w, const struct run *u);
+
 /* occupancy.svg (when occupancy is asked for) and memory.svg (910B/A3)
  * (vdata.c: they share the views). */
 void vd_pictures(const struct run *u, int occupancy);

@@ -483,7 +483,7 @@ enum blk_kind { BK_BASIC, BK_OCC, BK_ROOF, BK_STORAGE, BK_STORAGE_TABLE };
 
 /* A block whose JSON is written here: through a temporary file, so any
  * size streams. */
-static void json_block(struct vdata_w *w, int type, enum blk_kind k, const struct run *u, void *view)
+void vd_json_block(struct vdata_w *w, int type, void (*put)(struct json *, const void *), const void *arg)
 {
 	int t = io_tmpfd(), e;
 	struct wr *tw = t < 0 ? NULL : wr_fdopen(t, "(visualize block)", 0);
@@ -491,22 +491,40 @@ static void json_block(struct vdata_w *w, int type, enum blk_kind k, const struc
 	if (!tw)
 		fail(errno ? errno : EIO, "cannot create a temporary file");
 	json_init(&j, tw);
-	if (k == BK_BASIC)
-		basic_json(&j, u);
-	else if (k == BK_OCC)
-		occ_json(&j, view, basic.soc);
-	else if (k == BK_STORAGE)
-		st_figure_json(&j, u, view);
-	else if (k == BK_STORAGE_TABLE)
-		st_table_json(&j, u, view);
-	else
-		roof_json(&j);
+	put(&j, arg);
 	if ((e = wr_flush(tw)))
 		fail(e, "cannot write a temporary file");
 	if ((e = vdata_block_from_fd(w, type, VDATA_VERSION, t)))
 		fail(e, "cannot write");
 	wr_abort(tw);
 	close(t);
+}
+
+struct bk_arg {
+	enum blk_kind k;
+	const struct run *u;
+	void *view;
+};
+
+static void bk_put(struct json *j, const void *arg)
+{
+	const struct bk_arg *a = arg;
+	if (a->k == BK_BASIC)
+		basic_json(j, a->u);
+	else if (a->k == BK_OCC)
+		occ_json(j, a->view, basic.soc);
+	else if (a->k == BK_STORAGE)
+		st_figure_json(j, a->u, a->view);
+	else if (a->k == BK_STORAGE_TABLE)
+		st_table_json(j, a->u, a->view);
+	else
+		roof_json(j);
+}
+
+static void json_block(struct vdata_w *w, int type, enum blk_kind k, const struct run *u, void *view)
+{
+	struct bk_arg a = { k, u, view };
+	vd_json_block(w, type, bk_put, &a);
 }
 
 /* A block copied from a file: 0 written, 1 skipped (empty); cli_die for
@@ -612,6 +630,7 @@ void vd_write(const struct run *u, int occupancy, int roofline)
 	if (!w)
 		fail(errno ? errno : EIO, "cannot create");
 	json_block(w, VDATA_OP_BASIC_INFO, BK_BASIC, u, NULL);
+	cl_blocks(w, u);
 	{
 		struct st_view sv;
 		st_view(u, &sv);

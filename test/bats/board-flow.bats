@@ -143,7 +143,7 @@ PY
 	[ "$status" -eq 0 ]
 	l=$(ls -d "$out"/OPPROF_*/device0/mixed_custom/0)
 	[ -s "$l/trace.json" ]
-	[ "$(vdata-dump "$l/visualize_data.bin" | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE type=OCCUPANCY type=TRACE " ]
+	[ "$(vdata-dump "$l/visualize_data.bin" | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE type=OCCUPANCY type=TRACE " ]
 	cmp <(vdata-dump --payload TRACE "$l/visualize_data.bin") "$l/trace.json"
 	[ -s "$l/occupancy.svg" ]
 	vdata-dump --payload OP_BASIC_INFO "$l/visualize_data.bin" | python3 -c '
@@ -157,7 +157,7 @@ assert len(b["mix_block_detail"]["row"]) == 2, b
 @test "board-export: visualize_data.bin of the committed dump, with the roofline block; none when the launch fails" {
 	run board-export -q -o "$out" --aic-metrics=Roofline "$OPTRACE_TOP/test/data/board910B"
 	[ "$status" -eq 0 ]
-	[ "$(vdata-dump "$output/visualize_data.bin" | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE type=ROOFLINE " ]
+	[ "$(vdata-dump "$output/visualize_data.bin" | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE type=ROOFLINE " ]
 	[ -s "$output/Memory.csv" ]
 	mkdir -p "$BATS_TEST_TMPDIR/t/a" "$BATS_TEST_TMPDIR/t/b"
 	cp -R "$OPTRACE_TOP/test/data/board910B/dump" "$BATS_TEST_TMPDIR/t/a/dump"

@@ -348,7 +348,7 @@ payload() {
 	run board-metrics -q --aic-metrics=Default,Occupancy,Roofline -o m --vdata m/visualize_data.bin \
 		--vdata-trace trace.json --vdata-block CACHELINE_HEATMAP=heat.json --vdata-block 0xf=stall.json < <(dump-split d)
 	[ "$status" -eq 0 ]
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE type=OCCUPANCY type=ROOFLINE type=TRACE type=CACHELINE_HEATMAP type=STALL_REASON " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE type=OCCUPANCY type=ROOFLINE type=TRACE type=CACHELINE_HEATMAP type=STALL_REASON " ]
 	# the trace and the other blocks byte for byte
 	cmp <(payload m/visualize_data.bin TRACE) trace.json
 	cmp <(payload m/visualize_data.bin 0xE) heat.json
@@ -361,7 +361,7 @@ payload() {
 	"$GEN" 910B d
 	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin
 	# the basic info and storage figure without Occupancy or Roofline, and no occupancy.svg
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
 	[ ! -e m/occupancy.svg ]
 	# (the reference's bytes for this dump, keys in byte order)
 	[ "$(payload m/visualize_data.bin 5)" = '{"advice":[],"block_dim":"1","cur_freq":"N/A","device_id":"0","duration":200.0,"mix_block_detail":{"head_name":["Block ID","Cube0 Duration (μs)","Vector0 Duration (μs)","Vector1 Duration (μs)"],"row":[{"value":["0","10.810811","5.405406","5.405406"]}],"size":[2,4]},"mix_block_dim":"2","name":"add","op_type":"mix","pid":"4242","rated_freq":"1650","soc":"Ascend910B4"}' ]
@@ -425,7 +425,7 @@ assert d["Pipe Cube"]["row"][0]["value"][4] == "NA", d["Pipe Cube"]
 @test "visualize_data.bin: the storage-access heat map and table of a 310P run, and memory.svg" {
 	"$GEN" -b 4 310P p
 	dump-split p | board-metrics -q -o m --vdata m/v.bin
-	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE " ]
+	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
 	[ -s m/memory.svg ]
 	# (the reference's numbers for this dump)
 	payload m/v.bin STORAGE_FIGURE | python3 -c '
@@ -463,7 +463,7 @@ assert d["L1"]["row"][1] == {"name": "L1 Write MTE", "value": ["1003", "40.55709
 @test "visualize_data.bin: the storage-access heat map and table of an Ascend950 mix run" {
 	"$GEN" -b 2 A5 a
 	dump-split a | board-metrics -q -o m --vdata m/v.bin
-	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE " ]
+	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
 	# (the reference's numbers for this dump)
 	payload m/v.bin STORAGE_FIGURE | python3 -c '
 import json, sys
@@ -540,7 +540,7 @@ assert d["row"][0]["value"][:2] == ["0", "vector"], d
 	dump-split d | board-metrics -q --aic-metrics=Occupancy -o m --vdata m/visualize_data.bin
 	# Occupancy alone: no metric-group CSV, the occupancy block and picture
 	[ ! -e m/Memory.csv ]
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE type=OCCUPANCY " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE type=OCCUPANCY " ]
 	payload m/visualize_data.bin 0xC | python3 -c '
 import json, sys
 o = json.load(sys.stdin)
@@ -598,7 +598,7 @@ PY
 	: > empty.json
 	: > trace.json
 	dump-split d | board-metrics -q -o m --vdata m/visualize_data.bin --vdata-trace trace.json --vdata-block 0xE=empty.json
-	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE " ]
+	[ "$(vdata-dump m/visualize_data.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
 }
 
 @test "visualize_data.bin: Occupancy is refused on 310P, as by the reference" {
@@ -609,7 +609,7 @@ PY
 	[ ! -e m ]
 	# Roofline is: its block follows the storage blocks
 	dump-split d | board-metrics -q --aic-metrics=Roofline -o m --vdata m/v.bin
-	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE type=ROOFLINE " ]
+	[ "$(vdata-dump m/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE type=ROOFLINE " ]
 }
 
 @test "visualize_data.bin outside DIR: in place with the set, an old one kept when the run fails" {
@@ -621,7 +621,7 @@ PY
 	mkdir elsewhere
 	dump-split d | board-metrics -q -o m --vdata elsewhere/v.bin
 	[ ! -e m/v.bin ]
-	[ "$(vdata-dump elsewhere/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=STORAGE_FIGURE type=STORAGE_TABLE " ]
+	[ "$(vdata-dump elsewhere/v.bin | cut -d' ' -f1 | tr '\n' ' ')" = "type=OP_BASIC_INFO type=COMPUTE_LOAD_FIGURE type=COMPUTE_LOAD_TABLE type=STORAGE_FIGURE type=STORAGE_TABLE " ]
 	cp elsewhere/v.bin old.bin
 	printf '[' > bad.json
 	run board-metrics -q -o m2 --aic-metrics=Occupancy --vdata elsewhere/v.bin --vdata-block 0xE=bad.json < <(dump-split d)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "biu.h"
+#include "cload.h"
 #include "dbi.h"
 #include "mem.h"
 #include "pmu.h"
@@ -105,12 +106,13 @@ static int event_common(const struct dp_sub *s, unsigned id, uint64_t *v)
 	case 10: case 73: *v = s->busy[DP_M]; return 1;
 	case 12: *v = s->busy[DP_MTE2]; return 1;
 	case 13: *v = s->busy[DP_MTE3]; return 1;
-	case 75: *v = s->vec_f32; return 1;
 	case 76: *v = s->vec_f16; return 1;
 	case 78: *v = s->vec_s32; return 1;
 	case 186: *v = s->vec_s16; return 1;
 	case 84: *v = s->ic_req; return 1;
 	case 85: *v = s->ic_miss; return 1;
+	case 88: *v = s->wait[DP_M]; return 1;
+	case 89: *v = s->wait[DP_V]; return 1;
 	case 50: *v = req(b[DP_GM_TO_L1], 256); return 1;
 	case 27: *v = req(b[DP_L0A_TO_CUBE], 512); return 1;
 	case 33: *v = req(b[DP_L0B_TO_CUBE], 512); return 1;
@@ -126,6 +128,9 @@ static uint64_t event_a2(const struct dp_sub *s, unsigned id)
 	uint64_t v;
 	if (event_common(s, id, &v)) return v;
 	switch (id) {
+	/* the float instructions, fp16 ones too (the compute load's fp32 is
+	 * 75 - 76) */
+	case 75: return s->vec_f32 + s->vec_f16;
 	case 1032: return s->instr[DP_M];
 	case 770: return s->busy[DP_MTE1];
 	case 771: return s->busy[DP_FIX];
@@ -154,6 +159,7 @@ static uint64_t event_310p(const struct dp_sub *s, unsigned id)
 	uint64_t v;
 	if (event_common(s, id, &v)) return v;
 	switch (id) {
+	case 75: return s->vec_f32;
 	case 11: return s->busy[DP_MTE1];
 	case 18: return req(b[DP_GM_TO_UB] + b[DP_GM_TO_L1], 512);
 	case 19: return req(b[DP_UB_TO_GM] + b[DP_L0C_TO_GM], 512);
@@ -452,6 +458,11 @@ int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, siz
 			out_abort(&o);
 			return -1;
 		}
+		/* The operand counts, as the warps, come with the first replay. */
+		if (r->fmt == BOARD_A5 && n <= 1 && dp_oprec_write(r, dir, err, es)) {
+			out_abort(&o);
+			return -1;
+		}
 		/* SIMT warps are always instrumented on A5; PC sampling when asked. */
 		const char *pcs = getenv("CAMODEL_DEVICE_PCSAMPLING");
 		if (r->fmt == BOARD_A5 && r->has_simt && n <= 1 &&
@@ -474,6 +485,48 @@ int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, siz
 	        "Current Freq=%u\nRated Freq=%u\nIs MC2=%d\nIs Lccl=0\nHas Simt=%d\n",
 	        r->op_name, (unsigned long long)r->block_dim, r->soc, r->device_id, r->pid, r->freq_mhz, r->freq_mhz,
 	        mc2 ? 1 : 0, r->has_simt ? 1 : 0);
+	return out_close(&o, err, es);
+}
+
+/* ---- A5 OperandRecord.bin ---- */
+
+/* One record: instructions, operands, function type (0 here). */
+static void oprec_put(FILE *f, uint64_t off, uint64_t instr, uint64_t ops)
+{
+	uint8_t rec[OPREC_REC] = { 0 };
+	put64(rec, instr);
+	put64(rec + 8, ops);
+	fseeko(f, (off_t)off, SEEK_SET);
+	fwrite(rec, 1, sizeof rec, f);
+}
+
+int dp_oprec_write(const struct dp_run *r, const char *dir, char *err, size_t es)
+{
+	struct outf o;
+	struct dp_sub tmp;
+	uint64_t nb = r->block_dim * 3 > OPREC_BLOCKS_MAX ? OPREC_BLOCKS_MAX : r->block_dim * 3;
+	uint8_t head[OPREC_HEAD] = { 0 };
+	int mix = r->task_type == 2;
+	if (out_open(&o, dir, "OperandRecord.bin", err, es)) return -1;
+	put32(head, OPREC_MAGIC);
+	fwrite(head, 1, sizeof head, o.f);
+	for (size_t i = 0; i < r->nsub; i++) {
+		const struct dp_sub *s = sub_at(r, i, &tmp);
+		size_t b = oprec_index(mix, s->core, s->block, s->sub_block);
+		if (b >= nb) continue;   /* no room for it, as on the device */
+		if (s->mmad_instr) oprec_put(o.f, oprec_offset((unsigned)b, -1, OPREC_F32), s->mmad_instr, s->mmad_ops);
+		for (unsigned t = 0; s->simt_ops && t < OPREC_THREADS; t++)
+			for (unsigned k = 0; k < 2; k++)
+				if (s->simt_ops[2 * t + k])
+					oprec_put(o.f, oprec_offset((unsigned)b, (int)t, k ? OPREC_S32 : OPREC_F32),
+					          s->simt_ops[2 * t + k], s->simt_ops[2 * t + k]);
+	}
+	/* the blocks nothing ran on are zeros (a hole) */
+	if (fflush(o.f) || ftruncate(fileno(o.f), (off_t)(OPREC_HEAD + nb * OPREC_BLOCK_BYTES))) {
+		snprintf(err, es, "%s/OperandRecord.bin: cannot write: %s", dir, strerror(errno));
+		out_abort(&o);
+		return -1;
+	}
 	return out_close(&o, err, es);
 }
 

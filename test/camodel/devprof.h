@@ -40,6 +40,13 @@ struct dp_sub {
 	uint64_t instr[DP_NPIPE];        /* instructions each pipe ran */
 	uint64_t bytes[DP_NPATH];
 	uint64_t vec_f32, vec_f16, vec_s32, vec_s16;  /* vector instructions by type */
+	uint64_t wait[DP_NPIPE];         /* cycles each pipe stood still in a WAIT_FLAG */
+	/* A5 operand counts (OperandRecord.bin): the cube's MMADs (fp32), and
+	 * per SIMT thread t its fp32 (simt_ops[2t]) and int32 (simt_ops[2t+1])
+	 * instructions, one operand each (malloc'ed, OPREC_THREADS x 2, or
+	 * NULL when none ran) */
+	uint64_t mmad_instr, mmad_ops;
+	uint32_t *simt_ops;
 	uint64_t ic_req, ic_miss;        /* icache fetch groups and misses */
 	unsigned ndots;                  /* dots made (the first DP_DOTS_MAX kept) */
 	struct dp_dot dot[DP_DOTS_MAX];
@@ -103,6 +110,12 @@ struct dp_run {
  * Each file is written to a temporary name and renamed, so a reader never
  * sees half a file.  0, or -1 with a one-line message in err. */
 int dp_write(const struct dp_run *r, const char *dir, unsigned n, char *err, size_t errsize);
+
+/* A5 OperandRecord.bin (optrace-board(5), OPERANDRECORD.BIN): 8 bytes and
+ * three blocks per block of the launch (at most OPREC_BLOCKS_MAX), each
+ * sub-core's counts at its index (lib/cload.h, oprec_index).  0, or -1
+ * with a message in err. */
+int dp_oprec_write(const struct dp_run *r, const char *dir, char *err, size_t errsize);
 
 /* The A5 BIU timeline (optrace-board(5), TIMELINE.BIN): what the
  * compiler's dfx_region instrumentation (InstrTimeline) or the pipe-state

@@ -19,12 +19,16 @@
 #include <unistd.h>
 
 #include "camodel.h"
+#include "cload.h"
 #define CAMODEL_RUNTIME
 #include "camodel_kernel.h"
 #include "biu.h"
+#include "cload.h"
 #include "devprof.h"
 #include "pmu.h"
 #include "runtime/rt.h"
+
+static int dev_mode;                  /* this launch writes on-board files */
 
 enum { P_S, P_MTE1, P_MTE2, P_MTE3, P_V, P_M, P_FIX, P_LD, P_EX, P_ST, NP };
 _Static_assert((int)NP == (int)DP_NPIPE && (int)P_V == (int)DP_V && (int)P_M == (int)DP_M && (int)P_EX == (int)DP_EX,
@@ -1026,6 +1030,10 @@ __attribute__((noinline)) static void op_mmad(uint32_t c, uint32_t a, uint32_t b
 		p = regv(p, "XT", reg(pc, 3), xt);
 	}
 	uint64_t fr = (uint64_t)((m + 15) / 16) * ((k + 15) / 16) * ((n + 15) / 16);
+	/* the instrumentation's count of an fp32 MMAD: 2 x M x N x K over
+	 * 16 x 16 fractals, K in steps of 8 (32 bytes) */
+	s->pm.mmad_instr++;
+	s->pm.mmad_ops += 2 * (uint64_t)((m + 15) / 16 * 16) * ((n + 15) / 16 * 16) * ((k + 7) / 8 * 8);
 	s->pm.bytes[DP_L0A_TO_CUBE] += (uint64_t)m * k * 4;
 	s->pm.bytes[DP_L0B_TO_CUBE] += (uint64_t)k * n * 4;
 	s->pm.bytes[DP_CUBE_TO_L0C] += (uint64_t)m * n * 4;
@@ -1306,6 +1314,7 @@ static void wait_until(struct sub *s, uint64_t pc, int tp, uint64_t ready, const
 	uint64_t t = dispatch(s, pc, tp);
 	uint64_t st = t > s->pfree[tp] ? t : s->pfree[tp];
 	uint64_t en = (st > ready ? st : ready) + 1;
+	if (ready > st) s->pm.wait[tp] += ready - st;
 	s->pfree[tp] = en;
 	if (en > s->plast[tp]) s->plast[tp] = en;
 	queue(s, tp, st);
@@ -1525,6 +1534,15 @@ __attribute__((noinline)) static void op_simt(int op, uint32_t nwarps, uint32_t 
 	dfx_stamp(s, t, t + (nwarps + 3) / 4);
 	s->pm.busy[p] += (nwarps + 3) / 4;
 	s->pm.instr[p] += nwarps;
+	/* OperandRecord.bin: each thread's fp32 (FADD, FMUL) or int32 (IADD)
+	 * instruction, one operand each; loads and stores count none */
+	if (dev_mode && op >= SIMT_FADD) {
+		if (!s->pm.simt_ops && !(s->pm.simt_ops = calloc(2 * OPREC_THREADS, sizeof *s->pm.simt_ops)))
+			fault("out of memory");
+		for (uint32_t w = 0; w < nwarps; w++)
+			for (uint32_t l = 0; l < nlanes; l++)
+				s->pm.simt_ops[2 * (w * 32 + l) + (op == SIMT_IADD)]++;
+	}
 }
 
 static const struct camodel_ops ops = {
@@ -1773,6 +1791,7 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 	/* device mode: no simulator dumps, so no log directory either */
 	const char *devdir = getenv("CAMODEL_DEVICE_DUMP");
 	if (devdir && !*devdir) devdir = NULL;
+	dev_mode = devdir != NULL;
 	const char *dir = devdir ? devdir : rt_log_dir();
 	uint64_t a[16] = { 0 };
 	int rc = 0;
@@ -1878,6 +1897,7 @@ HIDDEN int sim_launch(struct kernel_bin *kb, void *entry, uint32_t block_dim, co
 	if (dsub && !rc) rc = dev_write(devdir, fam, dsub, ndsub, entry, block_dim, mix, nsub == 1 && kinds[0] == 2);
 	for (size_t i = 0; i < ndsub; i++) {
 		free(dsub[i].marks);
+		free(dsub[i].simt_ops);
 		free(dsub[i].pcs);
 	}
 	free(dsub);

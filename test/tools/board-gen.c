@@ -88,6 +88,9 @@ static void gen_sub(void *ctx, size_t i, struct dp_sub *s)
 		s->busy[DP_MTE1] = 2 * n * (2 + 8192 / 128);
 		s->instr[DP_M] = n;
 		s->busy[DP_M] = n * 65;
+		/* a 64 x 64 x 64 fp32 matmul: 2 x 64^3 operands */
+		s->mmad_instr = n;
+		s->mmad_ops = n * 2 * 64 * 64 * 64;
 		s->instr[DP_FIX] = n;
 		s->busy[DP_FIX] = n * (2 + 16384 / 64);
 	}

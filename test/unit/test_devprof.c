@@ -6,6 +6,7 @@
  * Prints one line per failing check, then "N passed, N failed"; exits 0
  * only when nothing failed. */
 #include "board.h"
+#include "cload.h"
 #include "devprof.h"
 #include "dbi.h"
 #include "io.h"
@@ -114,6 +115,76 @@ static void test_counts(void)
 	CHECK_INT(dp_event(BOARD_A5, &s, 1060) + dp_event(BOARD_A5, &s, 1061), dp_event(BOARD_A5, &s, 1058));
 	CHECK_INT(dp_event(BOARD_A2, &s, 0), 0);
 	CHECK_INT(dp_event(BOARD_A2, &s, 1799), 0);
+	/* A2's float event counts fp16 too (the compute load's fp32 is
+	 * 75 - 76); 310P's only fp32; the waits of cube and vector */
+	s.vec_f32 = 9;
+	s.vec_f16 = 4;
+	s.wait[DP_M] = 77;
+	s.wait[DP_V] = 66;
+	CHECK_INT(dp_event(BOARD_A2, &s, 75), 13);
+	CHECK_INT(dp_event(BOARD_A2, &s, 76), 4);
+	CHECK_INT(dp_event(BOARD_310P, &s, 75), 9);
+	CHECK_INT(dp_event(BOARD_A2, &s, 88), 77);
+	CHECK_INT(dp_event(BOARD_310P, &s, 89), 66);
+}
+
+/* A5 OperandRecord.bin: three blocks per block, each row's counts at its
+ * index, read back with lib/cload.h. */
+static void test_oprec(void)
+{
+	struct dp_sub s[3];
+	uint32_t simt[2 * OPREC_THREADS] = { 0 };
+	struct oprec_sum sum;
+	char err[512], path[1300];
+	const char *why;
+	size_t nb;
+	sample(&s[0], BOARD_CUBE);
+	sample(&s[1], BOARD_VECTOR);
+	sample(&s[2], BOARD_VECTOR);
+	s[0].block = s[1].block = s[2].block = 1;
+	s[1].sub_block = 0;
+	s[0].mmad_instr = 3;
+	s[0].mmad_ops = 3 * 8192;
+	simt[2 * 0] = 5;
+	simt[2 * 2047 + 1] = 2;
+	s[2].simt_ops = simt;
+	struct dp_run r = {
+		.fmt = BOARD_A5, .soc = "Ascend950PR_9599", .op_name = "k", .block_dim = 2, .task_type = 2,
+		.sub = s, .nsub = 3,
+	};
+	const char *dir = unit_path("oprec");
+	CHECK_INT(dp_write(&r, dir, 1, err, sizeof err), 0);
+	snprintf(path, sizeof path, "%s/OperandRecord.bin", dir);
+	FILE *f = oprec_open(path, &nb, &why);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_INT(nb, 6);
+	for (size_t i = 0; i < nb; i++) {
+		CHECK_INT(oprec_read(f, &sum), 0);
+		uint64_t all = 0;
+		for (unsigned t = 0; t < OPREC_TYPES; t++)
+			all += sum.simd_instr[t] + sum.simt_instr[t];
+		if (i == 5) {          /* block 1's cube */
+			CHECK_INT(sum.simd_instr[OPREC_F32], 3);
+			CHECK_INT(sum.simd_ops[OPREC_F32], 3 * 8192);
+			CHECK_INT(all, 3);
+		} else if (i == 4) {   /* its vector 1 */
+			CHECK_INT(sum.simt_instr[OPREC_F32], 5);
+			CHECK_INT(sum.simt_instr[OPREC_S32], 2);
+			CHECK_INT(sum.simt_ops[OPREC_S32], 2);
+			CHECK_INT(all, 7);
+		} else
+			CHECK_INT(all, 0);
+	}
+	fclose(f);
+	/* other replays and chips: none */
+	CHECK_INT(dp_write(&r, unit_path("oprec2"), 2, err, sizeof err), 0);
+	CHECK_INT(unit_entries(unit_path("oprec2"), "OperandRecord"), 0);
+	r.fmt = BOARD_A2;
+	r.soc = "Ascend910B1";
+	CHECK_INT(dp_write(&r, unit_path("oprec3"), 0, err, sizeof err), 0);
+	CHECK_INT(unit_entries(unit_path("oprec3"), "OperandRecord"), 0);
 }
 
 static void test_stamps(void)
@@ -355,6 +426,7 @@ int main(void)
 	test_l2();
 	test_write();
 	test_append();
+	test_oprec();
 	test_pcsampling();
 	io_rm_tree(unit_dir);
 	return unit_done();

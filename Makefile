@@ -257,7 +257,7 @@ install: build/bin/.ok
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= $(or $(FUZZ_TIME),60)
 FUZZ_ALL     := grammar tar rec line board biu warp pcsamp mc2 aicts vdata elf kscan jscan icache ccu mte config trace \
-                dbi smerge emit
+                dbi smerge emit cload
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZSAN      := address,undefined -fno-sanitize-recover=undefined
 FUZZFLAGS    := -std=c11 -D_GNU_SOURCE -DOPTRACE_FUZZ -Ilib -g -O1 -fno-omit-frame-pointer

@@ -367,15 +367,14 @@ static void cache_pop(struct slots *pr, const struct iline *l, const char *rest,
 }
 
 
-void take_line(struct ip *ip, const struct rec *in)
+void take_line(struct ip *ip, const struct line_in *in)
 {
-	const char *text = in->s[LS_TEXT].p, *rest;
-	size_t len = in->s[LS_TEXT].n, rest_n;
-	int is_pop = in->n[L_LOG].u == LOG_POPPED;
-	uint32_t file = (uint32_t)in->n[L_FILE].u;
-	uint64_t lineno = in->n[L_LINE].u;
-	struct unit *u = unit_for(ip, (uint32_t)in->n[L_CORE].u, (uint32_t)in->n[L_SUBTYPE].u,
-	                          (uint32_t)in->n[L_SUBIDX].u);
+	const char *text = in->text, *rest;
+	size_t len = in->len, rest_n;
+	int is_pop = in->is_pop;
+	uint32_t file = in->file;
+	uint64_t lineno = in->lineno;
+	struct unit *u = unit_for(ip, in->core, in->subtype, in->subidx);
 	struct iline l;
 	const char *pipe, *head_pipe = NULL;
 	size_t dn;

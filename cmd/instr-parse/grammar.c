@@ -486,6 +486,33 @@ int is_usermark(const char *detail, size_t detail_n)
 	return 0;
 }
 
+unsigned detail_letters(const char *d, size_t n)
+{
+	size_t i = 0;
+	unsigned has = 0;
+#ifdef __SSE2__
+	/* Sixteen bytes a round, the last round overlapping the one before. */
+	if (n >= 16) {
+		const __m128i c = _mm_set1_epi8('C'), lb = _mm_set1_epi8('[');
+		__m128i mc = _mm_setzero_si128(), ml = _mm_setzero_si128(), x;
+		for (; i + 16 < n; i += 16) {
+			x = _mm_loadu_si128((const __m128i *)(const void *)(d + i));
+			mc = _mm_or_si128(mc, _mm_cmpeq_epi8(x, c));
+			ml = _mm_or_si128(ml, _mm_cmpeq_epi8(x, lb));
+		}
+		x = _mm_loadu_si128((const __m128i *)(const void *)(d + n - 16));
+		mc = _mm_or_si128(mc, _mm_cmpeq_epi8(x, c));
+		ml = _mm_or_si128(ml, _mm_cmpeq_epi8(x, lb));
+		return (_mm_movemask_epi8(mc) ? DETAIL_C : 0) | (_mm_movemask_epi8(ml) ? DETAIL_LB : 0);
+	}
+#endif
+	for (; i < n; i++) {
+		has |= d[i] == 'C' ? DETAIL_C : 0;
+		has |= d[i] == '[' ? DETAIL_LB : 0;
+	}
+	return has;
+}
+
 const char *normalise_pipe(const char *pipe, size_t pipe_n, const char *name, size_t name_n,
                            const char *detail, size_t detail_n)
 {

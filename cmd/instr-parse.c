@@ -73,13 +73,54 @@ static void start(struct filter *f, const struct chip *chip)
 /* The instr and popped lines are ours; every other record passes. */
 static int record(struct filter *f, int k, struct rec *r, const char *line, size_t len)
 {
+	struct line_in in;
 	(void)line;
 	(void)len;
 	if (k != DEC_OK || r->sc->kind != K_LINE || (r->n[L_LOG].u != LOG_INSTR && r->n[L_LOG].u != LOG_POPPED))
 		return 0;
-	take_line(ip_of(f), r);
+	in.core = (uint32_t)r->n[L_CORE].u;
+	in.subtype = (uint32_t)r->n[L_SUBTYPE].u;
+	in.subidx = (uint32_t)r->n[L_SUBIDX].u;
+	in.file = (uint32_t)r->n[L_FILE].u;
+	in.lineno = r->n[L_LINE].u;
+	in.is_pop = r->n[L_LOG].u == LOG_POPPED;
+	in.text = r->s[LS_TEXT].p;
+	in.len = r->s[LS_TEXT].n;
+	take_line(ip_of(f), &in);
 	return 1;
 }
+
+/* The same for a binary line record where it lies in its block (the
+ * filter's block path): its numbers and text read in place, without
+ * decoding the record, and any other line record left in the block's run
+ * as it came.  A record the view does not cover (an escape in its text, a
+ * record that does not add up) takes the decoder's way. */
+static const struct rec_layout *lay_line;
+
+static int block_line(struct filter *f, struct rec_block *b)
+{
+	struct rec_view v;
+	struct line_in in;
+	uint64_t log;
+
+	if (!rec_block_view(b, &v, lay_line, 0))
+		return FILTER_DECODE;
+	log = rec_view_num(&v, L_LOG);
+	if (log != LOG_INSTR && log != LOG_POPPED)
+		return FILTER_KEEP;
+	if (!rec_view_text(&v, LS_TEXT, &in.text, &in.len))
+		return FILTER_DECODE;
+	in.core = (uint32_t)rec_view_num(&v, L_CORE);
+	in.subtype = (uint32_t)rec_view_num(&v, L_SUBTYPE);
+	in.subidx = (uint32_t)rec_view_num(&v, L_SUBIDX);
+	in.file = (uint32_t)rec_view_num(&v, L_FILE);
+	in.lineno = rec_view_num(&v, L_LINE);
+	in.is_pop = log == LOG_POPPED;
+	take_line(ip_of(f), &in);
+	return FILTER_DROP;
+}
+
+static const struct filter_block blocks[] = { { K_LINE, block_line }, { 0, NULL } };
 
 /* The input was read: pair each core and write its records. */
 static int finish(struct filter *f)
@@ -132,9 +173,12 @@ int main(int argc, char **argv)
 			.start = start,
 			.record = record,
 			.finish = finish,
+			.block = blocks,
 		},
 	};
-	int status = filter_main(&run.f, &cli, argc, argv);
+	int status;
+	lay_line = rec_layout(K_LINE);
+	status = filter_main(&run.f, &cli, argc, argv);
 	ip_free(&run.ip);
 	return status;
 }

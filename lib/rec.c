@@ -269,20 +269,26 @@ size_t rec_bin_size(const struct rec *r)
 	return 2 * n + 10;   /* + slack for put_raw's 8-byte stores */
 }
 
+static struct rec_layout layouts[256];
+
 /* Lay the record out unescaped from o (after the kind); returns its end. */
 static char *put_raw(char *o, const struct rec *r)
 {
 	const struct rec_schema *sc = r->sc;
-	const unsigned char *w = widths_of(sc);
+	const struct rec_layout *l = &layouts[(unsigned char)sc->kind];
 	int i;
 
-	for (i = 0; i < sc->nnum; i++) {
-		/* Store all eight bytes and advance by the width: on a
-		 * little-endian host the low four come first, and the caller's
-		 * buffer has room to spare (rec_bin_size). */
-		memcpy(o, &r->n[i].u, 8);
-		o += w[i];
-	}
+	if (!l->sc)
+		l = rec_layout(sc->kind);
+	/* Each number at its offset in the layout, so that the stores do not
+	 * wait on one another.  All eight bytes are stored: on a
+	 * little-endian host the low four come first, the next number
+	 * overwrites the rest, and the caller's buffer has room to spare
+	 * (rec_bin_size). */
+	o--;            /* the offsets count from the kind byte */
+	for (i = 0; i < sc->nnum; i++)
+		memcpy(o + l->off[i], &r->n[i].u, 8);
+	o += l->texts;
 	for (i = 0; i < sc->nstr; i++) {
 		uint32_t n = (uint32_t)r->s[i].n;
 		memcpy(o, &n, 4);
@@ -1012,8 +1018,6 @@ void rec_out_trailer(struct rec_out *o, uint64_t bad, uint64_t dropped, int inte
 }
 
 /* ---- binary records where they lie (rec_layout, rec_view, rec_block) ---- */
-
-static struct rec_layout layouts[256];
 
 const struct rec_layout *rec_layout(int kind)
 {

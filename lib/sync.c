@@ -3,6 +3,9 @@
 #include "sync.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 enum rec_sync sync_kind(const char *name, size_t n)
 {
@@ -46,9 +49,12 @@ static void trim(const char **s, size_t *n)
 }
 
 /* Is key (n bytes) want, blanks inside it aside ("TRIGGER PIPE")? */
-static int key_is(const char *key, size_t n, const char *want)
+static inline int key_is(const char *key, size_t n, const char *want)
 {
 	size_t i, j = 0;
+	/* Mostly the key as it is (the details come without spaces). */
+	if (n == strlen(want) && !memcmp(key, want, n))
+		return 1;
 	for (i = 0; i < n; i++) {
 		if (blank(key[i]))
 			continue;
@@ -76,16 +82,54 @@ static int key_field(const char *key, size_t n)
 	}
 }
 
+#ifdef __SSE2__
+/* A bit per byte of the sixteen at q that is a ',' or a ':'. */
+static inline unsigned marks16(const char *q)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+	return (unsigned)_mm_movemask_epi8(
+		_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(',')), _mm_cmpeq_epi8(x, _mm_set1_epi8(':'))));
+}
+#endif
+
+/* The first ',' or ':' from q on, end when none: sixteen bytes a round,
+ * the last round over the sixteen before end (those before q left out)
+ * when the detail from d has them. */
+static inline const char *next_mark(const char *q, const char *end, const char *d)
+{
+#ifdef __SSE2__
+	unsigned m;
+	for (; end - q >= 16; q += 16)
+		if ((m = marks16(q)))
+			return q + __builtin_ctz(m);
+	if (q < end && end - d >= 16) {
+		m = marks16(end - 16) >> (16 - (end - q));
+		return m ? q + __builtin_ctz(m) : end;
+	}
+#else
+	(void)d;
+#endif
+	while (q < end && *q != ',' && *q != ':')
+		q++;
+	return q;
+}
+
 void sync_parse(const char *d, size_t n, struct sync_fields *out)
 {
-	const char *p = d, *end = d + n;
+	const char *p = d, *end = d + n, *q = d;
 
 	out->prod = out->cons = out->flag = "";
 	out->prod_n = out->cons_n = out->flag_n = 0;
+	/* The ',' and ':' bytes in order (pieces are a few bytes: a search
+	 * per piece and per colon costs more than they do); a ',' or the
+	 * end closes a piece, whose first ':' parts key and value. */
 	while (p < end) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		const char *piece_end = comma ? comma : end;
-		const char *colon = memchr(p, ':', (size_t)(piece_end - p));
+		const char *piece_end, *colon = NULL;
+		while ((piece_end = next_mark(q, end, d)) < end && *piece_end == ':') {
+			if (!colon)
+				colon = piece_end;
+			q = piece_end + 1;
+		}
 		if (colon) {
 			const char *key = p, *val = colon + 1;
 			size_t kn = (size_t)(colon - p), vn = (size_t)(piece_end - val);
@@ -106,6 +150,6 @@ void sync_parse(const char *d, size_t n, struct sync_fields *out)
 				break;
 			}
 		}
-		p = piece_end + 1;
+		p = q = piece_end + 1;
 	}
 }

@@ -367,22 +367,21 @@ static void cache_pop(struct slots *pr, const struct iline *l, const char *rest,
 }
 
 
-void take_line(struct ip *ip, const struct rec *in)
+void take_line(struct ip *ip, const struct line_in *in)
 {
-	const char *text = in->s[LS_TEXT].p, *rest;
-	size_t len = in->s[LS_TEXT].n, rest_n;
-	int is_pop = in->n[L_LOG].u == LOG_POPPED;
-	uint32_t file = (uint32_t)in->n[L_FILE].u;
-	uint64_t lineno = in->n[L_LINE].u;
-	struct unit *u = unit_for(ip, (uint32_t)in->n[L_CORE].u, (uint32_t)in->n[L_SUBTYPE].u,
-	                          (uint32_t)in->n[L_SUBIDX].u);
+	const char *text = in->text, *rest;
+	size_t len = in->len, rest_n;
+	int is_pop = in->is_pop;
+	uint32_t file = in->file;
+	uint64_t lineno = in->lineno;
+	struct unit *u = unit_for(ip, in->core, in->subtype, in->subidx);
 	struct iline l;
 	const char *pipe, *head_pipe = NULL;
 	size_t dn;
 	long off;
 	uint64_t key, id, t8;
 	int warp = -1, sch = -1, threads = -1;
-	unsigned writes_vec_mask = 0, j;
+	unsigned writes_vec_mask = 0, j, has;
 	uint64_t writes_val[CALC_VEC_NVARS];
 	struct keyinfo *k = NULL;
 	struct pcregs *pr = NULL;
@@ -482,12 +481,13 @@ parsed:
 		/* An exec line contributes its tick, the trace-mark logic and
 		 * the SIMT thread count; spaces do not change any of those
 		 * tests, so the detail is only stripped when a field needs it. */
-		int usermark = is_usermark(l.detail, l.detail_n);
+		unsigned has = detail_letters(l.detail, l.detail_n);
+		int usermark = (has & DETAIL_C) && is_usermark(l.detail, l.detail_n);
 		struct execcache *x;
 		mark_line(u, &l, usermark, file, lineno);
 		if (usermark)
 			return;         /* marks never pair (optrace-dumps(5), PAIRING) */
-		if (memchr(l.detail, '[', l.detail_n)) {
+		if (has & DETAIL_LB) {
 			grow_detail(ip, l.detail_n);
 			dn = strip_spaces_wide(ip->detail_buf, l.detail, l.detail_n);
 			threads = simt_threads(ip->detail_buf, dn);
@@ -519,13 +519,14 @@ parsed:
 	}
 	grow_detail(ip, l.detail_n);
 	dn = strip_spaces_wide(ip->detail_buf, l.detail, l.detail_n);
+	has = detail_letters(ip->detail_buf, dn);
 	/* With the raw pipe and name of the pc's last pop (never a mark: those
 	 * are not kept), only the mark test can change the pipe. */
 	if (head_pipe)
-		pipe = is_usermark(ip->detail_buf, dn) ? "USERMARK" : head_pipe;
+		pipe = (has & DETAIL_C) && is_usermark(ip->detail_buf, dn) ? "USERMARK" : head_pipe;
 	else
 		pipe = normalise_pipe(l.pipe, l.pipe_n, l.name, l.name_n, ip->detail_buf, dn);
-	if (!strcmp(pipe, "USERMARK"))
+	if (pipe[0] == 'U' && !strcmp(pipe, "USERMARK"))
 		return;         /* marks never pair (optrace-dumps(5), PAIRING) */
 	if (u->block < 0 && l.name_n == 10 && !memcmp(l.name, "MOV_XD_SPR", 10)) {
 		int b = spr_read(ip->detail_buf, dn, ",SPR:BLOCKID");
@@ -537,7 +538,8 @@ parsed:
 		if (b >= 0)
 			u->subblock = b;
 	}
-	simt_ids(ip->detail_buf, dn, &warp, &sch);
+	if (has & DETAIL_LB)
+		simt_ids(ip->detail_buf, dn, &warp, &sch);
 	key = ip->by_id ? l.id : l.pc;
 	{
 		/* Every execution of a pc has the same operands: keep them once,

@@ -127,22 +127,39 @@ static int span_init(void)
 	return __builtin_cpu_supports("ssse3") != 0;
 }
 
-/* The first byte from p on that is not in detail_class, or where fewer
- * than sixteen are left: sixteen bytes a round, with two table shuffles. */
-__attribute__((target("ssse3"))) static const char *span_detail_ssse3(const char *p, const char *end)
+/* The first byte from p on that is not in detail_class (end when there is
+ * none): sixteen bytes a round, with two table shuffles.  The last round
+ * tests the sixteen bytes before end, those before p left out (start is
+ * where the line begins); in a line shorter than that *done is 0 and the
+ * caller goes on byte by byte from the returned place. */
+__attribute__((target("ssse3"))) static const char *span_detail_ssse3(const char *p, const char *end,
+                                                                      const char *start, int *done)
 {
 	const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)span_lo);
 	const __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)span_hi);
 	const __m128i nib = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
+	__m128i x, a, b;
+	unsigned m;
+	*done = 1;
 	for (; end - p >= 16; p += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i a = _mm_shuffle_epi8(lo, _mm_and_si128(x, nib));
-		__m128i b = _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(x, 4), nib));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(a, b), zero));
+		x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		a = _mm_shuffle_epi8(lo, _mm_and_si128(x, nib));
+		b = _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(x, 4), nib));
+		m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(a, b), zero));
 		if (m)
 			return p + __builtin_ctz(m);
 	}
-	return p;
+	if (p == end)
+		return p;
+	if (end - start < 16) {
+		*done = 0;
+		return p;
+	}
+	x = _mm_loadu_si128((const __m128i *)(const void *)(end - 16));
+	a = _mm_shuffle_epi8(lo, _mm_and_si128(x, nib));
+	b = _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(x, 4), nib));
+	m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(a, b), zero)) >> (16 - (end - p));
+	return m ? p + __builtin_ctz(m) : end;
 }
 #endif
 
@@ -186,15 +203,22 @@ static const char *tail_end(const char *p, const char *end, struct iline *o)
 	return p;
 }
 
-/* The detail from its first byte on, then the end of the tail. */
-static const char *tail_detail(const char *p, const char *end, struct iline *o)
+/* The detail from its first byte on, then the end of the tail (start:
+ * where the line begins). */
+static const char *tail_detail(const char *p, const char *end, const char *start, struct iline *o)
 {
 	o->detail = p;
 #ifdef HAVE_SPAN_SSSE3
 	if (span_ssse3 < 0)
 		span_ssse3 = span_init();
-	if (span_ssse3)
-		p = span_detail_ssse3(p, end);
+	if (span_ssse3) {
+		int done;
+		p = span_detail_ssse3(p, end, start, &done);
+		if (done)
+			goto detail_end;
+	}
+#else
+	(void)start;
 #endif
 #ifdef __SSE2__
 	/* Sixteen bytes per round: details are the longest field. */
@@ -213,7 +237,7 @@ static const char *tail_detail(const char *p, const char *end, struct iline *o)
 		p += 4;
 	while (p < end && detail_class[(unsigned char)*p])
 		p++;
-#ifdef __SSE2__
+#if defined(__SSE2__) || defined(HAVE_SPAN_SSSE3)
 detail_end:
 #endif
 	o->detail_n = (size_t)(p - o->detail);
@@ -225,7 +249,7 @@ detail_end:
 /* The part after the pipe: ": (Binary: 0x...) [(ID: n) ]NAME<sep>DETAIL..."
  * Leaves out untouched (empty name/detail) if the group does not match.
  * What it finds before the detail depends only on the bytes before it. */
-static const char *tail(const char *p, const char *end, struct iline *o)
+static const char *tail(const char *p, const char *end, const char *start, struct iline *o)
 {
 	const char *q, *save;
 	uint64_t v;
@@ -265,13 +289,35 @@ static const char *tail(const char *p, const char *end, struct iline *o)
 	else
 		return tail_end(p, end, o);
 	o->has_sep = 1;
-	return tail_detail(p, end, o);
+	return tail_detail(p, end, start, o);
 }
 
 /* The trailing ".*" cannot cross a CR (ECMAScript '.'). */
 static int no_cr(const char *p, const char *end)
 {
 	return !memchr(p, '\r', (size_t)(end - p));
+}
+
+/* Eight [0-9a-f] at p, the first the most significant, into *v: 1, or 0
+ * when a byte is not one of them.  In the bytes of a word (SWAR): a
+ * byte b below 0x80 is at least lo when b + 0x80 - lo has its top bit,
+ * above hi when b + 0x7f - hi has it. */
+static inline int hex8(const char *p, uint64_t *v)
+{
+	const uint64_t top = 0x8080808080808080ull, one = 0x0101010101010101ull;
+	uint64_t w, digit, alpha, t;
+	memcpy(&w, p, 8);
+	if (w & top)
+		return 0;
+	digit = (w + (0x80 - '0') * one) & ~(w + (0x7f - '9') * one) & top;
+	alpha = (w + (0x80 - 'a') * one) & ~(w + (0x7f - 'f') * one) & top;
+	if ((digit | alpha) != top)
+		return 0;
+	t = (w & 0x0f0f0f0f0f0f0f0full) + (alpha >> 7) * 9;      /* a nibble a byte */
+	t = ((t << 4) | (t >> 8)) & 0x00ff00ff00ff00ffull;      /* two a byte */
+	t = ((t << 8) | (t >> 16)) & 0x0000ffff0000ffffull;     /* four */
+	*v = ((t << 16) | (t >> 32)) & 0xffffffffull;
+	return 1;
 }
 
 long grammar_prefix(const char *line, size_t len, struct iline *o)
@@ -332,19 +378,9 @@ long grammar_prefix(const char *line, size_t len, struct iline *o)
 		const char *q = p;
 		uint64_t x = 0;
 		/* PCs are mostly eight digits: those at once when they are
-		 * all digits (d + 15 has bit 4 set for every d of 1..16). */
-		if (end - q > 8) {
-			const unsigned char *u = (const unsigned char *)q;
-			unsigned d0 = pc_digit[u[0]], d1 = pc_digit[u[1]], d2 = pc_digit[u[2]], d3 = pc_digit[u[3]];
-			unsigned d4 = pc_digit[u[4]], d5 = pc_digit[u[5]], d6 = pc_digit[u[6]], d7 = pc_digit[u[7]];
-			if ((d0 + 15) & (d1 + 15) & (d2 + 15) & (d3 + 15) & (d4 + 15) & (d5 + 15) & (d6 + 15) &
-			    (d7 + 15) & 16) {
-				x = (uint64_t)(d0 - 1) << 28 | (uint64_t)(d1 - 1) << 24 | (uint64_t)(d2 - 1) << 20 |
-				    (uint64_t)(d3 - 1) << 16 | (uint64_t)(d4 - 1) << 12 | (uint64_t)(d5 - 1) << 8 |
-				    (uint64_t)(d6 - 1) << 4 | (uint64_t)(d7 - 1);
-				q += 8;
-			}
-		}
+		 * all digits. */
+		if (end - q > 8 && hex8(q, &x))
+			q += 8;
 		for (; q < end; q++) {
 			unsigned d = pc_digit[(unsigned char)*q];
 			if (!d)
@@ -398,7 +434,7 @@ int grammar_rest(const char *line, size_t len, size_t off, struct iline *o)
 		LIT(&p, end, " ISSUE");
 	while (p < end && is_space((unsigned char)*p))
 		p++;
-	p = tail(p, end, o);
+	p = tail(p, end, line, o);
 	return no_cr(p, end) ? 0 : -1;
 }
 
@@ -406,7 +442,7 @@ int grammar_rest_detail(const char *line, size_t len, size_t off, struct iline *
 {
 	const char *p = line + off, *end = line + len;
 	o->pop = POP_NONE;
-	p = tail_detail(p, end, o);
+	p = tail_detail(p, end, line, o);
 	return no_cr(p, end) ? 0 : -1;
 }
 
@@ -484,6 +520,33 @@ int is_usermark(const char *detail, size_t detail_n)
 			return 1;
 	}
 	return 0;
+}
+
+unsigned detail_letters(const char *d, size_t n)
+{
+	size_t i = 0;
+	unsigned has = 0;
+#ifdef __SSE2__
+	/* Sixteen bytes a round, the last round overlapping the one before. */
+	if (n >= 16) {
+		const __m128i c = _mm_set1_epi8('C'), lb = _mm_set1_epi8('[');
+		__m128i mc = _mm_setzero_si128(), ml = _mm_setzero_si128(), x;
+		for (; i + 16 < n; i += 16) {
+			x = _mm_loadu_si128((const __m128i *)(const void *)(d + i));
+			mc = _mm_or_si128(mc, _mm_cmpeq_epi8(x, c));
+			ml = _mm_or_si128(ml, _mm_cmpeq_epi8(x, lb));
+		}
+		x = _mm_loadu_si128((const __m128i *)(const void *)(d + n - 16));
+		mc = _mm_or_si128(mc, _mm_cmpeq_epi8(x, c));
+		ml = _mm_or_si128(ml, _mm_cmpeq_epi8(x, lb));
+		return (_mm_movemask_epi8(mc) ? DETAIL_C : 0) | (_mm_movemask_epi8(ml) ? DETAIL_LB : 0);
+	}
+#endif
+	for (; i < n; i++) {
+		has |= d[i] == 'C' ? DETAIL_C : 0;
+		has |= d[i] == '[' ? DETAIL_LB : 0;
+	}
+	return has;
 }
 
 const char *normalise_pipe(const char *pipe, size_t pipe_n, const char *name, size_t name_n,

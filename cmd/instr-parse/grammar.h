@@ -61,4 +61,10 @@ int simt_threads(const char *detail, size_t n);
 /* Is this the detail of a trace-mark or loop-count write (pipe USERMARK)? */
 int is_usermark(const char *detail, size_t detail_n);
 
+/* Which of the bytes that the detail tests start from the detail holds,
+ * in one pass: DETAIL_C a 'C' (is_usermark is 0 without one), DETAIL_LB
+ * a '[' (no SIMT field without one). */
+enum { DETAIL_C = 1, DETAIL_LB = 2 };
+unsigned detail_letters(const char *detail, size_t detail_n);
+
 #endif

@@ -262,8 +262,17 @@ static inline void node_free(struct ip *ip, struct node *n)
 	ip->free_nodes = n;
 }
 
+/* An instr or popped line as pass 1 takes it, from a line record. */
+struct line_in {
+	uint32_t core, subtype, subidx, file;
+	uint64_t lineno;
+	int is_pop;
+	const char *text;
+	size_t len;
+};
+
 /* cache.c: pass 1. */
-void take_line(struct ip *ip, const struct rec *in);
+void take_line(struct ip *ip, const struct line_in *in);
 void free_popcaches(struct keytab *t, int in_keys);
 
 /* entry.c: the spool entries. */

@@ -235,13 +235,12 @@ static void roof_json(struct json *j)
 	json_end_object(j);
 }
 
-/* The storage-access view, a block per block id (910B/A3); the views
- * hold pointers into blks.  0, or -1 on other chips. */
-struct st_view {
-	size_t n;
-	unsigned *block;
-	const char **sub;          /* per unit: "cube0", "vector0", "vector1" */
-	struct st_block *b;
+/* The storage-access view, a block per block id (910B/A3), worked out a
+ * block at a time as it is written: memory does not grow with the blocks. */
+struct st_iter {
+	const struct run *u;
+	size_t i;                  /* the next row of blks */
+	int64_t evict;
 };
 
 static const struct blk *sub_of(size_t from, size_t to, unsigned core, unsigned sub)
@@ -253,20 +252,29 @@ static const struct blk *sub_of(size_t from, size_t to, unsigned core, unsigned 
 	return NULL;
 }
 
-static int st_view(const struct run *u, struct st_view *v)
+/* Start a pass: 0, or -1 on other chips. */
+static int st_start(const struct run *u, struct st_iter *it)
 {
-	size_t i, k, per = u->mix ? 3 : 1;
-	int64_t evict = -1;
-	memset(v, 0, sizeof *v);
+	size_t per = u->mix ? 3 : 1;
+	memset(it, 0, sizeof *it);
+	it->u = u;
+	it->evict = -1;
 	if (fmt != BOARD_A2)
 		return -1;
 	/* the evictions are shared evenly by the blocks, counted as the
 	 * reference counts them: sub-cores over three for a mix op */
 	if (u->l2_evict >= 0 && nblks / per)
-		evict = (int64_t)((uint64_t)u->l2_evict / (nblks / per));
-	v->block = xcalloc(nblks ? nblks : 1, sizeof *v->block);
-	v->b = xcalloc(nblks ? nblks : 1, sizeof *v->b);
-	for (i = 0; i < nblks; i = k) {
+		it->evict = (int64_t)((uint64_t)u->l2_evict / (nblks / per));
+	return 0;
+}
+
+/* The next block of the view into *out and its id into *block: 1, or 0
+ * after the last. */
+static int st_next(struct st_iter *it, unsigned *block, struct st_block *out)
+{
+	const struct run *u = it->u;
+	size_t i, k;
+	for (i = it->i; i < nblks; i = k) {
 		struct pmu_ctx x, x0, x1;
 		const struct blk *c = blks[i], *b0 = NULL, *b1 = NULL;
 		for (k = i; k < nblks && blks[k]->block == blks[i]->block; k++)
@@ -291,17 +299,25 @@ static int st_view(const struct run *u, struct st_view *v)
 		} else
 			pmu_ctx_init(&x, (enum board_fmt)fmt, u->soc, &c->ev, c->cycles, u->freq, u->cores,
 			             basic.block_dim, 0.0f);
-		v->block[v->n] = c->block;
-		st_block_910b(&v->b[v->n], u->type, &x, b0 ? &x0 : NULL, b1 ? &x1 : NULL, evict);
-		v->n++;
+		*block = c->block;
+		st_block_910b(out, u->type, &x, b0 ? &x0 : NULL, b1 ? &x1 : NULL, it->evict);
+		it->i = k;
+		return 1;
 	}
+	it->i = nblks;
 	return 0;
 }
 
-static void st_free(struct st_view *v)
+/* The blocks of the view (the rows st_next gives), without working them out. */
+static size_t st_count(const struct run *u)
 {
-	free(v->block);
-	free(v->b);
+	size_t i, k, n = 0;
+	for (i = 0; i < nblks; i = k) {
+		for (k = i; k < nblks && blks[k]->block == blks[i]->block; k++)
+			;
+		n += !u->mix || sub_of(i, k, BOARD_CUBE, 0);
+	}
+	return n;
 }
 
 static void st_unit_json(struct json *j, const struct st_unit *su)
@@ -334,15 +350,17 @@ static void st_use_json(struct json *j, const struct st_use *su)
 	json_end_object(j);
 }
 
-static void st_figure_json(struct json *j, const struct run *u, const struct st_view *v)
+static void st_figure_json(struct json *j, const struct run *u)
 {
-	size_t i;
-	unsigned k;
+	struct st_iter it;
+	struct st_block sb;
+	unsigned k, block;
 	json_begin_object(j);
 	json_key(j, "core_memory_map");
 	json_begin_array(j);
-	for (i = 0; i < v->n; i++) {
-		const struct st_block *b = &v->b[i];
+	st_start(u, &it);
+	while (st_next(&it, &block, &sb)) {
+		const struct st_block *b = &sb;
 		char buf[PMU_VALUE_MAX];
 		uint64_t all = pmu_sat_add(b->hit, b->miss);
 		json_begin_object(j);
@@ -369,7 +387,7 @@ static void st_figure_json(struct json *j, const struct run *u, const struct st_
 				json_cstring(j, strcmp(b->use[k].name, "Cube") ? "aivector compute usage lower than 20%"
 				                                               : "aicore compute usage lower than 20%");
 		json_end_array(j);
-		snprintf(buf, sizeof buf, "%u", v->block[i]);
+		snprintf(buf, sizeof buf, "%u", block);
 		json_kv_cstr(j, "core_no", buf);
 		json_key(j, "memory_unit");
 		json_begin_array(j);
@@ -411,7 +429,7 @@ static void json_block(struct vdata_w *w, int type, enum blk_kind k, const struc
 	else if (k == BK_OCC)
 		occ_json(&j, view, basic.soc);
 	else if (k == BK_STORAGE)
-		st_figure_json(&j, u, view);
+		st_figure_json(&j, u);
 	else
 		roof_json(&j);
 	if ((e = wr_flush(tw)))
@@ -527,10 +545,9 @@ void vd_write(const struct run *u, int occupancy, int roofline)
 	json_block(w, VDATA_OP_BASIC_INFO, BK_BASIC, u, NULL);
 	/* STORAGE_TABLE: see board-metrics(1), BUGS */
 	{
-		struct st_view sv;
-		if (st_view(u, &sv) == 0 && sv.n)
-			json_block(w, VDATA_STORAGE_FIGURE, BK_STORAGE, u, &sv);
-		st_free(&sv);
+		struct st_iter it;
+		if (st_start(u, &it) == 0 && st_count(u))
+			json_block(w, VDATA_STORAGE_FIGURE, BK_STORAGE, u, NULL);
 	}
 	if (occupancy) {
 		struct occupancy o;
@@ -633,30 +650,29 @@ static void mem_picture(const struct run *u)
 		ST_L0C_TO_L1, ST_L0C_TO_L2, ST_L2_TO_UB, ST_UB_TO_L2, ST_UB_TO_VEC, ST_VEC_TO_UB
 	};
 	enum { NCOL = sizeof order / sizeof order[0] };
-	struct st_view sv;
+	struct st_iter it;
+	struct st_block sb;
 	struct plot_table t = { 0 };
 	const char *cols[NCOL];
 	int colof[ST_PATHS], used[NCOL] = { 0 };
 	char **rows;
 	double *v;
-	size_t nrows = 0, i, r;
-	unsigned c, k, ncol = 0;
+	size_t nrows = 0, i, r, nview;
+	unsigned c, k, ncol = 0, block;
 
-	if (st_view(u, &sv) < 0 || sv.n == 0) {
-		st_free(&sv);
+	if (st_start(u, &it) < 0 || (nview = st_count(u)) == 0)
 		return;
-	}
 	for (i = 0; i < ST_PATHS; i++)
 		colof[i] = -1;
 	for (c = 0; c < NCOL; c++)
 		colof[order[c]] = (int)c;
 	for (i = ST_L2_TO_UB_1; i <= ST_VEC_TO_UB_1; i++)
 		colof[i] = colof[i - (ST_L2_TO_UB_1 - ST_L2_TO_UB)];
-	rows = xcalloc(sv.n * 3, sizeof *rows);
-	v = xcalloc(sv.n * 3 * NCOL, sizeof *v);
-	for (i = 0; i < sv.n * 3 * NCOL; i++)
+	rows = xcalloc(nview * 3, sizeof *rows);
+	v = xcalloc(nview * 3 * NCOL, sizeof *v);
+	for (i = 0; i < nview * 3 * NCOL; i++)
 		v[i] = NAN;
-	for (i = 0; i < sv.n; i++) {
+	while (st_next(&it, &block, &sb)) {
 		/* sub-core rows: cube0 (the GM/L2 paths with it), vector0,
 		 * vector1; a vector op's block is one vector0 row */
 		size_t base = nrows;
@@ -664,12 +680,12 @@ static void mem_picture(const struct run *u)
 		unsigned nsub = u->mix ? 3 : 1;
 		for (k = 0; k < nsub; k++) {
 			char name[48];
-			snprintf(name, sizeof name, "%u %s", sv.block[i],
+			snprintf(name, sizeof name, "%u %s", block,
 			         k == 0 ? (vec_op ? "vector0" : "cube0") : k == 1 ? "vector0" : "vector1");
 			rows[nrows++] = xstrdup(name);
 		}
-		for (k = 0; k < sv.b[i].nunit; k++) {
-			const struct st_unit *su = &sv.b[i].unit[k];
+		for (k = 0; k < sb.nunit; k++) {
+			const struct st_unit *su = &sb.unit[k];
 			unsigned sub = !u->mix ? 0 : su->path >= ST_L2_TO_UB_1 && su->path <= ST_VEC_TO_UB_1 ? 2
 			               : su->path >= ST_L2_TO_UB && su->path <= ST_VEC_TO_UB ? 1 : 0;
 			int col = colof[su->path];
@@ -692,7 +708,6 @@ static void mem_picture(const struct run *u)
 	put_heat("memory.svg", &t, "Memory path bandwidth per block and sub-core", "GB/s", rows, nrows, cols, ncol, v);
 	free_vec(rows, nrows);
 	free(v);
-	st_free(&sv);
 }
 
 void vd_pictures(const struct run *u, int occupancy)

@@ -294,11 +294,12 @@ static inline __attribute__((always_inline)) char *put_nums_fixed(char *o, const
 static char *put_raw(char *o, const struct rec *r)
 {
 	const struct rec_schema *sc = r->sc;
-	const unsigned char *w = widths_of(sc);
+	const unsigned char *w;
 	int i;
 
 	if (sc == &schemas[SCHEMA_PMU])
 		return put_nums_fixed(o, r->n, &schemas[SCHEMA_PMU]);
+	w = widths_of(sc);
 	for (i = 0; i < sc->nnum; i++) {
 		/* Store all eight bytes and advance by the width: on a
 		 * little-endian host the low four come first, and the caller's

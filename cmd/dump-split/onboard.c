@@ -222,15 +222,16 @@ static int programmed_events(const struct onboard *b, uint16_t ev[2][PMU_EVENTS_
 #define BLOCK_RECS 512
 
 /* The pmu records of the whole records in [p, p + n), and at the end of
- * the file (last) of what is left too (a cut record: an error).  *index
+ * the file (last) of what is left too (a cut record: an error).  r: the
+ * replay's cube and vector records, their file and events set.  *index
  * counts the records.  The bytes used, or -1 after a bad record (said). */
-static long put_block(const struct onboard *b, const struct replay *f, const uint16_t events[2][BOARD_PMU_SLOTS_MAX],
-                      const unsigned char *p, size_t n, int last, uint64_t *index, struct rec_out *o,
-                      struct rec *r)
+static long put_block(const struct onboard *b, const struct replay *f, const unsigned char *p, size_t n, int last,
+                      uint64_t *index, struct rec_out *o, struct rec r[2])
 {
 	size_t upto = last ? n : n - n % BOARD_PMU_REC_SIZE, at;
 	struct board_pmu pm;
 	struct board_err err;
+	struct rec *x;
 	unsigned i;
 
 	for (at = 0; at < upto; at += BOARD_PMU_REC_SIZE, ++*index) {
@@ -241,21 +242,20 @@ static long put_block(const struct onboard *b, const struct replay *f, const uin
 		}
 		if (!rc)
 			continue;
-		r->n[P_INDEX].u = *index;
-		r->n[P_CORE].u = pm.core;
-		r->n[P_COREID].u = pm.core_id;
-		r->n[P_BLOCK].u = pm.block_id;
-		r->n[P_SUBBLOCK].u = pm.sub_block_id;
-		r->n[P_STREAM].u = pm.stream_id;
-		r->n[P_TASK].u = pm.task_id;
-		r->n[P_CYCLES].u = pm.total_cycles;
-		r->n[P_START].u = pm.start_time;
-		r->n[P_END].u = pm.end_time;
-		for (i = 0; i < REC_PMU_SLOTS; i++) {
-			r->n[P_EVENT0 + i].u = events[pm.core == BOARD_VECTOR][i];
-			r->n[P_COUNT0 + i].u = i < pm.nslots ? pm.slot[i] : 0;
-		}
-		rec_out_put(o, r);
+		x = &r[pm.core == BOARD_VECTOR];
+		x->n[P_INDEX].u = *index;
+		x->n[P_COREID].u = pm.core_id;
+		x->n[P_BLOCK].u = pm.block_id;
+		x->n[P_SUBBLOCK].u = pm.sub_block_id;
+		x->n[P_STREAM].u = pm.stream_id;
+		x->n[P_TASK].u = pm.task_id;
+		x->n[P_CYCLES].u = pm.total_cycles;
+		x->n[P_START].u = pm.start_time;
+		x->n[P_END].u = pm.end_time;
+		/* the slots past nslots stay 0 */
+		for (i = 0; i < pm.nslots && i < REC_PMU_SLOTS; i++)
+			x->n[P_COUNT0 + i].u = pm.slot[i];
+		rec_out_put(o, x);
 	}
 	return (long)at;
 }
@@ -263,7 +263,7 @@ static long put_block(const struct onboard *b, const struct replay *f, const uin
 /* One replay's records, its file mapped a window at a time (the kernel
  * copies nothing), else read in blocks.  0, or -1 after a bad record
  * (said). */
-static int put_replay(const struct onboard *b, const struct replay *f, struct rec_out *o, struct rec *r)
+static int put_replay(const struct onboard *b, const struct replay *f, struct rec_out *o)
 {
 	static unsigned char buf[BLOCK_RECS * BOARD_PMU_REC_SIZE];
 	static uint16_t prog[2][PMU_EVENTS_MAX];
@@ -271,8 +271,9 @@ static int put_replay(const struct onboard *b, const struct replay *f, struct re
 	const unsigned char *win;
 	size_t nlist[2], nprog[2] = { 0, 0 }, got, have = 0, n;
 	unsigned slots = board_pmu_slots(b->fmt), i;
-	uint16_t events[2][BOARD_PMU_SLOTS_MAX];
 	uint64_t index = 0;
+	struct rec r[2];
+	int k;
 	struct rd *in = rd_open(f->path);
 	long used = 0;
 
@@ -289,16 +290,19 @@ static int put_replay(const struct onboard *b, const struct replay *f, struct re
 		list[0] = pmu_replay_events(b->fmt, BOARD_CUBE, &nlist[0]);
 		list[1] = pmu_replay_events(b->fmt, BOARD_VECTOR, &nlist[1]);
 	}
-	for (i = 0; i < BOARD_PMU_SLOTS_MAX; i++) {
-		uint64_t k = (uint64_t)(f->n - 1) * slots + i;
-		events[0][i] = i < slots && k < nlist[0] ? list[0][k] : 0;
-		events[1][i] = i < slots && k < nlist[1] ? list[1][k] : 0;
+	for (k = 0; k < 2; k++) {
+		rec_init(&r[k], K_PMU);
+		r[k].n[P_FILE].u = f->n;
+		r[k].n[P_CORE].u = k ? BOARD_VECTOR : BOARD_CUBE;
+		r[k].n[P_NSLOTS].u = slots;
+		for (i = 0; i < REC_PMU_SLOTS; i++) {
+			uint64_t e = (uint64_t)(f->n - 1) * slots + i;
+			r[k].n[P_EVENT0 + i].u = i < slots && e < nlist[k] ? list[k][e] : 0;
+		}
 	}
-	r->n[P_FILE].u = f->n;
-	r->n[P_NSLOTS].u = slots;
 	/* A window is a whole number of records but for the file's last. */
 	while ((win = rd_map_next(in, &n)) != NULL) {
-		used = put_block(b, f, events, win, n, n % BOARD_PMU_REC_SIZE != 0, &index, o, r);
+		used = put_block(b, f, win, n, n % BOARD_PMU_REC_SIZE != 0, &index, o, r);
 		if (used < 0 || cli_interrupted || wr_error(o->w))
 			break;
 	}
@@ -307,7 +311,7 @@ static int put_replay(const struct onboard *b, const struct replay *f, struct re
 			got = rd_read(in, buf + have, sizeof buf - have);
 			have += got;
 			/* Whole records; at the end, what is left too. */
-			if ((used = put_block(b, f, events, buf, have, !got, &index, o, r)) < 0)
+			if ((used = put_block(b, f, buf, have, !got, &index, o, r)) < 0)
 				break;
 			memmove(buf, buf + used, have - (size_t)used);
 			have -= (size_t)used;
@@ -397,14 +401,12 @@ static int put_l2(const struct onboard *b, struct rec_out *o)
 
 int onboard_write(struct onboard *b, struct rec_out *o, uint64_t *bad, uint64_t *dropped)
 {
-	struct rec r;
 	size_t i;
 	int status = EXIT_OK, rc;
 
 	put_basic(b, o);
-	rec_init(&r, K_PMU);
 	for (i = 0; i < b->nfiles && !cli_interrupted && !wr_error(o->w); i++)
-		if (put_replay(b, &b->files[i], o, &r) < 0) {
+		if (put_replay(b, &b->files[i], o) < 0) {
 			++*bad;
 			status = EXIT_PARTIAL;
 		}

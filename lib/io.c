@@ -590,8 +590,8 @@ static void drain(struct wr *w)
  * and the next write fill it again (a third more system time). */
 static void drain_pages(struct wr *w)
 {
-	size_t keep = w->lz ? 0 : (size_t)((w->written + w->len) % 4096);
-	if (keep >= w->len || w->err) {
+	size_t keep = (size_t)((w->written + w->len) % 4096);
+	if (w->lz || keep >= w->len || w->err) {
 		drain(w);
 		return;
 	}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,9 @@ struct rd {
 	size_t zpos, zend;
 	int zeof;
 	size_t zhint;       /* 0 when the last lz4 frame is complete */
+	void *map;          /* rd_map_next's window, maplen bytes at mapoff */
+	size_t maplen;
+	uint64_t mapoff, mapsize; /* mapsize: the file's size, 0 before the first window */
 };
 
 static ssize_t read_full(int fd, char *p, size_t n, int *intr)
@@ -303,10 +307,54 @@ const char *rd_strerror(const struct rd *r)
 }
 int rd_is_lz4(const struct rd *r) { return r->lz != NULL; }
 
+const void *rd_map_next(struct rd *r, size_t *n)
+{
+	struct stat st;
+	void *p;
+	size_t len;
+
+	*n = 1;
+	if (r->map) {
+		munmap(r->map, r->maplen);
+		r->map = NULL;
+		r->mapoff += r->maplen;
+	} else if (!r->mapsize) {
+		if (r->lz || r->consumed || r->err || fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode))
+			return NULL;
+		if (!st.st_size) {
+			*n = 0;
+			return NULL;
+		}
+		r->mapsize = (uint64_t)st.st_size;
+	}
+	if (r->mapoff >= r->mapsize) {
+		*n = 0;
+		return NULL;
+	}
+	len = r->mapsize - r->mapoff < RD_MAP_WINDOW ? (size_t)(r->mapsize - r->mapoff) : RD_MAP_WINDOW;
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)r->mapoff);
+	if (p == MAP_FAILED) {
+		/* Mapped before: the rest cannot be read any other way. */
+		if (r->mapoff) {
+			r->err = errno;
+			*n = 0;
+		}
+		return NULL;
+	}
+	(void)madvise(p, len, MADV_SEQUENTIAL);
+	r->map = p;
+	r->maplen = len;
+	r->consumed += len;
+	*n = len;
+	return p;
+}
+
 void rd_close(struct rd *r)
 {
 	if (!r)
 		return;
+	if (r->map)
+		munmap(r->map, r->maplen);
 	if (r->own_fd)
 		close(r->fd);
 	if (r->lz)
@@ -536,10 +584,28 @@ static void drain(struct wr *w)
 	w->len = 0;
 }
 
+/* Make room: write what ends on a page boundary of the output and keep
+ * the rest (less than a page) for the next write.  A file so gets whole
+ * pages: a write ending inside a new page has the kernel clear it first
+ * and the next write fill it again (a third more system time). */
+static void drain_pages(struct wr *w)
+{
+	size_t keep = (size_t)((w->written + w->len) % 4096);
+	if (w->lz || keep >= w->len || w->err) {
+		drain(w);
+		return;
+	}
+	write_all(w, w->buf, w->len - keep);
+	memmove(w->buf, w->buf + w->len - keep, keep);
+	w->len = keep;
+}
+
 char *wr_reserve(struct wr *w, size_t n)
 {
 	if (w->cap - w->len < n) {
-		drain(w);
+		drain_pages(w);
+		if (w->cap - w->len < n)
+			drain(w);
 		if (w->cap < n) {
 			/* Only a single huge record gets here. */
 			char *nb = realloc(w->buf, n);
@@ -570,8 +636,8 @@ void wr_put(struct wr *w, const void *p, size_t n)
 	while (n) {
 		size_t room = w->cap - w->len;
 		if (!room) {
-			drain(w);
-			room = w->cap;
+			drain_pages(w);
+			room = w->cap - w->len;
 		}
 		if (room > n)
 			room = n;
@@ -585,7 +651,7 @@ void wr_put(struct wr *w, const void *p, size_t n)
 void wr_putc(struct wr *w, int c)
 {
 	if (w->len == w->cap)
-		drain(w);
+		drain_pages(w);
 	w->buf[w->len++] = (char)c;
 }
 

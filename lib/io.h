@@ -77,6 +77,15 @@ const char *rd_peek(struct rd *r, size_t want, size_t *n);
  * bytes past what the reader holds are read straight into buf when 4 KiB
  * or more are asked for: a reader of blocks copies nothing twice. */
 size_t rd_read(struct rd *r, void *buf, size_t n);
+/* The next bytes of a plain (not lz4) regular file, mapped rather than
+ * copied: a window of up to RD_MAP_WINDOW bytes at a multiple of it (the
+ * window before is unmapped).  Only for a reader nothing was read from
+ * yet with rd_read or rd_line, and then for the whole file.  NULL and *n
+ * = 0 at the end; NULL and *n = 1 when r is no such file or cannot be
+ * mapped (read it with rd_read).  The pages belong to the file: one that
+ * shrinks while it is read ends the process with SIGBUS. */
+#define RD_MAP_WINDOW (2u << 20)
+const void *rd_map_next(struct rd *r, size_t *n);
 /* Line number of the last line returned (1-based). */
 uint64_t rd_lineno(const struct rd *r);
 /* Decompressed bytes consumed so far. */

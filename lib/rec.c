@@ -301,26 +301,27 @@ static char *put_raw(char *o, const struct rec *r)
 
 size_t rec_bin_encode(char *buf, const struct rec *r)
 {
-	size_t half = rec_bin_size(r) / 2;
+	size_t half = rec_bin_size(r) / 2, len;
 	char *body = buf + 1, *end;
 
 	buf[0] = r->sc->kind;
 	/* Most records need no escape: lay them out once, check, done.
-	 * Otherwise lay them out again in the upper half of the buffer (it
-	 * has room for the worst case) and copy down with escapes; the copy
-	 * stays below what it reads. */
+	 * Otherwise move them to the upper half of the buffer (it has room
+	 * for the worst case) and copy down with escapes; the copy stays
+	 * below what it reads. */
 	end = put_raw(body, r);
-	if (!has_lf_esc(body, (size_t)(end - body))) {
+	len = (size_t)(end - body);
+	if (!has_lf_esc(body, len)) {
 		*end = '\n';
-		return (size_t)(end - buf) + 1;
+		return len + 2;
 	}
 	{
-		char *raw = buf + half + 1, *rend, *o = body;
+		char *raw = buf + half + 1, *rend = raw + len, *o = body;
 		const char *p = raw;
 #ifdef __SSE2__
 		const __m128i lf = _mm_set1_epi8('\n'), esc = _mm_set1_epi8(REC_ESC);
 #endif
-		rend = put_raw(raw, r);
+		memcpy(raw, body, len);
 		while (p < rend) {
 			unsigned char c;
 #ifdef __SSE2__

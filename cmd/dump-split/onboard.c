@@ -1,9 +1,9 @@
 /* The on-board dump of one kernel launch (see optrace-board(5)): its
  * op_basic_info.txt as a basic record, each DeviceProf<N>.bin record as a
  * pmu record with the events of its replay, duration.bin's stamps and
- * L2Cache.bin's counters.  A file is read in blocks of whole records and
- * each record written as it is decoded: memory does not grow with the
- * dump. */
+ * L2Cache.bin's counters.  A file is mapped (or read) a window of whole
+ * records at a time and each record written as it is decoded: memory does
+ * not grow with the dump. */
 #include "onboard.h"
 
 #include <dirent.h>
@@ -218,28 +218,69 @@ static int programmed_events(const struct onboard *b, uint16_t ev[2][PMU_EVENTS_
 	return rc < 0 ? -1 : got == 3 ? 1 : 0;
 }
 
-/* Records per read: 64 KiB of PMU records. */
+/* Records per read when the file cannot be mapped: 64 KiB of them. */
 #define BLOCK_RECS 512
 
-/* One replay's records.  0, or -1 after a bad record (said). */
-static int put_replay(const struct onboard *b, const struct replay *f, struct rec_out *o, struct rec *r)
+/* The pmu records of the whole records in [p, p + n), and at the end of
+ * the file (last) of what is left too (a cut record: an error).  r: the
+ * replay's cube and vector records, their file and events set.  *index
+ * counts the records.  The bytes used, or -1 after a bad record (said). */
+static long put_block(const struct onboard *b, const struct replay *f, const unsigned char *p, size_t n, int last,
+                      uint64_t *index, struct rec_out *o, struct rec r[2])
+{
+	size_t upto = last ? n : n - n % BOARD_PMU_REC_SIZE, at;
+	struct board_pmu pm;
+	struct board_err err;
+	struct rec *x;
+	unsigned i;
+
+	for (at = 0; at < upto; at += BOARD_PMU_REC_SIZE, ++*index) {
+		int rc = board_pmu_decode(b->fmt, p + at, upto - at, *index, &pm, &err);
+		if (rc < 0) {
+			warn_err(f->path, &err);
+			return -1;
+		}
+		if (!rc)
+			continue;
+		x = &r[pm.core == BOARD_VECTOR];
+		x->n[P_INDEX].u = *index;
+		x->n[P_COREID].u = pm.core_id;
+		x->n[P_BLOCK].u = pm.block_id;
+		x->n[P_SUBBLOCK].u = pm.sub_block_id;
+		x->n[P_STREAM].u = pm.stream_id;
+		x->n[P_TASK].u = pm.task_id;
+		x->n[P_CYCLES].u = pm.total_cycles;
+		x->n[P_START].u = pm.start_time;
+		x->n[P_END].u = pm.end_time;
+		/* the slots past nslots stay 0 */
+		for (i = 0; i < pm.nslots && i < REC_PMU_SLOTS; i++)
+			x->n[P_COUNT0 + i].u = pm.slot[i];
+		rec_out_put(o, x);
+	}
+	return (long)at;
+}
+
+/* One replay's records, its file mapped a window at a time (the kernel
+ * copies nothing), else read in blocks.  0, or -1 after a bad record
+ * (said). */
+static int put_replay(const struct onboard *b, const struct replay *f, struct rec_out *o)
 {
 	static unsigned char buf[BLOCK_RECS * BOARD_PMU_REC_SIZE];
+	static uint16_t prog[2][PMU_EVENTS_MAX];
 	const uint16_t *list[2];
-	size_t nlist[2], got, at, have = 0;
+	const unsigned char *win;
+	size_t nlist[2], nprog[2] = { 0, 0 }, got, have = 0, n;
 	unsigned slots = board_pmu_slots(b->fmt), i;
-	uint16_t events[2][BOARD_PMU_SLOTS_MAX];
 	uint64_t index = 0;
+	struct rec r[2];
+	int k;
 	struct rd *in = rd_open(f->path);
-	struct board_pmu p;
-	struct board_err err;
+	long used = 0;
 
 	if (!in) {
 		cli_warn("%s: cannot open:", f->path);
 		return -1;
 	}
-	static uint16_t prog[2][PMU_EVENTS_MAX];
-	size_t nprog[2] = { 0, 0 };
 	if (programmed_events(b, prog, nprog) == 1) {
 		list[0] = prog[0];
 		list[1] = prog[1];
@@ -249,56 +290,41 @@ static int put_replay(const struct onboard *b, const struct replay *f, struct re
 		list[0] = pmu_replay_events(b->fmt, BOARD_CUBE, &nlist[0]);
 		list[1] = pmu_replay_events(b->fmt, BOARD_VECTOR, &nlist[1]);
 	}
-	for (i = 0; i < BOARD_PMU_SLOTS_MAX; i++) {
-		uint64_t k = (uint64_t)(f->n - 1) * slots + i;
-		events[0][i] = i < slots && k < nlist[0] ? list[0][k] : 0;
-		events[1][i] = i < slots && k < nlist[1] ? list[1][k] : 0;
-	}
-	r->n[P_FILE].u = f->n;
-	r->n[P_NSLOTS].u = slots;
-	for (;;) {
-		size_t upto;
-		got = rd_read(in, buf + have, sizeof buf - have);
-		have += got;
-		/* Whole records; at the end, what is left too (a cut record). */
-		upto = got ? have - have % BOARD_PMU_REC_SIZE : have;
-		for (at = 0; at < upto; at += BOARD_PMU_REC_SIZE, index++) {
-			int rc = board_pmu_decode(b->fmt, buf + at, upto - at, index, &p, &err);
-			if (rc < 0) {
-				warn_err(f->path, &err);
-				rd_close(in);
-				return -1;
-			}
-			if (!rc)
-				continue;
-			r->n[P_INDEX].u = index;
-			r->n[P_CORE].u = p.core;
-			r->n[P_COREID].u = p.core_id;
-			r->n[P_BLOCK].u = p.block_id;
-			r->n[P_SUBBLOCK].u = p.sub_block_id;
-			r->n[P_STREAM].u = p.stream_id;
-			r->n[P_TASK].u = p.task_id;
-			r->n[P_CYCLES].u = p.total_cycles;
-			r->n[P_START].u = p.start_time;
-			r->n[P_END].u = p.end_time;
-			for (i = 0; i < REC_PMU_SLOTS; i++) {
-				r->n[P_EVENT0 + i].u = events[p.core == BOARD_VECTOR][i];
-				r->n[P_COUNT0 + i].u = i < p.nslots ? p.slot[i] : 0;
-			}
-			rec_out_put(o, r);
+	for (k = 0; k < 2; k++) {
+		rec_init(&r[k], K_PMU);
+		r[k].n[P_FILE].u = f->n;
+		r[k].n[P_CORE].u = k ? BOARD_VECTOR : BOARD_CUBE;
+		r[k].n[P_NSLOTS].u = slots;
+		for (i = 0; i < REC_PMU_SLOTS; i++) {
+			uint64_t e = (uint64_t)(f->n - 1) * slots + i;
+			r[k].n[P_EVENT0 + i].u = i < slots && e < nlist[k] ? list[k][e] : 0;
 		}
-		memmove(buf, buf + at, have - at);
-		have -= at;
-		if (!got || cli_interrupted || wr_error(o->w))
+	}
+	/* A window is a whole number of records but for the file's last. */
+	while ((win = rd_map_next(in, &n)) != NULL) {
+		used = put_block(b, f, win, n, n % BOARD_PMU_REC_SIZE != 0, &index, o, r);
+		if (used < 0 || cli_interrupted || wr_error(o->w))
 			break;
 	}
-	if (rd_error(in)) {
+	if (!win && n) {
+		for (;;) {
+			got = rd_read(in, buf + have, sizeof buf - have);
+			have += got;
+			/* Whole records; at the end, what is left too. */
+			if ((used = put_block(b, f, buf, have, !got, &index, o, r)) < 0)
+				break;
+			memmove(buf, buf + used, have - (size_t)used);
+			have -= (size_t)used;
+			if (!got || cli_interrupted || wr_error(o->w))
+				break;
+		}
+	}
+	if (used >= 0 && rd_error(in)) {
 		cli_warn("%s: read error after record %llu: %s", f->path, (unsigned long long)index, rd_strerror(in));
-		rd_close(in);
-		return -1;
+		used = -1;
 	}
 	rd_close(in);
-	return 0;
+	return used < 0 ? -1 : 0;
 }
 
 /* duration.bin.  0, -1 after a bad record, 1 when there is none. */
@@ -375,14 +401,12 @@ static int put_l2(const struct onboard *b, struct rec_out *o)
 
 int onboard_write(struct onboard *b, struct rec_out *o, uint64_t *bad, uint64_t *dropped)
 {
-	struct rec r;
 	size_t i;
 	int status = EXIT_OK, rc;
 
 	put_basic(b, o);
-	rec_init(&r, K_PMU);
 	for (i = 0; i < b->nfiles && !cli_interrupted && !wr_error(o->w); i++)
-		if (put_replay(b, &b->files[i], o, &r) < 0) {
+		if (put_replay(b, &b->files[i], o) < 0) {
 			++*bad;
 			status = EXIT_PARTIAL;
 		}

@@ -34,13 +34,26 @@ cpu=$(tail -n 1 "$scratch/m" | sed 's/.*cpu_s=\([0-9.]*\).*/\1/')
 rss=$(tail -n 1 "$scratch/m" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
 awk -v c="$cpu" -v r="$rss" 'BEGIN { printf "board-bench: board-metrics of its records (65535 blocks x 3 sub-cores): %.2f CPU-s, peak RSS %.1f MB\n", c, r / 1024 }'
 
+# board-metrics' memory against the blocks: one launch of 4096 and of
+# 16384 blocks (4 loops, 10 replays each), then the 65535 above.
+by="65535: $((rss / 1024)) MB"
+rm -rf "$scratch/d" "$scratch/recs" "$scratch/csv"
+for n in 16384 4096; do
+	"$gen" --chip 910B --blocks "$n" --loops 4 --launches 1 "$scratch/b"
+	"$bin/dump-split" -q "$scratch/b/0/dump" > "$scratch/recs"
+	"$bin/peakrss" -o "$scratch/m" -- "$bin/board-metrics" -q -o "$scratch/csv" "$scratch/recs"
+	rss=$(tail -n 1 "$scratch/m" | sed 's/.*maxrss_kb=\([0-9]*\).*/\1/')
+	by="$n: $((rss / 1024)) MB, $by"
+	rm -rf "$scratch/b" "$scratch/recs" "$scratch/csv"
+done
+echo "board-bench: board-metrics peak RSS by blocks: $by"
+
 # The A5 timeline (timeline.bin, optrace-board(5)): about 1 GB of pipe
 # busy samples (PipeTimeline) and 365 MB of instruction stamps
 # (InstrTimeline) from board-gen, decoded by biu-bench with the events
 # counted, not written (the goal: 1 GB of timeline.bin per CPU-second,
 # memory bounded by the open ids); then biu-timeline end to end on a
 # 20 MB dump, where writing the trace's JSON is most of the time.
-rm -rf "$scratch/d" "$scratch/recs" "$scratch/csv"
 CAMODEL_DEVICE_TIMELINE=PipeTimeline "$gen" --chip A5 --blocks 6 --loops 430000 "$scratch/tp"
 CAMODEL_DEVICE_TIMELINE=InstrTimeline "$gen" --chip A5 --blocks 6 --loops 540000 "$scratch/ti"
 "$bin/peakrss" -o "$scratch/m" -- "$bin/biu-bench" "$scratch/tp" | sed -n 1p

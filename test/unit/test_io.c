@@ -655,6 +655,57 @@ static void test_rd_read(void)
 	text_free(&t);
 }
 
+/* A plain file mapped a window at a time gives its bytes whole, in
+ * windows of RD_MAP_WINDOW but for the last; an lz4 file, a reader that
+ * has read, and a pipe are refused (read them), an empty file is at its
+ * end at once. */
+static void test_rd_map(void)
+{
+	struct text t = make_text(2 * RD_MAP_WINDOW + 1000, 1);
+	const char *p = unit_path("map.bin"), *z = unit_path("map.lz4"), *e = unit_path("map.empty");
+	const char *w;
+	size_t n, got = 0, windows = 0, len;
+	struct rd *r;
+	char c;
+	int fd[2];
+
+	unit_write_file(p, t.p, t.n);
+	write_lz4(z, &t);
+	unit_write_file(e, "", 0);
+	r = rd_open(p);
+	while ((w = rd_map_next(r, &n)) != NULL) {
+		CHECK_MSG(got + n <= t.n && !memcmp(w, t.p + got, n), "rd_map_next: window %zu holds the file's bytes",
+		          windows);
+		CHECK_MSG(n == (got + RD_MAP_WINDOW <= t.n ? RD_MAP_WINDOW : t.n - got), "rd_map_next: window %zu of %zu bytes",
+		          windows, n);
+		got += n;
+		windows++;
+	}
+	CHECK_MSG(n == 0 && got == t.n && windows == 3 && rd_error(r) == 0 && rd_offset(r) == t.n,
+	          "rd_map_next: %zu bytes in %zu windows, then the end", got, windows);
+	rd_close(r);
+
+	r = rd_open(z);
+	CHECK_MSG(!rd_map_next(r, &n) && n == 1, "rd_map_next: an lz4 file is read, not mapped");
+	rd_close(r);
+	r = rd_open(p);
+	rd_line(r, &len);
+	CHECK_MSG(!rd_map_next(r, &n) && n == 1, "rd_map_next: not after a line was read");
+	rd_close(r);
+	r = rd_open(e);
+	CHECK_MSG(!rd_map_next(r, &n) && n == 0, "rd_map_next: an empty file ends at once");
+	rd_close(r);
+	CHECK(pipe(fd) == 0);
+	c = 'x';
+	CHECK(write(fd[1], &c, 1) == 1);
+	close(fd[1]);
+	r = rd_fdopen(fd[0], "(pipe)");
+	CHECK_MSG(!rd_map_next(r, &n) && n == 1 && rd_read(r, &c, 1) == 1 && c == 'x', "rd_map_next: a pipe is read");
+	rd_close(r);
+	close(fd[0]);
+	text_free(&t);
+}
+
 /* A look at the first bytes leaves them all to read, plain or lz4, from a
  * file or a pipe, however much of the input the look took. */
 static void test_rd_peek(void)
@@ -1131,6 +1182,7 @@ int main(void)
 	test_lines_file();
 	test_long_lines();
 	test_rd_read();
+	test_rd_map();
 	test_rd_peek();
 	test_lz4();
 	test_lz4_sniff_split();

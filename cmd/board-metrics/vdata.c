@@ -270,22 +270,29 @@ static void st_one(const struct run *u, const struct st_view *v, size_t i, struc
 	}
 }
 
-static void st_view(const struct run *u, struct st_view *v)
+/* Called for each block of a view walked one block at a time: its values
+ * are at index 0, and v->n blocks came before it. */
+typedef void st_each_fn(const struct run *u, const struct st_view *v, void *arg);
+
+/* The view of every block (each NULL), or of one block at a time handed
+ * to each: memory then does not grow with the blocks. */
+static void st_walk(const struct run *u, struct st_view *v, st_each_fn *each, void *arg)
 {
-	size_t i, k, per = u->mix ? 3 : 1;
+	size_t i, k, per = u->mix ? 3 : 1, cap = each ? 1 : nblks ? nblks : 1;
 	memset(v, 0, sizeof *v);
 	v->evict = -1;
 	/* the evictions are shared evenly by the blocks, counted as the
 	 * reference counts them: sub-cores over three for a mix op */
 	if (fmt == BOARD_A2 && u->l2_evict >= 0 && nblks / per)
 		v->evict = (int64_t)((uint64_t)u->l2_evict / (nblks / per));
-	v->block = xcalloc(nblks ? nblks : 1, sizeof *v->block);
-	v->b = xcalloc(nblks ? nblks : 1, sizeof *v->b);
-	v->x = xcalloc(nblks ? nblks : 1, sizeof *v->x);
-	v->have = xcalloc(nblks ? nblks : 1, sizeof *v->have);
+	v->block = xcalloc(cap, sizeof *v->block);
+	v->b = xcalloc(cap, sizeof *v->b);
+	v->x = xcalloc(cap, sizeof *v->x);
+	v->have = xcalloc(cap, sizeof *v->have);
 	for (i = 0; i < nblks; i = k) {
 		const struct blk *s[3] = { blks[i], NULL, NULL };
 		float d = 0.0f;
+		size_t at = each ? 0 : v->n;
 		unsigned j;
 		for (k = i; k < nblks && blks[k]->block == blks[i]->block; k++)
 			;
@@ -299,16 +306,28 @@ static void st_view(const struct run *u, struct st_view *v)
 			if (!s[0])
 				continue;
 		}
+		if (each) {
+			memset(&v->b[0], 0, sizeof v->b[0]);
+			memset(&v->x[0], 0, sizeof v->x[0]);
+			memset(&v->have[0], 0, sizeof v->have[0]);
+		}
 		for (j = 0; j < 3; j++)
 			if (s[j]) {
-				pmu_ctx_init(&v->x[v->n][j], (enum board_fmt)fmt, u->soc, &s[j]->ev, s[j]->cycles, u->freq,
+				pmu_ctx_init(&v->x[at][j], (enum board_fmt)fmt, u->soc, &s[j]->ev, s[j]->cycles, u->freq,
 				             u->cores, basic.block_dim, d);
-				v->have[v->n][j] = 1;
+				v->have[at][j] = 1;
 			}
-		v->block[v->n] = s[0]->block;
-		st_one(u, v, v->n, NULL);
+		v->block[at] = s[0]->block;
+		st_one(u, v, at, NULL);
+		if (each)
+			each(u, v, arg);
 		v->n++;
 	}
+}
+
+static void st_view(const struct run *u, struct st_view *v)
+{
+	st_walk(u, v, NULL, NULL);
 }
 
 static void st_free(struct st_view *v)
@@ -756,6 +775,53 @@ static enum st_path mem_fold(enum st_path p)
 /* memory.svg: a row per block and sub-core (310P: the one AiCore row), a
  * column per memory path (the paths no row has left out), each cell the
  * path's bandwidth. */
+/* memory.svg's rows, filled one block at a time. */
+#define ST_COLUMNS_MAX 40
+struct mem_rows {
+	int colof[ST_PATHS];
+	int used[ST_COLUMNS_MAX];
+	unsigned ncol;
+	char **rows;
+	double *v;
+	size_t nrows, cap;
+};
+
+static void mem_block(const struct run *u, const struct st_view *sv, void *arg)
+{
+	struct mem_rows *m = arg;
+	/* sub-core rows: cube0 (the GM/L2 paths with it), vector0,
+	 * vector1; a vector op's block is one vector0 row */
+	size_t base = m->nrows, i;
+	int vec_op = !strcmp(u->type, "vector");
+	unsigned nsub = u->mix ? 3 : 1, k;
+	if (m->nrows + nsub > m->cap) {
+		size_t old = m->cap;
+		m->cap = m->cap ? 2 * m->cap : 3 * 64;
+		m->rows = xreallocarray(m->rows, m->cap, sizeof *m->rows);
+		m->v = xreallocarray(m->v, m->cap * m->ncol, sizeof *m->v);
+		for (i = old * m->ncol; i < m->cap * m->ncol; i++)
+			m->v[i] = NAN;
+	}
+	for (k = 0; k < nsub; k++) {
+		char name[48];
+		if (fmt == BOARD_310P)
+			snprintf(name, sizeof name, "AiCore");
+		else
+			snprintf(name, sizeof name, "%u %s", sv->block[0],
+			         k == 0 ? (vec_op ? "vector0" : "cube0") : k == 1 ? "vector0" : "vector1");
+		m->rows[m->nrows++] = xstrdup(name);
+	}
+	for (k = 0; k < sv->b[0].nunit; k++) {
+		const struct st_unit *su = &sv->b[0].unit[k];
+		unsigned sub = u->mix ? mem_sub(su->path) : 0;
+		int col = (unsigned)su->path < ST_PATHS ? m->colof[su->path] : -1;
+		if (col < 0 || su->request == ST_NA)
+			continue;
+		m->v[(base + sub) * m->ncol + (unsigned)col] = (double)su->bw;
+		m->used[col] = 1;
+	}
+}
+
 static void mem_picture(const struct run *u)
 {
 	/* the columns, in the order of the data's flow */
@@ -768,59 +834,35 @@ static void mem_picture(const struct run *u)
 		ST_VEC_TO_DCACHE, ST_DCACHE_TO_VEC
 	};
 	enum { NCOL = sizeof order / sizeof order[0] };
+	_Static_assert(NCOL <= ST_COLUMNS_MAX, "memory.svg's columns fit struct mem_rows");
 	struct st_view sv;
+	struct mem_rows m = { .ncol = NCOL };
 	struct plot_table t = { 0 };
 	const char *cols[NCOL];
-	int colof[ST_PATHS], used[NCOL] = { 0 };
-	char **rows;
 	double *v;
-	size_t nrows = 0, i, r;
-	unsigned c, k, ncol = 0;
+	size_t nrows, i, r;
+	unsigned c, ncol = 0;
 
-	st_view(u, &sv);
+	for (i = 0; i < ST_PATHS; i++)
+		m.colof[i] = -1;
+	for (c = 0; c < NCOL; c++)
+		m.colof[order[c]] = (int)c;
+	for (i = 0; i < ST_PATHS; i++)
+		if (m.colof[i] < 0)
+			m.colof[i] = m.colof[mem_fold((enum st_path)i)];
+	/* one block at a time: what is kept is the picture's own table */
+	st_walk(u, &sv, mem_block, &m);
+	st_free(&sv);
 	if (sv.n == 0) {
-		st_free(&sv);
+		free(m.rows);
+		free(m.v);
 		return;
 	}
-	for (i = 0; i < ST_PATHS; i++)
-		colof[i] = -1;
-	for (c = 0; c < NCOL; c++)
-		colof[order[c]] = (int)c;
-	for (i = 0; i < ST_PATHS; i++)
-		if (colof[i] < 0)
-			colof[i] = colof[mem_fold((enum st_path)i)];
-	rows = xcalloc(sv.n * 3, sizeof *rows);
-	v = xcalloc(sv.n * 3 * NCOL, sizeof *v);
-	for (i = 0; i < sv.n * 3 * NCOL; i++)
-		v[i] = NAN;
-	for (i = 0; i < sv.n; i++) {
-		/* sub-core rows: cube0 (the GM/L2 paths with it), vector0,
-		 * vector1; a vector op's block is one vector0 row */
-		size_t base = nrows;
-		int vec_op = !strcmp(u->type, "vector");
-		unsigned nsub = u->mix ? 3 : 1;
-		for (k = 0; k < nsub; k++) {
-			char name[48];
-			if (fmt == BOARD_310P)
-				snprintf(name, sizeof name, "AiCore");
-			else
-				snprintf(name, sizeof name, "%u %s", sv.block[i],
-				         k == 0 ? (vec_op ? "vector0" : "cube0") : k == 1 ? "vector0" : "vector1");
-			rows[nrows++] = xstrdup(name);
-		}
-		for (k = 0; k < sv.b[i].nunit; k++) {
-			const struct st_unit *su = &sv.b[i].unit[k];
-			unsigned sub = u->mix ? mem_sub(su->path) : 0;
-			int col = (unsigned)su->path < ST_PATHS ? colof[su->path] : -1;
-			if (col < 0 || su->request == ST_NA)
-				continue;
-			v[(base + sub) * NCOL + (unsigned)col] = (double)su->bw;
-			used[col] = 1;
-		}
-	}
+	v = m.v;
+	nrows = m.nrows;
 	/* drop the columns no row has */
 	for (c = 0; c < NCOL; c++) {
-		if (!used[c])
+		if (!m.used[c])
 			continue;
 		for (r = 0; r < nrows; r++)
 			v[r * NCOL + ncol] = v[r * NCOL + c];
@@ -828,10 +870,9 @@ static void mem_picture(const struct run *u)
 	}
 	for (r = 0; r < nrows; r++)
 		memmove(v + r * ncol, v + r * NCOL, ncol * sizeof *v);
-	put_heat("memory.svg", &t, "Memory path bandwidth per block and sub-core", "GB/s", rows, nrows, cols, ncol, v);
-	free_vec(rows, nrows);
+	put_heat("memory.svg", &t, "Memory path bandwidth per block and sub-core", "GB/s", m.rows, nrows, cols, ncol, v);
+	free_vec(m.rows, nrows);
 	free(v);
-	st_free(&sv);
 }
 
 void vd_pictures(const struct run *u, int occupancy)

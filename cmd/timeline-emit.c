@@ -57,6 +57,7 @@
 struct emit emit = EMIT_INITIAL;
 
 static struct wr *trace_w;
+static struct wr *json_w;           /* DIR/trace.json, filled at the end */
 static struct core **cores;
 static size_t ncores, cores_cap;
 
@@ -845,10 +846,21 @@ static const char *trace_file(void)
 static void open_trace(void)
 {
 	if (emit.opt.dir) {
+		char *path;
 		if (stage_begin(out_arg, "timeline-emit") < 0)
 			cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out_arg);
 		emit.opt.dir = stage_dir();
-		/* On the exit-time cleanup list until closed (io.c). */
+		/* Both on the exit-time cleanup list until closed (io.c).
+		 * trace.json is created now, so that a set that cannot be
+		 * made fails before the run, not after it. */
+		path = xmalloc(strlen(emit.opt.dir) + 16);
+		sprintf(path, "%s/trace.json", emit.opt.dir);
+		json_w = wr_open(path, 0);
+		int e = errno;
+		free(path);
+		errno = e;
+		if (!json_w)
+			cli_die(EXIT_IO, "%s/trace.json: cannot create:", stage_final());
 		trace_w = vis_begin();
 		if (!trace_w)
 			cli_die(EXIT_IO, "%s/visualize_data.bin: cannot create:", stage_final());
@@ -995,40 +1007,38 @@ static void run_drain(struct filter *f)
  * wr_copy_from).  0 or an errno. */
 static int trace_json_copy(const char *vis, uint64_t off, uint64_t len)
 {
-	char *path = xmalloc(strlen(emit.opt.dir) + 16);
-	int fd = open(vis, O_RDONLY | O_CLOEXEC), err = 0;
-	struct wr *w;
+	struct wr *w = json_w;
+	int fd = open(vis, O_RDONLY | O_CLOEXEC), err;
 
-	sprintf(path, "%s/trace.json", emit.opt.dir);
-	w = fd < 0 ? NULL : wr_open(path, 0);
-	if (!w) {
-		err = errno ? errno : EIO;
-	} else if ((err = wr_copy_from(w, fd, off, len))) {
+	json_w = NULL;
+	if (fd < 0) {
+		err = errno;
 		wr_abort(w);
-	} else {
-		err = wr_close(w);
+		return err;
 	}
-	if (fd >= 0)
-		close(fd);
-	free(path);
+	if ((err = wr_copy_from(w, fd, off, len)))
+		wr_abort(w);
+	else
+		err = wr_close(w);
+	close(fd);
 	return err;
 }
 
 /* The all-cores trace.json from visualize_data.bin's trace block, or the
- * traces it is split into; then the per-core traces that are too large,
- * split. */
-static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
+ * traces it is split into. */
+static void split_all(uint64_t limit, uint64_t warn, uint64_t bytes)
 {
 	char *path = xmalloc(strlen(emit.opt.dir) + 64), **names;
 	char a[32], b[32];
 	size_t n, k;
 	int err;
-	uint64_t cut;
 
 	mib(a, sizeof a, bytes);
 	mib(b, sizeof b, limit);
 	sprintf(path, "%s/visualize_data.bin", emit.opt.dir);
 	if (limit && bytes > limit) {
+		wr_abort(json_w);
+		json_w = NULL;
 		err = split_trace(path, VIS_TRACE_OFF, bytes, emit.opt.dir, 1, limit, &names, &n);
 		if (err) {
 			errno = err;
@@ -1051,6 +1061,18 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 			note_both("WARNING: trace.json is %s: chrome://tracing opens about 500 MB (MindStudio Insight "
 			          "and Perfetto open it); narrow it with --core-id or --from/--to", a);
 	}
+	free(path);
+}
+
+/* The per-core traces that are too large, split. */
+static void split_cores(uint64_t limit)
+{
+	char *path = xmalloc(strlen(emit.opt.dir) + 64), **names;
+	char a[32];
+	size_t n, k;
+	int err;
+	uint64_t cut;
+
 	for (k = 0; k < ncores; k++) {
 		struct core *c = cores[k];
 		struct stat st;
@@ -1142,9 +1164,7 @@ static int run_finish(struct filter *f)
 		struct core *k = cores[i];
 		if (!k->out)
 			continue;
-		e = sub_commit(k);
-		if (!e)
-			e = stats_write_csv(k);
+		e = stats_write_csv(k);
 		if (e) {
 			errno = e;
 			cli_die(EXIT_IO, "%s/%s: cannot write:", stage_final(), k->name);
@@ -1166,7 +1186,15 @@ static int run_finish(struct filter *f)
 			errno = e;
 			cli_die(EXIT_IO, "%s/visualize_data.bin: %s:", stage_final(), what);
 		}
-		split_big(split_limit, warn_limit, trace_bytes);
+		split_all(split_limit, warn_limit, trace_bytes);
+		for (i = 0; i < ncores; i++) {
+			struct core *k = cores[i];
+			if (k->out && (e = sub_commit(k))) {
+				errno = e;
+				cli_die(EXIT_IO, "%s/%s: cannot write:", stage_final(), k->name);
+			}
+		}
+		split_cores(split_limit);
 		/* Everything is written: now the set becomes visible. */
 		e = stage_commit(&failed);
 		if (e) {
@@ -1271,7 +1299,7 @@ void timeline_emit_reset(void)
 	last = NULL;
 	core_ids = NULL;
 	ncore_ids = 0;
-	trace_w = NULL;             /* closed, or aborted by the cleanups */
+	trace_w = json_w = NULL;    /* closed, or aborted by the cleanups */
 	notes[0] = 0;
 	notes_n = 0;
 	metrics_on = MET_PIPE | MET_RCR;

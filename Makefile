@@ -6,6 +6,7 @@
 #                   (also under ASan/UBSan); check-unit, check-bats: a part
 #   make bench      throughput and memory benchmarks (test/bench)
 #   make bench-scale  sim-export on 1 GiB and 10 GiB dumps (time, RSS, disk)
+#   make bench-ref BENCH_REF=MSOPPROF  sim-export against msopprof's export
 #   make fuzz       the libFuzzer targets (test/fuzz/README)
 
 CC      ?= cc
@@ -39,7 +40,7 @@ LIBSRC  := $(wildcard lib/*.c)
 # Only make deps and the targets the README names as installing (check,
 # demo, bench, fuzz) run apt-get; any other make stops with one line naming
 # the missing packages and make deps.
-INSTALLING_GOALS := deps check demo bench bench-scale fuzz fuzz-%
+INSTALLING_GOALS := deps check demo bench bench-scale bench-ref fuzz fuzz-%
 ifneq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
 DEPS := deps
 else
@@ -68,7 +69,7 @@ include $(wildcard mk/*.mk)
 tool_srcs = cmd/$(1).c $(wildcard cmd/$(1)/*.c)
 tool_objs = $(patsubst %.c,$(2)/obj/%.o,$(call tool_srcs,$(1)))
 
-.PHONY: all deps deps-build deps-tests deps-fuzz demo check check-unit check-bats bench bench-scale \
+.PHONY: all deps deps-build deps-tests deps-fuzz demo check check-unit check-bats bench bench-scale bench-ref \
         install clean fuzz golden
 
 all: build/bin/.ok $(EXTRA_ALL)
@@ -226,6 +227,10 @@ bench: $(DEPS) build/bin/.ok $(EXTRA_ALL) $(EXTRA_BENCH) $(HELPERS)
 # (BENCH_SCALE_SIZES in MiB; about 60 GB of free disk for the default).
 bench-scale: $(DEPS) build/bin/.ok $(HELPERS)
 	@sh test/bench/scale.sh
+# make bench-ref BENCH_REF=/path/to/msopprof: sim-export against msopprof's
+# own export of the same 100 MiB dump (CPU and peak-RSS ratios)
+bench-ref: $(DEPS) build/bin/.ok $(HELPERS)
+	@sh test/bench/ref.sh
 
 # The tools and their man pages; what mk/*.mk adds (the preload library)
 # hangs on install too.

@@ -12,11 +12,14 @@
  *      matching (flags.c) and the per-pc and per-pipe counts (stats.c);
  *   3. at the end of input, the windows drain, flags still unpaired are
  *      drawn alone, every JSON document is closed and moved into place,
- *      and the CSVs, visualize_data.bin (vis.c: the finished trace.json
- *      and a per-pc table) and summary are written from the counts.
+ *      and the CSVs, the rest of visualize_data.bin (vis.c: the trace was
+ *      drawn straight into its first block; then a per-pc table) and the
+ *      summary are written from the counts; trace.json (or the traces it
+ *      is split into) is made from visualize_data.bin's trace block.
  * Memory is the windows, the unpaired flags, and per-pc / per-pipe
  * counts: never the trace. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,6 +57,7 @@
 struct emit emit = EMIT_INITIAL;
 
 static struct wr *trace_w;
+static struct wr *json_w;           /* DIR/trace.json, filled at the end */
 static struct core **cores;
 static size_t ncores, cores_cap;
 
@@ -829,8 +833,16 @@ static void trace_stdout_close(void *unused)
 	trace_w = NULL;
 }
 
-/* The all-cores trace: DIR/trace.json in the staging directory, or
- * standard output. */
+/* The file the all-cores trace is drawn into, for messages: with -o DIR
+ * it is visualize_data.bin's trace block (written once; trace.json is made
+ * from it at the end), else standard output. */
+static const char *trace_file(void)
+{
+	return emit.opt.dir ? "/visualize_data.bin" : "";
+}
+
+/* The all-cores trace: the TRACE block of DIR/visualize_data.bin in the
+ * staging directory, or standard output. */
 static void open_trace(void)
 {
 	if (emit.opt.dir) {
@@ -838,15 +850,20 @@ static void open_trace(void)
 		if (stage_begin(out_arg, "timeline-emit") < 0)
 			cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out_arg);
 		emit.opt.dir = stage_dir();
+		/* Both on the exit-time cleanup list until closed (io.c).
+		 * trace.json is created now, so that a set that cannot be
+		 * made fails before the run, not after it. */
 		path = xmalloc(strlen(emit.opt.dir) + 16);
 		sprintf(path, "%s/trace.json", emit.opt.dir);
-		/* On the exit-time cleanup list until closed (io.c). */
-		trace_w = wr_open(path, 0);
+		json_w = wr_open(path, 0);
 		int e = errno;
 		free(path);
 		errno = e;
-		if (!trace_w)
+		if (!json_w)
 			cli_die(EXIT_IO, "%s/trace.json: cannot create:", stage_final());
+		trace_w = vis_begin();
+		if (!trace_w)
+			cli_die(EXIT_IO, "%s/visualize_data.bin: cannot create:", stage_final());
 	} else {
 		trace_w = wr_fdopen(1, "(stdout)", 0);
 		if (!trace_w)
@@ -968,8 +985,7 @@ static void run_drain(struct filter *f)
 	}
 	if (wr_error(trace_w)) {
 		errno = wr_error(trace_w);
-		cli_die(EXIT_IO, "%s%s: cannot write:", emit.opt.dir ? stage_final() : "(stdout)",
-		        emit.opt.dir ? "/trace.json" : "");
+		cli_die(EXIT_IO, "%s%s: cannot write:", emit.opt.dir ? stage_final() : "(stdout)", trace_file());
 	}
 	for (i = 0; i < ncores; i++)
 		drain_all(cores[i]);
@@ -986,25 +1002,48 @@ static void run_drain(struct filter *f)
 	trace_bytes = emit.trace.bytes + 1;
 }
 
-static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
+/* DIR/trace.json: the len bytes of visualize_data.bin's trace block from
+ * off, copied in the kernel where the filesystem can (lib/io.h,
+ * wr_copy_from).  0 or an errno. */
+static int trace_json_copy(const char *vis, uint64_t off, uint64_t len)
+{
+	struct wr *w = json_w;
+	int fd = open(vis, O_RDONLY | O_CLOEXEC), err;
+
+	json_w = NULL;
+	if (fd < 0) {
+		err = errno;
+		wr_abort(w);
+		return err;
+	}
+	if ((err = wr_copy_from(w, fd, off, len)))
+		wr_abort(w);
+	else
+		err = wr_close(w);
+	close(fd);
+	return err;
+}
+
+/* The all-cores trace.json from visualize_data.bin's trace block, or the
+ * traces it is split into. */
+static void split_all(uint64_t limit, uint64_t warn, uint64_t bytes)
 {
 	char *path = xmalloc(strlen(emit.opt.dir) + 64), **names;
 	char a[32], b[32];
 	size_t n, k;
 	int err;
-	uint64_t cut;
 
 	mib(a, sizeof a, bytes);
 	mib(b, sizeof b, limit);
+	sprintf(path, "%s/visualize_data.bin", emit.opt.dir);
 	if (limit && bytes > limit) {
-		sprintf(path, "%s/trace.json", emit.opt.dir);
-		err = split_trace(path, emit.opt.dir, 1, limit, &names, &n);
+		wr_abort(json_w);
+		json_w = NULL;
+		err = split_trace(path, VIS_TRACE_OFF, bytes, emit.opt.dir, 1, limit, &names, &n);
 		if (err) {
 			errno = err;
 			cli_die(EXIT_IO, "%s/trace.json: cannot split:", stage_final());
 		}
-		if (unlink(path) < 0)
-			cli_die(EXIT_IO, "%s/trace.json: cannot remove:", stage_final());
 		note_both("WARNING: trace.json would be %s, past the %s a viewer opens (MindStudio Insight: 1 GiB): "
 		          "written as %zu traces instead (--force: one file), by block and time, next to it:", a, b, n);
 		for (k = 0; k < n; k++) {
@@ -1012,10 +1051,28 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 			free(names[k]);
 		}
 		free(names);
-	} else if (bytes > warn) {
-		note_both("WARNING: trace.json is %s: chrome://tracing opens about 500 MB (MindStudio Insight and "
-		          "Perfetto open it); narrow it with --core-id or --from/--to", a);
+	} else {
+		err = trace_json_copy(path, VIS_TRACE_OFF, bytes);
+		if (err) {
+			errno = err;
+			cli_die(EXIT_IO, "%s/trace.json: cannot write:", stage_final());
+		}
+		if (bytes > warn)
+			note_both("WARNING: trace.json is %s: chrome://tracing opens about 500 MB (MindStudio Insight "
+			          "and Perfetto open it); narrow it with --core-id or --from/--to", a);
 	}
+	free(path);
+}
+
+/* The per-core traces that are too large, split. */
+static void split_cores(uint64_t limit)
+{
+	char *path = xmalloc(strlen(emit.opt.dir) + 64), **names;
+	char a[32];
+	size_t n, k;
+	int err;
+	uint64_t cut;
+
 	for (k = 0; k < ncores; k++) {
 		struct core *c = cores[k];
 		struct stat st;
@@ -1028,7 +1085,7 @@ static void split_big(uint64_t limit, uint64_t warn, uint64_t bytes)
 		{
 			char *d = xmalloc(strlen(emit.opt.dir) + c->name_n + 2);
 			sprintf(d, "%s/%s", emit.opt.dir, c->name);
-			err = split_trace(path, d, 0, limit, &names, &n);
+			err = split_trace(path, 0, UINT64_MAX, d, 0, limit, &names, &n);
 			free(d);
 		}
 		if (!err) {
@@ -1091,7 +1148,7 @@ static int run_finish(struct filter *f)
 		f->problems++;          /* the timelines cover what was read */
 	if (!emit.opt.dir)
 		cli_cleanup_remove(trace_stdout_close, NULL);
-	e = wr_close(trace_w);
+	e = emit.opt.dir ? vis_trace_end(trace_bytes) : wr_close(trace_w);
 	trace_w = NULL;
 	if (e == EPIPE) {
 		trace_epipe = 1;
@@ -1099,7 +1156,7 @@ static int run_finish(struct filter *f)
 	}
 	if (e) {
 		errno = e;
-		cli_die(EXIT_IO, "%s/trace.json: cannot write:", emit.opt.dir ? stage_final() : "(stdout)");
+		cli_die(EXIT_IO, "%s%s: cannot write:", emit.opt.dir ? stage_final() : "(stdout)", trace_file());
 	}
 	if (!emit.opt.dir)
 		return 1;
@@ -1107,33 +1164,37 @@ static int run_finish(struct filter *f)
 		struct core *k = cores[i];
 		if (!k->out)
 			continue;
-		e = sub_commit(k);
-		if (!e)
-			e = stats_write_csv(k);
+		e = stats_write_csv(k);
 		if (e) {
 			errno = e;
 			cli_die(EXIT_IO, "%s/%s: cannot write:", stage_final(), k->name);
 		}
 	}
 	{
-		/* visualize_data.bin, from the finished trace.json: written
-		 * even after SIGINT, complete for what was read. */
+		/* The rest of visualize_data.bin: written even after SIGINT,
+		 * complete for what was read. */
 		struct core **sel = xmalloc((ncores + 1) * sizeof *sel);
 		size_t n = 0;
 		const char *what;
-		char *path = xmalloc(strlen(emit.opt.dir) + 16), *failed;
+		char *failed;
 		for (i = 0; i < ncores; i++)
 			if (cores[i]->selected)
 				sel[n++] = cores[i];
-		sprintf(path, "%s/trace.json", emit.opt.dir);
-		e = vis_write(sel, n, path, trace_bytes, &what);
-		free(path);
+		e = vis_write(sel, n, &what);
 		free(sel);
 		if (e) {
 			errno = e;
 			cli_die(EXIT_IO, "%s/visualize_data.bin: %s:", stage_final(), what);
 		}
-		split_big(split_limit, warn_limit, trace_bytes);
+		split_all(split_limit, warn_limit, trace_bytes);
+		for (i = 0; i < ncores; i++) {
+			struct core *k = cores[i];
+			if (k->out && (e = sub_commit(k))) {
+				errno = e;
+				cli_die(EXIT_IO, "%s/%s: cannot write:", stage_final(), k->name);
+			}
+		}
+		split_cores(split_limit);
 		/* Everything is written: now the set becomes visible. */
 		e = stage_commit(&failed);
 		if (e) {
@@ -1238,7 +1299,7 @@ void timeline_emit_reset(void)
 	last = NULL;
 	core_ids = NULL;
 	ncore_ids = 0;
-	trace_w = NULL;             /* closed, or aborted by the cleanups */
+	trace_w = json_w = NULL;    /* closed, or aborted by the cleanups */
 	notes[0] = 0;
 	notes_n = 0;
 	metrics_on = MET_PIPE | MET_RCR;

@@ -729,6 +729,34 @@ int wr_copy_from(struct wr *w, int fd, uint64_t off, uint64_t len)
 	return w->err;
 }
 
+uint64_t wr_tell(const struct wr *w)
+{
+	return w->written + w->len;
+}
+
+int wr_patch(struct wr *w, uint64_t off, const void *p, size_t n)
+{
+	struct stat st;
+	const char *c = p;
+
+	drain(w);
+	if (w->err)
+		return w->err;
+	if (w->lz || off > w->written || n > w->written - off || fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return w->err = EINVAL;
+	while (n) {
+		ssize_t k = pwrite(w->fd, c, n, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return w->err = k < 0 ? errno : EIO;
+		c += k;
+		off += (uint64_t)k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 int wr_error(const struct wr *w) { return w->err; }
 const char *wr_name(const struct wr *w) { return w->name; }
 

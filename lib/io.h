@@ -130,6 +130,13 @@ int wr_flush(struct wr *w);
  * through w's buffer.  0, or an errno value (EIO: fd had fewer bytes); any
  * failure is w's error too. */
 int wr_copy_from(struct wr *w, int fd, uint64_t off, uint64_t len);
+/* Bytes given to w so far (written and buffered); plain writers only. */
+uint64_t wr_tell(const struct wr *w);
+/* Overwrite n bytes at off, inside what w has already been given (a size
+ * in a header written before its payload): w's buffer goes out first.
+ * Only a plain (not lz4) writer of a regular file; EINVAL otherwise.  0,
+ * or an errno value, which is w's error too. */
+int wr_patch(struct wr *w, uint64_t off, const void *p, size_t n);
 /* 0, or the errno of the first failure (EPIPE when the reader went away). */
 int wr_error(const struct wr *w);
 const char *wr_name(const struct wr *w);

@@ -77,6 +77,9 @@ struct vdata_w {
 	struct wr *w;
 	int err;        /* sticky: a block was cut short, the file is unusable */
 	int blocks;
+	/* the block being streamed (vdata_stream_begin) */
+	int streaming, stream_type, stream_version;
+	uint64_t stream_off;    /* of its header */
 };
 
 struct vdata_w *vdata_open(const char *path)
@@ -100,6 +103,8 @@ static int check_args(const struct vdata_w *v, int type, int version, const char
 		return EINVAL;
 	if (v->err)
 		return v->err;
+	if (v->streaming)
+		return EINVAL;  /* a streamed block is not finished */
 	if (type < 0 || type > 255 || version < 0 || version > 255)
 		return EINVAL;
 	if (!v->blocks && version != VDATA_VERSION)
@@ -113,11 +118,10 @@ static int check_args(const struct vdata_w *v, int type, int version, const char
 	return 0;
 }
 
-static void put_header(struct vdata_w *v, int type, int version, const char *code_path, uint64_t n)
+static void fill_header(unsigned char *h, int type, int version, uint64_t n)
 {
 	unsigned pad = (unsigned)((4 - n % 4) % 4);
 	uint64_t content = n + pad;
-	unsigned char h[VDATA_HEADER_SIZE];
 	int i;
 
 	for (i = 0; i < 8; i++)
@@ -126,6 +130,13 @@ static void put_header(struct vdata_w *v, int type, int version, const char *cod
 	h[9] = (unsigned char)pad;
 	h[10] = (unsigned char)version;
 	h[11] = VDATA_RESERVED;
+}
+
+static void put_header(struct vdata_w *v, int type, int version, const char *code_path, uint64_t n)
+{
+	unsigned char h[VDATA_HEADER_SIZE];
+
+	fill_header(h, type, version, n);
 	wr_put(v->w, h, sizeof h);
 	if (type == VDATA_CODE) {
 		char *p = wr_reserve(v->w, VDATA_PATH_SIZE);
@@ -190,11 +201,56 @@ int vdata_block_from_fd(struct vdata_w *v, int type, int version, int fd)
 	return put_padding(v, size);
 }
 
+struct wr *vdata_stream_begin(struct vdata_w *v, int type, int version)
+{
+	int e = check_args(v, type, version, "");
+
+	if (!e && type == VDATA_CODE)
+		e = EINVAL;
+	if (e) {
+		errno = e;
+		return NULL;
+	}
+	v->streaming = 1;
+	v->stream_type = type;
+	v->stream_version = version;
+	v->stream_off = wr_tell(v->w);
+	{
+		unsigned char h[VDATA_HEADER_SIZE];
+		fill_header(h, type, version, 0);      /* the size comes at the end */
+		wr_put(v->w, h, sizeof h);
+	}
+	return v->w;
+}
+
+int vdata_stream_end(struct vdata_w *v, uint64_t n)
+{
+	unsigned char h[VDATA_HEADER_SIZE];
+
+	if (!v || !v->streaming)
+		return EINVAL;
+	v->streaming = 0;
+	if (v->err)
+		return v->err;
+	if (wr_error(v->w))
+		return v->err = wr_error(v->w);
+	if (!n)
+		return v->err = EINVAL;
+	if (wr_tell(v->w) != v->stream_off + VDATA_HEADER_SIZE + n)
+		return v->err = EIO;
+	fill_header(h, v->stream_type, v->stream_version, n);
+	if ((v->err = wr_patch(v->w, v->stream_off, h, sizeof h)))
+		return v->err;
+	return put_padding(v, n);
+}
+
 int vdata_close(struct vdata_w *v)
 {
 	int e;
 	if (!v)
 		return EINVAL;
+	if (v->streaming && !v->err)
+		v->err = EIO;   /* a streamed block never finished */
 	if (v->err) {
 		/* wr_close would rename a file with a cut-short block into place. */
 		e = v->err;

@@ -80,6 +80,17 @@ int vdata_block(struct vdata_w *w, int type, int version, const char *code_path,
  * left open.  Not for CODE blocks (no path).  Returns as vdata_block; a file
  * that shrinks while it is copied gives EIO. */
 int vdata_block_from_fd(struct vdata_w *w, int type, int version, int fd);
+/* A block whose payload is written as it is made, its size unknown yet:
+ * vdata_stream_begin writes the header with a placeholder size and returns
+ * the writer to append the payload to (NULL with errno: bad arguments, as
+ * vdata_block, or a block already being streamed); vdata_stream_end(n),
+ * once exactly n payload bytes have been appended, sets the header's size
+ * (the file must be a regular file) and pads.  No other block may be
+ * written in between.  Not for CODE blocks.  An empty payload, or one of
+ * another size than n, poisons the writer (EINVAL / EIO), as any write
+ * failure does. */
+struct wr *vdata_stream_begin(struct vdata_w *w, int type, int version);
+int vdata_stream_end(struct vdata_w *w, uint64_t n);
 /* Finish: flush, fsync, rename into place.  Frees w.  0 or an errno value
  * (then nothing is left under the temporary name and the target is as it
  * was). */

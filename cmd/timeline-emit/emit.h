@@ -327,9 +327,11 @@ int stats_write_csv(struct core *c);  /* 0 or errno */
 void stats_summary(struct core **cores, size_t n, FILE *f);
 
 /* split.c: a trace too large for the viewers, as traces that each open.
+ * The trace is the len bytes of src from off on (UINT64_MAX: to its end).
  * grouped: by block (the all-cores trace), else by time only.  Returns 0
  * with the names written in dir (malloc'ed), or an errno. */
-int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, char ***names, size_t *n);
+int split_trace(const char *src, uint64_t off, uint64_t len, const char *dir, int grouped, uint64_t limit,
+                char ***names, size_t *n);
 uint64_t split_flows_cut(void);         /* flows left out: their slices went to an earlier part */
 void split_release(void);               /* the count back to 0, a split cut off undone */
 void stats_free(struct core *c);
@@ -365,10 +367,16 @@ void code_free_core(struct core *c);
 void code_release(void);
 
 /* vis.c: DIR/visualize_data.bin (see optrace-vdata(5), VISUALIZE_DATA.BIN) */
-/* Write it from the finished DIR/trace.json and the per-pc counts of the
- * selected cores; 0, or an errno value with *what naming the step. */
-int vis_write(struct core **cores, size_t n, const char *trace_path, uint64_t trace_size,
-              const char **what);
+/* Create it (in the staging directory) and begin its first block, TRACE:
+ * the writer the all-cores trace is drawn into, or NULL with errno.  The
+ * trace's bytes are then those of the file from VIS_TRACE_OFF on. */
+#define VIS_TRACE_OFF 12        /* VDATA_HEADER_SIZE: the first block's payload */
+struct wr *vis_begin(void);
+/* The trace is complete, bytes long: its block is closed (0 or an errno). */
+int vis_trace_end(uint64_t bytes);
+/* The rest, from the per-pc counts of the selected cores, and the file
+ * closed; 0, or an errno value with *what naming the step. */
+int vis_write(struct core **cores, size_t n, const char **what);
 /* Forget a container the exit-time cleanups have aborted (a run cut off). */
 void vis_release(void);
 

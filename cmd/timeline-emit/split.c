@@ -19,9 +19,11 @@
  * trace.<group>.<k>.json, k from 1, for the parts of a group that needed
  * more than one; a per-core trace becomes trace.<k>.json. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emit.h"
 #include "io.h"
@@ -456,9 +458,11 @@ void split_release(void)
 	flows_cut = 0;
 }
 
-int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, char ***out, size_t *nout)
+int split_trace(const char *src, uint64_t off, uint64_t len, const char *dir, int grouped, uint64_t limit,
+                char ***out, size_t *nout)
 {
-	struct rd *r = rd_open(src);
+	int fd = open(src, O_RDONLY | O_CLOEXEC);
+	struct rd *r = NULL;
 	const char *line;
 	size_t n, i;
 	int err = 0, first = 1;
@@ -467,11 +471,16 @@ int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, c
 
 	*out = NULL;
 	*nout = 0;
-	if (!r)
-		return errno ? errno : EIO;
+	if (fd < 0 || lseek(fd, (off_t)off, SEEK_SET) < 0 || !(r = rd_fdopen(fd, src))) {
+		err = errno ? errno : EIO;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
 	dir_ = dir;
 	by_group = grouped;
-	while (!err && (line = rd_line(r, &n))) {
+	/* (what follows the trace in src is not its own) */
+	while (!err && rd_offset(r) < len && (line = rd_line(r, &n))) {
 		const char *pid;
 		size_t pn = 0;
 		int meta, all = 0;
@@ -543,7 +552,10 @@ int split_trace(const char *src, const char *dir, int grouped, uint64_t limit, c
 	free(held);
 	if (!err && rd_error(r))
 		err = rd_error(r);
+	if (!err && len != UINT64_MAX && rd_offset(r) != len)
+		err = EIO;      /* src is shorter than the trace it should hold */
 	rd_close(r);
+	close(fd);
 	fs_free();
 	for (i = 0; i < ngroups; i++) {
 		struct group *g = &groups[i];

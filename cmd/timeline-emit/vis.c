@@ -1,14 +1,15 @@
 /* DIR/visualize_data.bin, the file MindStudio Insight opens (see
  * optrace-vdata(5), VISUALIZE_DATA.BIN, Container and Block types):
  *
- *   TRACE      the all-cores trace.json, copied from the finished file
+ *   TRACE      the all-cores trace, written straight into the file as it
+ *              is drawn (trace.json and the split traces are made from it)
  *   CODE...    one per user source file that can be read } only with code
  *   FILE_API   per user source line                      } records (src-map)
  *   INSTR_API  per instruction address, version byte 0; only when some
  *              core executed something
  *
- * Nothing is held whole in memory: the trace is read back from disk in
- * chunks by lib/vdata, and the INSTR_API JSON is streamed into an
+ * Nothing is held whole in memory: the trace is a streamed block (its
+ * size set in its header at the end, lib/vdata), and the INSTR_API JSON is streamed into an
  * unlinked temporary file first (the block header needs its size), from
  * the per-pc counts stats.c already keeps for the CSVs.  lib/vdata writes
  * the file under a temporary name and renames it when complete. */
@@ -258,44 +259,47 @@ static int instr_api(struct wr *w, struct core **cores, size_t n)
 
 /* ---- the file ---- */
 
-int vis_write(struct core **sel, size_t n, const char *trace_path, uint64_t trace_size, const char **what)
+struct wr *vis_begin(void)
+{
+	char *path = xmalloc(strlen(emit.opt.dir) + 24);
+	struct wr *w = NULL;
+	int e;
+
+	sprintf(path, "%s/visualize_data.bin", emit.opt.dir);
+	vis_w = vdata_open(path);
+	if (vis_w) {
+		w = vdata_stream_begin(vis_w, VDATA_TRACE, VDATA_VERSION);
+		if (!w) {
+			e = errno;
+			vis_abort();
+			errno = e;
+		}
+	}
+	e = errno;
+	free(path);
+	errno = e;
+	return w;
+}
+
+int vis_trace_end(uint64_t bytes)
+{
+	int err = vdata_stream_end(vis_w, bytes);
+	if (err)
+		vis_abort();
+	return err;
+}
+
+int vis_write(struct core **sel, size_t n, const char **what)
 {
 	struct core **cores = xmalloc((n + 1) * sizeof *cores);
-	char *path = xmalloc(strlen(emit.opt.dir) + 24);
-	struct stat st;
-	int fd, err = 0;
+	int err = 0;
 
 	*what = "cannot write";
-	sprintf(path, "%s/visualize_data.bin", emit.opt.dir);
 	/* Cores in name order, as the trace's process order. */
 	memcpy(cores, sel, n * sizeof *cores);
 	qsort(cores, n, sizeof *cores, core_cmp);
 
-	/* The TRACE payload is the finished trace.json, read back from disk. */
-	fd = open(trace_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		err = errno;
-		*what = "cannot read back trace.json";
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		cli_warn("%s: not written: %s is not a regular file", path, trace_path);
-		goto out;
-	}
-	if ((uint64_t)st.st_size != trace_size) {
-		err = EIO;
-		*what = "trace.json changed before it was copied";
-		goto out;
-	}
-	vis_w = vdata_open(path);
-	if (!vis_w) {
-		err = errno ? errno : EIO;
-		*what = "cannot create";
-		goto out;
-	}
-	err = vdata_block_from_fd(vis_w, VDATA_TRACE, VDATA_VERSION, fd);
-	if (!err)
-		err = source_blocks(vis_w, cores, n, what);
+	err = source_blocks(vis_w, cores, n, what);
 	if (!err) {
 		int t = io_tmpfd();
 		struct wr *w = t < 0 ? NULL : wr_fdopen(t, "(INSTR_API)", 0);
@@ -321,11 +325,8 @@ int vis_write(struct core **sel, size_t n, const char *trace_path, uint64_t trac
 		vis_w = NULL;
 	}
 out:
-	if (fd >= 0)
-		close(fd);
 	if (err)
 		vis_abort();
-	free(path);
 	free(cores);
 	return err;
 }

@@ -167,3 +167,10 @@ if command -v taskset >/dev/null 2>&1; then
 		done
 	fi
 fi
+
+# BENCH_REF (an msopprof binary): sim-export against its export of the same
+# generated dump (ref.sh).
+if [ -n "${BENCH_REF:-}" ]; then
+	echo
+	BENCH_DIR="$scratch/ref" sh "$top/test/bench/ref.sh"
+fi

@@ -9,6 +9,7 @@
  * when nothing failed.  Works in a private directory under $TMPDIR (or /tmp)
  * that it removes at the end (it holds one 20 MB file at a time). */
 #include "vdata.h"
+#include "io.h"
 #include "mem.h"
 
 #include <dirent.h>
@@ -580,6 +581,71 @@ static void test_abort(void)
 	remove_all();
 }
 
+/* A streamed block: the same bytes as vdata_block would write, whatever
+ * its size; other blocks refused while it is open; a wrong size, an empty
+ * payload, or a close before its end discard the file. */
+static void test_stream(void)
+{
+	const char *p = unit_path("s.bin"), *q = unit_path("b.bin");
+	static const char body[] = "{\"traceEvents\":[\n{\"ph\":\"M\"}\n]}\n";
+	size_t n, len, len2;
+	unsigned char *a, *b;
+	struct vdata_w *w, *v;
+	struct wr *sw;
+
+	remove_all();
+	for (n = 1; n < sizeof body; n++) {
+		w = vdata_open(p);
+		sw = w ? vdata_stream_begin(w, VDATA_TRACE, VDATA_VERSION) : NULL;
+		CHECK_MSG(sw != NULL, "stream begin n=%zu", n);
+		if (!sw)
+			return;
+		CHECK_MSG(vdata_block(w, VDATA_FILE_API, VDATA_VERSION, NULL, "{}", 2) == EINVAL,
+			  "n=%zu: no other block while streaming", n);
+		CHECK_MSG(vdata_stream_begin(w, VDATA_FILE_API, VDATA_VERSION) == NULL && errno == EINVAL,
+			  "n=%zu: no second stream", n);
+		wr_put(sw, body, n / 2);
+		wr_put(sw, body + n / 2, n - n / 2);
+		CHECK_MSG(vdata_stream_end(w, n) == 0, "stream end n=%zu", n);
+		CHECK_MSG(vdata_block(w, VDATA_INSTR_API, VDATA_VERSION_INSTR_API, NULL, "{}", 2) == 0,
+			  "n=%zu: a block after it", n);
+		CHECK_MSG(vdata_close(w) == 0, "close n=%zu", n);
+		v = vdata_open(q);
+		CHECK_MSG(v && vdata_block(v, VDATA_TRACE, VDATA_VERSION, NULL, body, n) == 0 &&
+			  vdata_block(v, VDATA_INSTR_API, VDATA_VERSION_INSTR_API, NULL, "{}", 2) == 0 &&
+			  vdata_close(v) == 0, "plain blocks n=%zu", n);
+		a = unit_read_file(p, &len);
+		b = unit_read_file(q, &len2);
+		CHECK_MSG(a && b && len == len2 && !memcmp(a, b, len), "n=%zu: streamed file differs from the plain one", n);
+		free(a);
+		free(b);
+	}
+
+	unit_write_file(p, "old", 3);
+	w = vdata_open(p);
+	sw = vdata_stream_begin(w, VDATA_TRACE, VDATA_VERSION);
+	wr_put(sw, "{}", 2);
+	CHECK_MSG(vdata_stream_end(w, 3) == EIO, "a size other than the bytes given");
+	CHECK_MSG(vdata_close(w) == EIO, "poisons the file");
+	w = vdata_open(p);
+	vdata_stream_begin(w, VDATA_TRACE, VDATA_VERSION);
+	CHECK_MSG(vdata_stream_end(w, 0) == EINVAL && vdata_close(w) == EINVAL, "an empty streamed payload");
+	w = vdata_open(p);
+	sw = vdata_stream_begin(w, VDATA_TRACE, VDATA_VERSION);
+	wr_put(sw, "{}", 2);
+	CHECK_MSG(vdata_close(w) == EIO, "a close before the stream's end");
+	a = unit_read_file(p, &len);
+	CHECK_MSG(a && len == 3 && !memcmp(a, "old", 3) && unit_entries(unit_dir, "") == 2,
+		  "the failures keep the old target");
+	free(a);
+	CHECK_MSG(vdata_stream_begin(NULL, VDATA_TRACE, VDATA_VERSION) == NULL, "begin(NULL)");
+	CHECK_MSG(vdata_stream_end(NULL, 1) == EINVAL, "end(NULL)");
+	w = vdata_open(p);
+	CHECK_MSG(w && vdata_stream_begin(w, VDATA_CODE, VDATA_VERSION) == NULL && errno == EINVAL, "not for CODE");
+	vdata_abort(w);
+	remove_all();
+}
+
 int main(void)
 {
 	unit_workdir("test_vdata");
@@ -591,6 +657,7 @@ int main(void)
 	test_corruption();
 	test_ropen_errors();
 	test_abort();
+	test_stream();
 	remove_all();
 	rmdir(unit_dir);
 	return unit_done();

@@ -96,7 +96,7 @@ static void one(unsigned nslices, int kind)
 	size_t nnames = 0, i;
 	uint64_t before = split_flows_cut();
 	unsigned want = make_trace(unit_path("trace.json"), nslices, kind);
-	int err = split_trace(unit_path("trace.json"), unit_dir, 0, 1ull << 40, &names, &nnames);
+	int err = split_trace(unit_path("trace.json"), 0, UINT64_MAX, unit_dir, 0, 1ull << 40, &names, &nnames);
 	CHECK_INT(err, 0);
 	CHECK_MSG(split_flows_cut() - before == want, "%u slices, kind %d: %llu flows left out, want %u", nslices, kind,
 	          (unsigned long long)(split_flows_cut() - before), want);

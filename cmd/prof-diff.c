@@ -356,16 +356,21 @@ int main(int argc, char **argv)
 			        gates[i].kind == 'p' ? "pipe" : "metric");
 
 	if (out_dir) {
-		char *failed = NULL, *p;
+		char *failed = NULL, *p, *shown;
 		int e;
 		if (stage_begin(out_dir, "prof-diff") < 0)
 			cli_die(EXIT_IO, errno == ENOTDIR ? "%s: not a directory" : "%s: cannot create:", out_dir);
+		/* a message names the file under DIR, where the user looks */
 		p = xpath(stage_dir(), "diff.svg");
-		put_file(p, "diff.svg", svg_fn, &d, NULL);
+		shown = xpath(out_dir, "diff.svg");
+		put_file(p, shown, svg_fn, &d, NULL);
 		free(p);
+		free(shown);
 		p = xpath(stage_dir(), "diff.json");
-		put_file(p, "diff.json", json_fn, &d, &g);
+		shown = xpath(out_dir, "diff.json");
+		put_file(p, shown, json_fn, &d, &g);
 		free(p);
+		free(shown);
 		if ((e = stage_commit(&failed))) {
 			errno = e;
 			cli_die(EXIT_IO, "%s: cannot move the outputs into place:", failed);

@@ -102,7 +102,7 @@ sum() {
 	grep -q '<svg' "$l/l2_sets.svg"
 	# and they are visualize_data.bin's blocks, after the metrics', in the reference's order
 	vdata-dump -v "$l/visualize_data.bin" | sed 's/^type=\([^ ]*\).*/\1/' | tr '\n' ' ' > blocks
-	[ "$(cat blocks)" = "OP_BASIC_INFO STORAGE_FIGURE STORAGE_TABLE CACHELINE_HEATMAP FILE_API INSTR_API " ] || { cat blocks; false; }
+	[ "$(cat blocks)" = "OP_BASIC_INFO COMPUTE_LOAD_FIGURE COMPUTE_LOAD_TABLE STORAGE_FIGURE STORAGE_TABLE CACHELINE_HEATMAP FILE_API INSTR_API " ] || { cat blocks; false; }
 	for b in CACHELINE_HEATMAP=cacheline.json FILE_API=file_api.json INSTR_API=instr_api.json; do
 		vdata-dump --payload "${b%%=*}" "$l/visualize_data.bin" | cmp - "$l/${b#*=}"
 	done

@@ -106,7 +106,7 @@ mte-parse|mte-parse -o @OUT@ @IN@/lines.rec|mte-parse @IN@/lines.rec|lines.rec|@
 rec-cat|rec-cat -o @OUT@ @IN@/instr.rec|rec-cat @IN@/instr.rec|instr.rec|@OUT@|||
 dump-split|dump-split -o @OUT@ @IN@/sim|dump-split @IN@/sim|sim/core0.veccore1.instr_log.dump|@OUT@|1||
 dump-split-board|dump-split -o @OUT@ @IN@/board|dump-split @IN@/board|board/op_basic_info.txt|@OUT@|3|board/DeviceProf3.bin|
-timeline-emit|timeline-emit -o @OUT@ @IN@/merged.rec|timeline-emit -o @DIR@/out @IN@/merged.rec|merged.rec|@OUT@/||||stdio
+timeline-emit|timeline-emit -o @OUT@ @IN@/merged.rec|timeline-emit -o @DIR@/out @IN@/merged.rec|merged.rec|@OUT@/|||0
 trace-clean|trace-clean -o @OUT@ @IN@/tl/visualize_data.bin|trace-clean -o - @IN@/tl/visualize_data.bin|tl/visualize_data.bin|@OUT@/|||
 board-metrics|board-metrics -o @OUT@ @IN@/board.rec|board-metrics -o @DIR@/out @IN@/board.rec|board.rec|@OUT@/|||0
 board-metrics-vdata|board-metrics --aic-metrics=Default,Occupancy,Roofline -o @OUT@ --vdata @OUT@/visualize_data.bin @IN@/board.rec|board-metrics --aic-metrics=Occupancy -o @DIR@/out --vdata @DIR@/out/v.bin @IN@/board.rec|board.rec|@OUT@/|||0

@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "io.h"
+
 #define CHECK(c)                                                                        \
 	do {                                                                            \
 		if (!(c)) {                                                             \
@@ -39,6 +41,24 @@ static inline int fuzz_memfd(const void *p, size_t n)
 	CHECK(!n || write(fd, p, n) == (ssize_t)n);
 	CHECK(lseek(fd, 0, SEEK_SET) == 0);
 	return fd;
+}
+
+/* A private directory NAME.XXXXXX, on tmpfs when there is one (the tools
+ * fsync every output), made on the first call and removed at exit. */
+static char fuzz_dir_path[64];
+static inline void fuzz_dir_remove(void)
+{
+	io_rm_tree(fuzz_dir_path);
+}
+static inline const char *fuzz_workdir(const char *name)
+{
+	if (!fuzz_dir_path[0]) {
+		snprintf(fuzz_dir_path, sizeof fuzz_dir_path, "%s/%s.XXXXXX",
+		         io_is_dir("/dev/shm") ? "/dev/shm" : "/tmp", name);
+		CHECK(mkdtemp(fuzz_dir_path));
+		atexit(fuzz_dir_remove);
+	}
+	return fuzz_dir_path;
 }
 
 #endif

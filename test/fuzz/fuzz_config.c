@@ -52,15 +52,13 @@ static void sizes_ok(const cJSON *o, const char *key, unsigned long long lo)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char dir[64], json[96];
+	static char json[96];
+	const char *dir = fuzz_workdir("fuzz_config");
 	char bin[256];
 	FILE *f;
 
-	if (!dir[0]) {
-		snprintf(dir, sizeof dir, "/tmp/fuzz_config.XXXXXX");
-		CHECK(mkdtemp(dir));
+	if (!json[0])
 		snprintf(json, sizeof json, "%s/config.json", dir);
-	}
 	f = fopen(json, "wb");
 	CHECK(f && fwrite(data, 1, size, f) == size && !fclose(f));
 	snprintf(bin, sizeof bin, "%s/kernel_config.bin", dir);

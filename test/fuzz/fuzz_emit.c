@@ -209,13 +209,6 @@ static int json_ok(const char *path)
 	return count;
 }
 
-static char top[64];
-
-static void remove_dir(void)
-{
-	io_rm_tree(top);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char out[96];
@@ -226,13 +219,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	if (!top[0]) {
-		/* tmpfs when there is one: every output is fsync'ed */
-		snprintf(top, sizeof top, "%s/fuzz_emit.XXXXXX", io_is_dir("/dev/shm") ? "/dev/shm" : "/tmp");
-		CHECK(mkdtemp(top));
-		atexit(remove_dir);
-		snprintf(out, sizeof out, "%s/out", top);
-	}
+	if (!out[0])
+		snprintf(out, sizeof out, "%s/out", fuzz_workdir("fuzz_emit"));
 	if (data[0] & 0x80) {
 		fd = fuzz_memfd(data + 1, size - 1);
 	} else {

@@ -155,13 +155,6 @@ static int run(const char *in, const char *out, const char *mode, const char *wi
 	return scalar_merge_main(argc, argv);
 }
 
-static char dir[64];
-
-static void remove_dir(void)
-{
-	io_rm_tree(dir);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char bin[96], json[96];
@@ -172,11 +165,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	if (!dir[0]) {
-		/* tmpfs when there is one: every output is fsync'ed */
-		snprintf(dir, sizeof dir, "%s/fuzz_smerge.XXXXXX", io_is_dir("/dev/shm") ? "/dev/shm" : "/tmp");
-		CHECK(mkdtemp(dir));
-		atexit(remove_dir);
+	if (!bin[0]) {
+		const char *dir = fuzz_workdir("fuzz_smerge");
 		snprintf(bin, sizeof bin, "%s/out.bin", dir);
 		snprintf(json, sizeof json, "%s/out.json", dir);
 	}
